@@ -1,0 +1,66 @@
+import type { JSONValue } from '../json/json.js';
+import type { ChatMessage } from '../messages/chat-message.js';
+import type { ITool, ToolDefinition } from '../tool/tool.js';
+import type { AgentResponseUpdate } from '../updates/agent-response-update.js';
+
+/** Sampling and output options of one request. Unset fields are not sent. */
+export interface ModelOptions {
+  temperature?: number;
+  maxTokens?: number;
+  topP?: number;
+  stop?: string[];
+  seed?: number;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
+  reasoningEffort?: string;
+  responseFormat?: JSONValue;
+}
+
+/** A caller's decision on a gated tool call. */
+export interface ApprovalResponse {
+  callId: string;
+  approved: boolean;
+  reason?: string;
+}
+
+export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
+
+export interface ChatClientRunOptions {
+  /** Tools the model may call (definitions only; the tool loop holds the implementations). */
+  tools?: readonly ToolDefinition[];
+  /** Live tools injected by context providers for this run (the tool loop executes them). */
+  providerTools?: readonly ITool[];
+  toolChoice?: ToolChoice;
+  parallelToolCalls?: boolean;
+  /** Answers to a paused batch of gated calls (read by the tool loop). */
+  approvals?: readonly ApprovalResponse[];
+  signal?: AbortSignal;
+  modelOptions?: ModelOptions;
+  /** Merged into the request body last (e.g. DeepSeek `thinking`). */
+  extraBody?: Record<string, unknown>;
+  extraHeaders?: Record<string, string>;
+}
+
+export interface ModelMetadata {
+  contextWindowTokens: number;
+  maxOutputTokens: number;
+}
+
+/** Tokens available to the prompt: the context window less the reserved output. */
+export function inputBudget(metadata: ModelMetadata): number {
+  return Math.max(0, metadata.contextWindowTokens - metadata.maxOutputTokens);
+}
+
+/**
+ * A model behind one interface. `run` yields updates and ends with a `finish` update; a failure
+ * before the first update throws (`ChatClientError`, `CancelledError`); a failure after it is an
+ * `error` update followed by `finish { reason: 'other' }`.
+ */
+export interface IChatClient {
+  readonly modelId: string;
+  readonly provider?: string;
+  readonly modelMetadata?: ModelMetadata;
+  /** The client this one decorates, if any. */
+  readonly innerClient?: IChatClient;
+  run(messages: readonly ChatMessage[], options?: ChatClientRunOptions): AsyncIterable<AgentResponseUpdate>;
+}

@@ -1,0 +1,43 @@
+import type { ChatMessage } from '../messages/chat-message.js';
+import type { AgentResponse } from '../response/agent-response.js';
+import type { ISession } from '../session/session.js';
+import type { ITool } from '../tool/tool.js';
+
+/** What a provider adds to one run. */
+export interface ContextResult {
+  /** Joined with the other providers' instructions by a blank line. */
+  instructions?: string;
+  messages?: ChatMessage[];
+  /** Offered to the model for this run; the first provider to name a tool wins. */
+  tools?: ITool[];
+  /** Replace every message accumulated before this provider (a compression provider goes last). */
+  replaceMessages?: boolean;
+}
+
+export interface InvokingContext {
+  agentName: string;
+  session: ISession;
+  /** Messages accumulated so far: history, earlier providers, then the caller's input. */
+  messages: readonly ChatMessage[];
+  signal: AbortSignal;
+}
+
+export interface InvokedContext {
+  agentName: string;
+  session: ISession;
+  requestMessages: readonly ChatMessage[];
+  response?: AgentResponse;
+  error?: unknown;
+  signal: AbortSignal;
+}
+
+export interface IContextProvider {
+  readonly name: string;
+  /** `history`, `workspace`, `skills`, `memory`, `mcp`, … */
+  readonly kind: string;
+  /** True when `onInvoking` may return tools: the agent is then wrapped in the tool loop. */
+  readonly injectsTools?: boolean;
+  onInvoking?(context: InvokingContext): ContextResult | Promise<ContextResult>;
+  /** Called after every run, success or failure. */
+  onInvoked?(context: InvokedContext): void | Promise<void>;
+}

@@ -1,0 +1,42 @@
+export type MessageRole = 'system' | 'user' | 'assistant' | 'tool';
+
+/** Where a message came from; history uses it so no message is persisted twice. */
+export type MessageSource = 'external' | 'chatHistory' | 'contextProvider' | 'toolResult';
+
+/** A model's request to call a tool. `arguments` is the raw JSON text the model produced. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+export interface ChatMessage {
+  role: MessageRole;
+  content: string;
+  name?: string;
+  /** Assistant messages only: the calls this turn asked for. */
+  toolCalls?: ToolCall[];
+  /** Tool messages only: which call this answers. */
+  toolCallId?: string;
+  /** Assistant messages only: reasoning text some providers return (DeepSeek `reasoning_content`). */
+  reasoning?: string;
+  source?: MessageSource;
+}
+
+export function systemMessage(content: string): ChatMessage {
+  return { role: 'system', content };
+}
+
+export function userMessage(content: string, source: MessageSource = 'external'): ChatMessage {
+  return { role: 'user', content, source };
+}
+
+export function assistantMessage(content: string, toolCalls?: ToolCall[]): ChatMessage {
+  return toolCalls && toolCalls.length > 0
+    ? { role: 'assistant', content, toolCalls }
+    : { role: 'assistant', content };
+}
+
+export function toolMessage(content: string, toolCallId: string): ChatMessage {
+  return { role: 'tool', content, toolCallId, source: 'toolResult' };
+}

@@ -1,0 +1,74 @@
+import { PluginError } from '../errors/error-classes.js';
+import type { IChatClient } from '../chat-client/chat-client.js';
+import type { IContextProvider } from '../context/context-provider.js';
+import type { JSONValue } from '../json/json.js';
+import type { ITool } from '../tool/tool.js';
+
+/** Where a declaration came from, for error messages (`agent.yaml:14:5`). */
+export interface SourcePosition {
+  file?: string;
+  line?: number;
+  column?: number;
+}
+
+/** What a factory gets besides the declaration. */
+export interface PluginBuildContext {
+  /** Folder relative paths resolve against (the YAML file's folder). */
+  baseDir: string;
+  signal?: AbortSignal;
+  env: Readonly<Record<string, string | undefined>>;
+  warn(message: string): void;
+}
+
+/** One YAML entry as the plugin receives it: `kind`, optional `name`, the rest as given. */
+export interface Declaration {
+  kind: string;
+  name?: string;
+  config?: Record<string, JSONValue>;
+  position?: SourcePosition;
+  [key: string]: unknown;
+}
+
+export type ToolKindFactory = (decl: Declaration, context: PluginBuildContext) => ITool[] | Promise<ITool[]>;
+export type ContextKindFactory = (
+  decl: Declaration,
+  context: PluginBuildContext,
+) => IContextProvider | Promise<IContextProvider>;
+export type ModelProviderFactory = (
+  decl: Declaration,
+  context: PluginBuildContext,
+) => IChatClient | Promise<IChatClient>;
+
+/**
+ * An extension package's contribution, registered explicitly with `builder.use(plugin)`.
+ * `specificationVersion` lets the registry refuse plugins written for another contract.
+ */
+export interface RafPlugin {
+  specificationVersion: 'v1';
+  /** The npm package, named in "install this" hints. */
+  packageName: string;
+  toolKinds?: Record<string, ToolKindFactory>;
+  /** Tool names each tool kind expands to when a YAML entry has no `name` (rule 6). */
+  toolExpansions?: Record<string, readonly string[]>;
+  contextKinds?: Record<string, ContextKindFactory>;
+  modelProviders?: Record<string, ModelProviderFactory>;
+}
+
+export const PLUGIN_SPECIFICATION_VERSION = 'v1';
+
+/** Checks a plugin object at registration; a wrong version or shape is a `PluginError`. */
+export function definePlugin(plugin: RafPlugin): RafPlugin {
+  const candidate = plugin as Partial<RafPlugin> | null;
+  if (!candidate || typeof candidate !== 'object') throw new PluginError('plugin must be an object');
+  if (candidate.specificationVersion !== PLUGIN_SPECIFICATION_VERSION) {
+    throw new PluginError(
+      `plugin ${String(candidate.packageName ?? '(unnamed)')} has specificationVersion ${JSON.stringify(
+        candidate.specificationVersion,
+      )}; this RAF supports "${PLUGIN_SPECIFICATION_VERSION}"`,
+    );
+  }
+  if (typeof candidate.packageName !== 'string' || candidate.packageName === '') {
+    throw new PluginError('plugin must name its npm package in "packageName"');
+  }
+  return plugin;
+}

@@ -1,0 +1,110 @@
+import { RafError } from '../errors/raf-error.js';
+import type { ToolCall } from '../messages/chat-message.js';
+import type { ToolResult } from '../tool/tool-result.js';
+import type {
+  AgentResponseUpdate,
+  FinishReason,
+  ToolApprovalRequestUpdate,
+} from '../updates/agent-response-update.js';
+import { type Usage, addUsage } from '../updates/usage.js';
+
+export interface AgentResponse {
+  text: string;
+  reasoningText?: string;
+  toolCalls: ToolCall[];
+  toolResults: { callId: string; name: string; result: ToolResult }[];
+  approvalRequests: ToolApprovalRequestUpdate[];
+  warnings: string[];
+  finishReason?: FinishReason;
+  /** Summed over every model call of the run. */
+  usage?: Usage;
+  id?: string;
+  model?: string;
+}
+
+const streamFailedKey = 'raf.error.StreamFailedError';
+const streamFailedSymbol = Symbol.for(streamFailedKey);
+
+/** The stream carried an `error` update; `partial` keeps everything that arrived. */
+export class StreamFailedError extends RafError {
+  private readonly [streamFailedSymbol] = true;
+  /** The `code` of the error update (e.g. `RAF_STREAM`, `RAF_TIMEOUT`). */
+  readonly streamCode: string;
+  readonly partial: AgentResponse;
+  constructor(streamCode: string, message: string, partial: AgentResponse) {
+    super('RAF_STREAM', message);
+    this.name = 'StreamFailedError';
+    this.streamCode = streamCode;
+    this.partial = partial;
+  }
+  static override isInstance(error: unknown): error is StreamFailedError {
+    return RafError.hasMarker(error, streamFailedKey);
+  }
+}
+
+export interface CollectOptions {
+  /** Called with each update as it arrives (e.g. to print text while collecting). */
+  onUpdate?: (update: AgentResponseUpdate) => void;
+  /** Throw `StreamFailedError` when an `error` update arrives (default true). */
+  throwOnError?: boolean;
+}
+
+/** Drains a stream of updates into one `AgentResponse`. */
+export async function collectAgentResponse(
+  stream: AsyncIterable<AgentResponseUpdate>,
+  options: CollectOptions = {},
+): Promise<AgentResponse> {
+  const response: AgentResponse = {
+    text: '',
+    toolCalls: [],
+    toolResults: [],
+    approvalRequests: [],
+    warnings: [],
+  };
+  let reasoning = '';
+  let failure: { code: string; message: string } | undefined;
+  for await (const update of stream) {
+    options.onUpdate?.(update);
+    switch (update.type) {
+      case 'text-delta':
+        response.text += update.delta;
+        break;
+      case 'reasoning-delta':
+        reasoning += update.delta;
+        break;
+      case 'tool-call-end':
+        response.toolCalls.push({ id: update.callId, name: update.name, arguments: update.arguments });
+        break;
+      case 'tool-called':
+        response.toolResults.push({ callId: update.callId, name: update.name, result: update.result });
+        break;
+      case 'tool-approval-request':
+        response.approvalRequests.push(update);
+        break;
+      case 'usage':
+        response.usage = addUsage(response.usage, update.usage);
+        break;
+      case 'response-metadata':
+        if (update.id !== undefined) response.id = update.id;
+        if (update.model !== undefined) response.model = update.model;
+        break;
+      case 'warning':
+        response.warnings.push(update.message);
+        break;
+      case 'error':
+        failure ??= { code: update.code, message: update.message };
+        break;
+      case 'finish':
+        response.finishReason = update.reason;
+        if (update.usage && !response.usage) response.usage = update.usage;
+        break;
+      default:
+        break;
+    }
+  }
+  if (reasoning) response.reasoningText = reasoning;
+  if (failure && options.throwOnError !== false) {
+    throw new StreamFailedError(failure.code, failure.message, response);
+  }
+  return response;
+}

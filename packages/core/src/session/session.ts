@@ -1,0 +1,52 @@
+import type { JSONValue } from '../json/json.js';
+import type { ChatMessage, ToolCall } from '../messages/chat-message.js';
+
+/** A batch of tool calls paused for approval; plain data, so it survives a restart. */
+export interface PendingApprovalBatch {
+  /** The assistant message that asked for the calls (already in the history). */
+  toolCalls: ToolCall[];
+  /** Ids of the calls that need an answer. */
+  gatedCallIds: string[];
+  /** The resolved target each gated call was approved against. */
+  resolvedTargets?: Record<string, string>;
+  round: number;
+}
+
+/** The serialized form of a session (`toJSON()`); versioned so old files keep loading. */
+export interface SessionSnapshot {
+  version: 1;
+  id: string;
+  messages: ChatMessage[];
+  /** Keys are `provider_state::<ProviderName>`. */
+  state: Record<string, JSONValue>;
+  metadata: Record<string, JSONValue>;
+  pendingApproval?: PendingApprovalBatch;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ISession {
+  readonly id: string;
+  readonly messages: readonly ChatMessage[];
+  readonly metadata: Record<string, JSONValue>;
+  pendingApproval: PendingApprovalBatch | undefined;
+  addMessages(messages: readonly ChatMessage[]): void;
+  getProviderState<T extends JSONValue = JSONValue>(providerName: string): T | undefined;
+  setProviderState(providerName: string, value: JSONValue | undefined): void;
+  toJSON(): SessionSnapshot;
+}
+
+export interface SessionStoreOptions {
+  signal?: AbortSignal;
+}
+
+export interface ISessionStore {
+  load(id: string, options?: SessionStoreOptions): Promise<SessionSnapshot | undefined>;
+  save(snapshot: SessionSnapshot, options?: SessionStoreOptions): Promise<void>;
+  delete(id: string, options?: SessionStoreOptions): Promise<void>;
+  list(options?: SessionStoreOptions): Promise<string[]>;
+}
+
+export function providerStateKey(providerName: string): string {
+  return `provider_state::${providerName}`;
+}

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import type { JSONSchema } from '../json/json.js';
+import type { ITool, ToolExecutionContext, ToolKind } from './tool.js';
+import type { ToolManifest } from './tool-manifest.js';
+import { type ToolResult, toolFailure } from './tool-result.js';
+
+export interface DefineToolOptions<Schema extends z.ZodType> {
+  name: string;
+  description: string;
+  parameters: Schema;
+  execute(args: z.output<Schema>, context: ToolExecutionContext): Promise<ToolResult> | ToolResult;
+  requiresApproval?: boolean | ((args?: z.output<Schema>) => boolean | Promise<boolean>);
+  kind?: ToolKind;
+  manifest?: ToolManifest;
+}
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** Converts a zod schema to the JSON Schema a model receives as tool parameters. */
+export function zodToJsonSchema(schema: z.ZodType): JSONSchema {
+  const json = z.toJSONSchema(schema, { target: 'draft-7', io: 'input', unrepresentable: 'any' });
+  delete json.$schema;
+  return json as JSONSchema;
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`).join('; ');
+}
+
+/**
+ * The ergonomic way to write a tool: arguments are parsed with the zod schema before `execute`
+ * runs, and an invalid call is answered with a `ToolResult` error the model can correct.
+ */
+export function defineTool<Schema extends z.ZodType>(options: DefineToolOptions<Schema>): ITool<unknown> {
+  if (!TOOL_NAME.test(options.name)) {
+    throw new TypeError(
+      `defineTool: name "${options.name}" must be 1-64 letters, digits, "_" or "-" (the OpenAI tool name rule)`,
+    );
+  }
+  const { requiresApproval } = options;
+  const parameters = zodToJsonSchema(options.parameters);
+  const tool: ITool<unknown> = {
+    name: options.name,
+    description: options.description,
+    parameters,
+    async execute(args, context) {
+      const parsed = options.parameters.safeParse(args);
+      if (!parsed.success) {
+        return toolFailure(`Invalid arguments for ${options.name}: ${describeIssues(parsed.error)}`);
+      }
+      return options.execute(parsed.data, context);
+    },
+  };
+  if (options.kind !== undefined) tool.kind = options.kind;
+  if (options.manifest !== undefined) tool.manifest = options.manifest;
+  if (requiresApproval !== undefined) {
+    tool.requiresApproval =
+      typeof requiresApproval === 'function'
+        ? (args) => {
+            if (args === undefined) return requiresApproval(undefined);
+            const parsed = options.parameters.safeParse(args);
+            return requiresApproval(parsed.success ? parsed.data : undefined);
+          }
+        : () => requiresApproval;
+  }
+  return tool;
+}

@@ -1,0 +1,61 @@
+import type { JSONValue } from '../json/json.js';
+import { ValidationError } from '../errors/error-classes.js';
+
+/**
+ * What a tool returns. Business failures (missing file, outside scope) are `{ ok: false, error }`
+ * and the model reads them; crashes are thrown and become `Framework error: …`.
+ * Absent fields are omitted, so the model sees `{"ok":true,"data":…}` or `{"ok":false,"error":…}`.
+ */
+export interface ToolResult {
+  ok: boolean;
+  data?: JSONValue;
+  error?: string;
+}
+
+export function toolSuccess(data?: JSONValue): ToolResult {
+  return data === undefined ? { ok: true } : { ok: true, data };
+}
+
+export function toolFailure(error: string, data?: JSONValue): ToolResult {
+  return data === undefined ? { ok: false, error } : { ok: false, error, data };
+}
+
+/** The exact text placed in the `tool` message the model reads. */
+export function serializeToolResult(result: ToolResult): string {
+  return JSON.stringify(result);
+}
+
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export type SafeParseToolResult = { success: true; value: ToolResult } | { success: false; error: string };
+
+/** Reads a `ToolResult` back from a tool message or a serialized session. */
+export function safeParseToolResult(input: unknown): SafeParseToolResult {
+  let value = input;
+  if (typeof input === 'string') {
+    try {
+      value = JSON.parse(input);
+    } catch {
+      return { success: false, error: 'tool result is not valid JSON' };
+    }
+  }
+  if (!isJsonObject(value) || typeof value.ok !== 'boolean') {
+    return { success: false, error: 'tool result must be an object with a boolean "ok"' };
+  }
+  if (value.error !== undefined && typeof value.error !== 'string') {
+    return { success: false, error: 'tool result "error" must be a string' };
+  }
+  const result: ToolResult = { ok: value.ok };
+  if (value.data !== undefined) result.data = value.data as JSONValue;
+  if (value.error !== undefined) result.error = value.error;
+  return { success: true, value: result };
+}
+
+/** Like `safeParseToolResult`, but throws a `ValidationError`. */
+export function parseToolResult(input: unknown): ToolResult {
+  const parsed = safeParseToolResult(input);
+  if (!parsed.success) throw new ValidationError(parsed.error);
+  return parsed.value;
+}

@@ -1,0 +1,45 @@
+import type { JSONSchema } from '../json/json.js';
+import type { ToolManifest } from './tool-manifest.js';
+import type { ToolResult } from './tool-result.js';
+
+/** Declarative kind of a tool (the YAML `kind`): `file`, `web`, `function`, `mcp`, … */
+export type ToolKind = string;
+
+export interface ToolExecutionContext {
+  /** Fires when the run is cancelled or the tool times out; pass it to HTTP calls and child processes. */
+  signal: AbortSignal;
+  callId: string;
+  sessionId?: string;
+  /** Optional progress line for long work (shown by the CLI while the tool runs). */
+  reportProgress?: (message: string) => void;
+}
+
+/** What the model is told about a tool. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  parameters: JSONSchema;
+}
+
+export interface ITool<Args = unknown> extends ToolDefinition {
+  kind?: ToolKind;
+  manifest?: ToolManifest;
+  /**
+   * Whether this call needs a human decision first. Called with the parsed arguments per call;
+   * called without arguments to ask "can this tool ever be gated" (for `explain`).
+   */
+  requiresApproval?(args?: Args): boolean | Promise<boolean>;
+  /** The path or command a call will act on, shown in approval prompts and bound to the approval. */
+  resolveTarget?(args: Args): string | undefined | Promise<string | undefined>;
+  execute(args: Args, context: ToolExecutionContext): Promise<ToolResult>;
+}
+
+/** Asks a tool whether a call needs approval; tools without the method never do. */
+export async function toolRequiresApproval<Args>(tool: ITool<Args>, args?: Args): Promise<boolean> {
+  return tool.requiresApproval ? await tool.requiresApproval(args) : false;
+}
+
+/** The definition sent to the model, without the runtime parts. */
+export function toToolDefinition(tool: ToolDefinition): ToolDefinition {
+  return { name: tool.name, description: tool.description, parameters: tool.parameters };
+}

@@ -1,0 +1,114 @@
+import type { JSONValue } from '../json/json.js';
+import type { ToolResult } from '../tool/tool-result.js';
+import type { Usage } from './usage.js';
+
+/**
+ * Why a model turn or an agent run ended. `toolCalls` appears only between rounds inside the tool
+ * loop; callers of an agent see the others.
+ */
+export type FinishReason =
+  | 'stop'
+  | 'length'
+  | 'toolCalls'
+  | 'contentFilter'
+  | 'awaitingApproval'
+  | 'maxRounds'
+  | 'cancelled'
+  | 'other';
+
+export const FINISH_REASONS: readonly FinishReason[] = [
+  'stop',
+  'length',
+  'toolCalls',
+  'contentFilter',
+  'awaitingApproval',
+  'maxRounds',
+  'cancelled',
+  'other',
+];
+
+export interface TextDeltaUpdate {
+  type: 'text-delta';
+  delta: string;
+}
+export interface ReasoningDeltaUpdate {
+  type: 'reasoning-delta';
+  delta: string;
+}
+export interface ToolCallStartUpdate {
+  type: 'tool-call-start';
+  callId: string;
+  name: string;
+}
+export interface ToolCallArgsUpdate {
+  type: 'tool-call-args';
+  callId: string;
+  delta: string;
+}
+/** The call is complete: `arguments` holds the whole raw JSON text. */
+export interface ToolCallEndUpdate {
+  type: 'tool-call-end';
+  callId: string;
+  name: string;
+  arguments: string;
+}
+export interface ToolCalledUpdate {
+  type: 'tool-called';
+  callId: string;
+  name: string;
+  result: ToolResult;
+}
+/** A gated call waits for the caller's decision; the run finishes with `awaitingApproval`. */
+export interface ToolApprovalRequestUpdate {
+  type: 'tool-approval-request';
+  callId: string;
+  name: string;
+  arguments: JSONValue;
+  description: string;
+  /** The path or command the call will act on, as resolved by the tool (approve-outside). */
+  resolvedTarget?: string;
+}
+export interface UsageUpdate {
+  type: 'usage';
+  usage: Usage;
+}
+export interface ResponseMetadataUpdate {
+  type: 'response-metadata';
+  id?: string;
+  model?: string;
+}
+export interface WarningUpdate {
+  type: 'warning';
+  message: string;
+  code?: string;
+}
+/** A failure after the stream began. The text received before it is kept, never dropped. */
+export interface ErrorUpdate {
+  type: 'error';
+  code: string;
+  message: string;
+}
+/** Always the last update of a stream. */
+export interface FinishUpdate {
+  type: 'finish';
+  reason: FinishReason;
+  /** The provider's own string when `reason` is `other`. */
+  rawReason?: string;
+  usage?: Usage;
+}
+
+export type AgentResponseUpdate =
+  | TextDeltaUpdate
+  | ReasoningDeltaUpdate
+  | ToolCallStartUpdate
+  | ToolCallArgsUpdate
+  | ToolCallEndUpdate
+  | ToolCalledUpdate
+  | ToolApprovalRequestUpdate
+  | UsageUpdate
+  | ResponseMetadataUpdate
+  | WarningUpdate
+  | ErrorUpdate
+  | FinishUpdate;
+
+export type AgentResponseUpdateType = AgentResponseUpdate['type'];

@@ -1,0 +1,13 @@
+import { defaultServerConditions, defineConfig } from 'vite';
+
+// Tests import workspace packages from source through the "@raf/source" export condition,
+// so `pnpm test` needs no build step.
+export default defineConfig({
+  resolve: { conditions: ['@raf/source', ...defaultServerConditions] },
+  ssr: { resolve: { conditions: ['@raf/source', ...defaultServerConditions] } },
+  test: {
+    include: ['packages/*/src/**/*.test.ts', 'examples/*/**/*.test.ts', 'bench/**/*.test.ts'],
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+  },
+});
