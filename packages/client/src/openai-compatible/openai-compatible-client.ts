@@ -1,0 +1,242 @@
+import {
+  type AgentResponseUpdate,
+  CancelledError,
+  type ChatClientRunOptions,
+  ChatClientError,
+  type ChatMessage,
+  type IChatClient,
+  type ModelMetadata,
+  RafError,
+  TimeoutError,
+  type TimeoutPhase,
+  getErrorMessage,
+} from '@raf/core';
+import { Agent, type Dispatcher, request } from 'undici';
+import { Deadline } from '../http/deadline.js';
+import { displayUrl, redactSecret } from '../http/redact.js';
+import { extractErrorMessage, readErrorBody } from '../http/response-error.js';
+import { abortableSleep } from '../retry/abortable-sleep.js';
+import {
+  type ResolvedRetryOptions,
+  backoffDelay,
+  parseRetryAfter,
+  resolveRetryOptions,
+  shouldRetryResponse,
+} from '../retry/retry-policy.js';
+import { readStream } from './read-stream.js';
+import { buildRequestBody } from './request-body.js';
+import { DEFAULT_TIMEOUTS, type OpenAICompatibleClientOptions, type TimeoutOptions } from './client-options.js';
+
+/** A response whose first body chunk has arrived (or that ended empty). */
+export interface OpenedResponse {
+  statusCode: number;
+  contentType: string;
+  iterator: AsyncIterator<Buffer>;
+  first: IteratorResult<Buffer>;
+  attempt: AbortController;
+}
+
+const PHASE_TEXT: Record<TimeoutPhase, string> = {
+  connect: 'could not connect',
+  firstChunk: 'no answer',
+  idle: 'no data',
+  total: 'did not complete',
+  tool: 'tool did not finish',
+};
+
+/**
+ * `IChatClient` for any server that speaks OpenAI Chat Completions: OpenAI, DeepSeek, Ollama,
+ * vLLM, llama.cpp server, LM Studio. Streams SSE over undici; retries connection errors, 408,
+ * 409, 429 and 5xx before the first chunk; never retries an abort.
+ */
+export class OpenAICompatibleChatClient implements IChatClient {
+  readonly modelId: string;
+  readonly provider: string;
+  readonly modelMetadata?: ModelMetadata;
+  private readonly url: string;
+  private readonly shownUrl: string;
+  private readonly timeouts: Required<TimeoutOptions>;
+  private readonly retry: ResolvedRetryOptions;
+  private readonly headers: Record<string, string>;
+  private dispatcher: Dispatcher | undefined;
+  private readonly ownsDispatcher: boolean;
+
+  constructor(private readonly options: OpenAICompatibleClientOptions) {
+    this.modelId = options.model;
+    this.provider = options.provider ?? 'custom';
+    if (options.modelMetadata) this.modelMetadata = options.modelMetadata;
+    this.url = `${options.baseURL.replace(/\/+$/, '')}/chat/completions`;
+    this.shownUrl = displayUrl(this.url);
+    this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+    this.retry = resolveRetryOptions(options.retry, options.maxRetries);
+    this.headers = {
+      'content-type': 'application/json',
+      accept: options.stream === false ? 'application/json' : 'text/event-stream',
+      ...options.headers,
+    };
+    if (options.apiKey) this.headers.authorization = `Bearer ${options.apiKey}`;
+    this.dispatcher = options.dispatcher;
+    this.ownsDispatcher = options.dispatcher === undefined;
+  }
+
+  run(messages: readonly ChatMessage[], options: ChatClientRunOptions = {}): AsyncIterable<AgentResponseUpdate> {
+    return this.stream(messages, options);
+  }
+
+  /** Closes the connection pool this client created (not a dispatcher passed in). */
+  async close(): Promise<void> {
+    if (this.ownsDispatcher && this.dispatcher) await this.dispatcher.close();
+    this.dispatcher = undefined;
+  }
+
+  private get label(): string {
+    return `${this.provider}: POST ${this.shownUrl}`;
+  }
+
+  private redact(text: string): string {
+    return redactSecret(text, this.options.apiKey);
+  }
+
+  private getDispatcher(): Dispatcher {
+    this.dispatcher ??= new Agent({
+      connect: { timeout: this.timeouts.connectMs },
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    });
+    return this.dispatcher;
+  }
+
+  private async *stream(
+    messages: readonly ChatMessage[],
+    options: ChatClientRunOptions,
+  ): AsyncGenerator<AgentResponseUpdate, void, undefined> {
+    const userSignal = options.signal;
+    if (userSignal?.aborted) throw this.cancelled(userSignal.reason);
+    const streaming = this.options.stream !== false;
+    const body = JSON.stringify(
+      buildRequestBody(messages, options, {
+        model: this.modelId,
+        stream: streaming,
+        echoReasoning: this.options.echoReasoning ?? this.provider === 'deepseek',
+        ...(this.options.modelOptions && { defaults: this.options.modelOptions }),
+        ...(this.options.extraBody && { defaultExtraBody: this.options.extraBody }),
+      }),
+    );
+    const headers = options.extraHeaders ? { ...this.headers, ...options.extraHeaders } : this.headers;
+    const total = new AbortController();
+    const totalDeadline = new Deadline(total, (phase, ms) => this.timeoutText(phase, ms));
+    totalDeadline.arm('total', this.timeouts.totalMs);
+    const onAbort = () => total.abort(userSignal?.reason);
+    userSignal?.addEventListener('abort', onAbort, { once: true });
+    let opened: OpenedResponse | undefined;
+    try {
+      opened = await this.open(body, headers, total.signal, userSignal);
+      yield* readStream(opened, {
+        label: this.label,
+        idleMs: this.timeouts.idleMs,
+        describeTimeout: (phase, ms) => this.timeoutText(phase, ms),
+        redact: (text) => this.redact(text),
+        cancelled: (reason) => (userSignal?.aborted ? this.cancelled(reason) : undefined),
+      });
+    } finally {
+      totalDeadline.clear();
+      userSignal?.removeEventListener('abort', onAbort);
+      // Frees the socket when the consumer stopped early; a no-op once the body was read.
+      opened?.attempt.abort();
+    }
+  }
+
+  private async open(
+    body: string,
+    headers: Record<string, string>,
+    total: AbortSignal,
+    userSignal: AbortSignal | undefined,
+  ): Promise<OpenedResponse> {
+    for (let retry = 0; ; retry++) {
+      const attempt = new AbortController();
+      const link = () => attempt.abort(total.reason);
+      if (total.aborted) link();
+      else total.addEventListener('abort', link, { once: true });
+      const deadline = new Deadline(attempt, (phase, ms) => this.timeoutText(phase, ms));
+      deadline.arm('firstChunk', this.timeouts.firstChunkMs);
+      let failure: { error: RafError; retryable: boolean; waitMs?: number };
+      try {
+        const response = await request(this.url, {
+          method: 'POST',
+          headers,
+          body,
+          signal: attempt.signal,
+          dispatcher: this.getDispatcher(),
+        });
+        if (response.statusCode >= 200 && response.statusCode < 300) {
+          const iterator = response.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+          const first = await iterator.next();
+          const contentType = String(response.headers['content-type'] ?? '');
+          return { statusCode: response.statusCode, contentType, iterator, first, attempt };
+        }
+        const text = await readErrorBody(response.body).catch(() => '');
+        const message = extractErrorMessage(text);
+        const retryable = shouldRetryResponse(response.statusCode, response.headers);
+        const error = new ChatClientError(
+          this.redact(`${this.label} failed with HTTP ${response.statusCode}${message ? `: ${message}` : ''}`),
+          { provider: this.provider, url: this.shownUrl, status: response.statusCode, retryable, responseBody: this.redact(text) },
+        );
+        const waitMs = parseRetryAfter(response.headers, this.retry.maxRetryAfterMs);
+        failure = waitMs === undefined ? { error, retryable } : { error, retryable, waitMs };
+      } catch (error) {
+        failure = this.classify(error, attempt.signal, userSignal);
+      } finally {
+        deadline.clear();
+        total.removeEventListener('abort', link);
+      }
+      if (!failure.retryable || retry >= this.retry.maxRetries) {
+        attempt.abort();
+        throw retry > 0 ? this.withAttempts(failure.error, retry + 1) : failure.error;
+      }
+      attempt.abort();
+      try {
+        await abortableSleep(failure.waitMs ?? backoffDelay(retry, this.retry), total);
+      } catch (error) {
+        throw this.classify(error, total, userSignal).error;
+      }
+    }
+  }
+
+  private classify(
+    error: unknown,
+    attempt: AbortSignal,
+    userSignal: AbortSignal | undefined,
+  ): { error: RafError; retryable: boolean } {
+    if (userSignal?.aborted) return { error: this.cancelled(userSignal.reason), retryable: false };
+    const reason: unknown = attempt.aborted ? attempt.reason : undefined;
+    if (TimeoutError.isInstance(reason)) return { error: reason, retryable: reason.phase !== 'total' };
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code === 'UND_ERR_CONNECT_TIMEOUT') {
+      const ms = this.timeouts.connectMs;
+      return { error: new TimeoutError(this.timeoutText('connect', ms), { phase: 'connect', timeoutMs: ms, cause: error }), retryable: true };
+    }
+    const detail = this.redact(getErrorMessage(error));
+    return {
+      error: new ChatClientError(`${this.label} failed: ${detail}${typeof code === 'string' ? ` (${code})` : ''}`, {
+        provider: this.provider,
+        url: this.shownUrl,
+        retryable: true,
+        cause: error,
+      }),
+      retryable: true,
+    };
+  }
+
+  private withAttempts(error: RafError, attempts: number): RafError {
+    error.message = `${error.message} (after ${attempts} attempts)`;
+    return error;
+  }
+
+  private cancelled(reason: unknown): CancelledError {
+    return new CancelledError(`${this.label} cancelled`, { cause: reason });
+  }
+
+  private timeoutText(phase: TimeoutPhase, ms: number): string {
+    return `${this.label} timed out: ${PHASE_TEXT[phase]} within ${ms} ms (${phase} timeout)`;
+  }
+}
