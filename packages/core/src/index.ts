@@ -1,6 +1,19 @@
-export type { IChatClient, ChatClientRunOptions, ModelOptions, ModelMetadata, ApprovalResponse, ToolChoice } from './chat-client/chat-client.js';
+export type {
+  ApprovalResponse,
+  ChatClientRunOptions,
+  IChatClient,
+  ModelMetadata,
+  ModelOptions,
+  ToolChoice,
+} from './chat-client/chat-client.js';
 export { inputBudget } from './chat-client/chat-client.js';
-export type { IContextProvider, ContextResult, InvokingContext, InvokedContext } from './context/context-provider.js';
+export type {
+  ContextResult,
+  IContextProvider,
+  InvokedContext,
+  InvokingContext,
+} from './context/context-provider.js';
+export type { ChatClientErrorOptions, TimeoutPhase, ValidationIssue } from './errors/error-classes.js';
 export {
   ApprovalError,
   CancelledError,
@@ -13,13 +26,11 @@ export {
   ToolError,
   ValidationError,
 } from './errors/error-classes.js';
-export type { ChatClientErrorOptions, TimeoutPhase, ValidationIssue } from './errors/error-classes.js';
-export { RafError, getErrorMessage } from './errors/raf-error.js';
 export type { RafErrorCode, RafErrorOptions } from './errors/raf-error.js';
+export { getErrorMessage, RafError } from './errors/raf-error.js';
 export type { JSONObject, JSONSchema, JSONValue } from './json/json.js';
-export { assistantMessage, systemMessage, toolMessage, userMessage } from './messages/chat-message.js';
 export type { ChatMessage, MessageRole, MessageSource, ToolCall } from './messages/chat-message.js';
-export { PLUGIN_SPECIFICATION_VERSION, definePlugin } from './plugin/plugin.js';
+export { assistantMessage, systemMessage, toolMessage, userMessage } from './messages/chat-message.js';
 export type {
   ContextKindFactory,
   Declaration,
@@ -29,32 +40,44 @@ export type {
   SourcePosition,
   ToolKindFactory,
 } from './plugin/plugin.js';
-export { StreamFailedError, collectAgentResponse } from './response/agent-response.js';
+export { definePlugin, PLUGIN_SPECIFICATION_VERSION } from './plugin/plugin.js';
 export type { AgentResponse, CollectOptions } from './response/agent-response.js';
+export { collectAgentResponse, StreamFailedError } from './response/agent-response.js';
+export type { SafeParseScopePolicyResult } from './scope/scope-policy.js';
 export {
   DEFAULT_SCOPE_POLICY,
-  SCOPE_POLICY_SPELLINGS,
-  ScopePolicy,
   parseScopePolicy,
   resolveScopePolicy,
+  SCOPE_POLICY_SPELLINGS,
+  ScopePolicy,
   safeParseScopePolicy,
 } from './scope/scope-policy.js';
-export type { SafeParseScopePolicyResult } from './scope/scope-policy.js';
-export { isScopeTool } from './scope/scope-tool.js';
 export type { IScopeTool } from './scope/scope-tool.js';
-export { scopeRoots } from './scope/workspace-scope.js';
+export { isScopeTool } from './scope/scope-tool.js';
 export type { WorkspaceScope } from './scope/workspace-scope.js';
+export { scopeRoots } from './scope/workspace-scope.js';
+export type {
+  ISession,
+  ISessionStore,
+  PendingApprovalBatch,
+  SessionSnapshot,
+  SessionStoreOptions,
+} from './session/session.js';
 export { providerStateKey } from './session/session.js';
-export type { ISession, ISessionStore, PendingApprovalBatch, SessionSnapshot, SessionStoreOptions } from './session/session.js';
-export { defineTool, zodToJsonSchema } from './tool/define-tool.js';
 export type { DefineToolOptions } from './tool/define-tool.js';
-export { DEFAULT_TOOL_MANIFEST, createToolManifest } from './tool/tool-manifest.js';
-export type { ExecutionMode, ToolCategory, ToolManifest, WorkerRoutingHint } from './tool/tool-manifest.js';
-export { parseToolResult, safeParseToolResult, serializeToolResult, toolFailure, toolSuccess } from './tool/tool-result.js';
-export type { SafeParseToolResult, ToolResult } from './tool/tool-result.js';
-export { toToolDefinition, toolRequiresApproval } from './tool/tool.js';
+export { defineTool, zodToJsonSchema } from './tool/define-tool.js';
 export type { ITool, ToolDefinition, ToolExecutionContext, ToolKind } from './tool/tool.js';
-export { FINISH_REASONS } from './updates/agent-response-update.js';
+export { toolRequiresApproval, toToolDefinition } from './tool/tool.js';
+export type { ExecutionMode, ToolCategory, ToolManifest, WorkerRoutingHint } from './tool/tool-manifest.js';
+export { createToolManifest, DEFAULT_TOOL_MANIFEST } from './tool/tool-manifest.js';
+export type { SafeParseToolResult, ToolResult } from './tool/tool-result.js';
+export {
+  parseToolResult,
+  safeParseToolResult,
+  serializeToolResult,
+  toolFailure,
+  toolSuccess,
+} from './tool/tool-result.js';
 export type {
   AgentResponseUpdate,
   AgentResponseUpdateType,
@@ -67,10 +90,11 @@ export type {
   ToolApprovalRequestUpdate,
   ToolCallArgsUpdate,
   ToolCallEndUpdate,
-  ToolCallStartUpdate,
   ToolCalledUpdate,
+  ToolCallStartUpdate,
   UsageUpdate,
   WarningUpdate,
 } from './updates/agent-response-update.js';
-export { addUsage, cacheHitRatio } from './updates/usage.js';
+export { FINISH_REASONS } from './updates/agent-response-update.js';
 export type { Usage } from './updates/usage.js';
+export { addUsage, cacheHitRatio } from './updates/usage.js';

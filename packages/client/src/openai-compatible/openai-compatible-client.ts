@@ -1,15 +1,15 @@
 import {
   type AgentResponseUpdate,
   CancelledError,
-  type ChatClientRunOptions,
   ChatClientError,
+  type ChatClientRunOptions,
   type ChatMessage,
+  getErrorMessage,
   type IChatClient,
   type ModelMetadata,
-  RafError,
+  type RafError,
   TimeoutError,
   type TimeoutPhase,
-  getErrorMessage,
 } from '@raf/core';
 import { Agent, type Dispatcher, request } from 'undici';
 import { Deadline } from '../http/deadline.js';
@@ -17,15 +17,19 @@ import { displayUrl, redactSecret } from '../http/redact.js';
 import { extractErrorMessage, readErrorBody } from '../http/response-error.js';
 import { abortableSleep } from '../retry/abortable-sleep.js';
 import {
-  type ResolvedRetryOptions,
   backoffDelay,
   parseRetryAfter,
+  type ResolvedRetryOptions,
   resolveRetryOptions,
   shouldRetryResponse,
 } from '../retry/retry-policy.js';
+import {
+  DEFAULT_TIMEOUTS,
+  type OpenAICompatibleClientOptions,
+  type TimeoutOptions,
+} from './client-options.js';
 import { readStream } from './read-stream.js';
 import { buildRequestBody } from './request-body.js';
-import { DEFAULT_TIMEOUTS, type OpenAICompatibleClientOptions, type TimeoutOptions } from './client-options.js';
 
 /** A response whose first body chunk has arrived (or that ended empty). */
 export interface OpenedResponse {
@@ -34,6 +38,8 @@ export interface OpenedResponse {
   iterator: AsyncIterator<Buffer>;
   first: IteratorResult<Buffer>;
   attempt: AbortController;
+  /** Stops forwarding the call's abort (user signal, total timeout) to this attempt. */
+  detach(): void;
 }
 
 const PHASE_TEXT: Record<TimeoutPhase, string> = {
@@ -55,6 +61,8 @@ export class OpenAICompatibleChatClient implements IChatClient {
   readonly modelMetadata?: ModelMetadata;
   private readonly url: string;
   private readonly shownUrl: string;
+  /** `provider: POST url`, the prefix of every error message. */
+  private readonly label: string;
   private readonly timeouts: Required<TimeoutOptions>;
   private readonly retry: ResolvedRetryOptions;
   private readonly headers: Record<string, string>;
@@ -67,6 +75,7 @@ export class OpenAICompatibleChatClient implements IChatClient {
     if (options.modelMetadata) this.modelMetadata = options.modelMetadata;
     this.url = `${options.baseURL.replace(/\/+$/, '')}/chat/completions`;
     this.shownUrl = displayUrl(this.url);
+    this.label = `${this.provider}: POST ${this.shownUrl}`;
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
     this.retry = resolveRetryOptions(options.retry, options.maxRetries);
     this.headers = {
@@ -79,7 +88,10 @@ export class OpenAICompatibleChatClient implements IChatClient {
     this.ownsDispatcher = options.dispatcher === undefined;
   }
 
-  run(messages: readonly ChatMessage[], options: ChatClientRunOptions = {}): AsyncIterable<AgentResponseUpdate> {
+  run(
+    messages: readonly ChatMessage[],
+    options: ChatClientRunOptions = {},
+  ): AsyncIterable<AgentResponseUpdate> {
     return this.stream(messages, options);
   }
 
@@ -89,9 +101,6 @@ export class OpenAICompatibleChatClient implements IChatClient {
     this.dispatcher = undefined;
   }
 
-  private get label(): string {
-    return `${this.provider}: POST ${this.shownUrl}`;
-  }
 
   private redact(text: string): string {
     return redactSecret(text, this.options.apiKey);
@@ -106,44 +115,42 @@ export class OpenAICompatibleChatClient implements IChatClient {
     return this.dispatcher;
   }
 
-  private async *stream(
-    messages: readonly ChatMessage[],
-    options: ChatClientRunOptions,
-  ): AsyncGenerator<AgentResponseUpdate, void, undefined> {
+  // One generator layer only: every extra async-generator hop costs CPU per streamed update.
+  private stream(messages: readonly ChatMessage[], options: ChatClientRunOptions): AsyncGenerator<AgentResponseUpdate, void, undefined> {
     const userSignal = options.signal;
-    if (userSignal?.aborted) throw this.cancelled(userSignal.reason);
-    const streaming = this.options.stream !== false;
-    const body = JSON.stringify(
-      buildRequestBody(messages, options, {
-        model: this.modelId,
-        stream: streaming,
-        echoReasoning: this.options.echoReasoning ?? this.provider === 'deepseek',
-        ...(this.options.modelOptions && { defaults: this.options.modelOptions }),
-        ...(this.options.extraBody && { defaultExtraBody: this.options.extraBody }),
-      }),
-    );
-    const headers = options.extraHeaders ? { ...this.headers, ...options.extraHeaders } : this.headers;
     const total = new AbortController();
     const totalDeadline = new Deadline(total, (phase, ms) => this.timeoutText(phase, ms));
-    totalDeadline.arm('total', this.timeouts.totalMs);
     const onAbort = () => total.abort(userSignal?.reason);
-    userSignal?.addEventListener('abort', onAbort, { once: true });
-    let opened: OpenedResponse | undefined;
-    try {
-      opened = await this.open(body, headers, total.signal, userSignal);
-      yield* readStream(opened, {
+    return readStream(
+      async () => {
+        if (userSignal?.aborted) throw this.cancelled(userSignal.reason);
+        const streaming = this.options.stream !== false;
+        const body = JSON.stringify(
+          buildRequestBody(messages, options, {
+            model: this.modelId,
+            stream: streaming,
+            echoReasoning: this.options.echoReasoning ?? this.provider === 'deepseek',
+            ...(this.options.modelOptions && { defaults: this.options.modelOptions }),
+            ...(this.options.extraBody && { defaultExtraBody: this.options.extraBody }),
+          }),
+        );
+        const headers = options.extraHeaders ? { ...this.headers, ...options.extraHeaders } : this.headers;
+        totalDeadline.arm('total', this.timeouts.totalMs);
+        userSignal?.addEventListener('abort', onAbort, { once: true });
+        return this.open(body, headers, total.signal, userSignal);
+      },
+      {
         label: this.label,
         idleMs: this.timeouts.idleMs,
         describeTimeout: (phase, ms) => this.timeoutText(phase, ms),
         redact: (text) => this.redact(text),
         cancelled: (reason) => (userSignal?.aborted ? this.cancelled(reason) : undefined),
-      });
-    } finally {
-      totalDeadline.clear();
-      userSignal?.removeEventListener('abort', onAbort);
-      // Frees the socket when the consumer stopped early; a no-op once the body was read.
-      opened?.attempt.abort();
-    }
+        cleanup: () => {
+          totalDeadline.clear();
+          userSignal?.removeEventListener('abort', onAbort);
+        },
+      },
+    );
   }
 
   private async open(
@@ -155,8 +162,10 @@ export class OpenAICompatibleChatClient implements IChatClient {
     for (let retry = 0; ; retry++) {
       const attempt = new AbortController();
       const link = () => attempt.abort(total.reason);
+      const detach = () => total.removeEventListener('abort', link);
       if (total.aborted) link();
       else total.addEventListener('abort', link, { once: true });
+      let opened: OpenedResponse | undefined;
       const deadline = new Deadline(attempt, (phase, ms) => this.timeoutText(phase, ms));
       deadline.arm('firstChunk', this.timeouts.firstChunkMs);
       let failure: { error: RafError; retryable: boolean; waitMs?: number };
@@ -172,14 +181,23 @@ export class OpenAICompatibleChatClient implements IChatClient {
           const iterator = response.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
           const first = await iterator.next();
           const contentType = String(response.headers['content-type'] ?? '');
-          return { statusCode: response.statusCode, contentType, iterator, first, attempt };
+          opened = { statusCode: response.statusCode, contentType, iterator, first, attempt, detach };
+          return opened;
         }
         const text = await readErrorBody(response.body).catch(() => '');
         const message = extractErrorMessage(text);
         const retryable = shouldRetryResponse(response.statusCode, response.headers);
         const error = new ChatClientError(
-          this.redact(`${this.label} failed with HTTP ${response.statusCode}${message ? `: ${message}` : ''}`),
-          { provider: this.provider, url: this.shownUrl, status: response.statusCode, retryable, responseBody: this.redact(text) },
+          this.redact(
+            `${this.label} failed with HTTP ${response.statusCode}${message ? `: ${message}` : ''}`,
+          ),
+          {
+            provider: this.provider,
+            url: this.shownUrl,
+            status: response.statusCode,
+            retryable,
+            responseBody: this.redact(text),
+          },
         );
         const waitMs = parseRetryAfter(response.headers, this.retry.maxRetryAfterMs);
         failure = waitMs === undefined ? { error, retryable } : { error, retryable, waitMs };
@@ -187,7 +205,7 @@ export class OpenAICompatibleChatClient implements IChatClient {
         failure = this.classify(error, attempt.signal, userSignal);
       } finally {
         deadline.clear();
-        total.removeEventListener('abort', link);
+        if (!opened) detach();
       }
       if (!failure.retryable || retry >= this.retry.maxRetries) {
         attempt.abort();
@@ -213,16 +231,26 @@ export class OpenAICompatibleChatClient implements IChatClient {
     const code = (error as { code?: unknown } | null)?.code;
     if (code === 'UND_ERR_CONNECT_TIMEOUT') {
       const ms = this.timeouts.connectMs;
-      return { error: new TimeoutError(this.timeoutText('connect', ms), { phase: 'connect', timeoutMs: ms, cause: error }), retryable: true };
+      return {
+        error: new TimeoutError(this.timeoutText('connect', ms), {
+          phase: 'connect',
+          timeoutMs: ms,
+          cause: error,
+        }),
+        retryable: true,
+      };
     }
     const detail = this.redact(getErrorMessage(error));
     return {
-      error: new ChatClientError(`${this.label} failed: ${detail}${typeof code === 'string' ? ` (${code})` : ''}`, {
-        provider: this.provider,
-        url: this.shownUrl,
-        retryable: true,
-        cause: error,
-      }),
+      error: new ChatClientError(
+        `${this.label} failed: ${detail}${typeof code === 'string' ? ` (${code})` : ''}`,
+        {
+          provider: this.provider,
+          url: this.shownUrl,
+          retryable: true,
+          cause: error,
+        },
+      ),
       retryable: true,
     };
   }

@@ -16,7 +16,9 @@ const API_KEY_ENV: Record<ProviderName, string | undefined> = {
   custom: undefined,
 };
 
-export type ProviderClientOptions = Omit<OpenAICompatibleClientOptions, 'provider' | 'baseURL'> & { baseURL?: string };
+export type ProviderClientOptions = Omit<OpenAICompatibleClientOptions, 'provider' | 'baseURL'> & {
+  baseURL?: string;
+};
 
 function withDefaults(provider: ProviderName, options: ProviderClientOptions): OpenAICompatibleClientOptions {
   const baseURL = options.baseURL ?? (provider === 'custom' ? undefined : PROVIDER_BASE_URLS[provider]);
@@ -63,5 +65,7 @@ export function createChatClient(
   if (provider === 'openai' || provider === 'deepseek' || provider === 'custom') {
     return new OpenAICompatibleChatClient(withDefaults(provider, rest));
   }
-  throw new ConfigError(`unknown model provider "${provider}"; use openai, deepseek or custom (any OpenAI-compatible server)`);
+  throw new ConfigError(
+    `unknown model provider "${provider}"; use openai, deepseek or custom (any OpenAI-compatible server)`,
+  );
 }

@@ -12,99 +12,132 @@ export interface ReadStreamOptions {
   redact(text: string): string;
   /** The error to throw when the caller aborted, or undefined when it did not. */
   cancelled(reason: unknown): CancelledError | undefined;
+  /** Runs once the stream is over, however it ended. */
+  cleanup(): void;
 }
+
+type Failure = { code: string; message: string };
 
 function preview(text: string): string {
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
+/** Collects SSE `data:` payloads into the mapper; records the first protocol problem. */
+class SseReader {
+  sawDone = false;
+  malformed: string | undefined;
+  private readonly parser = createParser({ onEvent: (event) => this.onData(event.data) });
+
+  constructor(
+    private readonly mapper: ChunkMapper,
+    private readonly out: AgentResponseUpdate[],
+  ) {}
+
+  feed(text: string): void {
+    this.parser.feed(text);
+  }
+
+  private onData(data: string): void {
+    if (this.sawDone || this.malformed !== undefined) return;
+    if (data === '[DONE]') {
+      this.sawDone = true;
+      return;
+    }
+    let chunk: WireChunk;
+    try {
+      chunk = JSON.parse(data) as WireChunk;
+    } catch {
+      this.malformed = `malformed SSE data: ${preview(data)}`;
+      return;
+    }
+    if (chunk === null || typeof chunk !== 'object') this.malformed = `unexpected SSE data: ${preview(data)}`;
+    else this.mapper.consume(chunk, this.out);
+  }
+}
+
+function failureOf(error: unknown, opened: OpenedResponse, bytes: number, options: ReadStreamOptions): Failure {
+  const reason: unknown = opened.attempt.signal.reason;
+  if (TimeoutError.isInstance(reason)) return { code: 'RAF_TIMEOUT', message: `${reason.message} after ${bytes} bytes` };
+  return {
+    code: 'RAF_STREAM',
+    message: options.redact(`${options.label}: the stream broke after ${bytes} bytes: ${getErrorMessage(error)}`),
+  };
+}
+
 /**
- * Reads an opened response to the end. A failure after this point is an `error` update followed
- * by `finish { reason: 'other' }`: the caller keeps every update it already received.
+ * Opens the request (retries happen inside `open`) and reads the answer to the end. A failure
+ * after the answer began is an `error` update followed by `finish { reason: 'other' }`: the
+ * caller keeps every update it already received. One generator, no delegation: each extra
+ * async-generator layer costs CPU on every streamed update.
  */
 export async function* readStream(
-  opened: OpenedResponse,
+  open: () => Promise<OpenedResponse>,
   options: ReadStreamOptions,
 ): AsyncGenerator<AgentResponseUpdate, void, undefined> {
-  const mapper = new ChunkMapper();
-  const out: AgentResponseUpdate[] = [];
-  const isJson = opened.contentType.includes('application/json');
-  let sawDone = false;
-  let malformed: string | undefined;
-  let json = '';
-  const parser = createParser({
-    onEvent(event) {
-      if (sawDone || malformed !== undefined) return;
-      if (event.data === '[DONE]') {
-        sawDone = true;
-        return;
-      }
-      let chunk: WireChunk;
-      try {
-        chunk = JSON.parse(event.data) as WireChunk;
-      } catch {
-        malformed = `malformed SSE data: ${preview(event.data)}`;
-        return;
-      }
-      if (chunk === null || typeof chunk !== 'object') {
-        malformed = `unexpected SSE data: ${preview(event.data)}`;
-        return;
-      }
-      mapper.consume(chunk, out);
-    },
-  });
-  const decoder = new TextDecoder();
-  const idle = new Deadline(opened.attempt, options.describeTimeout);
-  idle.arm('idle', options.idleMs);
-  let failure: { code: string; message: string } | undefined;
-  let bytes = 0;
+  let opened: OpenedResponse | undefined;
+  let complete = false;
+  const idle: { deadline?: Deadline } = {};
   try {
-    let chunk = opened.first;
-    while (!chunk.done) {
-      bytes += chunk.value.length;
-      const text = decoder.decode(chunk.value, { stream: true });
-      if (isJson) json += text;
-      else parser.feed(text);
-      if (out.length > 0) {
-        for (let i = 0; i < out.length; i++) yield out[i]!;
-        out.length = 0;
-      }
-      if (malformed !== undefined || mapper.streamError !== undefined) break;
-      idle.refresh();
-      chunk = await opened.iterator.next();
-    }
-  } catch (error) {
-    const cancelled = options.cancelled(opened.attempt.signal.reason);
-    if (cancelled) throw cancelled;
-    const reason: unknown = opened.attempt.signal.reason;
-    failure = TimeoutError.isInstance(reason)
-      ? { code: 'RAF_TIMEOUT', message: `${reason.message} after ${bytes} bytes` }
-      : {
-          code: 'RAF_STREAM',
-          message: options.redact(`${options.label}: the stream broke after ${bytes} bytes: ${getErrorMessage(error)}`),
-        };
-  } finally {
-    idle.clear();
-  }
-  if (!failure && isJson) {
+    opened = await open();
+    const mapper = new ChunkMapper();
+    const out: AgentResponseUpdate[] = [];
+    const isJson = opened.contentType.includes('application/json');
+    const sse = new SseReader(mapper, out);
+    const decoder = new TextDecoder();
+    idle.deadline = new Deadline(opened.attempt, options.describeTimeout);
+    idle.deadline.arm('idle', options.idleMs);
+    let failure: Failure | undefined;
+    let json = '';
+    let bytes = 0;
     try {
-      mapper.consume(JSON.parse(json) as WireChunk, out);
-      sawDone = true;
-    } catch {
-      malformed = `malformed JSON answer: ${preview(json)}`;
+      let chunk = opened.first;
+      while (!chunk.done) {
+        bytes += chunk.value.length;
+        const text = decoder.decode(chunk.value, { stream: true });
+        if (isJson) json += text;
+        else sse.feed(text);
+        if (out.length > 0) {
+          for (let i = 0; i < out.length; i++) yield out[i]!;
+          out.length = 0;
+        }
+        if (sse.malformed !== undefined || mapper.streamError !== undefined) break;
+        idle.deadline.refresh();
+        chunk = await opened.iterator.next();
+      }
+      complete = chunk.done === true;
+    } catch (error) {
+      const cancelled = options.cancelled(opened.attempt.signal.reason);
+      if (cancelled) throw cancelled;
+      failure = failureOf(error, opened, bytes, options);
     }
-  }
-  if (!failure && malformed !== undefined) failure = { code: 'RAF_STREAM', message: `${options.label}: ${malformed}` };
-  if (!failure && mapper.streamError !== undefined) {
-    failure = { code: 'RAF_CHAT_CLIENT', message: options.redact(`${options.label}: provider error: ${mapper.streamError}`) };
-  }
-  if (!failure) {
-    const problem = mapper.finish(sawDone, out);
-    if (problem !== undefined) failure = { code: 'RAF_STREAM', message: `${options.label}: ${problem}` };
-  }
-  for (const update of out) yield update;
-  if (failure) {
-    yield { type: 'error', ...failure };
-    yield { type: 'finish', reason: 'other' };
+    idle.deadline.clear();
+    if (!failure && isJson) {
+      try {
+        mapper.consume(JSON.parse(json) as WireChunk, out);
+        sse.sawDone = true;
+      } catch {
+        sse.malformed = `malformed JSON answer: ${preview(json)}`;
+      }
+    }
+    if (!failure && sse.malformed !== undefined) failure = { code: 'RAF_STREAM', message: `${options.label}: ${sse.malformed}` };
+    if (!failure && mapper.streamError !== undefined) {
+      failure = { code: 'RAF_CHAT_CLIENT', message: options.redact(`${options.label}: provider error: ${mapper.streamError}`) };
+    }
+    if (!failure) {
+      const problem = mapper.finish(sse.sawDone, out);
+      if (problem !== undefined) failure = { code: 'RAF_STREAM', message: `${options.label}: ${problem}` };
+    }
+    for (const update of out) yield update;
+    if (failure) {
+      yield { type: 'error', ...failure };
+      yield { type: 'finish', reason: 'other' };
+    }
+  } finally {
+    idle.deadline?.clear();
+    options.cleanup();
+    opened?.detach();
+    // Frees the socket when the body was not read to the end (consumer stopped, protocol error).
+    // Skipped otherwise: abort() builds a DOMException, which is costly on every call.
+    if (!complete) opened?.attempt.abort();
   }
 }

@@ -8,9 +8,18 @@ import { createDeepSeekClient } from './providers.js';
 let server: MockModelServer;
 let client: OpenAICompatibleChatClient;
 
-async function setup(turns: MockTurnInput[], extra: Partial<ConstructorParameters<typeof OpenAICompatibleChatClient>[0]> = {}) {
+async function setup(
+  turns: MockTurnInput[],
+  extra: Partial<ConstructorParameters<typeof OpenAICompatibleChatClient>[0]> = {},
+) {
   server = await startMockModelServer({ turns });
-  client = new OpenAICompatibleChatClient({ provider: 'custom', model: 'm1', baseURL: server.baseURL, apiKey: 'sk-test-key', ...extra });
+  client = new OpenAICompatibleChatClient({
+    provider: 'custom',
+    model: 'm1',
+    baseURL: server.baseURL,
+    apiKey: 'sk-test-key',
+    ...extra,
+  });
 }
 
 afterEach(async () => {
@@ -20,7 +29,9 @@ afterEach(async () => {
 
 describe('OpenAICompatibleChatClient over HTTP', () => {
   it('streams text as deltas and finishes with the usage', async () => {
-    await setup([{ text: 'Hello there world', usage: { promptTokens: 9, completionTokens: 3, totalTokens: 12 } }]);
+    await setup([
+      { text: 'Hello there world', usage: { promptTokens: 9, completionTokens: 3, totalTokens: 12 } },
+    ]);
     const updates = await drain(client.run([userMessage('hi')]));
     const usage = { promptTokens: 9, completionTokens: 3, totalTokens: 12 };
     expect(updates).toEqual([
@@ -34,17 +45,32 @@ describe('OpenAICompatibleChatClient over HTTP', () => {
   });
 
   it('answers a plain (non-streamed) request the same way', async () => {
-    await setup([{ text: 'Plain answer', usage: { promptTokens: 1, completionTokens: 2, totalTokens: 3 } }], { stream: false });
+    await setup([{ text: 'Plain answer', usage: { promptTokens: 1, completionTokens: 2, totalTokens: 3 } }], {
+      stream: false,
+    });
     const updates = await drain(client.run([userMessage('hi')]));
-    expect(updates.filter((u) => u.type === 'text-delta')).toEqual([{ type: 'text-delta', delta: 'Plain answer' }]);
-    expect(updates.at(-1)).toEqual({ type: 'finish', reason: 'stop', usage: { promptTokens: 1, completionTokens: 2, totalTokens: 3 } });
+    expect(updates.filter((u) => u.type === 'text-delta')).toEqual([
+      { type: 'text-delta', delta: 'Plain answer' },
+    ]);
+    expect(updates.at(-1)).toEqual({
+      type: 'finish',
+      reason: 'stop',
+      usage: { promptTokens: 1, completionTokens: 2, totalTokens: 3 },
+    });
     expect(server.requests[0]?.body?.stream).toBe(false);
     expect(server.requests[0]?.body?.stream_options).toBeUndefined();
   });
 
   it('assembles one tool call whose arguments arrive split across chunks', async () => {
-    await setup([{ toolCalls: [{ id: 'call_1', name: 'read_file', arguments: { path: 'src/main.ts' } }], argumentChunks: 4 }]);
-    const updates = (await drain(client.run([userMessage('read it')]))).filter((u) => u.type !== 'response-metadata');
+    await setup([
+      {
+        toolCalls: [{ id: 'call_1', name: 'read_file', arguments: { path: 'src/main.ts' } }],
+        argumentChunks: 4,
+      },
+    ]);
+    const updates = (await drain(client.run([userMessage('read it')]))).filter(
+      (u) => u.type !== 'response-metadata',
+    );
     const args = '{"path":"src/main.ts"}';
     expect(updates[0]).toEqual({ type: 'tool-call-start', callId: 'call_1', name: 'read_file' });
     const deltas = updates.filter((u) => u.type === 'tool-call-args');
@@ -74,7 +100,11 @@ describe('OpenAICompatibleChatClient over HTTP', () => {
       { type: 'tool-call-end', callId: 'b', name: 'get_weather', arguments: '{"city":"Berlin"}' },
       { type: 'tool-call-end', callId: 'c', name: 'get_time', arguments: '{}' },
     ]);
-    expect(updates.filter((u) => u.type === 'tool-call-start').map((u) => u.type === 'tool-call-start' && u.callId)).toEqual(['a', 'b', 'c']);
+    expect(
+      updates
+        .filter((u) => u.type === 'tool-call-start')
+        .map((u) => u.type === 'tool-call-start' && u.callId),
+    ).toEqual(['a', 'b', 'c']);
     expect(updates.at(-1)).toEqual({ type: 'finish', reason: 'toolCalls' });
   });
 
@@ -84,42 +114,92 @@ describe('OpenAICompatibleChatClient over HTTP', () => {
         {
           reasoning: 'Let me think.',
           text: 'Answer',
-          rawUsage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120, prompt_cache_hit_tokens: 60, prompt_cache_miss_tokens: 40, completion_tokens_details: { reasoning_tokens: 12 } },
+          rawUsage: {
+            prompt_tokens: 100,
+            completion_tokens: 20,
+            total_tokens: 120,
+            prompt_cache_hit_tokens: 60,
+            prompt_cache_miss_tokens: 40,
+            completion_tokens_details: { reasoning_tokens: 12 },
+          },
         },
       ],
     });
-    client = createDeepSeekClient({ model: 'deepseek-chat', baseURL: server.baseURL, apiKey: 'k', extraBody: { thinking: { type: 'enabled' } } });
+    client = createDeepSeekClient({
+      model: 'deepseek-chat',
+      baseURL: server.baseURL,
+      apiKey: 'k',
+      extraBody: { thinking: { type: 'enabled' } },
+    });
     const updates = await drain(client.run([userMessage('why?')]));
-    expect(updates.filter((u) => u.type === 'reasoning-delta').map((u) => u.type === 'reasoning-delta' && u.delta).join('')).toBe('Let me think.');
+    expect(
+      updates
+        .filter((u) => u.type === 'reasoning-delta')
+        .map((u) => u.type === 'reasoning-delta' && u.delta)
+        .join(''),
+    ).toBe('Let me think.');
     expect(updates.find((u) => u.type === 'usage')).toEqual({
       type: 'usage',
-      usage: { promptTokens: 100, completionTokens: 20, totalTokens: 120, promptCacheHitTokens: 60, promptCacheMissTokens: 40, reasoningTokens: 12 },
+      usage: {
+        promptTokens: 100,
+        completionTokens: 20,
+        totalTokens: 120,
+        promptCacheHitTokens: 60,
+        promptCacheMissTokens: 40,
+        reasoningTokens: 12,
+      },
     });
     expect(server.requests[0]?.body?.thinking).toEqual({ type: 'enabled' });
     expect(client.provider).toBe('deepseek');
   });
 
   it('reads OpenAI cached and reasoning token details', async () => {
-    await setup([{ text: 'x', usage: { promptTokens: 50, completionTokens: 5, totalTokens: 55, promptCacheHitTokens: 32, reasoningTokens: 3 } }]);
+    await setup([
+      {
+        text: 'x',
+        usage: {
+          promptTokens: 50,
+          completionTokens: 5,
+          totalTokens: 55,
+          promptCacheHitTokens: 32,
+          reasoningTokens: 3,
+        },
+      },
+    ]);
     const updates = await drain(client.run([userMessage('x')]));
     expect(updates.find((u) => u.type === 'usage')).toEqual({
       type: 'usage',
-      usage: { promptTokens: 50, completionTokens: 5, totalTokens: 55, promptCacheHitTokens: 32, reasoningTokens: 3 },
+      usage: {
+        promptTokens: 50,
+        completionTokens: 5,
+        totalTokens: 55,
+        promptCacheHitTokens: 32,
+        reasoningTokens: 3,
+      },
     });
   });
 
   it('sends messages, tools, model options, extra body and headers as the protocol expects', async () => {
-    await setup([{ text: 'ok' }], { modelOptions: { temperature: 0.2, maxTokens: 100 }, headers: { 'x-team': 'raf' } });
+    await setup([{ text: 'ok' }], {
+      modelOptions: { temperature: 0.2, maxTokens: 100 },
+      headers: { 'x-team': 'raf' },
+    });
     await drain(
       client.run(
         [
           { role: 'system', content: 'Be brief.' },
           userMessage('weather?'),
-          { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'get_weather', arguments: '{"city":"Oslo"}' }] },
+          {
+            role: 'assistant',
+            content: '',
+            toolCalls: [{ id: 'c1', name: 'get_weather', arguments: '{"city":"Oslo"}' }],
+          },
           { role: 'tool', content: '{"ok":true,"data":"rain"}', toolCallId: 'c1' },
         ],
         {
-          tools: [{ name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: {} } }],
+          tools: [
+            { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: {} } },
+          ],
           toolChoice: 'auto',
           parallelToolCalls: true,
           modelOptions: { temperature: 0.7, seed: 7 },
@@ -143,11 +223,26 @@ describe('OpenAICompatibleChatClient over HTTP', () => {
       user: 'u1',
       tool_choice: 'auto',
       parallel_tool_calls: true,
-      tools: [{ type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: {} } } }],
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'get_weather',
+            description: 'Weather',
+            parameters: { type: 'object', properties: {} },
+          },
+        },
+      ],
       messages: [
         { role: 'system', content: 'Be brief.' },
         { role: 'user', content: 'weather?' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
+          ],
+        },
         { role: 'tool', content: '{"ok":true,"data":"rain"}', tool_call_id: 'c1' },
       ],
     });

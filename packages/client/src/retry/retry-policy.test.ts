@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RETRY, backoffDelay, isRetryableStatus, parseRetryAfter, shouldRetryResponse } from './retry-policy.js';
+import {
+  backoffDelay,
+  DEFAULT_RETRY,
+  isRetryableStatus,
+  parseRetryAfter,
+  shouldRetryResponse,
+} from './retry-policy.js';
 
 describe('retry policy', () => {
   it.each([408, 409, 429, 500, 502, 503, 504])('retries status %i', (status) => {

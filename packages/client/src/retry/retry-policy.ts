@@ -18,7 +18,10 @@ export const DEFAULT_RETRY: ResolvedRetryOptions = {
   maxRetryAfterMs: 60_000,
 };
 
-export function resolveRetryOptions(options: RetryOptions | undefined, maxRetries?: number): ResolvedRetryOptions {
+export function resolveRetryOptions(
+  options: RetryOptions | undefined,
+  maxRetries?: number,
+): ResolvedRetryOptions {
   const resolved = { ...DEFAULT_RETRY, ...options };
   if (maxRetries !== undefined) resolved.maxRetries = maxRetries;
   return resolved;
@@ -49,7 +52,11 @@ export function shouldRetryResponse(status: number, headers: HeaderBag): boolean
  * The wait a server asks for, in ms: `retry-after-ms`, then `retry-after` as seconds or an HTTP
  * date. Returns undefined when absent, unparsable, negative or above `maxMs`.
  */
-export function parseRetryAfter(headers: HeaderBag, maxMs: number, now: number = Date.now()): number | undefined {
+export function parseRetryAfter(
+  headers: HeaderBag,
+  maxMs: number,
+  now: number = Date.now(),
+): number | undefined {
   let ms: number | undefined;
   const msHeader = header(headers, 'retry-after-ms');
   if (msHeader !== undefined && msHeader.trim() !== '') {
@@ -70,7 +77,11 @@ export function parseRetryAfter(headers: HeaderBag, maxMs: number, now: number =
 }
 
 /** Exponential backoff with up to 25% jitter taken off, as the OpenAI SDK does. */
-export function backoffDelay(retry: number, options: ResolvedRetryOptions, random: () => number = Math.random): number {
+export function backoffDelay(
+  retry: number,
+  options: ResolvedRetryOptions,
+  random: () => number = Math.random,
+): number {
   const base = Math.min(options.initialDelayMs * 2 ** retry, options.maxDelayMs);
   return base * (1 - random() * 0.25);
 }

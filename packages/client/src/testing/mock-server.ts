@@ -85,6 +85,8 @@ async function streamTurn(res: ServerResponse, turn: MockTurn, events: string[])
     return;
   }
   for (let i = 0; i < events.length; i++) {
+    // Pause before faults too, so what was sent before a drop reaches the client first.
+    if (turn.chunkDelayMs && i > 0) await delay(turn.chunkDelayMs);
     if (res.destroyed) return;
     if (i === turn.stallAfterChunks) return; // stays open until the client gives up or the server closes
     if (i === turn.dropAfterChunks) {
@@ -95,7 +97,6 @@ async function streamTurn(res: ServerResponse, turn: MockTurn, events: string[])
       res.end('data: {"choices": [ {"delta": oops\n\n');
       return;
     }
-    if (turn.chunkDelayMs) await delay(turn.chunkDelayMs);
     res.write(`data: ${events[i]}\n\n`);
   }
   if (turn.stallAfterChunks !== undefined && turn.stallAfterChunks >= events.length) return;

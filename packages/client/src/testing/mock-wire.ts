@@ -1,5 +1,5 @@
 import type { Usage } from '@raf/core';
-import { type ScriptTurn, callArguments, callId, textChunks, turnFinishReason } from './script-turn.js';
+import { callArguments, callId, type ScriptTurn, textChunks, turnFinishReason } from './script-turn.js';
 
 const WIRE_FINISH: Record<string, string> = {
   stop: 'stop',
@@ -14,7 +14,8 @@ export function wireUsage(usage: Usage): Record<string, unknown> {
     completion_tokens: usage.completionTokens,
     total_tokens: usage.totalTokens,
   };
-  if (usage.promptCacheHitTokens !== undefined) wire.prompt_tokens_details = { cached_tokens: usage.promptCacheHitTokens };
+  if (usage.promptCacheHitTokens !== undefined)
+    wire.prompt_tokens_details = { cached_tokens: usage.promptCacheHitTokens };
   if (usage.promptCacheMissTokens !== undefined) {
     wire.prompt_cache_hit_tokens = usage.promptCacheHitTokens ?? 0;
     wire.prompt_cache_miss_tokens = usage.promptCacheMissTokens;
@@ -55,14 +56,20 @@ export function streamChunks(turn: ScriptTurn, options: WireOptions): string[] {
       choices: [{ index: 0, delta, finish_reason: finish }],
     });
   const chunks = [chunk({ role: 'assistant', content: '' })];
-  if (turn.reasoning) for (const piece of split(turn.reasoning, 2)) chunks.push(chunk({ reasoning_content: piece }));
+  if (turn.reasoning)
+    for (const piece of split(turn.reasoning, 2)) chunks.push(chunk({ reasoning_content: piece }));
   for (const piece of textChunks(turn)) chunks.push(chunk({ content: piece }));
   (turn.toolCalls ?? []).forEach((call, index) => {
     const args = split(callArguments(call), options.argumentChunks);
     chunks.push(
       chunk({
         tool_calls: [
-          { index, id: callId(call, options.turnIndex, index), type: 'function', function: { name: call.name, arguments: '' } },
+          {
+            index,
+            id: callId(call, options.turnIndex, index),
+            type: 'function',
+            function: { name: call.name, arguments: '' },
+          },
         ],
       }),
     );
@@ -70,7 +77,10 @@ export function streamChunks(turn: ScriptTurn, options: WireOptions): string[] {
   });
   chunks.push(chunk({}, WIRE_FINISH[turnFinishReason(turn)] ?? turnFinishReason(turn)));
   const usage = options.rawUsage ?? (turn.usage && wireUsage(turn.usage));
-  if (usage) chunks.push(JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model, choices: [], usage }));
+  if (usage)
+    chunks.push(
+      JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model, choices: [], usage }),
+    );
   return chunks;
 }
 
@@ -90,7 +100,9 @@ export function completionBody(turn: ScriptTurn, options: WireOptions): Record<s
     object: 'chat.completion',
     created: 0,
     model: turn.model ?? options.model,
-    choices: [{ index: 0, message, finish_reason: WIRE_FINISH[turnFinishReason(turn)] ?? turnFinishReason(turn) }],
+    choices: [
+      { index: 0, message, finish_reason: WIRE_FINISH[turnFinishReason(turn)] ?? turnFinishReason(turn) },
+    ],
   };
   const usage = options.rawUsage ?? (turn.usage && wireUsage(turn.usage));
   if (usage) body.usage = usage;

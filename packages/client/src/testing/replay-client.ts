@@ -9,7 +9,7 @@ import {
   type IChatClient,
   ScriptError,
 } from '@raf/core';
-import { type ReplayRecord, type ReplayTurn, loadReplayFile } from './replay-file.js';
+import { loadReplayFile, type ReplayRecord, type ReplayTurn } from './replay-file.js';
 
 export interface ReplayChatClientOptions {
   /** The file the record came from, named in errors. */
@@ -43,7 +43,10 @@ export class ReplayChatClient implements IChatClient {
     this.modelId = record.model;
   }
 
-  static async fromFile(file: string, options: Omit<ReplayChatClientOptions, 'file'> & { signal?: AbortSignal } = {}) {
+  static async fromFile(
+    file: string,
+    options: Omit<ReplayChatClientOptions, 'file'> & { signal?: AbortSignal } = {},
+  ) {
     const { signal, ...rest } = options;
     return new ReplayChatClient(await loadReplayFile(file, signal ? { signal } : {}), { ...rest, file });
   }
@@ -53,7 +56,10 @@ export class ReplayChatClient implements IChatClient {
     return this.record.turns.length - this.next;
   }
 
-  run(messages: readonly ChatMessage[], options: ChatClientRunOptions = {}): AsyncIterable<AgentResponseUpdate> {
+  run(
+    messages: readonly ChatMessage[],
+    options: ChatClientRunOptions = {},
+  ): AsyncIterable<AgentResponseUpdate> {
     return this.play(messages, options);
   }
 
@@ -70,14 +76,20 @@ export class ReplayChatClient implements IChatClient {
     }
     const recorded = turn.request.lastMessage;
     const actual = messages.at(-1);
-    if (this.options.strict && recorded && actual && (recorded.role !== actual.role || recorded.content !== actual.content)) {
+    if (
+      this.options.strict &&
+      recorded &&
+      actual &&
+      (recorded.role !== actual.role || recorded.content !== actual.content)
+    ) {
       throw new ScriptError(
         `replay: call #${this.next + 1} differs from ${source}: recorded last message ${JSON.stringify(recorded.content)}, got ${JSON.stringify(actual.content)}`,
       );
     }
     this.next++;
     for (const update of turn.updates) {
-      if (options.signal?.aborted) throw new CancelledError('replay: cancelled', { cause: options.signal.reason });
+      if (options.signal?.aborted)
+        throw new CancelledError('replay: cancelled', { cause: options.signal.reason });
       yield update;
     }
   }
@@ -107,7 +119,10 @@ export class RecordingChatClient implements IChatClient {
     return structuredClone(this.record);
   }
 
-  run(messages: readonly ChatMessage[], options: ChatClientRunOptions = {}): AsyncIterable<AgentResponseUpdate> {
+  run(
+    messages: readonly ChatMessage[],
+    options: ChatClientRunOptions = {},
+  ): AsyncIterable<AgentResponseUpdate> {
     return this.capture(messages, options);
   }
 
@@ -123,7 +138,8 @@ export class RecordingChatClient implements IChatClient {
     // Only complete turns are kept: a replay must end every turn with `finish`.
     if (turn.updates.at(-1)?.type !== 'finish') return;
     this.record.turns.push(turn);
-    if (this.options.file) await writeAtomically(this.options.file, `${JSON.stringify(this.record, null, 2)}\n`);
+    if (this.options.file)
+      await writeAtomically(this.options.file, `${JSON.stringify(this.record, null, 2)}\n`);
   }
 }
 

@@ -25,7 +25,9 @@ const replayTurnSchema = z.object({
     lastMessage: z.object({ role: z.string(), content: z.string() }).optional(),
     tools: z.array(z.string()).default([]),
   }),
-  updates: z.array(updateSchema).refine((u) => u.at(-1)?.type === 'finish', 'the last update of a turn must be "finish"'),
+  updates: z
+    .array(updateSchema)
+    .refine((u) => u.at(-1)?.type === 'finish', 'the last update of a turn must be "finish"'),
 });
 
 const replayRecordSchema = z.object({
@@ -48,14 +50,22 @@ export interface ReplayRecord {
   turns: ReplayTurn[];
 }
 
-export type SafeParseReplayResult = { success: true; value: ReplayRecord } | { success: false; error: ValidationError };
+export type SafeParseReplayResult =
+  | { success: true; value: ReplayRecord }
+  | { success: false; error: ValidationError };
 
 export function safeParseReplayRecord(input: unknown, source = 'replay record'): SafeParseReplayResult {
   const parsed = replayRecordSchema.safeParse(input);
   if (parsed.success) return { success: true, value: parsed.data as ReplayRecord };
-  const issues = parsed.error.issues.map((i) => ({ path: i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)), message: i.message }));
+  const issues = parsed.error.issues.map((i) => ({
+    path: i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)),
+    message: i.message,
+  }));
   const detail = issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-  return { success: false, error: new ValidationError(`${source} is not a valid replay file: ${detail}`, issues) };
+  return {
+    success: false,
+    error: new ValidationError(`${source} is not a valid replay file: ${detail}`, issues),
+  };
 }
 
 export function parseReplayRecord(input: unknown, source?: string): ReplayRecord {
@@ -65,18 +75,25 @@ export function parseReplayRecord(input: unknown, source?: string): ReplayRecord
 }
 
 /** Reads and checks a replay file; every error names the file. */
-export async function loadReplayFile(file: string, options: { signal?: AbortSignal } = {}): Promise<ReplayRecord> {
+export async function loadReplayFile(
+  file: string,
+  options: { signal?: AbortSignal } = {},
+): Promise<ReplayRecord> {
   let text: string;
   try {
     text = await readFile(file, { encoding: 'utf8', ...(options.signal && { signal: options.signal }) });
   } catch (error) {
-    throw new ValidationError(`cannot read replay file ${file}: ${(error as Error).message}`, [], { cause: error });
+    throw new ValidationError(`cannot read replay file ${file}: ${(error as Error).message}`, [], {
+      cause: error,
+    });
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new ValidationError(`replay file ${file} is not valid JSON: ${(error as Error).message}`, [], { cause: error });
+    throw new ValidationError(`replay file ${file} is not valid JSON: ${(error as Error).message}`, [], {
+      cause: error,
+    });
   }
   return parseReplayRecord(json, `replay file ${file}`);
 }

@@ -17,7 +17,11 @@ export interface ScriptedFailure {
 export type ScriptedAnswer = ScriptTurn | AgentResponseUpdate[] | ScriptedFailure;
 export type ScriptedResponse =
   | ScriptedAnswer
-  | ((messages: readonly ChatMessage[], options: ChatClientRunOptions, index: number) => ScriptedAnswer | Promise<ScriptedAnswer>);
+  | ((
+      messages: readonly ChatMessage[],
+      options: ChatClientRunOptions,
+      index: number,
+    ) => ScriptedAnswer | Promise<ScriptedAnswer>);
 
 export interface ScriptedCall {
   /** A copy of the messages as they were at call time. */
@@ -64,7 +68,10 @@ export class ScriptedChatClient implements IChatClient {
     return this.script.length - this.calls.length;
   }
 
-  run(messages: readonly ChatMessage[], options: ChatClientRunOptions = {}): AsyncIterable<AgentResponseUpdate> {
+  run(
+    messages: readonly ChatMessage[],
+    options: ChatClientRunOptions = {},
+  ): AsyncIterable<AgentResponseUpdate> {
     return this.answer(messages, options);
   }
 
@@ -84,7 +91,8 @@ export class ScriptedChatClient implements IChatClient {
     if ('fail' in answer) throw answer.fail;
     const updates = Array.isArray(answer) ? answer : scriptTurnToUpdates(answer, index);
     for (const update of updates) {
-      if (options.signal?.aborted) throw new CancelledError('ScriptedChatClient: cancelled', { cause: options.signal.reason });
+      if (options.signal?.aborted)
+        throw new CancelledError('ScriptedChatClient: cancelled', { cause: options.signal.reason });
       yield update;
     }
   }

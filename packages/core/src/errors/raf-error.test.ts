@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ChatClientError, ConfigError, TimeoutError, ToolError } from './error-classes.js';
-import { RafError, getErrorMessage } from './raf-error.js';
+import { getErrorMessage, RafError } from './raf-error.js';
 
 describe('RafError', () => {
   it('brands subclasses so isInstance works without instanceof', () => {
@@ -26,7 +26,11 @@ describe('RafError', () => {
     expect(error.code).toBe('RAF_CHAT_CLIENT');
     expect(error.cause).toBe(cause);
     expect(error.status).toBe(502);
-    expect(error.toJSON()).toEqual({ name: 'ChatClientError', code: 'RAF_CHAT_CLIENT', message: 'request failed' });
+    expect(error.toJSON()).toEqual({
+      name: 'ChatClientError',
+      code: 'RAF_CHAT_CLIENT',
+      message: 'request failed',
+    });
     expect(new TimeoutError('slow', { phase: 'idle', timeoutMs: 5 }).code).toBe('RAF_TIMEOUT');
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PluginError } from '../errors/error-classes.js';
-import { type RafPlugin, definePlugin } from './plugin.js';
+import { definePlugin, type RafPlugin } from './plugin.js';
 
 describe('definePlugin', () => {
   it('accepts a v1 plugin', () => {
@@ -9,9 +9,9 @@ describe('definePlugin', () => {
   });
 
   it('refuses another specification version or a missing package name', () => {
-    expect(() => definePlugin({ specificationVersion: 'v2', packageName: 'x' } as unknown as RafPlugin)).toThrow(
-      /specificationVersion "v2"; this RAF supports "v1"/,
-    );
+    expect(() =>
+      definePlugin({ specificationVersion: 'v2', packageName: 'x' } as unknown as RafPlugin),
+    ).toThrow(/specificationVersion "v2"; this RAF supports "v1"/);
     expect(() => definePlugin({ specificationVersion: 'v1' } as RafPlugin)).toThrow(PluginError);
   });
 });

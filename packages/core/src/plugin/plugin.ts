@@ -1,6 +1,6 @@
-import { PluginError } from '../errors/error-classes.js';
 import type { IChatClient } from '../chat-client/chat-client.js';
 import type { IContextProvider } from '../context/context-provider.js';
+import { PluginError } from '../errors/error-classes.js';
 import type { JSONValue } from '../json/json.js';
 import type { ITool } from '../tool/tool.js';
 

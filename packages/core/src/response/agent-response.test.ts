@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentResponseUpdate } from '../updates/agent-response-update.js';
-import { StreamFailedError, collectAgentResponse } from './agent-response.js';
+import { collectAgentResponse, StreamFailedError } from './agent-response.js';
 
 async function* from(updates: AgentResponseUpdate[]): AsyncIterable<AgentResponseUpdate> {
   yield* updates;

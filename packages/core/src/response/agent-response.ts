@@ -6,7 +6,7 @@ import type {
   FinishReason,
   ToolApprovalRequestUpdate,
 } from '../updates/agent-response-update.js';
-import { type Usage, addUsage } from '../updates/usage.js';
+import { addUsage, type Usage } from '../updates/usage.js';
 
 export interface AgentResponse {
   text: string;

@@ -30,7 +30,15 @@ const ALIASES: Record<string, ScopePolicy> = {
 
 /** The documented spellings, for editors and error messages. */
 export const SCOPE_POLICY_SPELLINGS = [
-  'read', 'allow', 'allow_all', 'approve', 'ask', 'approve_outside', 'deny', 'restrict', 'deny_outside',
+  'read',
+  'allow',
+  'allow_all',
+  'approve',
+  'ask',
+  'approve_outside',
+  'deny',
+  'restrict',
+  'deny_outside',
 ] as const;
 
 export type SafeParseScopePolicyResult =
@@ -65,7 +73,10 @@ export function parseScopePolicy(value: string | null | undefined): ScopePolicy 
  * Fail-closed reading for configuration loaders: an unknown policy becomes `DenyOutside` and the
  * problem is returned as a warning instead of stopping the load.
  */
-export function resolveScopePolicy(value: string | null | undefined): { policy: ScopePolicy; warning?: string } {
+export function resolveScopePolicy(value: string | null | undefined): {
+  policy: ScopePolicy;
+  warning?: string;
+} {
   const parsed = safeParseScopePolicy(value);
   if (parsed.success) return { policy: parsed.policy };
   return { policy: 'DenyOutside', warning: `${parsed.error.message}; falling back to deny (DenyOutside)` };

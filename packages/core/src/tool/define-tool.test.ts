@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { isScopeTool } from '../scope/scope-tool.js';
 import { defineTool } from './define-tool.js';
-import { toolRequiresApproval } from './tool.js';
+import { type ITool, toolRequiresApproval } from './tool.js';
 import { toolSuccess } from './tool-result.js';
 
 const context = { signal: new AbortController().signal, callId: 'c1' };
@@ -27,7 +27,10 @@ describe('defineTool', () => {
   });
 
   it('parses arguments (with defaults) before execute', async () => {
-    expect(await weather.execute({ city: 'Paris' }, context)).toEqual({ ok: true, data: { city: 'Paris', days: 1 } });
+    expect(await weather.execute({ city: 'Paris' }, context)).toEqual({
+      ok: true,
+      data: { city: 'Paris', days: 1 },
+    });
   });
 
   it('answers invalid arguments with a ToolResult error the model can correct', async () => {
@@ -52,12 +55,18 @@ describe('defineTool', () => {
 
   it('refuses names the model APIs reject', () => {
     expect(() =>
-      defineTool({ name: 'bad name', description: '', parameters: z.object({}), execute: () => toolSuccess() }),
+      defineTool({
+        name: 'bad name',
+        description: '',
+        parameters: z.object({}),
+        execute: () => toolSuccess(),
+      }),
     ).toThrow(/must be 1-64 letters/);
   });
 
   it('is not a scope tool unless it has createScoped', () => {
     expect(isScopeTool(weather)).toBe(false);
-    expect(isScopeTool({ ...weather, createScoped: () => weather })).toBe(true);
+    const scoped: ITool = Object.assign({}, weather, { createScoped: () => weather });
+    expect(isScopeTool(scoped)).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
-import type { JSONValue } from '../json/json.js';
 import { ValidationError } from '../errors/error-classes.js';
+import type { JSONValue } from '../json/json.js';
 
 /**
  * What a tool returns. Business failures (missing file, outside scope) are `{ ok: false, error }`

@@ -1,0 +1,64 @@
+import {
+  type ChatMessage,
+  type IChatClient,
+  assistantMessage,
+  collectAgentResponse,
+  defineTool,
+  serializeToolResult,
+  systemMessage,
+  toToolDefinition,
+  toolFailure,
+  toolMessage,
+  toolSuccess,
+  userMessage,
+} from '@raf/core';
+import { z } from 'zod';
+
+const FORECASTS: Record<string, string> = { tokyo: 'sunny, 18°C', paris: 'light rain, 11°C', oslo: 'snow, -3°C' };
+
+export const getWeather = defineTool({
+  name: 'get_weather',
+  description: 'Current weather for a city',
+  parameters: z.object({ city: z.string().describe('City name, e.g. Tokyo') }),
+  execute: ({ city }) => {
+    const forecast = FORECASTS[city.toLowerCase()];
+    return forecast ? toolSuccess({ city, forecast }) : toolFailure(`No forecast for ${city}`);
+  },
+});
+
+export interface QuickstartOptions {
+  client: IChatClient;
+  input?: string;
+  write?: (text: string) => void;
+  signal?: AbortSignal;
+}
+
+/**
+ * One question, answered by a model that may call `get_weather`. The tool loop is written out by
+ * hand here; `@raf/framework`'s agent runs it for you.
+ */
+export async function runQuickstart(options: QuickstartOptions): Promise<string> {
+  const write = options.write ?? ((text: string) => process.stdout.write(text));
+  const signal = options.signal ?? new AbortController().signal;
+  const messages: ChatMessage[] = [
+    systemMessage('You answer weather questions briefly. Use get_weather.'),
+    userMessage(options.input ?? 'What is the weather in Tokyo?'),
+  ];
+  for (let round = 0; round < 4; round++) {
+    const response = await collectAgentResponse(
+      options.client.run(messages, { tools: [toToolDefinition(getWeather)], signal }),
+      { onUpdate: (update) => update.type === 'text-delta' && write(update.delta) },
+    );
+    if (response.toolCalls.length === 0) {
+      write('\n');
+      return response.text;
+    }
+    messages.push(assistantMessage(response.text, response.toolCalls));
+    for (const call of response.toolCalls) {
+      const result = await getWeather.execute(JSON.parse(call.arguments), { signal, callId: call.id });
+      write(`→ ${call.name} ${call.arguments} → ${serializeToolResult(result)}\n`);
+      messages.push(toolMessage(serializeToolResult(result), call.id));
+    }
+  }
+  throw new Error('the model kept calling tools for 4 rounds');
+}
