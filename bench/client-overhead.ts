@@ -3,63 +3,82 @@ import { userMessage } from '@raf/core';
 import OpenAI from 'openai';
 import { Agent } from 'undici';
 import { bareChatCompletion } from './lib/bare-loop.js';
-import { type Contender, type Measurement, measure } from './lib/measure.js';
+import { type Measurement, type MeasureOptions, measure, type Operation } from './lib/measure.js';
 
-export type ClientBenchResult = Record<'text2000' | 'tools20', Record<'raf' | 'floor' | 'openai', Measurement>>;
-
-const SCENARIOS = { text2000: 'text-2000', tools20: 'tools-20' } as const;
+export const CLIENT_SCENARIOS = { text2000: 'text-2000', tools20: 'tools-20' } as const;
+export type ClientScenario = keyof typeof CLIENT_SCENARIOS;
+export const CLIENT_CONTENDERS = ['floor', 'raf', 'openai'] as const;
+export type ClientBenchResult = Record<
+  ClientScenario,
+  Record<(typeof CLIENT_CONTENDERS)[number], Measurement>
+>;
 
 function check(condition: boolean, what: string): void {
   if (!condition) throw new Error(`benchmark contender produced a wrong answer: ${what}`);
 }
 
-/** Streams each scenario's answer to the end with each contender and measures CPU per answer. */
-export async function runClientBench(baseURL: string, options: { rounds: number; opsPerRound: number }): Promise<ClientBenchResult> {
-  const dispatcher = new Agent();
-  const openai = new OpenAI({ baseURL, apiKey: 'x', maxRetries: 0 });
-  const result = {} as ClientBenchResult;
-  for (const [key, model] of Object.entries(SCENARIOS) as [keyof typeof SCENARIOS, string][]) {
-    const raf = new OpenAICompatibleChatClient({ model, baseURL, apiKey: 'x' });
-    const messages = [userMessage('go')];
-    const expectTools = key === 'tools20';
-    const contenders: Contender[] = [
-      {
-        name: 'floor',
-        async run() {
-          const answer = await bareChatCompletion(baseURL, { model, messages }, dispatcher);
-          check(expectTools ? answer.toolArgs.length === 20 : answer.text.length > 5000, 'floor');
-        },
-      },
-      {
-        name: 'raf',
-        async run() {
-          let text = '';
-          let calls = 0;
-          for await (const update of raf.run(messages)) {
-            if (update.type === 'text-delta') text += update.delta;
-            else if (update.type === 'tool-call-end') calls++;
-          }
-          check(expectTools ? calls === 20 : text.length > 5000, 'raf');
-        },
-      },
-      {
-        name: 'openai',
-        async run() {
-          const stream = await openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'go' }], stream: true, stream_options: { include_usage: true } });
-          let text = '';
-          const args: string[] = [];
-          for await (const chunk of stream) {
-            const delta = chunk.choices[0]?.delta;
-            if (delta?.content) text += delta.content;
-            for (const call of delta?.tool_calls ?? []) args[call.index] = (args[call.index] ?? '') + (call.function?.arguments ?? '');
-          }
-          check(expectTools ? args.length === 20 : text.length > 5000, 'openai');
-        },
-      },
-    ];
-    result[key] = (await measure(contenders, options)) as ClientBenchResult[typeof key];
-    await raf.close();
+/** Builds one contender's operation: stream the scenario's answer to the end. */
+export function clientOperation(baseURL: string, scenario: ClientScenario, contender: string): Operation {
+  const model = CLIENT_SCENARIOS[scenario];
+  const expectTools = scenario === 'tools20';
+  const ok = (text: string, calls: number) => (expectTools ? calls === 20 : text.length > 5000);
+  if (contender === 'floor') {
+    const dispatcher = new Agent();
+    return async () => {
+      const answer = await bareChatCompletion(
+        baseURL,
+        { model, messages: [{ role: 'user', content: 'go' }] },
+        dispatcher,
+      );
+      check(ok(answer.text, answer.toolArgs.length), 'floor');
+    };
   }
-  await dispatcher.close();
+  if (contender === 'raf') {
+    const client = new OpenAICompatibleChatClient({ model, baseURL, apiKey: 'x' });
+    return async () => {
+      let text = '';
+      let calls = 0;
+      for await (const update of client.run([userMessage('go')])) {
+        if (update.type === 'text-delta') text += update.delta;
+        else if (update.type === 'tool-call-end') calls++;
+      }
+      check(ok(text, calls), 'raf');
+    };
+  }
+  if (contender === 'openai') {
+    const openai = new OpenAI({ baseURL, apiKey: 'x', maxRetries: 0 });
+    return async () => {
+      const stream = await openai.chat.completions.create({
+        model,
+        messages: [{ role: 'user', content: 'go' }],
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+      let text = '';
+      const args: string[] = [];
+      for await (const chunk of stream) {
+        const delta = chunk.choices[0]?.delta;
+        if (delta?.content) text += delta.content;
+        for (const call of delta?.tool_calls ?? [])
+          args[call.index] = (args[call.index] ?? '') + (call.function?.arguments ?? '');
+      }
+      check(ok(text, args.length), 'openai');
+    };
+  }
+  throw new Error(`unknown client contender ${contender}`);
+}
+
+export async function runClientBench(
+  baseURL: string,
+  options: Record<ClientScenario, MeasureOptions>,
+): Promise<ClientBenchResult> {
+  const result = {} as ClientBenchResult;
+  for (const scenario of Object.keys(CLIENT_SCENARIOS) as ClientScenario[]) {
+    result[scenario] = (await measure(
+      { bench: 'client', scenario, baseURL },
+      [...CLIENT_CONTENDERS],
+      options[scenario],
+    )) as ClientBenchResult[ClientScenario];
+  }
   return result;
 }

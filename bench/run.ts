@@ -17,20 +17,42 @@ function printClient(result: ClientBenchResult): void {
     console.log(
       `${name.padEnd(9)} | ${r.floor.cpuMsPerOp.toFixed(3).padStart(18)} | ${r.raf.cpuMsPerOp.toFixed(3).padStart(8)} | ${r.openai.cpuMsPerOp
         .toFixed(3)
-        .padStart(10)} | ${ratio(r.raf.cpuMsPerOp, r.floor.cpuMsPerOp).padStart(9)} | ${ratio(r.openai.cpuMsPerOp, r.floor.cpuMsPerOp).padStart(12)}`,
+        .padStart(
+          10,
+        )} | ${ratio(r.raf.cpuMsPerOp, r.floor.cpuMsPerOp).padStart(9)} | ${ratio(r.openai.cpuMsPerOp, r.floor.cpuMsPerOp).padStart(12)}`,
     );
   }
-  console.log('target: raf ≤ 1.20× floor');
+  const rss = Object.values(result)[0]!;
+  console.log(
+    `peak RSS (MiB): floor ${rss.floor.peakRssMiB.toFixed(0)}, raf ${rss.raf.peakRssMiB.toFixed(0)}, openai ${rss.openai.peakRssMiB.toFixed(0)}`,
+  );
+  console.log(
+    'target: raf ≤ 1.20× floor. Each contender runs in its own process per round; medians of 5 rounds.',
+  );
 }
 
 const server = await startServerProcess();
 try {
-  const client = await runClientBench(server.baseURL, quick ? { rounds: 2, opsPerRound: 5 } : { rounds: 6, opsPerRound: 20 });
+  const client = await runClientBench(
+    server.baseURL,
+    quick
+      ? { text2000: { rounds: 1, warmupOps: 5, ops: 5 }, tools20: { rounds: 1, warmupOps: 20, ops: 20 } }
+      : {
+          text2000: { rounds: 5, warmupOps: 150, ops: 150 },
+          tools20: { rounds: 5, warmupOps: 300, ops: 600 },
+        },
+  );
   if (json) {
     const view = Object.fromEntries(
       Object.entries(client).map(([name, r]) => [
         name,
-        { raf: r.raf.cpuMsPerOp, floor: r.floor.cpuMsPerOp, openai: r.openai.cpuMsPerOp, rafOverFloor: r.raf.cpuMsPerOp / r.floor.cpuMsPerOp },
+        {
+          raf: r.raf.cpuMsPerOp,
+          floor: r.floor.cpuMsPerOp,
+          openai: r.openai.cpuMsPerOp,
+          rafOverFloor: r.raf.cpuMsPerOp / r.floor.cpuMsPerOp,
+          peakRssMiB: { raf: r.raf.peakRssMiB, floor: r.floor.peakRssMiB, openai: r.openai.peakRssMiB },
+        },
       ]),
     );
     console.log(JSON.stringify({ client: view }));

@@ -21,21 +21,32 @@ export async function bareChatCompletion(
   const toolArgs: string[] = [];
   for await (const chunk of response.body) {
     buffer += decoder.decode(chunk as Buffer, { stream: true });
+    // Scan with an index and keep only the unfinished tail: linear in the bytes received.
+    let start = 0;
     let end = buffer.indexOf('\n\n');
     while (end !== -1) {
-      const event = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      end = buffer.indexOf('\n\n');
-      if (!event.startsWith('data: ')) continue;
-      const data = event.slice(6);
-      if (data === '[DONE]') continue;
-      const json = JSON.parse(data) as {
-        choices?: { delta?: { content?: string; tool_calls?: { index: number; function?: { arguments?: string } }[] } }[];
-      };
-      const delta = json.choices?.[0]?.delta;
-      if (delta?.content) text += delta.content;
-      for (const call of delta?.tool_calls ?? []) toolArgs[call.index] = (toolArgs[call.index] ?? '') + (call.function?.arguments ?? '');
+      if (buffer.startsWith('data: ', start)) {
+        const data = buffer.slice(start + 6, end);
+        if (data !== '[DONE]') {
+          const json = JSON.parse(data) as {
+            choices?: {
+              delta?: {
+                content?: string;
+                tool_calls?: { index: number; function?: { arguments?: string } }[];
+              };
+            }[];
+          };
+          const delta = json.choices?.[0]?.delta;
+          if (delta?.content) text += delta.content;
+          for (const call of delta?.tool_calls ?? []) {
+            toolArgs[call.index] = (toolArgs[call.index] ?? '') + (call.function?.arguments ?? '');
+          }
+        }
+      }
+      start = end + 2;
+      end = buffer.indexOf('\n\n', start);
     }
+    buffer = buffer.slice(start);
   }
   return { text, toolArgs };
 }

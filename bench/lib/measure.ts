@@ -1,48 +1,95 @@
-export interface Contender {
-  name: string;
-  /** One operation (e.g. one streamed answer read to the end). */
-  run(): Promise<void>;
-}
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** One operation of a contender (e.g. one streamed answer read to the end). */
+export type Operation = () => Promise<void>;
 
 export interface Measurement {
-  /** CPU time (user + system) of this process per operation, in ms. */
+  /** Median over rounds of the contender process's CPU time (user + system) per operation, in ms. */
   cpuMsPerOp: number;
-  /** Wall time per operation, in ms (noisy; reported for context only). */
+  /** Median wall time per operation, in ms (noisy; for context only). */
   wallMsPerOp: number;
+  /** Peak resident set size of the contender process, in MiB (largest over rounds). */
+  peakRssMiB: number;
 }
 
-function cpuMs(): number {
-  const usage = process.cpuUsage();
-  return (usage.user + usage.system) / 1000;
+export interface WorkerRequest {
+  bench: string;
+  scenario: string;
+  contender: string;
+  baseURL: string;
+  warmupOps: number;
+  ops: number;
+}
+
+export interface MeasureOptions {
+  rounds: number;
+  warmupOps: number;
+  ops: number;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Runs `warmupOps` then `ops` operations in this process and reports per-op CPU and wall time. */
+export async function timeOperations(operation: Operation, warmupOps: number, ops: number) {
+  for (let i = 0; i < warmupOps; i++) await operation();
+  const cpuStart = process.cpuUsage();
+  const wallStart = performance.now();
+  for (let i = 0; i < ops; i++) await operation();
+  const cpu = process.cpuUsage(cpuStart);
+  return {
+    cpuMsPerOp: (cpu.user + cpu.system) / 1000 / ops,
+    wallMsPerOp: (performance.now() - wallStart) / ops,
+    peakRssMiB: process.resourceUsage().maxRSS / 1024,
+  };
+}
+
+function runWorker(request: WorkerRequest): Promise<Measurement> {
+  const worker = fileURLToPath(new URL('../worker.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', worker, JSON.stringify(request)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => {
+      if (code !== 0)
+        reject(
+          new Error(`${request.bench}/${request.scenario}/${request.contender} worker exited with ${code}`),
+        );
+      else resolve(JSON.parse(out.trim().split('\n').at(-1)!) as Measurement);
+    });
+  });
 }
 
 /**
- * Runs every contender `rounds` times `opsPerRound` operations, interleaved so drift on a noisy
- * machine hits all of them alike, after one warm-up round each.
+ * Each contender runs in a fresh process per round (so one library's garbage is never collected
+ * on another's time); rounds alternate the order; the median round is reported.
  */
 export async function measure(
-  contenders: Contender[],
-  options: { rounds: number; opsPerRound: number },
+  base: Omit<WorkerRequest, 'contender' | 'warmupOps' | 'ops'>,
+  contenders: string[],
+  options: MeasureOptions,
 ): Promise<Record<string, Measurement>> {
-  for (const contender of contenders) for (let i = 0; i < options.opsPerRound; i++) await contender.run();
-  const cpu = new Map<string, number>();
-  const wall = new Map<string, number>();
+  const samples = new Map<string, Measurement[]>(contenders.map((c) => [c, []]));
   for (let round = 0; round < options.rounds; round++) {
-    for (const contender of contenders) {
-      globalThis.gc?.();
-      const cpuStart = cpuMs();
-      const wallStart = performance.now();
-      for (let i = 0; i < options.opsPerRound; i++) await contender.run();
-      cpu.set(contender.name, (cpu.get(contender.name) ?? 0) + cpuMs() - cpuStart);
-      wall.set(contender.name, (wall.get(contender.name) ?? 0) + performance.now() - wallStart);
+    const order = contenders.map((_, i) => contenders[(i + round) % contenders.length]!);
+    for (const contender of order) {
+      samples
+        .get(contender)!
+        .push(await runWorker({ ...base, contender, warmupOps: options.warmupOps, ops: options.ops }));
     }
   }
-  const ops = options.rounds * options.opsPerRound;
   const result: Record<string, Measurement> = {};
-  for (const contender of contenders) {
-    result[contender.name] = {
-      cpuMsPerOp: (cpu.get(contender.name) ?? 0) / ops,
-      wallMsPerOp: (wall.get(contender.name) ?? 0) / ops,
+  for (const [contender, runs] of samples) {
+    result[contender] = {
+      cpuMsPerOp: median(runs.map((r) => r.cpuMsPerOp)),
+      wallMsPerOp: median(runs.map((r) => r.wallMsPerOp)),
+      peakRssMiB: Math.max(...runs.map((r) => r.peakRssMiB)),
     };
   }
   return result;

@@ -12,7 +12,10 @@ const TOOLS_20: MockTurn = {
   usage: { promptTokens: 200, completionTokens: 400, totalTokens: 600 },
 };
 const scenarios: Record<string, MockTurn> = {
-  'text-2000': { textChunks: TEXT_2000, usage: { promptTokens: 20, completionTokens: 2000, totalTokens: 2020 } },
+  'text-2000': {
+    textChunks: TEXT_2000,
+    usage: { promptTokens: 20, completionTokens: 2000, totalTokens: 2020 },
+  },
   'tools-20': TOOLS_20,
 };
 

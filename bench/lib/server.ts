@@ -10,7 +10,9 @@ export interface ServerProcess {
 /** Starts `lib/mock-server-process.ts` in a child process and waits for its address. */
 export async function startServerProcess(): Promise<ServerProcess> {
   const script = fileURLToPath(new URL('./mock-server-process.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const lines = createInterface({ input: child.stdout });
   const baseURL = await new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`mock server process exited with ${code}`)));

@@ -8,7 +8,10 @@ const recording = fileURLToPath(new URL('./session.replay.json', import.meta.url
 describe('quickstart example', () => {
   it('runs offline on the recorded session: one tool call, then the answer', async () => {
     let output = '';
-    const answer = await runQuickstart({ client: await ReplayChatClient.fromFile(recording), write: (t) => (output += t) });
+    const answer = await runQuickstart({
+      client: await ReplayChatClient.fromFile(recording),
+      write: (t) => (output += t),
+    });
     expect(answer).toBe('It is sunny and 18°C in Tokyo right now.');
     expect(output).toBe(
       '→ get_weather {"city":"Tokyo"} → {"ok":true,"data":{"city":"Tokyo","forecast":"sunny, 18°C"}}\n' +
@@ -23,8 +26,17 @@ describe('quickstart example', () => {
     ]);
     await runQuickstart({ client, input: 'Weather in Atlantis?', write: () => {} });
     expect(client.calls[1]?.messages.slice(-2)).toEqual([
-      { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'get_weather', arguments: '{"city":"Atlantis"}' }] },
-      { role: 'tool', content: '{"ok":false,"error":"No forecast for Atlantis"}', toolCallId: 'c1', source: 'toolResult' },
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [{ id: 'c1', name: 'get_weather', arguments: '{"city":"Atlantis"}' }],
+      },
+      {
+        role: 'tool',
+        content: '{"ok":false,"error":"No forecast for Atlantis"}',
+        toolCallId: 'c1',
+        source: 'toolResult',
+      },
     ]);
   });
 });

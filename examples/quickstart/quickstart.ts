@@ -1,20 +1,24 @@
 import {
-  type ChatMessage,
-  type IChatClient,
   assistantMessage,
+  type ChatMessage,
   collectAgentResponse,
   defineTool,
+  type IChatClient,
   serializeToolResult,
   systemMessage,
-  toToolDefinition,
   toolFailure,
   toolMessage,
   toolSuccess,
+  toToolDefinition,
   userMessage,
 } from '@raf/core';
 import { z } from 'zod';
 
-const FORECASTS: Record<string, string> = { tokyo: 'sunny, 18°C', paris: 'light rain, 11°C', oslo: 'snow, -3°C' };
+const FORECASTS: Record<string, string> = {
+  tokyo: 'sunny, 18°C',
+  paris: 'light rain, 11°C',
+  oslo: 'snow, -3°C',
+};
 
 export const getWeather = defineTool({
   name: 'get_weather',

@@ -101,7 +101,6 @@ export class OpenAICompatibleChatClient implements IChatClient {
     this.dispatcher = undefined;
   }
 
-
   private redact(text: string): string {
     return redactSecret(text, this.options.apiKey);
   }
@@ -116,7 +115,10 @@ export class OpenAICompatibleChatClient implements IChatClient {
   }
 
   // One generator layer only: every extra async-generator hop costs CPU per streamed update.
-  private stream(messages: readonly ChatMessage[], options: ChatClientRunOptions): AsyncGenerator<AgentResponseUpdate, void, undefined> {
+  private stream(
+    messages: readonly ChatMessage[],
+    options: ChatClientRunOptions,
+  ): AsyncGenerator<AgentResponseUpdate, void, undefined> {
     const userSignal = options.signal;
     const total = new AbortController();
     const totalDeadline = new Deadline(total, (phase, ms) => this.timeoutText(phase, ms));

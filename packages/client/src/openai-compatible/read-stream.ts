@@ -1,4 +1,10 @@
-import { type AgentResponseUpdate, type CancelledError, TimeoutError, type TimeoutPhase, getErrorMessage } from '@raf/core';
+import {
+  type AgentResponseUpdate,
+  type CancelledError,
+  getErrorMessage,
+  TimeoutError,
+  type TimeoutPhase,
+} from '@raf/core';
 import { createParser } from 'eventsource-parser';
 import { Deadline } from '../http/deadline.js';
 import { ChunkMapper } from './chunk-mapper.js';
@@ -55,12 +61,20 @@ class SseReader {
   }
 }
 
-function failureOf(error: unknown, opened: OpenedResponse, bytes: number, options: ReadStreamOptions): Failure {
+function failureOf(
+  error: unknown,
+  opened: OpenedResponse,
+  bytes: number,
+  options: ReadStreamOptions,
+): Failure {
   const reason: unknown = opened.attempt.signal.reason;
-  if (TimeoutError.isInstance(reason)) return { code: 'RAF_TIMEOUT', message: `${reason.message} after ${bytes} bytes` };
+  if (TimeoutError.isInstance(reason))
+    return { code: 'RAF_TIMEOUT', message: `${reason.message} after ${bytes} bytes` };
   return {
     code: 'RAF_STREAM',
-    message: options.redact(`${options.label}: the stream broke after ${bytes} bytes: ${getErrorMessage(error)}`),
+    message: options.redact(
+      `${options.label}: the stream broke after ${bytes} bytes: ${getErrorMessage(error)}`,
+    ),
   };
 }
 
@@ -119,9 +133,13 @@ export async function* readStream(
         sse.malformed = `malformed JSON answer: ${preview(json)}`;
       }
     }
-    if (!failure && sse.malformed !== undefined) failure = { code: 'RAF_STREAM', message: `${options.label}: ${sse.malformed}` };
+    if (!failure && sse.malformed !== undefined)
+      failure = { code: 'RAF_STREAM', message: `${options.label}: ${sse.malformed}` };
     if (!failure && mapper.streamError !== undefined) {
-      failure = { code: 'RAF_CHAT_CLIENT', message: options.redact(`${options.label}: provider error: ${mapper.streamError}`) };
+      failure = {
+        code: 'RAF_CHAT_CLIENT',
+        message: options.redact(`${options.label}: provider error: ${mapper.streamError}`),
+      };
     }
     if (!failure) {
       const problem = mapper.finish(sse.sawDone, out);

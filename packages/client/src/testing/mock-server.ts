@@ -1,4 +1,4 @@
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { completionBody, streamChunks } from './mock-wire.js';
@@ -66,9 +66,18 @@ export interface MockModelServer {
   close(): Promise<void>;
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
   res.end(text);
 }
 
@@ -124,7 +133,13 @@ export async function startMockModelServer(options: MockModelServerOptions = {})
       body = undefined;
     }
     const path = (req.url ?? '/').split('?')[0]!;
-    const recorded: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body, closedEarly: false };
+    const recorded: RecordedRequest = {
+      method: req.method ?? 'GET',
+      path,
+      headers: req.headers,
+      body,
+      closedEarly: false,
+    };
     if (options.recordRequests !== false) requests.push(recorded);
     res.on('close', () => {
       if (!res.writableFinished) recorded.closedEarly = true;
@@ -157,14 +172,21 @@ export async function startMockModelServer(options: MockModelServerOptions = {})
     if (turn.delayMs) await delay(turn.delayMs);
     if (res.destroyed) return;
     if (turn.status !== undefined && (turn.status < 200 || turn.status >= 300)) {
-      const errorBody = turn.errorBody ?? { error: { message: `mock error ${turn.status}`, type: 'mock_error' } };
+      const errorBody = turn.errorBody ?? {
+        error: { message: `mock error ${turn.status}`, type: 'mock_error' },
+      };
       if (typeof errorBody === 'string') {
         res.writeHead(turn.status, { 'content-type': 'text/plain', ...turn.headers });
         res.end(errorBody);
       } else sendJson(res, turn.status, errorBody, turn.headers);
       return;
     }
-    const wire = { turnIndex: index, model, argumentChunks: turn.argumentChunks ?? 3, ...(turn.rawUsage && { rawUsage: turn.rawUsage }) };
+    const wire = {
+      turnIndex: index,
+      model,
+      argumentChunks: turn.argumentChunks ?? 3,
+      ...(turn.rawUsage && { rawUsage: turn.rawUsage }),
+    };
     if (body.stream === true) await streamTurn(res, turn, streamChunks(turn, wire));
     else sendJson(res, 200, completionBody(turn, wire), turn.headers);
   }
