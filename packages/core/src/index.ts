@@ -42,7 +42,7 @@ export type {
 } from './plugin/plugin.js';
 export { definePlugin, PLUGIN_SPECIFICATION_VERSION } from './plugin/plugin.js';
 export type { AgentResponse, CollectOptions } from './response/agent-response.js';
-export { collectAgentResponse, StreamFailedError } from './response/agent-response.js';
+export { AgentResponseAccumulator, collectAgentResponse, StreamFailedError } from './response/agent-response.js';
 export type { SafeParseScopePolicyResult } from './scope/scope-policy.js';
 export {
   DEFAULT_SCOPE_POLICY,

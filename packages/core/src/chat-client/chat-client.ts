@@ -1,5 +1,6 @@
 import type { JSONValue } from '../json/json.js';
 import type { ChatMessage } from '../messages/chat-message.js';
+import type { PendingApprovalBatch } from '../session/session.js';
 import type { ITool, ToolDefinition } from '../tool/tool.js';
 import type { AgentResponseUpdate } from '../updates/agent-response-update.js';
 
@@ -34,6 +35,15 @@ export interface ChatClientRunOptions {
   parallelToolCalls?: boolean;
   /** Answers to a paused batch of gated calls (read by the tool loop). */
   approvals?: readonly ApprovalResponse[];
+  /** The batch a previous run paused on; with `approvals`, the tool loop resumes it first. */
+  pendingApproval?: PendingApprovalBatch;
+  /**
+   * Called by the tool loop with the messages each model turn produced, in order: the assistant
+   * message (with its tool calls) and the tool results. The agent persists them to history.
+   */
+  onTurnMessages?: (messages: ChatMessage[]) => void;
+  /** Called by the tool loop when it pauses a batch for approval (the agent stores it in the session). */
+  onApprovalPending?: (batch: PendingApprovalBatch) => void;
   signal?: AbortSignal;
   modelOptions?: ModelOptions;
   /** Merged into the request body last (e.g. DeepSeek `thinking`). */

@@ -10,15 +10,17 @@ export interface ContextResult {
   messages?: ChatMessage[];
   /** Offered to the model for this run; the first provider to name a tool wins. */
   tools?: ITool[];
-  /** Replace every message accumulated before this provider (a compression provider goes last). */
+  /** Replace every context message accumulated before this provider (the caller's input stays). */
   replaceMessages?: boolean;
 }
 
 export interface InvokingContext {
   agentName: string;
   session: ISession;
-  /** Messages accumulated so far: history, earlier providers, then the caller's input. */
+  /** Context messages accumulated so far: history, then earlier providers' messages. */
   messages: readonly ChatMessage[];
+  /** This run's input from the caller (not part of `messages`; never replaced). */
+  input: readonly ChatMessage[];
   signal: AbortSignal;
 }
 

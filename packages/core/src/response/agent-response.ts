@@ -16,7 +16,7 @@ export interface AgentResponse {
   approvalRequests: ToolApprovalRequestUpdate[];
   warnings: string[];
   finishReason?: FinishReason;
-  /** Summed over every model call of the run. */
+  /** Summed over every model call of the run (a `finish` carrying usage gives the total). */
   usage?: Usage;
   id?: string;
   model?: string;
@@ -49,28 +49,22 @@ export interface CollectOptions {
   throwOnError?: boolean;
 }
 
-/** Drains a stream of updates into one `AgentResponse`. */
-export async function collectAgentResponse(
-  stream: AsyncIterable<AgentResponseUpdate>,
-  options: CollectOptions = {},
-): Promise<AgentResponse> {
-  const response: AgentResponse = {
-    text: '',
-    toolCalls: [],
-    toolResults: [],
-    approvalRequests: [],
-    warnings: [],
-  };
-  let reasoning = '';
-  let failure: { code: string; message: string } | undefined;
-  for await (const update of stream) {
-    options.onUpdate?.(update);
+/** Builds an `AgentResponse` one update at a time (for code that forwards a stream and also needs its result). */
+export class AgentResponseAccumulator {
+  readonly response: AgentResponse = { text: '', toolCalls: [], toolResults: [], approvalRequests: [], warnings: [] };
+  private reasoning = '';
+  /** The first `error` update, if any. */
+  failure: { code: string; message: string } | undefined;
+
+  add(update: AgentResponseUpdate): void {
+    const response = this.response;
     switch (update.type) {
       case 'text-delta':
         response.text += update.delta;
         break;
       case 'reasoning-delta':
-        reasoning += update.delta;
+        this.reasoning += update.delta;
+        response.reasoningText = this.reasoning;
         break;
       case 'tool-call-end':
         response.toolCalls.push({ id: update.callId, name: update.name, arguments: update.arguments });
@@ -92,17 +86,29 @@ export async function collectAgentResponse(
         response.warnings.push(update.message);
         break;
       case 'error':
-        failure ??= { code: update.code, message: update.message };
+        this.failure ??= { code: update.code, message: update.message };
         break;
       case 'finish':
         response.finishReason = update.reason;
-        if (update.usage && !response.usage) response.usage = update.usage;
+        if (update.usage) response.usage = update.usage;
         break;
       default:
         break;
     }
   }
-  if (reasoning) response.reasoningText = reasoning;
+}
+
+/** Drains a stream of updates into one `AgentResponse`. */
+export async function collectAgentResponse(
+  stream: AsyncIterable<AgentResponseUpdate>,
+  options: CollectOptions = {},
+): Promise<AgentResponse> {
+  const accumulator = new AgentResponseAccumulator();
+  for await (const update of stream) {
+    options.onUpdate?.(update);
+    accumulator.add(update);
+  }
+  const { failure, response } = accumulator;
   if (failure && options.throwOnError !== false) {
     throw new StreamFailedError(failure.code, failure.message, response);
   }

@@ -1,0 +1,246 @@
+import {
+  type AgentResponse,
+  AgentResponseAccumulator,
+  type AgentResponseUpdate,
+  ApprovalError,
+  CancelledError,
+  type ChatClientRunOptions,
+  type ChatMessage,
+  type FinishUpdate,
+  type IChatClient,
+  type IContextProvider,
+  type ITool,
+  RafError,
+  assistantMessage,
+  collectAgentResponse,
+  getErrorMessage,
+  inputBudget,
+  systemMessage,
+  toToolDefinition,
+} from '@raf/core';
+import { checkApprovals } from '../approval/approval-batch.js';
+import type { ICompressionStrategy, ITokenCounter } from '../compression/compression-types.js';
+import type { InMemoryHistoryProvider } from '../providers/in-memory-history-provider.js';
+import { AgentSession } from '../sessions/agent-session.js';
+import { type AgentInput, type AgentRunOptions, normalizeInput } from './agent-run-options.js';
+import { invokeProviders, notifyProviders } from './provider-chain.js';
+
+export interface AgentCompression {
+  strategy: ICompressionStrategy;
+  counter: ITokenCounter;
+  /** Token budget of the prompt; defaults to the client's `inputBudget(modelMetadata)`. */
+  inputBudget?: number;
+}
+
+export interface ChatClientAgentConfig {
+  name: string;
+  description?: string;
+  instructions?: string;
+  /** The client to call: the tool loop (`FunctionInvokingChatClient`) when `toolLoop` is true. */
+  chatClient: IChatClient;
+  tools: readonly ITool[];
+  history: InMemoryHistoryProvider;
+  /** Declared providers in order (the history provider is not among them). */
+  contextProviders: readonly IContextProvider[];
+  toolLoop: boolean;
+  maxToolRounds: number;
+  compression?: AgentCompression;
+}
+
+const NEVER = new AbortController().signal;
+
+/**
+ * An agent: history first, then the declared context providers in order, then the model through
+ * the tool loop. `run` streams updates and always ends with one `finish`; a paused run (approval)
+ * lives in the session, so it can be resumed later, in another process.
+ */
+export class ChatClientAgent {
+  readonly name: string;
+  readonly description: string | undefined;
+  readonly instructions: string | undefined;
+  readonly chatClient: IChatClient;
+  readonly toolLoop: boolean;
+  readonly maxToolRounds: number;
+  private readonly config: ChatClientAgentConfig;
+  private readonly providers: readonly IContextProvider[];
+
+  constructor(config: ChatClientAgentConfig) {
+    this.config = config;
+    this.name = config.name;
+    this.description = config.description;
+    this.instructions = config.instructions;
+    this.chatClient = config.chatClient;
+    this.toolLoop = config.toolLoop;
+    this.maxToolRounds = config.maxToolRounds;
+    this.providers = [config.history, ...config.contextProviders];
+  }
+
+  /** Providers in execution order: the history provider first. */
+  get contextProviders(): readonly IContextProvider[] {
+    return this.providers;
+  }
+
+  get tools(): readonly ITool[] {
+    return this.config.tools;
+  }
+
+  createSession(id?: string): AgentSession {
+    return new AgentSession(id);
+  }
+
+  run(input: AgentInput, options: AgentRunOptions = {}): AsyncIterable<AgentResponseUpdate> {
+    return this.execute(input, options);
+  }
+
+  /** Runs to the end and returns the collected response (throws `StreamFailedError` on an error update). */
+  generate(input: AgentInput, options: AgentRunOptions = {}): Promise<AgentResponse> {
+    return collectAgentResponse(this.run(input, options));
+  }
+
+  private async *execute(input: AgentInput, options: AgentRunOptions): AsyncGenerator<AgentResponseUpdate, void, undefined> {
+    const session = options.session ?? new AgentSession();
+    const signal = options.signal ?? NEVER;
+    const inputMessages = normalizeInput(input);
+    const resuming = options.approvals !== undefined;
+    this.checkResume(session, inputMessages, options);
+    const accumulator = new AgentResponseAccumulator();
+    let requestMessages: ChatMessage[] = [];
+    let failure: unknown;
+    let finish: FinishUpdate | undefined;
+    let notified = false;
+    const notify = async () => {
+      notified = true;
+      const response = accumulator.response;
+      return notifyProviders(this.providers, {
+        agentName: this.name,
+        session,
+        requestMessages,
+        ...(failure === undefined ? { response } : { error: failure }),
+        signal,
+      });
+    };
+    try {
+      if (signal.aborted) throw new CancelledError();
+      const context = await invokeProviders(this.providers, { agentName: this.name, session, input: inputMessages, signal });
+      for (const message of context.warnings) yield this.track(accumulator, { type: 'warning', message });
+      if (!this.toolLoop && context.tools.length > 0) {
+        yield this.track(accumulator, {
+          type: 'warning',
+          message: `context providers offered tools (${context.tools.map((t) => t.name).join(', ')}) but this agent has no tool loop; they were ignored`,
+        });
+      }
+      requestMessages = this.composeMessages(context.instructions, context.messages, inputMessages, options.instructions);
+      const compressed = await this.compress(requestMessages, signal);
+      if (compressed.warning) yield this.track(accumulator, { type: 'warning', message: compressed.warning });
+      requestMessages = compressed.messages;
+
+      // New messages are stored once, in order: the input together with the first turn's messages.
+      let pendingInput = inputMessages;
+      let stored = false;
+      const store = (messages: ChatMessage[]) => {
+        if (resuming) session.pendingApproval = undefined;
+        this.config.history.store(session, [...pendingInput, ...messages]);
+        pendingInput = [];
+        stored = true;
+      };
+      const runOptions: ChatClientRunOptions = {
+        signal,
+        onTurnMessages: store,
+        onApprovalPending: (batch) => {
+          session.pendingApproval = batch;
+        },
+      };
+      const providerTools = this.toolLoop ? context.tools : [];
+      const definitions = [...this.config.tools, ...providerTools].map(toToolDefinition);
+      if (definitions.length > 0) runOptions.tools = definitions;
+      if (providerTools.length > 0) runOptions.providerTools = providerTools;
+      if (options.modelOptions) runOptions.modelOptions = options.modelOptions;
+      if (resuming && session.pendingApproval) {
+        runOptions.pendingApproval = session.pendingApproval;
+        runOptions.approvals = options.approvals ?? [];
+      }
+      for await (const update of this.chatClient.run(requestMessages, runOptions)) {
+        if (update.type === 'finish') {
+          finish = update;
+          accumulator.add(update);
+          continue;
+        }
+        yield this.track(accumulator, update);
+      }
+      // A client without the tool loop reports no turn messages: store its answer here.
+      if (!stored && !accumulator.failure && finish && finish.reason !== 'cancelled') {
+        store([assistantMessage(accumulator.response.text)]);
+      }
+      if (accumulator.failure) failure = new RafError('RAF_STREAM', accumulator.failure.message);
+    } catch (error) {
+      failure = error;
+      if (CancelledError.isInstance(error) || signal.aborted) finish = { type: 'finish', reason: 'cancelled' };
+      else {
+        const code = RafError.isInstance(error) ? error.code : 'RAF_INTERNAL';
+        yield this.track(accumulator, { type: 'error', code, message: getErrorMessage(error) });
+        finish = { type: 'finish', reason: 'other' };
+      }
+    } finally {
+      // A consumer that stops reading early still gets onInvoked called.
+      if (!notified && finish === undefined) {
+        failure ??= new CancelledError('the caller stopped reading the run');
+        await notify();
+      }
+    }
+    const warnings = notified ? [] : await notify();
+    for (const message of warnings) yield this.track(accumulator, { type: 'warning', message });
+    yield finish ?? { type: 'finish', reason: 'other' };
+  }
+
+  private track(accumulator: AgentResponseAccumulator, update: AgentResponseUpdate): AgentResponseUpdate {
+    accumulator.add(update);
+    return update;
+  }
+
+  private checkResume(session: AgentSession, input: ChatMessage[], options: AgentRunOptions): void {
+    if (options.approvals !== undefined) {
+      if (input.length > 0) {
+        throw new ApprovalError('a resumed run takes no new input: call agent.run(undefined, { session, approvals })');
+      }
+      checkApprovals(session.pendingApproval, options.approvals, session.id);
+      return;
+    }
+    if (session.pendingApproval) {
+      throw new ApprovalError(
+        `session ${session.id} is paused waiting for approval of ${session.pendingApproval.gatedCallIds.join(', ')}; ` +
+          'resume with agent.run(undefined, { session, approvals: [{ callId, approved }] })',
+      );
+    }
+  }
+
+  /** `[system] + context messages + input`; system messages from providers or the caller join the instructions. */
+  private composeMessages(
+    providerInstructions: string[],
+    context: ChatMessage[],
+    input: ChatMessage[],
+    runInstructions: string | undefined,
+  ): ChatMessage[] {
+    const instructions = [runInstructions ?? this.instructions, ...providerInstructions];
+    const messages: ChatMessage[] = [];
+    for (const message of [...context, ...input]) {
+      if (message.role === 'system') instructions.push(message.content);
+      else messages.push(message);
+    }
+    const system = instructions.filter((text): text is string => Boolean(text?.trim())).join('\n\n');
+    return system ? [systemMessage(system), ...messages] : messages;
+  }
+
+  private async compress(messages: ChatMessage[], signal: AbortSignal): Promise<{ messages: ChatMessage[]; warning?: string }> {
+    const compression = this.config.compression;
+    if (!compression) return { messages };
+    const metadata = this.chatClient.modelMetadata;
+    const budget = compression.inputBudget ?? (metadata ? inputBudget(metadata) : undefined);
+    if (budget === undefined || compression.counter.countTokens(messages) <= budget) return { messages };
+    try {
+      return { messages: await compression.strategy.compress(messages, budget, compression.counter, { signal }) };
+    } catch (error) {
+      if (signal.aborted) throw error;
+      return { messages, warning: `compression (${compression.strategy.name}) failed; the full history was sent: ${getErrorMessage(error)}` };
+    }
+  }
+}

@@ -1,0 +1,207 @@
+import {
+  type AgentResponseUpdate,
+  CancelledError,
+  type ChatClientRunOptions,
+  type ChatMessage,
+  type FinishUpdate,
+  type IChatClient,
+  type ITool,
+  type PendingApprovalBatch,
+  type ToolCall,
+  type Usage,
+  addUsage,
+  assistantMessage,
+  getErrorMessage,
+  serializeToolResult,
+  toToolDefinition,
+  toolMessage,
+} from '@raf/core';
+import { checkApprovals } from '../approval/approval-batch.js';
+import { mergeTools } from '../tools/tool-registry.js';
+import { DelegatingChatClient } from './chat-client-builder.js';
+import { type PreparedCall, executeCalls } from './tool-executor.js';
+import { LoopGuard } from './loop-guard.js';
+import { planApprovals, prepareCalls, prepareResumedCalls } from './prepare-calls.js';
+
+export interface FunctionInvokingOptions {
+  /** Tool rounds allowed in one run (default 10); reaching it finishes with `maxRounds`. */
+  maxToolRounds?: number;
+  /** Identical consecutive calls allowed before the loop guard stops the run (default 3). */
+  maxIdenticalCalls?: number;
+}
+
+type Turn = { text: string; reasoning: string; calls: ToolCall[]; finish: FinishUpdate | undefined; failed: boolean };
+
+/**
+ * The tool loop: calls the model, runs the tools it asks for, sends the results back, and repeats
+ * until the model answers without tools. Gated calls pause the run (`awaitingApproval`); a run
+ * resumes from `options.pendingApproval` + `options.approvals`.
+ */
+export class FunctionInvokingChatClient extends DelegatingChatClient {
+  readonly maxToolRounds: number;
+  private readonly tools: readonly ITool[];
+  private readonly maxIdenticalCalls: number;
+
+  constructor(inner: IChatClient, tools: readonly ITool[] = [], options: FunctionInvokingOptions = {}) {
+    super(inner);
+    this.tools = tools;
+    this.maxToolRounds = options.maxToolRounds ?? 10;
+    this.maxIdenticalCalls = options.maxIdenticalCalls ?? 3;
+  }
+
+  override run(messages: readonly ChatMessage[], options: ChatClientRunOptions = {}): AsyncIterable<AgentResponseUpdate> {
+    return this.loop(messages, options);
+  }
+
+  private async *loop(
+    messages: readonly ChatMessage[],
+    options: ChatClientRunOptions,
+  ): AsyncGenerator<AgentResponseUpdate, void, undefined> {
+    const signal = options.signal ?? new AbortController().signal;
+    const { tools } = mergeTools(this.tools, options.providerTools ?? []);
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    const definitions = tools.map(toToolDefinition);
+    const conversation = [...messages];
+    const guard = new LoopGuard(this.maxIdenticalCalls);
+    let usage: Usage | undefined;
+    let round = 0;
+    const finish = (reason: FinishUpdate['reason'], extra: Partial<FinishUpdate> = {}): FinishUpdate => ({
+      type: 'finish',
+      reason,
+      ...extra,
+      ...(usage && { usage }),
+    });
+
+    if (options.pendingApproval) {
+      const batch = options.pendingApproval;
+      const decisions = checkApprovals(batch, options.approvals);
+      const prepared = await prepareResumedCalls(batch, decisions, byName);
+      yield* this.runBatch(prepared, conversation, options, signal, []);
+      if (signal.aborted) {
+        yield finish('cancelled');
+        return;
+      }
+      round = batch.round + 1;
+      if (round >= this.maxToolRounds) {
+        yield finish('maxRounds');
+        return;
+      }
+    }
+
+    const innerOptions: ChatClientRunOptions = { ...options, tools: definitions };
+    delete innerOptions.pendingApproval;
+    delete innerOptions.approvals;
+    delete innerOptions.onTurnMessages;
+    delete innerOptions.onApprovalPending;
+    delete innerOptions.providerTools;
+
+    for (;;) {
+      const turn: Turn = { text: '', reasoning: '', calls: [], finish: undefined, failed: false };
+      try {
+        for await (const update of this.innerClient.run(conversation, innerOptions)) {
+          switch (update.type) {
+            case 'finish':
+              turn.finish = update;
+              continue;
+            case 'text-delta':
+              turn.text += update.delta;
+              break;
+            case 'reasoning-delta':
+              turn.reasoning += update.delta;
+              break;
+            case 'tool-call-end':
+              turn.calls.push({ id: update.callId, name: update.name, arguments: update.arguments });
+              break;
+            case 'usage':
+              usage = addUsage(usage, update.usage);
+              break;
+            case 'error':
+              turn.failed = true;
+              break;
+            default:
+              break;
+          }
+          yield update;
+        }
+      } catch (error) {
+        if (CancelledError.isInstance(error) || signal.aborted) {
+          yield finish('cancelled');
+          return;
+        }
+        throw error;
+      }
+      if (turn.failed) {
+        yield finish('other');
+        return;
+      }
+      const assistant = assistantMessage(turn.text, turn.calls.length > 0 ? turn.calls : undefined);
+      if (turn.reasoning) assistant.reasoning = turn.reasoning;
+      if (turn.calls.length === 0) {
+        options.onTurnMessages?.([assistant]);
+        const last = turn.finish ?? { type: 'finish', reason: 'stop' };
+        yield finish(last.reason, last.rawReason !== undefined ? { rawReason: last.rawReason } : {});
+        return;
+      }
+
+      const prepared = prepareCalls(turn.calls, byName);
+      const guarded = guard.check(prepared);
+      // Always asked, guard or not: a gated call never runs without its human decision.
+      const approvals = await planApprovals(prepared);
+      if (approvals.length > 0) {
+        const batch: PendingApprovalBatch = {
+          toolCalls: turn.calls,
+          gatedCallIds: approvals.map((a) => a.update.callId),
+          round,
+        };
+        const targets = Object.fromEntries(approvals.filter((a) => a.target !== undefined).map((a) => [a.update.callId, a.target!]));
+        if (Object.keys(targets).length > 0) batch.resolvedTargets = targets;
+        options.onTurnMessages?.([assistant]);
+        options.onApprovalPending?.(batch);
+        for (const approval of approvals) yield approval.update;
+        yield finish('awaitingApproval');
+        return;
+      }
+      yield* this.runBatch(prepared, conversation, options, signal, [assistant]);
+      if (signal.aborted) {
+        yield finish('cancelled');
+        return;
+      }
+      if (guarded) {
+        yield { type: 'warning', code: 'loop-guard', message: guarded };
+        yield finish('other', { rawReason: 'loopGuard' });
+        return;
+      }
+      round++;
+      if (round >= this.maxToolRounds) {
+        yield finish('maxRounds');
+        return;
+      }
+    }
+  }
+
+  /** Executes a batch, yields its results in call order and appends the messages to the conversation. */
+  private async *runBatch(
+    prepared: PreparedCall[],
+    conversation: ChatMessage[],
+    options: ChatClientRunOptions,
+    signal: AbortSignal,
+    before: ChatMessage[],
+  ): AsyncGenerator<AgentResponseUpdate, void, undefined> {
+    let results;
+    try {
+      results = await executeCalls(prepared, signal);
+    } catch (error) {
+      // executeCalls turns tool failures into results; reaching here is a bug worth surfacing.
+      throw new Error(`tool execution failed: ${getErrorMessage(error)}`, { cause: error });
+    }
+    const produced = [...before];
+    for (let i = 0; i < prepared.length; i++) {
+      const { call } = prepared[i]!;
+      const result = results[i]!;
+      produced.push(toolMessage(serializeToolResult(result), call.id));
+      yield { type: 'tool-called', callId: call.id, name: call.name, result };
+    }
+    options.onTurnMessages?.(produced);
+    conversation.push(...produced);
+  }
+}

@@ -1,0 +1,79 @@
+import {
+  type ITool,
+  type JSONValue,
+  type PendingApprovalBatch,
+  type ToolApprovalRequestUpdate,
+  type ToolCall,
+  getErrorMessage,
+  toolFailure,
+} from '@raf/core';
+import { type ApprovalDecisions, DEFAULT_DENIAL_REASON } from '../approval/approval-batch.js';
+import { ApprovalRequiredTool } from '../approval/approval-required-tool.js';
+import { checkArguments } from '../tools/argument-validator.js';
+import type { PreparedCall } from './tool-executor.js';
+
+/** Finds each call's tool and checks its arguments; failures become results the model reads. */
+export function prepareCalls(calls: readonly ToolCall[], tools: ReadonlyMap<string, ITool>): PreparedCall[] {
+  return calls.map((call) => {
+    const tool = tools.get(call.name);
+    if (!tool) return { call, preset: toolFailure(`Tool '${call.name}' not found`) };
+    const check = checkArguments(tool, call.arguments);
+    if (!check.ok) return { call, tool, preset: toolFailure(check.error) };
+    return { call, tool, args: check.args };
+  });
+}
+
+export interface PlannedApproval {
+  update: ToolApprovalRequestUpdate;
+  target?: string;
+}
+
+/** Asks each runnable call's tool whether it needs approval (per call, with its arguments). */
+export async function planApprovals(prepared: readonly PreparedCall[]): Promise<PlannedApproval[]> {
+  const planned: PlannedApproval[] = [];
+  for (const { call, tool, args, preset } of prepared) {
+    if (preset || !tool) continue;
+    let gated: boolean;
+    let description = tool instanceof ApprovalRequiredTool ? (tool.approvalReason ?? tool.description) : tool.description;
+    try {
+      gated = tool.requiresApproval ? await tool.requiresApproval(args) : false;
+    } catch (error) {
+      // Fail closed: a policy that cannot decide asks the human.
+      gated = true;
+      description = `${description} (approval check failed: ${getErrorMessage(error)})`;
+    }
+    if (!gated) continue;
+    const target = tool.resolveTarget ? await Promise.resolve(tool.resolveTarget(args)).catch(() => undefined) : undefined;
+    const update: ToolApprovalRequestUpdate = {
+      type: 'tool-approval-request',
+      callId: call.id,
+      name: call.name,
+      arguments: args as JSONValue,
+      description,
+    };
+    if (target !== undefined) update.resolvedTarget = target;
+    planned.push(target === undefined ? { update } : { update, target });
+  }
+  return planned;
+}
+
+/**
+ * The paused batch as it runs on resume: ungated and approved calls run; denied or unanswered
+ * gated calls get `Rejected: <reason>`; approved calls stay bound to the target they were shown.
+ */
+export function prepareResumedCalls(
+  batch: PendingApprovalBatch,
+  decisions: ApprovalDecisions,
+  tools: ReadonlyMap<string, ITool>,
+): PreparedCall[] {
+  const gated = new Set(batch.gatedCallIds);
+  return prepareCalls(batch.toolCalls, tools).map((prepared) => {
+    if (!gated.has(prepared.call.id) || prepared.preset) return prepared;
+    const decision = decisions.get(prepared.call.id);
+    if (!decision?.approved) {
+      return { call: prepared.call, preset: toolFailure(`Rejected: ${decision?.reason || DEFAULT_DENIAL_REASON}`) };
+    }
+    const target = batch.resolvedTargets?.[prepared.call.id];
+    return target === undefined ? prepared : { ...prepared, approvedTarget: target };
+  });
+}

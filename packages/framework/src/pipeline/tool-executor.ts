@@ -1,0 +1,99 @@
+import {
+  type ITool,
+  type JSONValue,
+  type ToolCall,
+  type ToolResult,
+  getErrorMessage,
+  safeParseToolResult,
+  toolFailure,
+} from '@raf/core';
+import { manifestOf } from '../runtime-policy/builtin-manifests.js';
+
+/** A call ready to run, or already answered (`preset`: not found, invalid, denied, guarded). */
+export interface PreparedCall {
+  call: ToolCall;
+  tool?: ITool;
+  args?: JSONValue;
+  preset?: ToolResult;
+  /** The target the caller approved; the call is refused if the tool now resolves another. */
+  approvedTarget?: string;
+}
+
+export const CANCELLED_RESULT: ToolResult = Object.freeze({ ok: false, error: 'Agent run cancelled' }) as ToolResult;
+
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | typeof CANCELLED_RESULT> {
+  if (signal.aborted) return Promise.resolve(CANCELLED_RESULT);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(CANCELLED_RESULT);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+async function runOne(prepared: PreparedCall, signal: AbortSignal, sessionId: string | undefined): Promise<ToolResult> {
+  if (prepared.preset) return prepared.preset;
+  const { tool, call } = prepared;
+  if (!tool) return toolFailure(`Tool '${call.name}' not found`);
+  if (signal.aborted) return CANCELLED_RESULT;
+  try {
+    if (prepared.approvedTarget !== undefined && tool.resolveTarget) {
+      const now = await tool.resolveTarget(prepared.args);
+      if (now !== prepared.approvedTarget) {
+        return toolFailure(
+          `Refused: the approval was for '${prepared.approvedTarget}', but the call now resolves to '${now ?? '(nothing)'}'`,
+        );
+      }
+    }
+    const context = { signal, callId: call.id, ...(sessionId !== undefined && { sessionId }) };
+    // A tool that ignores the signal cannot hold a cancelled run: its late result is dropped.
+    const result = await untilAborted(tool.execute(prepared.args, context), signal);
+    if (result === CANCELLED_RESULT) return result;
+    const parsed = safeParseToolResult(result);
+    return parsed.success
+      ? parsed.value
+      : toolFailure(`Framework error: tool ${tool.name} returned no ToolResult (${parsed.error})`);
+  } catch (error) {
+    if (signal.aborted) return CANCELLED_RESULT;
+    return toolFailure(`Framework error: ${getErrorMessage(error)}`);
+  }
+}
+
+/**
+ * Runs one model turn's calls. Consecutive `parallel` calls run together; a `sequential` call
+ * (writes, edits, moves, delegation) waits for everything before it and runs alone. Results come
+ * back in call order whatever order they finished in.
+ */
+export async function executeCalls(
+  calls: readonly PreparedCall[],
+  signal: AbortSignal,
+  sessionId?: string,
+): Promise<ToolResult[]> {
+  const results: ToolResult[] = new Array(calls.length);
+  let group: Promise<void>[] = [];
+  for (let i = 0; i < calls.length; i++) {
+    const prepared = calls[i]!;
+    const sequential = prepared.tool !== undefined && !prepared.preset && manifestOf(prepared.tool).executionMode === 'sequential';
+    if (sequential) {
+      await Promise.all(group);
+      group = [];
+      results[i] = await runOne(prepared, signal, sessionId);
+    } else {
+      group.push(
+        runOne(prepared, signal, sessionId).then((result) => {
+          results[i] = result;
+        }),
+      );
+    }
+  }
+  await Promise.all(group);
+  return results;
+}

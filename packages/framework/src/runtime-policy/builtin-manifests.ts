@@ -1,0 +1,51 @@
+import { DEFAULT_TOOL_MANIFEST, type ITool, type ToolManifest, createToolManifest } from '@raf/core';
+
+const local = { supportedInWorker: true, workerRoutingHint: 'local' } as const;
+const proxied = { supportedInWorker: true, workerRoutingHint: 'main-process-proxy' } as const;
+const write = { ...proxied, executionMode: 'sequential', requiresWrite: true } as const;
+
+/**
+ * The manifest of every built-in tool (SPEC §7): the single source of `parallel`/`sequential`
+ * and of worker routing. The tool loop and the runtime policy read it; nothing re-derives it.
+ */
+export const BUILTIN_TOOL_MANIFESTS: Readonly<Record<string, ToolManifest>> = Object.freeze({
+  read_file: createToolManifest({ kind: 'builtin', ...local }),
+  list_files: createToolManifest({ kind: 'builtin', ...local }),
+  find_files: createToolManifest({ kind: 'builtin', ...local }),
+  search_file: createToolManifest({ kind: 'builtin', ...local }),
+  inspect_file: createToolManifest({ kind: 'builtin', ...local }),
+  run_command: createToolManifest({ kind: 'builtin', ...local, requiresShell: true }),
+  write_file: createToolManifest({ kind: 'builtin', ...write }),
+  edit_file: createToolManifest({ kind: 'builtin', ...write }),
+  move_file: createToolManifest({ kind: 'builtin', ...write }),
+  remove_path: createToolManifest({ kind: 'builtin', ...write }),
+  apply_patch: createToolManifest({ kind: 'builtin', ...write }),
+  make_directory: createToolManifest({ kind: 'builtin', ...proxied, requiresWrite: true }),
+  load_skill: createToolManifest({ kind: 'skill', ...proxied, requiresSkillScope: true }),
+  read_skill_resource: createToolManifest({ kind: 'skill', ...proxied, requiresSkillScope: true }),
+  memory_save: createToolManifest({ kind: 'memory', ...proxied, requiresWrite: true }),
+  memory_recall: createToolManifest({ kind: 'memory', ...proxied }),
+  delegate_task: createToolManifest({ kind: 'delegation', ...proxied, executionMode: 'sequential' }),
+  delegate_parallel: createToolManifest({ kind: 'delegation', ...proxied, executionMode: 'sequential' }),
+  clarify: createToolManifest({ kind: 'admin', ...proxied, executionMode: 'sequential' }),
+  escalate: createToolManifest({ kind: 'admin', ...proxied, executionMode: 'sequential' }),
+  web_search: createToolManifest({ kind: 'builtin', ...local }),
+  web_fetch: createToolManifest({ kind: 'builtin', ...local }),
+  code_interpreter: createToolManifest({ kind: 'builtin', ...proxied, requiresShell: true }),
+});
+
+/** Tool names from seed 002's other platform, accepted as aliases of ours. */
+export const TOOL_NAME_ALIASES: Readonly<Record<string, string>> = Object.freeze({
+  bash: 'run_command',
+  list_dir: 'list_files',
+  grep: 'search_file',
+  edit: 'edit_file',
+  patch: 'apply_patch',
+  read_skill: 'load_skill',
+  read_skill_file: 'read_skill_resource',
+});
+
+/** A tool's own manifest, else the built-in one for its name, else the default (parallel, custom). */
+export function manifestOf(tool: Pick<ITool, 'name' | 'manifest'>): ToolManifest {
+  return tool.manifest ?? BUILTIN_TOOL_MANIFESTS[TOOL_NAME_ALIASES[tool.name] ?? tool.name] ?? DEFAULT_TOOL_MANIFEST;
+}

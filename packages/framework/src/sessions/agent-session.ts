@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type ChatMessage,
+  type ISession,
+  type JSONValue,
+  type PendingApprovalBatch,
+  type SessionSnapshot,
+  providerStateKey,
+} from '@raf/core';
+import { parseSessionSnapshot } from './session-snapshot-schema.js';
+
+/**
+ * One conversation: its messages, each provider's state, metadata, and a paused approval batch.
+ * Everything is plain data, so `toJSON()` → store → `AgentSession.fromJSON()` resumes it anywhere,
+ * including a paused run in another process.
+ */
+export class AgentSession implements ISession {
+  readonly id: string;
+  readonly metadata: Record<string, JSONValue>;
+  pendingApproval: PendingApprovalBatch | undefined;
+  private readonly history: ChatMessage[];
+  private readonly state: Record<string, JSONValue>;
+  private readonly createdAt: string;
+  private updatedAt: string;
+
+  constructor(id: string = randomUUID(), snapshot?: SessionSnapshot) {
+    this.id = snapshot?.id ?? id;
+    this.history = snapshot ? structuredClone(snapshot.messages) : [];
+    this.state = snapshot ? structuredClone(snapshot.state) : {};
+    this.metadata = snapshot ? structuredClone(snapshot.metadata) : {};
+    this.pendingApproval = snapshot?.pendingApproval ? structuredClone(snapshot.pendingApproval) : undefined;
+    const now = new Date().toISOString();
+    this.createdAt = snapshot?.createdAt ?? now;
+    this.updatedAt = snapshot?.updatedAt ?? now;
+  }
+
+  /** Restores a session from `toJSON()` output; malformed data is a `SessionError`, not a crash. */
+  static fromJSON(data: unknown, source?: string): AgentSession {
+    const snapshot = parseSessionSnapshot(data, source);
+    return new AgentSession(snapshot.id, snapshot);
+  }
+
+  get messages(): readonly ChatMessage[] {
+    return this.history;
+  }
+
+  addMessages(messages: readonly ChatMessage[]): void {
+    for (const message of messages) this.history.push(structuredClone(message));
+    this.touch();
+  }
+
+  getProviderState<T extends JSONValue = JSONValue>(providerName: string): T | undefined {
+    return this.state[providerStateKey(providerName)] as T | undefined;
+  }
+
+  setProviderState(providerName: string, value: JSONValue | undefined): void {
+    const key = providerStateKey(providerName);
+    if (value === undefined) delete this.state[key];
+    else this.state[key] = structuredClone(value);
+    this.touch();
+  }
+
+  touch(): void {
+    this.updatedAt = new Date().toISOString();
+  }
+
+  toJSON(): SessionSnapshot {
+    const snapshot: SessionSnapshot = {
+      version: 1,
+      id: this.id,
+      messages: structuredClone(this.history),
+      state: structuredClone(this.state),
+      metadata: structuredClone(this.metadata),
+      createdAt: this.createdAt,
+      updatedAt: this.updatedAt,
+    };
+    if (this.pendingApproval) snapshot.pendingApproval = structuredClone(this.pendingApproval);
+    return snapshot;
+  }
+}

@@ -1,0 +1,53 @@
+import { type SessionSnapshot, SessionError } from '@raf/core';
+import { z } from 'zod';
+
+const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
+
+const message = z.object({
+  role: z.enum(['system', 'user', 'assistant', 'tool']),
+  content: z.string(),
+  name: z.string().optional(),
+  toolCalls: z.array(toolCall).optional(),
+  toolCallId: z.string().optional(),
+  reasoning: z.string().optional(),
+  source: z.enum(['external', 'chatHistory', 'contextProvider', 'toolResult']).optional(),
+});
+
+const json: z.ZodType = z.lazy(() => z.union([z.null(), z.string(), z.number(), z.boolean(), z.array(json), z.record(z.string(), json)]));
+
+export const sessionSnapshotSchema = z.object({
+  version: z.literal(1),
+  id: z.string().min(1),
+  messages: z.array(message),
+  state: z.record(z.string(), json),
+  metadata: z.record(z.string(), json),
+  pendingApproval: z
+    .object({
+      toolCalls: z.array(toolCall),
+      gatedCallIds: z.array(z.string()),
+      resolvedTargets: z.record(z.string(), z.string()).optional(),
+      round: z.number().int().nonnegative(),
+    })
+    .optional(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export type SafeParseSessionResult = { success: true; value: SessionSnapshot } | { success: false; error: SessionError };
+
+/** Checks serialized session data (from a file, a database, the wire); `source` names it in errors. */
+export function safeParseSessionSnapshot(input: unknown, source = 'session data'): SafeParseSessionResult {
+  const parsed = sessionSnapshotSchema.safeParse(input);
+  if (parsed.success) return { success: true, value: parsed.data as SessionSnapshot };
+  const detail = parsed.error.issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+    .join('; ');
+  return { success: false, error: new SessionError(`${source} is not a valid session: ${detail}`) };
+}
+
+export function parseSessionSnapshot(input: unknown, source?: string): SessionSnapshot {
+  const parsed = safeParseSessionSnapshot(input, source);
+  if (!parsed.success) throw parsed.error;
+  return parsed.value;
+}

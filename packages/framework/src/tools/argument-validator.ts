@@ -1,0 +1,44 @@
+import { Validator } from '@cfworker/json-schema';
+import type { ITool, JSONValue } from '@raf/core';
+
+export type ArgumentCheck = { ok: true; args: JSONValue } | { ok: false; error: string };
+
+const validators = new WeakMap<object, Validator>();
+
+function validatorFor(tool: ITool): Validator {
+  let validator = validators.get(tool.parameters);
+  if (!validator) {
+    validator = new Validator(tool.parameters as ConstructorParameters<typeof Validator>[0], '7', false);
+    validators.set(tool.parameters, validator);
+  }
+  return validator;
+}
+
+function correction(tool: ITool, problem: string): string {
+  return `Invalid arguments for ${tool.name}: ${problem}. Call it again with arguments matching this JSON Schema: ${JSON.stringify(tool.parameters)}`;
+}
+
+/**
+ * Parses a call's raw arguments and checks them against the tool's JSON Schema. A failure is a
+ * correction message for the model, carrying the schema; the tool is not executed.
+ */
+export function checkArguments(tool: ITool, raw: string): ArgumentCheck {
+  let args: unknown;
+  try {
+    args = raw.trim() === '' ? {} : JSON.parse(raw);
+  } catch {
+    return { ok: false, error: correction(tool, `the arguments are not valid JSON (${raw.length > 120 ? `${raw.slice(0, 120)}…` : raw})`) };
+  }
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+    return { ok: false, error: correction(tool, 'expected a JSON object') };
+  }
+  const result = validatorFor(tool).validate(args);
+  if (!result.valid) {
+    const problems = result.errors
+      .filter((e) => e.keyword !== 'properties')
+      .map((e) => `${e.instanceLocation === '#' ? '' : `${e.instanceLocation.replace(/^#\//, '')}: `}${e.error}`)
+      .slice(0, 5);
+    return { ok: false, error: correction(tool, problems.join('; ') || 'the arguments do not match the schema') };
+  }
+  return { ok: true, args: args as JSONValue };
+}
