@@ -1,6 +1,3 @@
-import { OpenAICompatibleChatClient } from '@raf/client';
-import { userMessage } from '@raf/core';
-import OpenAI from 'openai';
 import { Agent } from 'undici';
 import { bareChatCompletion } from './lib/bare-loop.js';
 import { type Measurement, type MeasureOptions, measure, type Operation } from './lib/measure.js';
@@ -18,7 +15,11 @@ function check(condition: boolean, what: string): void {
 }
 
 /** Builds one contender's operation: stream the scenario's answer to the end. */
-export function clientOperation(baseURL: string, scenario: ClientScenario, contender: string): Operation {
+export async function clientOperation(
+  baseURL: string,
+  scenario: ClientScenario,
+  contender: string,
+): Promise<Operation> {
   const model = CLIENT_SCENARIOS[scenario];
   const expectTools = scenario === 'tools20';
   const ok = (text: string, calls: number) => (expectTools ? calls === 20 : text.length > 5000);
@@ -34,6 +35,10 @@ export function clientOperation(baseURL: string, scenario: ClientScenario, conte
     };
   }
   if (contender === 'raf') {
+    const [{ OpenAICompatibleChatClient }, { userMessage }] = await Promise.all([
+      import('@raf/client'),
+      import('@raf/core'),
+    ]);
     const client = new OpenAICompatibleChatClient({ model, baseURL, apiKey: 'x' });
     return async () => {
       let text = '';
@@ -46,6 +51,7 @@ export function clientOperation(baseURL: string, scenario: ClientScenario, conte
     };
   }
   if (contender === 'openai') {
+    const { default: OpenAI } = await import('openai');
     const openai = new OpenAI({ baseURL, apiKey: 'x', maxRetries: 0 });
     return async () => {
       const stream = await openai.chat.completions.create({

@@ -19,13 +19,33 @@ const scenarios: Record<string, MockTurn> = {
   'tools-20': TOOLS_20,
 };
 
+// The agent-loop benchmark: 4 tool rounds of 3 parallel calls, then a short answer.
+const LOOP_ROUNDS = 4;
+const LOOP_CALLS = 3;
+function loopTurn(messages: unknown): MockTurn {
+  const list = Array.isArray(messages) ? (messages as { role?: string; tool_calls?: unknown[] }[]) : [];
+  const round = list.filter(
+    (m) => m.role === 'assistant' && Array.isArray(m.tool_calls) && m.tool_calls.length > 0,
+  ).length;
+  if (round >= LOOP_ROUNDS)
+    return { text: 'All lookups done.', usage: { promptTokens: 300, completionTokens: 5, totalTokens: 305 } };
+  return {
+    toolCalls: Array.from({ length: LOOP_CALLS }, (_, i) => ({
+      id: `call_${round}_${i}`,
+      name: 'lookup',
+      arguments: { id: round * 10 + i },
+    })),
+    usage: { promptTokens: 100 + round * 50, completionTokens: 30, totalTokens: 130 + round * 50 },
+  };
+}
+
 const server = await startMockModelServer({
   recordRequests: false,
   turns: (request) => {
     const model = String(request.body?.model ?? '');
     const scenario = scenarios[model];
     if (scenario) return scenario;
-    // The agent-loop benchmark sends a model id like "loop-4x3": rounds x parallel calls.
+    if (model === 'loop') return loopTurn(request.body?.messages);
     return { text: 'done' };
   },
 });

@@ -30,7 +30,13 @@ export type { RafErrorCode, RafErrorOptions } from './errors/raf-error.js';
 export { getErrorMessage, RafError } from './errors/raf-error.js';
 export type { JSONObject, JSONSchema, JSONValue } from './json/json.js';
 export type { ChatMessage, MessageRole, MessageSource, ToolCall } from './messages/chat-message.js';
-export { assistantMessage, systemMessage, toolMessage, userMessage } from './messages/chat-message.js';
+export {
+  assistantMessage,
+  cloneMessage,
+  systemMessage,
+  toolMessage,
+  userMessage,
+} from './messages/chat-message.js';
 export type {
   ContextKindFactory,
   Declaration,
@@ -42,7 +48,11 @@ export type {
 } from './plugin/plugin.js';
 export { definePlugin, PLUGIN_SPECIFICATION_VERSION } from './plugin/plugin.js';
 export type { AgentResponse, CollectOptions } from './response/agent-response.js';
-export { AgentResponseAccumulator, collectAgentResponse, StreamFailedError } from './response/agent-response.js';
+export {
+  AgentResponseAccumulator,
+  collectAgentResponse,
+  StreamFailedError,
+} from './response/agent-response.js';
 export type { SafeParseScopePolicyResult } from './scope/scope-policy.js';
 export {
   DEFAULT_SCOPE_POLICY,

@@ -1,34 +1,46 @@
 export { AgentBuilder } from './agent/agent-builder.js';
 export type { AgentInput, AgentRunOptions } from './agent/agent-run-options.js';
-export { ChatClientAgent } from './agent/chat-client-agent.js';
 export type { AgentCompression, ChatClientAgentConfig } from './agent/chat-client-agent.js';
-export { invokeProviders, notifyProviders } from './agent/provider-chain.js';
+export { ChatClientAgent } from './agent/chat-client-agent.js';
 export type { ProviderContext } from './agent/provider-chain.js';
-export { DEFAULT_DENIAL_REASON, checkApprovals } from './approval/approval-batch.js';
+export { invokeProviders, notifyProviders } from './agent/provider-chain.js';
 export type { ApprovalDecisions } from './approval/approval-batch.js';
-export { ApprovalRequiredTool } from './approval/approval-required-tool.js';
+export { checkApprovals, DEFAULT_DENIAL_REASON } from './approval/approval-batch.js';
 export type { ApprovalRequiredToolOptions } from './approval/approval-required-tool.js';
-export { CompressionProvider } from './compression/compression-provider.js';
+export { ApprovalRequiredTool } from './approval/approval-required-tool.js';
 export type { CompressionProviderOptions } from './compression/compression-provider.js';
-export type { CompressionContext, ICompressionStrategy, ITokenCounter } from './compression/compression-types.js';
-export { groupMessages } from './compression/message-groups.js';
+export { CompressionProvider } from './compression/compression-provider.js';
+export type {
+  CompressionContext,
+  ICompressionStrategy,
+  ITokenCounter,
+} from './compression/compression-types.js';
 export type { MessageGroup } from './compression/message-groups.js';
-export { CompressionPipeline, SlidingWindowStrategy, TokenBudgetStrategy } from './compression/strategies.js';
+export { groupMessages } from './compression/message-groups.js';
 export type { TokenBudgetOptions } from './compression/strategies.js';
-export { SummarizeStrategy } from './compression/summarize-strategy.js';
+export { CompressionPipeline, SlidingWindowStrategy, TokenBudgetStrategy } from './compression/strategies.js';
 export type { SummarizeOptions } from './compression/summarize-strategy.js';
+export { SummarizeStrategy } from './compression/summarize-strategy.js';
 export { EstimateTokenCounter, ExactTokenCounter } from './compression/token-counters.js';
-export { ChatClientBuilder, DelegatingChatClient, findInPipeline } from './pipeline/chat-client-builder.js';
 export type { ChatClientDecorator } from './pipeline/chat-client-builder.js';
-export { FunctionInvokingChatClient } from './pipeline/function-invoking-chat-client.js';
+export { ChatClientBuilder, DelegatingChatClient, findInPipeline } from './pipeline/chat-client-builder.js';
 export type { FunctionInvokingOptions } from './pipeline/function-invoking-chat-client.js';
-export { HISTORY_PROVIDER_NAME, InMemoryHistoryProvider, isHistoryProvider } from './providers/in-memory-history-provider.js';
-export { BUILTIN_TOOL_MANIFESTS, TOOL_NAME_ALIASES, manifestOf } from './runtime-policy/builtin-manifests.js';
+export { FunctionInvokingChatClient } from './pipeline/function-invoking-chat-client.js';
+export {
+  HISTORY_PROVIDER_NAME,
+  InMemoryHistoryProvider,
+  isHistoryProvider,
+} from './providers/in-memory-history-provider.js';
+export { BUILTIN_TOOL_MANIFESTS, manifestOf, TOOL_NAME_ALIASES } from './runtime-policy/builtin-manifests.js';
 export { AgentSession } from './sessions/agent-session.js';
 export { FileSessionStore } from './sessions/file-session-store.js';
-export { parseSessionSnapshot, safeParseSessionSnapshot } from './sessions/session-snapshot-schema.js';
 export type { SafeParseSessionResult } from './sessions/session-snapshot-schema.js';
-export { InMemorySessionStore, ScopedSessionStore, cleanupExpiredSessions } from './sessions/session-stores.js';
-export { checkArguments } from './tools/argument-validator.js';
+export { parseSessionSnapshot, safeParseSessionSnapshot } from './sessions/session-snapshot-schema.js';
+export {
+  cleanupExpiredSessions,
+  InMemorySessionStore,
+  ScopedSessionStore,
+} from './sessions/session-stores.js';
 export type { ArgumentCheck } from './tools/argument-validator.js';
-export { ToolRegistry, mergeTools } from './tools/tool-registry.js';
+export { checkArguments } from './tools/argument-validator.js';
+export { mergeTools, ToolRegistry } from './tools/tool-registry.js';

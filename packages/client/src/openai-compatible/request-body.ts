@@ -9,7 +9,21 @@ export interface RequestBodyOptions {
   defaultExtraBody?: Record<string, unknown>;
 }
 
+// The tool loop resends the same message objects every round: convert each once.
+const wireCache = new WeakMap<ChatMessage, Record<string, unknown>>();
+const wireCacheEcho = new WeakMap<ChatMessage, Record<string, unknown>>();
+
 function wireMessage(message: ChatMessage, echoReasoning: boolean): Record<string, unknown> {
+  const cache = echoReasoning ? wireCacheEcho : wireCache;
+  let wire = cache.get(message);
+  if (!wire) {
+    wire = toWire(message, echoReasoning);
+    cache.set(message, wire);
+  }
+  return wire;
+}
+
+function toWire(message: ChatMessage, echoReasoning: boolean): Record<string, unknown> {
   const wire: Record<string, unknown> = { role: message.role, content: message.content };
   if (message.name !== undefined) wire.name = message.name;
   if (message.role === 'assistant' && message.toolCalls && message.toolCalls.length > 0) {

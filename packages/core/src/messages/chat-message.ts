@@ -40,3 +40,10 @@ export function assistantMessage(content: string, toolCalls?: ToolCall[]): ChatM
 export function toolMessage(content: string, toolCallId: string): ChatMessage {
   return { role: 'tool', content, toolCallId, source: 'toolResult' };
 }
+
+/** A copy that shares no mutable part with the original (cheaper than `structuredClone`). */
+export function cloneMessage(message: ChatMessage): ChatMessage {
+  const copy = { ...message };
+  if (message.toolCalls) copy.toolCalls = message.toolCalls.map((call) => ({ ...call }));
+  return copy;
+}

@@ -51,7 +51,13 @@ export interface CollectOptions {
 
 /** Builds an `AgentResponse` one update at a time (for code that forwards a stream and also needs its result). */
 export class AgentResponseAccumulator {
-  readonly response: AgentResponse = { text: '', toolCalls: [], toolResults: [], approvalRequests: [], warnings: [] };
+  readonly response: AgentResponse = {
+    text: '',
+    toolCalls: [],
+    toolResults: [],
+    approvalRequests: [],
+    warnings: [],
+  };
   private reasoning = '';
   /** The first `error` update, if any. */
   failure: { code: string; message: string } | undefined;

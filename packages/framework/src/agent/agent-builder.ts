@@ -65,13 +65,17 @@ export class AgentBuilder {
   }
 
   maxToolRounds(rounds: number): this {
-    if (!Number.isInteger(rounds) || rounds < 1) throw new ConfigError(`maxToolRounds must be a whole number ≥ 1, got ${rounds}`);
+    if (!Number.isInteger(rounds) || rounds < 1)
+      throw new ConfigError(`maxToolRounds must be a whole number ≥ 1, got ${rounds}`);
     this.rounds = rounds;
     return this;
   }
 
   /** Compresses the prompt when it exceeds the budget (the model's input budget unless given). */
-  withCompression(strategy: ICompressionStrategy, options: { counter?: ITokenCounter; inputBudget?: number } = {}): this {
+  withCompression(
+    strategy: ICompressionStrategy,
+    options: { counter?: ITokenCounter; inputBudget?: number } = {},
+  ): this {
     this.compression = { strategy, counter: options.counter ?? new EstimateTokenCounter() };
     if (options.inputBudget !== undefined) this.compression.inputBudget = options.inputBudget;
     return this;
@@ -88,11 +92,13 @@ export class AgentBuilder {
   }
 
   build(): ChatClientAgent {
-    if (!this.client) throw new ConfigError('chat_client is required: call .chatClient(client) before .build()');
+    if (!this.client)
+      throw new ConfigError('chat_client is required: call .chatClient(client) before .build()');
     const toolLoop = this.needsToolLoop;
     const tools = this.registry.list();
     const pipeline = ChatClientBuilder.leaf(this.client);
-    if (toolLoop) pipeline.use((inner) => new FunctionInvokingChatClient(inner, tools, { maxToolRounds: this.rounds }));
+    if (toolLoop)
+      pipeline.use((inner) => new FunctionInvokingChatClient(inner, tools, { maxToolRounds: this.rounds }));
     for (const decorator of this.decorators) pipeline.use(decorator);
     return new ChatClientAgent({
       name: this.name,

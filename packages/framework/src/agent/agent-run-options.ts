@@ -1,4 +1,10 @@
-import { type ApprovalResponse, type ChatMessage, ConfigError, type ModelOptions, userMessage } from '@raf/core';
+import {
+  type ApprovalResponse,
+  type ChatMessage,
+  ConfigError,
+  type ModelOptions,
+  userMessage,
+} from '@raf/core';
 import type { AgentSession } from '../sessions/agent-session.js';
 
 export interface AgentRunOptions {

@@ -3,23 +3,24 @@ import {
   AgentResponseAccumulator,
   type AgentResponseUpdate,
   ApprovalError,
+  assistantMessage,
   CancelledError,
   type ChatClientRunOptions,
   type ChatMessage,
+  collectAgentResponse,
   type FinishUpdate,
+  getErrorMessage,
   type IChatClient,
   type IContextProvider,
   type ITool,
-  RafError,
-  assistantMessage,
-  collectAgentResponse,
-  getErrorMessage,
   inputBudget,
+  RafError,
   systemMessage,
   toToolDefinition,
 } from '@raf/core';
 import { checkApprovals } from '../approval/approval-batch.js';
 import type { ICompressionStrategy, ITokenCounter } from '../compression/compression-types.js';
+import { NEVER_ABORTED } from '../pipeline/tool-executor.js';
 import type { InMemoryHistoryProvider } from '../providers/in-memory-history-provider.js';
 import { AgentSession } from '../sessions/agent-session.js';
 import { type AgentInput, type AgentRunOptions, normalizeInput } from './agent-run-options.js';
@@ -46,8 +47,6 @@ export interface ChatClientAgentConfig {
   maxToolRounds: number;
   compression?: AgentCompression;
 }
-
-const NEVER = new AbortController().signal;
 
 /**
  * An agent: history first, then the declared context providers in order, then the model through
@@ -97,9 +96,12 @@ export class ChatClientAgent {
     return collectAgentResponse(this.run(input, options));
   }
 
-  private async *execute(input: AgentInput, options: AgentRunOptions): AsyncGenerator<AgentResponseUpdate, void, undefined> {
+  private async *execute(
+    input: AgentInput,
+    options: AgentRunOptions,
+  ): AsyncGenerator<AgentResponseUpdate, void, undefined> {
     const session = options.session ?? new AgentSession();
-    const signal = options.signal ?? NEVER;
+    const signal = options.signal ?? NEVER_ABORTED;
     const inputMessages = normalizeInput(input);
     const resuming = options.approvals !== undefined;
     this.checkResume(session, inputMessages, options);
@@ -121,7 +123,12 @@ export class ChatClientAgent {
     };
     try {
       if (signal.aborted) throw new CancelledError();
-      const context = await invokeProviders(this.providers, { agentName: this.name, session, input: inputMessages, signal });
+      const context = await invokeProviders(this.providers, {
+        agentName: this.name,
+        session,
+        input: inputMessages,
+        signal,
+      });
       for (const message of context.warnings) yield this.track(accumulator, { type: 'warning', message });
       if (!this.toolLoop && context.tools.length > 0) {
         yield this.track(accumulator, {
@@ -129,7 +136,12 @@ export class ChatClientAgent {
           message: `context providers offered tools (${context.tools.map((t) => t.name).join(', ')}) but this agent has no tool loop; they were ignored`,
         });
       }
-      requestMessages = this.composeMessages(context.instructions, context.messages, inputMessages, options.instructions);
+      requestMessages = this.composeMessages(
+        context.instructions,
+        context.messages,
+        inputMessages,
+        options.instructions,
+      );
       const compressed = await this.compress(requestMessages, signal);
       if (compressed.warning) yield this.track(accumulator, { type: 'warning', message: compressed.warning });
       requestMessages = compressed.messages;
@@ -144,7 +156,6 @@ export class ChatClientAgent {
         stored = true;
       };
       const runOptions: ChatClientRunOptions = {
-        signal,
         onTurnMessages: store,
         onApprovalPending: (batch) => {
           session.pendingApproval = batch;
@@ -152,6 +163,8 @@ export class ChatClientAgent {
       };
       const providerTools = this.toolLoop ? context.tools : [];
       const definitions = [...this.config.tools, ...providerTools].map(toToolDefinition);
+      // Only a caller's signal goes down: watching a signal that can never fire costs every call.
+      if (options.signal) runOptions.signal = options.signal;
       if (definitions.length > 0) runOptions.tools = definitions;
       if (providerTools.length > 0) runOptions.providerTools = providerTools;
       if (options.modelOptions) runOptions.modelOptions = options.modelOptions;
@@ -174,7 +187,8 @@ export class ChatClientAgent {
       if (accumulator.failure) failure = new RafError('RAF_STREAM', accumulator.failure.message);
     } catch (error) {
       failure = error;
-      if (CancelledError.isInstance(error) || signal.aborted) finish = { type: 'finish', reason: 'cancelled' };
+      if (CancelledError.isInstance(error) || signal.aborted)
+        finish = { type: 'finish', reason: 'cancelled' };
       else {
         const code = RafError.isInstance(error) ? error.code : 'RAF_INTERNAL';
         yield this.track(accumulator, { type: 'error', code, message: getErrorMessage(error) });
@@ -200,7 +214,9 @@ export class ChatClientAgent {
   private checkResume(session: AgentSession, input: ChatMessage[], options: AgentRunOptions): void {
     if (options.approvals !== undefined) {
       if (input.length > 0) {
-        throw new ApprovalError('a resumed run takes no new input: call agent.run(undefined, { session, approvals })');
+        throw new ApprovalError(
+          'a resumed run takes no new input: call agent.run(undefined, { session, approvals })',
+        );
       }
       checkApprovals(session.pendingApproval, options.approvals, session.id);
       return;
@@ -230,17 +246,25 @@ export class ChatClientAgent {
     return system ? [systemMessage(system), ...messages] : messages;
   }
 
-  private async compress(messages: ChatMessage[], signal: AbortSignal): Promise<{ messages: ChatMessage[]; warning?: string }> {
+  private async compress(
+    messages: ChatMessage[],
+    signal: AbortSignal,
+  ): Promise<{ messages: ChatMessage[]; warning?: string }> {
     const compression = this.config.compression;
     if (!compression) return { messages };
     const metadata = this.chatClient.modelMetadata;
     const budget = compression.inputBudget ?? (metadata ? inputBudget(metadata) : undefined);
     if (budget === undefined || compression.counter.countTokens(messages) <= budget) return { messages };
     try {
-      return { messages: await compression.strategy.compress(messages, budget, compression.counter, { signal }) };
+      return {
+        messages: await compression.strategy.compress(messages, budget, compression.counter, { signal }),
+      };
     } catch (error) {
       if (signal.aborted) throw error;
-      return { messages, warning: `compression (${compression.strategy.name}) failed; the full history was sent: ${getErrorMessage(error)}` };
+      return {
+        messages,
+        warning: `compression (${compression.strategy.name}) failed; the full history was sent: ${getErrorMessage(error)}`,
+      };
     }
   }
 }

@@ -1,10 +1,10 @@
 import {
   type AgentResponse,
   type ChatMessage,
-  type IContextProvider,
-  type ITool,
-  type ISession,
   getErrorMessage,
+  type IContextProvider,
+  type ISession,
+  type ITool,
 } from '@raf/core';
 
 export interface ProviderContext {
@@ -29,17 +29,21 @@ export async function invokeProviders(
   for (const provider of providers) {
     if (!provider.onInvoking) continue;
     context.signal.throwIfAborted();
-    let contribution;
+    let contribution: Awaited<ReturnType<NonNullable<IContextProvider['onInvoking']>>>;
     try {
       contribution = await provider.onInvoking({ ...context, messages: result.messages });
     } catch (error) {
       if (context.signal.aborted) throw error;
-      result.warnings.push(`context provider ${provider.name} failed and was skipped for this run: ${getErrorMessage(error)}`);
+      result.warnings.push(
+        `context provider ${provider.name} failed and was skipped for this run: ${getErrorMessage(error)}`,
+      );
       continue;
     }
     if (!contribution) continue;
     if (contribution.instructions?.trim()) result.instructions.push(contribution.instructions.trim());
-    const messages = (contribution.messages ?? []).map((m) => (m.source ? m : { ...m, source: 'contextProvider' as const }));
+    const messages = (contribution.messages ?? []).map((m) =>
+      m.source ? m : { ...m, source: 'contextProvider' as const },
+    );
     if (contribution.replaceMessages) result.messages = messages;
     else result.messages.push(...messages);
     for (const tool of contribution.tools ?? []) {

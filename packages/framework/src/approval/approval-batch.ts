@@ -14,7 +14,9 @@ export function checkApprovals(
 ): ApprovalDecisions {
   const where = sessionId ? ` in session ${sessionId}` : '';
   if (!batch) {
-    throw new ApprovalError(`there is no paused run waiting for approval${where}; approvals cannot be applied`);
+    throw new ApprovalError(
+      `there is no paused run waiting for approval${where}; approvals cannot be applied`,
+    );
   }
   const gated = new Set(batch.gatedCallIds);
   const decisions: ApprovalDecisions = new Map();

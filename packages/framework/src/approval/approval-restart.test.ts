@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { startMockModelServer } from '@raf/client/testing';
 import type { AgentResponseUpdate } from '@raf/core';
 import { describe, expect, it } from 'vitest';
@@ -23,7 +23,10 @@ async function runProcess(mode: string, baseURL: string, dir: string): Promise<A
 describe('an approval survives a process restart', () => {
   it('pauses in one process, saves the session to a file, and completes in another', async () => {
     const server = await startMockModelServer({
-      turns: [{ toolCalls: [{ id: 'call_d', name: 'deploy', arguments: { env: 'prod' } }] }, { text: 'Deployed to prod.' }],
+      turns: [
+        { toolCalls: [{ id: 'call_d', name: 'deploy', arguments: { env: 'prod' } }] },
+        { text: 'Deployed to prod.' },
+      ],
     });
     const dir = await mkdtemp(join(tmpdir(), 'raf-restart-'));
     try {
@@ -43,7 +46,12 @@ describe('an approval survives a process restart', () => {
       expect(messages[3]?.tool_call_id).toBe('call_d');
       const final = JSON.parse(await readFile(join(dir, 'deploy-1.json'), 'utf8'));
       expect(final.pendingApproval).toBeUndefined();
-      expect(final.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+      expect(final.messages.map((m: { role: string }) => m.role)).toEqual([
+        'user',
+        'assistant',
+        'tool',
+        'assistant',
+      ]);
     } finally {
       await server.close();
       await rm(dir, { recursive: true, force: true });

@@ -1,14 +1,26 @@
-import { ApprovalError, type IContextProvider, defineTool, toolSuccess } from '@raf/core';
+import { ApprovalError, defineTool, type IContextProvider, toolSuccess } from '@raf/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AgentBuilder } from '../agent/agent-builder.js';
-import { type Harness, drain, echoTool, roles, sentMessages, significant, startHarness } from '../test-support/harness.js';
+import {
+  drain,
+  echoTool,
+  type Harness,
+  roles,
+  sentMessages,
+  significant,
+  startHarness,
+} from '../test-support/harness.js';
 import { ApprovalRequiredTool } from './approval-required-tool.js';
 
 let harness: Harness;
 afterEach(() => harness?.close());
 
-const call = (id: string, name: string, args: Record<string, unknown>) => ({ id, name, arguments: args as Record<string, string> });
+const call = (id: string, name: string, args: Record<string, unknown>) => ({
+  id,
+  name,
+  arguments: args as Record<string, string>,
+});
 
 function counted(name: string, gated: boolean) {
   const calls: string[] = [];
@@ -30,23 +42,37 @@ async function pausedAgent(turns: Parameters<typeof startHarness>[0]) {
   const deploy = counted('deploy', true);
   const notify = counted('notify', true);
   const read = counted('read', false);
-  const agent = new AgentBuilder('a').chatClient(harness.client).withTools([deploy.tool, notify.tool, read.tool]).build();
+  const agent = new AgentBuilder('a')
+    .chatClient(harness.client)
+    .withTools([deploy.tool, notify.tool, read.tool])
+    .build();
   return { agent, deploy, notify, read, session: agent.createSession('s1') };
 }
 
 describe('rule 5: approvals', () => {
   it('pauses with structured requests, then resumes with the results right after the call message', async () => {
-    const { agent, deploy, session } = await pausedAgent([{ toolCalls: [call('c1', 'deploy', { text: 'prod' })] }, { text: 'Deployed.' }]);
+    const { agent, deploy, session } = await pausedAgent([
+      { toolCalls: [call('c1', 'deploy', { text: 'prod' })] },
+      { text: 'Deployed.' },
+    ]);
     const paused = significant(await drain(agent.run('deploy it', { session })));
     expect(paused).toEqual([
       { type: 'tool-call-end', callId: 'c1', name: 'deploy', arguments: '{"text":"prod"}' },
-      { type: 'tool-approval-request', callId: 'c1', name: 'deploy', arguments: { text: 'prod' }, description: 'deploy tool' },
+      {
+        type: 'tool-approval-request',
+        callId: 'c1',
+        name: 'deploy',
+        arguments: { text: 'prod' },
+        description: 'deploy tool',
+      },
       { type: 'finish', reason: 'awaitingApproval' },
     ]);
     expect(deploy.calls).toEqual([]);
     expect(session.pendingApproval?.gatedCallIds).toEqual(['c1']);
 
-    const resumed = significant(await drain(agent.run(undefined, { session, approvals: [{ callId: 'c1', approved: true }] })));
+    const resumed = significant(
+      await drain(agent.run(undefined, { session, approvals: [{ callId: 'c1', approved: true }] })),
+    );
     expect(resumed).toEqual([
       { type: 'tool-called', callId: 'c1', name: 'deploy', result: { ok: true, data: 'deploy:prod' } },
       { type: 'text-delta', delta: 'Deployed.' },
@@ -61,16 +87,30 @@ describe('rule 5: approvals', () => {
 
   it('mixed batch: nothing runs while paused; on resume the ungated calls run too', async () => {
     const { agent, deploy, read, session } = await pausedAgent([
-      { toolCalls: [call('r1', 'read', { text: 'a' }), call('d1', 'deploy', { text: 'b' }), call('r2', 'read', { text: 'c' })] },
+      {
+        toolCalls: [
+          call('r1', 'read', { text: 'a' }),
+          call('d1', 'deploy', { text: 'b' }),
+          call('r2', 'read', { text: 'c' }),
+        ],
+      },
       { text: 'done' },
     ]);
     const paused = await drain(agent.run('go', { session }));
-    expect(paused.filter((u) => u.type === 'tool-approval-request').map((u) => u.type === 'tool-approval-request' && u.callId)).toEqual(['d1']);
+    expect(
+      paused
+        .filter((u) => u.type === 'tool-approval-request')
+        .map((u) => u.type === 'tool-approval-request' && u.callId),
+    ).toEqual(['d1']);
     expect(read.calls).toEqual([]);
     await drain(agent.run(undefined, { session, approvals: [{ callId: 'd1', approved: true }] }));
     expect(read.calls.sort()).toEqual(['a', 'c']);
     expect(deploy.calls).toEqual(['b']);
-    expect(sentMessages(harness.server, 1).filter((m) => m.role === 'tool').map((m) => m.tool_call_id)).toEqual(['r1', 'd1', 'r2']);
+    expect(
+      sentMessages(harness.server, 1)
+        .filter((m) => m.role === 'tool')
+        .map((m) => m.tool_call_id),
+    ).toEqual(['r1', 'd1', 'r2']);
   });
 
   it('all denied: each gated call gets "Rejected: <reason>", default "User denied"', async () => {
@@ -80,9 +120,17 @@ describe('rule 5: approvals', () => {
     ]);
     await drain(agent.run('go', { session }));
     const resumed = await drain(
-      agent.run(undefined, { session, approvals: [{ callId: 'd1', approved: false, reason: 'not on Friday' }, { callId: 'n1', approved: false }] }),
+      agent.run(undefined, {
+        session,
+        approvals: [
+          { callId: 'd1', approved: false, reason: 'not on Friday' },
+          { callId: 'n1', approved: false },
+        ],
+      }),
     );
-    expect(resumed.filter((u) => u.type === 'tool-called').map((u) => u.type === 'tool-called' && u.result)).toEqual([
+    expect(
+      resumed.filter((u) => u.type === 'tool-called').map((u) => u.type === 'tool-called' && u.result),
+    ).toEqual([
       { ok: false, error: 'Rejected: not on Friday' },
       { ok: false, error: 'Rejected: User denied' },
     ]);
@@ -96,8 +144,12 @@ describe('rule 5: approvals', () => {
       { text: 'ok' },
     ]);
     await drain(agent.run('go', { session }));
-    const resumed = await drain(agent.run(undefined, { session, approvals: [{ callId: 'n1', approved: true }] }));
-    expect(resumed.filter((u) => u.type === 'tool-called').map((u) => u.type === 'tool-called' && u.result.ok)).toEqual([false, true]);
+    const resumed = await drain(
+      agent.run(undefined, { session, approvals: [{ callId: 'n1', approved: true }] }),
+    );
+    expect(
+      resumed.filter((u) => u.type === 'tool-called').map((u) => u.type === 'tool-called' && u.result.ok),
+    ).toEqual([false, true]);
     expect(deploy.calls).toEqual([]);
     expect(notify.calls).toEqual(['y']);
   });
@@ -108,37 +160,59 @@ describe('rule 5: approvals', () => {
       { text: 'ok' },
     ]);
     await drain(agent.run('go', { session }));
-    const attempt = (approvals: { callId: string; approved: boolean }[]) => drain(agent.run(undefined, { session, approvals }));
+    const attempt = (approvals: { callId: string; approved: boolean }[]) =>
+      drain(agent.run(undefined, { session, approvals }));
     await expect(attempt([{ callId: 'forged', approved: true }])).rejects.toThrow(
       'unknown call id forged in session s1; the paused calls waiting for approval are d1',
     );
-    await expect(attempt([{ callId: 'r1', approved: true }])).rejects.toThrow('call r1 did not ask for approval in session s1; only d1 did');
-    await expect(attempt([{ callId: 'd1', approved: true }, { callId: 'd1', approved: false }])).rejects.toThrow('call d1 is answered twice');
+    await expect(attempt([{ callId: 'r1', approved: true }])).rejects.toThrow(
+      'call r1 did not ask for approval in session s1; only d1 did',
+    );
+    await expect(
+      attempt([
+        { callId: 'd1', approved: true },
+        { callId: 'd1', approved: false },
+      ]),
+    ).rejects.toThrow('call d1 is answered twice');
     await expect(attempt([{ callId: 'forged', approved: true }])).rejects.toBeInstanceOf(ApprovalError);
     expect(session.pendingApproval?.gatedCallIds).toEqual(['d1']);
     expect(harness.server.requests).toHaveLength(1);
   });
 
   it('refuses a second resume and new input while paused', async () => {
-    const { agent, session } = await pausedAgent([{ toolCalls: [call('d1', 'deploy', { text: 'x' })] }, { text: 'ok' }]);
+    const { agent, session } = await pausedAgent([
+      { toolCalls: [call('d1', 'deploy', { text: 'x' })] },
+      { text: 'ok' },
+    ]);
     await drain(agent.run('go', { session }));
     await expect(drain(agent.run('something else', { session }))).rejects.toThrow(
       /session s1 is paused waiting for approval of d1; resume with agent\.run\(undefined/,
     );
     await drain(agent.run(undefined, { session, approvals: [{ callId: 'd1', approved: true }] }));
-    await expect(drain(agent.run(undefined, { session, approvals: [{ callId: 'd1', approved: true }] }))).rejects.toThrow(
-      'there is no paused run waiting for approval in session s1',
-    );
+    await expect(
+      drain(agent.run(undefined, { session, approvals: [{ callId: 'd1', approved: true }] })),
+    ).rejects.toThrow('there is no paused run waiting for approval in session s1');
   });
 
   it('cancelling while paused leaves the pause intact; it can be resumed later', async () => {
-    const { agent, deploy, session } = await pausedAgent([{ toolCalls: [call('d1', 'deploy', { text: 'x' })] }, { text: 'ok' }]);
+    const { agent, deploy, session } = await pausedAgent([
+      { toolCalls: [call('d1', 'deploy', { text: 'x' })] },
+      { text: 'ok' },
+    ]);
     await drain(agent.run('go', { session }));
-    const cancelled = await drain(agent.run(undefined, { session, approvals: [{ callId: 'd1', approved: true }], signal: AbortSignal.abort() }));
+    const cancelled = await drain(
+      agent.run(undefined, {
+        session,
+        approvals: [{ callId: 'd1', approved: true }],
+        signal: AbortSignal.abort(),
+      }),
+    );
     expect(cancelled.at(-1)).toEqual({ type: 'finish', reason: 'cancelled' });
     expect(deploy.calls).toEqual([]);
     expect(session.pendingApproval?.gatedCallIds).toEqual(['d1']);
-    const resumed = await drain(agent.run(undefined, { session, approvals: [{ callId: 'd1', approved: true }] }));
+    const resumed = await drain(
+      agent.run(undefined, { session, approvals: [{ callId: 'd1', approved: true }] }),
+    );
     expect(resumed.at(-1)).toEqual({ type: 'finish', reason: 'stop' });
     expect(deploy.calls).toEqual(['x']);
   });
@@ -162,7 +236,11 @@ describe('rule 5: approvals', () => {
     const agent = new AgentBuilder('a').chatClient(harness.client).withTool(pay).build();
     const session = agent.createSession();
     const paused = await drain(agent.run('pay', { session }));
-    expect(paused.filter((u) => u.type === 'tool-approval-request').map((u) => u.type === 'tool-approval-request' && u.callId)).toEqual(['big']);
+    expect(
+      paused
+        .filter((u) => u.type === 'tool-approval-request')
+        .map((u) => u.type === 'tool-approval-request' && u.callId),
+    ).toEqual(['big']);
     await drain(agent.run(undefined, { session, approvals: [{ callId: 'big', approved: true }] }));
     expect(paid.sort((a, b) => a - b)).toEqual([5, 500]);
   });
@@ -174,18 +252,25 @@ describe('rule 5: approvals', () => {
       name: 'skills',
       kind: 'skills',
       injectsTools: true,
-      onInvoking: () => ({ tools: [new ApprovalRequiredTool(injected.tool, { reason: 'Runs an injected action' })] }),
+      onInvoking: () => ({
+        tools: [new ApprovalRequiredTool(injected.tool, { reason: 'Runs an injected action' })],
+      }),
     };
     const agent = new AgentBuilder('a').chatClient(harness.client).withContextProvider(provider).build();
     const session = agent.createSession();
     const paused = await drain(agent.run('go', { session }));
-    expect(paused.find((u) => u.type === 'tool-approval-request')).toMatchObject({ description: 'Runs an injected action' });
+    expect(paused.find((u) => u.type === 'tool-approval-request')).toMatchObject({
+      description: 'Runs an injected action',
+    });
     await drain(agent.run(undefined, { session, approvals: [{ callId: 'i1', approved: true }] }));
     expect(injected.calls).toEqual(['z']);
   });
 
   it('binds an approval to the resolved target: a target that changed is refused', async () => {
-    harness = await startHarness([{ toolCalls: [call('w1', 'write', { text: 'notes.txt' })] }, { text: 'ok' }]);
+    harness = await startHarness([
+      { toolCalls: [call('w1', 'write', { text: 'notes.txt' })] },
+      { text: 'ok' },
+    ]);
     let resolvesTo = '/work/notes.txt';
     const written: string[] = [];
     const write = new ApprovalRequiredTool(
@@ -200,11 +285,18 @@ describe('rule 5: approvals', () => {
     const agent = new AgentBuilder('a').chatClient(harness.client).withTool(write).build();
     const session = agent.createSession();
     const paused = await drain(agent.run('write', { session }));
-    expect(paused.find((u) => u.type === 'tool-approval-request')).toMatchObject({ resolvedTarget: '/work/notes.txt' });
+    expect(paused.find((u) => u.type === 'tool-approval-request')).toMatchObject({
+      resolvedTarget: '/work/notes.txt',
+    });
     resolvesTo = '/etc/passwd';
-    const resumed = await drain(agent.run(undefined, { session, approvals: [{ callId: 'w1', approved: true }] }));
+    const resumed = await drain(
+      agent.run(undefined, { session, approvals: [{ callId: 'w1', approved: true }] }),
+    );
     expect(resumed.find((u) => u.type === 'tool-called')).toMatchObject({
-      result: { ok: false, error: "Refused: the approval was for '/work/notes.txt', but the call now resolves to '/etc/passwd'" },
+      result: {
+        ok: false,
+        error: "Refused: the approval was for '/work/notes.txt', but the call now resolves to '/etc/passwd'",
+      },
     });
     expect(written).toEqual([]);
   });

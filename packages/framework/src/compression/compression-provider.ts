@@ -25,6 +25,9 @@ export class CompressionProvider implements IContextProvider {
   async onInvoking({ messages, signal }: InvokingContext): Promise<ContextResult> {
     const { counter, maxTokens, strategy } = this.options;
     if (counter.countTokens(messages) <= maxTokens) return {};
-    return { messages: await strategy.compress(messages, maxTokens, counter, { signal }), replaceMessages: true };
+    return {
+      messages: await strategy.compress(messages, maxTokens, counter, { signal }),
+      replaceMessages: true,
+    };
   }
 }

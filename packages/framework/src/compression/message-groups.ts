@@ -25,13 +25,23 @@ export function groupMessages(messages: readonly ChatMessage[]): (MessageGroup &
     }
     open = undefined;
     if (message.role === 'assistant' && message.toolCalls?.length) {
-      open = { messages: [message], system: false, toolCalls: message.toolCalls.length, ids: new Set(message.toolCalls.map((c) => c.id)) };
+      open = {
+        messages: [message],
+        system: false,
+        toolCalls: message.toolCalls.length,
+        ids: new Set(message.toolCalls.map((c) => c.id)),
+      };
       groups.push(open);
       continue;
     }
     groups.push({ messages: [message], system: message.role === 'system', toolCalls: 0 });
   }
-  return groups.map((g) => ({ messages: g.messages, system: g.system, toolCalls: g.toolCalls, ...(g.orphan && { orphan: true }) }));
+  return groups.map((g) => ({
+    messages: g.messages,
+    system: g.system,
+    toolCalls: g.toolCalls,
+    ...(g.orphan && { orphan: true }),
+  }));
 }
 
 export function flatten(groups: readonly MessageGroup[]): ChatMessage[] {

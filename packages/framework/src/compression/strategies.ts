@@ -1,13 +1,14 @@
-import { type ChatMessage, assistantMessage } from '@raf/core';
+import { assistantMessage, type ChatMessage } from '@raf/core';
 import type { ICompressionStrategy, ITokenCounter } from './compression-types.js';
-import { type MessageGroup, flatten, groupMessages } from './message-groups.js';
+import { flatten, groupMessages, type MessageGroup } from './message-groups.js';
 
 /** Keeps every system message and the newest `windowSize` other messages, cut on a group boundary. */
 export class SlidingWindowStrategy implements ICompressionStrategy {
   readonly name = 'sliding_window';
 
   constructor(readonly windowSize: number) {
-    if (!Number.isInteger(windowSize) || windowSize < 1) throw new RangeError('windowSize must be a whole number ≥ 1');
+    if (!Number.isInteger(windowSize) || windowSize < 1)
+      throw new RangeError('windowSize must be a whole number ≥ 1');
   }
 
   compress(messages: readonly ChatMessage[]): ChatMessage[] {
@@ -54,7 +55,13 @@ export class TokenBudgetStrategy implements ICompressionStrategy {
       });
       groups = groups.map((g, i) =>
         g.toolCalls > 0 && i < lastUser
-          ? { system: false, toolCalls: 0, messages: [assistantMessage(`[Earlier tool calls: ${g.toolCalls} call(s) were made and completed]`)] }
+          ? {
+              system: false,
+              toolCalls: 0,
+              messages: [
+                assistantMessage(`[Earlier tool calls: ${g.toolCalls} call(s) were made and completed]`),
+              ],
+            }
           : g,
       );
     }

@@ -1,4 +1,10 @@
-import { type ChatMessage, type IChatClient, collectAgentResponse, systemMessage, userMessage } from '@raf/core';
+import {
+  type ChatMessage,
+  collectAgentResponse,
+  type IChatClient,
+  systemMessage,
+  userMessage,
+} from '@raf/core';
 import type { CompressionContext, ICompressionStrategy, ITokenCounter } from './compression-types.js';
 import { flatten, groupMessages } from './message-groups.js';
 

@@ -18,7 +18,8 @@ export class EstimateTokenCounter implements ITokenCounter {
     let total = 3;
     for (const message of messages) {
       total += 4 + this.countTextTokens(message.content);
-      for (const call of message.toolCalls ?? []) total += 4 + this.countTextTokens(call.name) + this.countTextTokens(call.arguments);
+      for (const call of message.toolCalls ?? [])
+        total += 4 + this.countTextTokens(call.name) + this.countTextTokens(call.arguments);
     }
     return total;
   }
@@ -44,9 +45,12 @@ export class ExactTokenCounter implements ITokenCounter {
       const module = (await import(`gpt-tokenizer/encoding/${encoding}`)) as { countTokens: CountFn };
       return new ExactTokenCounter(module.countTokens, encoding);
     } catch (error) {
-      throw new ConfigError(`exact token counting needs the optional package gpt-tokenizer (npm install gpt-tokenizer)`, {
-        cause: error,
-      });
+      throw new ConfigError(
+        `exact token counting needs the optional package gpt-tokenizer (npm install gpt-tokenizer)`,
+        {
+          cause: error,
+        },
+      );
     }
   }
 
@@ -59,7 +63,8 @@ export class ExactTokenCounter implements ITokenCounter {
     for (const message of messages) {
       total += 3 + this.count(message.content);
       if (message.name) total += 1 + this.count(message.name);
-      for (const call of message.toolCalls ?? []) total += 3 + this.count(call.name) + this.count(call.arguments);
+      for (const call of message.toolCalls ?? [])
+        total += 3 + this.count(call.name) + this.count(call.arguments);
     }
     return total;
   }

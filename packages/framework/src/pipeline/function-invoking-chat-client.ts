@@ -1,27 +1,29 @@
 import {
   type AgentResponseUpdate,
+  addUsage,
+  assistantMessage,
   CancelledError,
   type ChatClientRunOptions,
   type ChatMessage,
   type FinishUpdate,
+  getErrorMessage,
   type IChatClient,
   type ITool,
   type PendingApprovalBatch,
-  type ToolCall,
-  type Usage,
-  addUsage,
-  assistantMessage,
-  getErrorMessage,
   serializeToolResult,
-  toToolDefinition,
+  type ToolCall,
+  type ToolDefinition,
+  type ToolResult,
   toolMessage,
+  toToolDefinition,
+  type Usage,
 } from '@raf/core';
 import { checkApprovals } from '../approval/approval-batch.js';
 import { mergeTools } from '../tools/tool-registry.js';
 import { DelegatingChatClient } from './chat-client-builder.js';
-import { type PreparedCall, executeCalls } from './tool-executor.js';
 import { LoopGuard } from './loop-guard.js';
 import { planApprovals, prepareCalls, prepareResumedCalls } from './prepare-calls.js';
+import { executeCalls, NEVER_ABORTED, type PreparedCall } from './tool-executor.js';
 
 export interface FunctionInvokingOptions {
   /** Tool rounds allowed in one run (default 10); reaching it finishes with `maxRounds`. */
@@ -30,7 +32,25 @@ export interface FunctionInvokingOptions {
   maxIdenticalCalls?: number;
 }
 
-type Turn = { text: string; reasoning: string; calls: ToolCall[]; finish: FinishUpdate | undefined; failed: boolean };
+/** What the model call needs, built directly (no spread-and-delete, which leaves a slow object). */
+function modelCallOptions(options: ChatClientRunOptions, tools: ToolDefinition[]): ChatClientRunOptions {
+  const inner: ChatClientRunOptions = { tools };
+  if (options.signal) inner.signal = options.signal;
+  if (options.toolChoice !== undefined) inner.toolChoice = options.toolChoice;
+  if (options.parallelToolCalls !== undefined) inner.parallelToolCalls = options.parallelToolCalls;
+  if (options.modelOptions) inner.modelOptions = options.modelOptions;
+  if (options.extraBody) inner.extraBody = options.extraBody;
+  if (options.extraHeaders) inner.extraHeaders = options.extraHeaders;
+  return inner;
+}
+
+type Turn = {
+  text: string;
+  reasoning: string;
+  calls: ToolCall[];
+  finish: FinishUpdate | undefined;
+  failed: boolean;
+};
 
 /**
  * The tool loop: calls the model, runs the tools it asks for, sends the results back, and repeats
@@ -49,7 +69,10 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
     this.maxIdenticalCalls = options.maxIdenticalCalls ?? 3;
   }
 
-  override run(messages: readonly ChatMessage[], options: ChatClientRunOptions = {}): AsyncIterable<AgentResponseUpdate> {
+  override run(
+    messages: readonly ChatMessage[],
+    options: ChatClientRunOptions = {},
+  ): AsyncIterable<AgentResponseUpdate> {
     return this.loop(messages, options);
   }
 
@@ -57,7 +80,7 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
     messages: readonly ChatMessage[],
     options: ChatClientRunOptions,
   ): AsyncGenerator<AgentResponseUpdate, void, undefined> {
-    const signal = options.signal ?? new AbortController().signal;
+    const signal = options.signal ?? NEVER_ABORTED;
     const { tools } = mergeTools(this.tools, options.providerTools ?? []);
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     const definitions = tools.map(toToolDefinition);
@@ -88,12 +111,7 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
       }
     }
 
-    const innerOptions: ChatClientRunOptions = { ...options, tools: definitions };
-    delete innerOptions.pendingApproval;
-    delete innerOptions.approvals;
-    delete innerOptions.onTurnMessages;
-    delete innerOptions.onApprovalPending;
-    delete innerOptions.providerTools;
+    const innerOptions = modelCallOptions(options, definitions);
 
     for (;;) {
       const turn: Turn = { text: '', reasoning: '', calls: [], finish: undefined, failed: false };
@@ -153,7 +171,9 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
           gatedCallIds: approvals.map((a) => a.update.callId),
           round,
         };
-        const targets = Object.fromEntries(approvals.filter((a) => a.target !== undefined).map((a) => [a.update.callId, a.target!]));
+        const targets = Object.fromEntries(
+          approvals.filter((a) => a.target !== undefined).map((a) => [a.update.callId, a.target!]),
+        );
         if (Object.keys(targets).length > 0) batch.resolvedTargets = targets;
         options.onTurnMessages?.([assistant]);
         options.onApprovalPending?.(batch);
@@ -187,7 +207,7 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
     signal: AbortSignal,
     before: ChatMessage[],
   ): AsyncGenerator<AgentResponseUpdate, void, undefined> {
-    let results;
+    let results: ToolResult[];
     try {
       results = await executeCalls(prepared, signal);
     } catch (error) {

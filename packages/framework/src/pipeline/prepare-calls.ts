@@ -1,10 +1,10 @@
 import {
+  getErrorMessage,
   type ITool,
   type JSONValue,
   type PendingApprovalBatch,
   type ToolApprovalRequestUpdate,
   type ToolCall,
-  getErrorMessage,
   toolFailure,
 } from '@raf/core';
 import { type ApprovalDecisions, DEFAULT_DENIAL_REASON } from '../approval/approval-batch.js';
@@ -34,7 +34,8 @@ export async function planApprovals(prepared: readonly PreparedCall[]): Promise<
   for (const { call, tool, args, preset } of prepared) {
     if (preset || !tool) continue;
     let gated: boolean;
-    let description = tool instanceof ApprovalRequiredTool ? (tool.approvalReason ?? tool.description) : tool.description;
+    let description =
+      tool instanceof ApprovalRequiredTool ? (tool.approvalReason ?? tool.description) : tool.description;
     try {
       gated = tool.requiresApproval ? await tool.requiresApproval(args) : false;
     } catch (error) {
@@ -43,7 +44,9 @@ export async function planApprovals(prepared: readonly PreparedCall[]): Promise<
       description = `${description} (approval check failed: ${getErrorMessage(error)})`;
     }
     if (!gated) continue;
-    const target = tool.resolveTarget ? await Promise.resolve(tool.resolveTarget(args)).catch(() => undefined) : undefined;
+    const target = tool.resolveTarget
+      ? await Promise.resolve(tool.resolveTarget(args)).catch(() => undefined)
+      : undefined;
     const update: ToolApprovalRequestUpdate = {
       type: 'tool-approval-request',
       callId: call.id,
@@ -71,7 +74,10 @@ export function prepareResumedCalls(
     if (!gated.has(prepared.call.id) || prepared.preset) return prepared;
     const decision = decisions.get(prepared.call.id);
     if (!decision?.approved) {
-      return { call: prepared.call, preset: toolFailure(`Rejected: ${decision?.reason || DEFAULT_DENIAL_REASON}`) };
+      return {
+        call: prepared.call,
+        preset: toolFailure(`Rejected: ${decision?.reason || DEFAULT_DENIAL_REASON}`),
+      };
     }
     const target = batch.resolvedTargets?.[prepared.call.id];
     return target === undefined ? prepared : { ...prepared, approvedTarget: target };

@@ -1,10 +1,10 @@
 import {
+  getErrorMessage,
   type ITool,
   type JSONValue,
+  safeParseToolResult,
   type ToolCall,
   type ToolResult,
-  getErrorMessage,
-  safeParseToolResult,
   toolFailure,
 } from '@raf/core';
 import { manifestOf } from '../runtime-policy/builtin-manifests.js';
@@ -19,10 +19,17 @@ export interface PreparedCall {
   approvedTarget?: string;
 }
 
-export const CANCELLED_RESULT: ToolResult = Object.freeze({ ok: false, error: 'Agent run cancelled' }) as ToolResult;
+/** The signal of a run nobody can cancel: watching it would only cost listeners. */
+export const NEVER_ABORTED: AbortSignal = new AbortController().signal;
+
+export const CANCELLED_RESULT: ToolResult = Object.freeze({
+  ok: false,
+  error: 'Agent run cancelled',
+}) as ToolResult;
 
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | typeof CANCELLED_RESULT> {
   if (signal.aborted) return Promise.resolve(CANCELLED_RESULT);
+  if (signal === NEVER_ABORTED) return work;
   return new Promise((resolve, reject) => {
     const onAbort = () => resolve(CANCELLED_RESULT);
     signal.addEventListener('abort', onAbort, { once: true });
@@ -39,7 +46,11 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | typ
   });
 }
 
-async function runOne(prepared: PreparedCall, signal: AbortSignal, sessionId: string | undefined): Promise<ToolResult> {
+async function runOne(
+  prepared: PreparedCall,
+  signal: AbortSignal,
+  sessionId: string | undefined,
+): Promise<ToolResult> {
   if (prepared.preset) return prepared.preset;
   const { tool, call } = prepared;
   if (!tool) return toolFailure(`Tool '${call.name}' not found`);
@@ -81,7 +92,10 @@ export async function executeCalls(
   let group: Promise<void>[] = [];
   for (let i = 0; i < calls.length; i++) {
     const prepared = calls[i]!;
-    const sequential = prepared.tool !== undefined && !prepared.preset && manifestOf(prepared.tool).executionMode === 'sequential';
+    const sequential =
+      prepared.tool !== undefined &&
+      !prepared.preset &&
+      manifestOf(prepared.tool).executionMode === 'sequential';
     if (sequential) {
       await Promise.all(group);
       group = [];

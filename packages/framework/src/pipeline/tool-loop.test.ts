@@ -1,18 +1,34 @@
-import { type IContextProvider, createToolManifest, defineTool, toolSuccess } from '@raf/core';
+import { createToolManifest, defineTool, type IContextProvider, toolSuccess } from '@raf/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AgentBuilder } from '../agent/agent-builder.js';
-import { type Harness, drain, echoTool, sentMessages, significant, startHarness } from '../test-support/harness.js';
+import {
+  drain,
+  echoTool,
+  type Harness,
+  sentMessages,
+  significant,
+  startHarness,
+} from '../test-support/harness.js';
 
 let harness: Harness;
 afterEach(() => harness?.close());
 
-const call = (id: string, name: string, args: unknown) => ({ id, name, arguments: args as Record<string, string> });
+const call = (id: string, name: string, args: unknown) => ({
+  id,
+  name,
+  arguments: args as Record<string, string>,
+});
 
 describe('rule 4: the tool loop', () => {
   it('runs tools injected by a provider when the agent has no static tools (workspace-only agents work)', async () => {
     harness = await startHarness([{ toolCalls: [call('c1', 'echo', { text: 'hi' })] }, { text: 'Echoed.' }]);
-    const provider: IContextProvider = { name: 'ws', kind: 'workspace', injectsTools: true, onInvoking: () => ({ tools: [echoTool()] }) };
+    const provider: IContextProvider = {
+      name: 'ws',
+      kind: 'workspace',
+      injectsTools: true,
+      onInvoking: () => ({ tools: [echoTool()] }),
+    };
     const agent = new AgentBuilder('a').chatClient(harness.client).withContextProvider(provider).build();
     expect(agent.toolLoop).toBe(true);
     const updates = significant(await drain(agent.run('say hi')));
@@ -24,7 +40,11 @@ describe('rule 4: the tool loop', () => {
     ]);
     // The tool result reaches the model as the JSON of the ToolResult, right after its call.
     expect(sentMessages(harness.server, 1).slice(-2)).toEqual([
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'echo', arguments: '{"text":"hi"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'echo', arguments: '{"text":"hi"}' } }],
+      },
       { role: 'tool', content: '{"ok":true,"data":{"echoed":"hi"}}', tool_call_id: 'c1' },
     ]);
   });
@@ -37,8 +57,14 @@ describe('rule 4: the tool loop', () => {
   });
 
   it('finishes with maxRounds after maxToolRounds rounds, without a dangling call', async () => {
-    harness = await startHarness(Array.from({ length: 5 }, (_, i) => ({ toolCalls: [call(`c${i}`, 'echo', { text: String(i) })] })));
-    const agent = new AgentBuilder('a').chatClient(harness.client).withTool(echoTool()).maxToolRounds(3).build();
+    harness = await startHarness(
+      Array.from({ length: 5 }, (_, i) => ({ toolCalls: [call(`c${i}`, 'echo', { text: String(i) })] })),
+    );
+    const agent = new AgentBuilder('a')
+      .chatClient(harness.client)
+      .withTool(echoTool())
+      .maxToolRounds(3)
+      .build();
     const session = agent.createSession();
     const updates = await drain(agent.run('loop', { session }));
     expect(updates.at(-1)).toEqual({ type: 'finish', reason: 'maxRounds' });
@@ -97,13 +123,22 @@ describe('rule 4: the tool loop', () => {
       },
       { text: 'ok' },
     ]);
-    const agent = new AgentBuilder('a').chatClient(harness.client).withTools([slow('fetch', 60), slow('save', 10, true)]).build();
+    const agent = new AgentBuilder('a')
+      .chatClient(harness.client)
+      .withTools([slow('fetch', 60), slow('save', 10, true)])
+      .build();
     const updates = await drain(agent.run('x'));
     expect(peak).toBe(3);
     // The sequential calls start only after every earlier call ended, and never overlap.
     expect(log.slice(-4)).toEqual(['start save4', 'end save4', 'start save5', 'end save5']);
-    expect(updates.filter((u) => u.type === 'tool-called').map((u) => u.type === 'tool-called' && u.callId)).toEqual(['a', 'b', 'c', 'd', 'e']);
-    expect(sentMessages(harness.server, 1).filter((m) => m.role === 'tool').map((m) => m.tool_call_id)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(
+      updates.filter((u) => u.type === 'tool-called').map((u) => u.type === 'tool-called' && u.callId),
+    ).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(
+      sentMessages(harness.server, 1)
+        .filter((m) => m.role === 'tool')
+        .map((m) => m.tool_call_id),
+    ).toEqual(['a', 'b', 'c', 'd', 'e']);
   });
 
   it('uses the built-in manifest: write_file is sequential', async () => {
@@ -115,12 +150,19 @@ describe('rule 4: the tool loop', () => {
   });
 
   it('stops a run that repeats the identical call more than 3 times in a row', async () => {
-    harness = await startHarness(Array.from({ length: 6 }, (_, i) => ({ toolCalls: [call(`c${i}`, 'echo', { text: 'same' })] })));
+    harness = await startHarness(
+      Array.from({ length: 6 }, (_, i) => ({ toolCalls: [call(`c${i}`, 'echo', { text: 'same' })] })),
+    );
     const agent = new AgentBuilder('a').chatClient(harness.client).withTool(echoTool()).build();
     const updates = await drain(agent.run('x'));
     const results = updates.filter((u) => u.type === 'tool-called');
     expect(results).toHaveLength(4);
-    expect(results[3]).toMatchObject({ result: { ok: false, error: expect.stringMatching(/^Loop guard: echo was called with identical arguments 4 times/) } });
+    expect(results[3]).toMatchObject({
+      result: {
+        ok: false,
+        error: expect.stringMatching(/^Loop guard: echo was called with identical arguments 4 times/),
+      },
+    });
     expect(updates.at(-2)).toMatchObject({ type: 'warning', code: 'loop-guard' });
     expect(updates.at(-1)).toEqual({ type: 'finish', reason: 'other', rawReason: 'loopGuard' });
     expect(harness.server.requests).toHaveLength(4);
@@ -135,7 +177,10 @@ describe('rule 4: the tool loop', () => {
         throw new Error('disk on fire');
       },
     });
-    harness = await startHarness([{ toolCalls: [call('a', 'broken', {}), call('b', 'nope', {})] }, { text: 'ok' }]);
+    harness = await startHarness([
+      { toolCalls: [call('a', 'broken', {}), call('b', 'nope', {})] },
+      { text: 'ok' },
+    ]);
     const agent = new AgentBuilder('a').chatClient(harness.client).withTool(broken).build();
     const results = (await drain(agent.run('x'))).filter((u) => u.type === 'tool-called');
     expect(results.map((u) => u.type === 'tool-called' && u.result)).toEqual([
@@ -144,10 +189,17 @@ describe('rule 4: the tool loop', () => {
     ]);
   });
 
-  it('keeps the model\'s own finish reason (length) and sums usage over rounds', async () => {
+  it("keeps the model's own finish reason (length) and sums usage over rounds", async () => {
     harness = await startHarness([
-      { toolCalls: [call('a', 'echo', { text: 'x' })], usage: { promptTokens: 10, completionTokens: 2, totalTokens: 12 } },
-      { text: 'cut', finishReason: 'length', usage: { promptTokens: 20, completionTokens: 5, totalTokens: 25 } },
+      {
+        toolCalls: [call('a', 'echo', { text: 'x' })],
+        usage: { promptTokens: 10, completionTokens: 2, totalTokens: 12 },
+      },
+      {
+        text: 'cut',
+        finishReason: 'length',
+        usage: { promptTokens: 20, completionTokens: 5, totalTokens: 25 },
+      },
     ]);
     const agent = new AgentBuilder('a').chatClient(harness.client).withTool(echoTool()).build();
     const response = await agent.generate('x');

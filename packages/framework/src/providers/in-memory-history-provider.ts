@@ -1,4 +1,4 @@
-import type { ChatMessage, ContextResult, IContextProvider, ISession, InvokingContext } from '@raf/core';
+import type { ChatMessage, ContextResult, IContextProvider, InvokingContext, ISession } from '@raf/core';
 
 export const HISTORY_PROVIDER_NAME = 'InMemoryHistoryProvider';
 
@@ -23,5 +23,7 @@ export class InMemoryHistoryProvider implements IContextProvider {
 
 /** Anything with `kind: 'history'` and a `store` method can replace the default history. */
 export function isHistoryProvider(provider: IContextProvider): provider is InMemoryHistoryProvider {
-  return provider.kind === 'history' && typeof (provider as Partial<InMemoryHistoryProvider>).store === 'function';
+  return (
+    provider.kind === 'history' && typeof (provider as Partial<InMemoryHistoryProvider>).store === 'function'
+  );
 }

@@ -1,4 +1,4 @@
-import { DEFAULT_TOOL_MANIFEST, type ITool, type ToolManifest, createToolManifest } from '@raf/core';
+import { createToolManifest, DEFAULT_TOOL_MANIFEST, type ITool, type ToolManifest } from '@raf/core';
 
 const local = { supportedInWorker: true, workerRoutingHint: 'local' } as const;
 const proxied = { supportedInWorker: true, workerRoutingHint: 'main-process-proxy' } as const;
@@ -47,5 +47,9 @@ export const TOOL_NAME_ALIASES: Readonly<Record<string, string>> = Object.freeze
 
 /** A tool's own manifest, else the built-in one for its name, else the default (parallel, custom). */
 export function manifestOf(tool: Pick<ITool, 'name' | 'manifest'>): ToolManifest {
-  return tool.manifest ?? BUILTIN_TOOL_MANIFESTS[TOOL_NAME_ALIASES[tool.name] ?? tool.name] ?? DEFAULT_TOOL_MANIFEST;
+  return (
+    tool.manifest ??
+    BUILTIN_TOOL_MANIFESTS[TOOL_NAME_ALIASES[tool.name] ?? tool.name] ??
+    DEFAULT_TOOL_MANIFEST
+  );
 }

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import {
   type ChatMessage,
+  cloneMessage,
   type ISession,
   type JSONValue,
   type PendingApprovalBatch,
-  type SessionSnapshot,
   providerStateKey,
+  type SessionSnapshot,
 } from '@raf/core';
 import { parseSessionSnapshot } from './session-snapshot-schema.js';
 
@@ -45,7 +46,7 @@ export class AgentSession implements ISession {
   }
 
   addMessages(messages: readonly ChatMessage[]): void {
-    for (const message of messages) this.history.push(structuredClone(message));
+    for (const message of messages) this.history.push(cloneMessage(message));
     this.touch();
   }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type ISessionStore, type SessionSnapshot, SessionError, type SessionStoreOptions } from '@raf/core';
+import { type ISessionStore, SessionError, type SessionSnapshot, type SessionStoreOptions } from '@raf/core';
 import { safeParseSessionSnapshot } from './session-snapshot-schema.js';
 
 // Ids become file names: keep them to a safe alphabet so no id can name a path outside the folder.
@@ -9,7 +9,9 @@ const SAFE_ID = /^[A-Za-z0-9._:@-]{1,200}$/;
 
 function fileName(id: string): string {
   if (!SAFE_ID.test(id) || id === '.' || id === '..') {
-    throw new SessionError(`session id ${JSON.stringify(id)} is not allowed: use letters, digits and . _ - : @ (at most 200)`);
+    throw new SessionError(
+      `session id ${JSON.stringify(id)} is not allowed: use letters, digits and . _ - : @ (at most 200)`,
+    );
   }
   return `${id.replaceAll(':', '%3A')}.json`;
 }
@@ -33,13 +35,18 @@ export class FileSessionStore implements ISessionStore {
       text = await readFile(file, { encoding: 'utf8', ...(options.signal && { signal: options.signal }) });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw new SessionError(`cannot read session file ${file}: ${(error as Error).message}`, { cause: error });
+      throw new SessionError(`cannot read session file ${file}: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     let data: unknown;
     try {
       data = JSON.parse(text);
     } catch (error) {
-      throw new SessionError(`session file ${file} is corrupt (not valid JSON: ${(error as Error).message})`, { cause: error });
+      throw new SessionError(
+        `session file ${file} is corrupt (not valid JSON: ${(error as Error).message})`,
+        { cause: error },
+      );
     }
     const parsed = safeParseSessionSnapshot(data, `session file ${file}`);
     if (!parsed.success) throw parsed.error;
@@ -58,7 +65,9 @@ export class FileSessionStore implements ISessionStore {
       await rename(temp, file);
     } catch (error) {
       await rm(temp, { force: true });
-      throw new SessionError(`cannot save session ${snapshot.id} to ${file}: ${(error as Error).message}`, { cause: error });
+      throw new SessionError(`cannot save session ${snapshot.id} to ${file}: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   }
 
@@ -72,7 +81,9 @@ export class FileSessionStore implements ISessionStore {
       return files.filter((f) => f.endsWith('.json') && !f.startsWith('.')).map(idOf);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw new SessionError(`cannot list sessions in ${this.directory}: ${(error as Error).message}`, { cause: error });
+      throw new SessionError(`cannot list sessions in ${this.directory}: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   }
 }

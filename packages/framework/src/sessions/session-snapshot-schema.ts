@@ -1,4 +1,4 @@
-import { type SessionSnapshot, SessionError } from '@raf/core';
+import { SessionError, type SessionSnapshot } from '@raf/core';
 import { z } from 'zod';
 
 const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
@@ -13,7 +13,9 @@ const message = z.object({
   source: z.enum(['external', 'chatHistory', 'contextProvider', 'toolResult']).optional(),
 });
 
-const json: z.ZodType = z.lazy(() => z.union([z.null(), z.string(), z.number(), z.boolean(), z.array(json), z.record(z.string(), json)]));
+const json: z.ZodType = z.lazy(() =>
+  z.union([z.null(), z.string(), z.number(), z.boolean(), z.array(json), z.record(z.string(), json)]),
+);
 
 export const sessionSnapshotSchema = z.object({
   version: z.literal(1),
@@ -33,7 +35,9 @@ export const sessionSnapshotSchema = z.object({
   updatedAt: z.string(),
 });
 
-export type SafeParseSessionResult = { success: true; value: SessionSnapshot } | { success: false; error: SessionError };
+export type SafeParseSessionResult =
+  | { success: true; value: SessionSnapshot }
+  | { success: false; error: SessionError };
 
 /** Checks serialized session data (from a file, a database, the wire); `source` names it in errors. */
 export function safeParseSessionSnapshot(input: unknown, source = 'session data'): SafeParseSessionResult {

@@ -33,7 +33,8 @@ export class ScopedSessionStore implements ISessionStore {
     private readonly inner: ISessionStore,
     key: string,
   ) {
-    if (key === '' || key.includes('::')) throw new TypeError('ScopedSessionStore: the key must be non-empty and contain no "::"');
+    if (key === '' || key.includes('::'))
+      throw new TypeError('ScopedSessionStore: the key must be non-empty and contain no "::"');
     this.prefix = `${key}::`;
   }
 
@@ -51,7 +52,9 @@ export class ScopedSessionStore implements ISessionStore {
   }
 
   async list(options?: SessionStoreOptions): Promise<string[]> {
-    return (await this.inner.list(options)).filter((id) => id.startsWith(this.prefix)).map((id) => id.slice(this.prefix.length));
+    return (await this.inner.list(options))
+      .filter((id) => id.startsWith(this.prefix))
+      .map((id) => id.slice(this.prefix.length));
   }
 }
 

@@ -16,7 +16,11 @@ const deploy = defineTool({
   requiresApproval: true,
   execute: ({ env }) => toolSuccess({ deployed: env, pid: process.pid }),
 });
-const agent = new AgentBuilder('deployer').chatClient(client).instructions('You deploy.').withTool(deploy).build();
+const agent = new AgentBuilder('deployer')
+  .chatClient(client)
+  .instructions('You deploy.')
+  .withTool(deploy)
+  .build();
 const store = new FileSessionStore(directory);
 
 const updates = [];
@@ -29,7 +33,8 @@ if (mode === 'start') {
   if (!snapshot) throw new Error('no saved session');
   const session = AgentSession.fromJSON(snapshot);
   const callId = session.pendingApproval!.gatedCallIds[0]!;
-  for await (const update of agent.run(undefined, { session, approvals: [{ callId, approved: true }] })) updates.push(update);
+  for await (const update of agent.run(undefined, { session, approvals: [{ callId, approved: true }] }))
+    updates.push(update);
   await store.save(session.toJSON());
 }
 await client.close();

@@ -1,6 +1,6 @@
 import { OpenAICompatibleChatClient } from '@raf/client';
 import { type MockModelServer, type MockTurnInput, startMockModelServer } from '@raf/client/testing';
-import { type AgentResponseUpdate, type ChatMessage, type ITool, defineTool, toolSuccess } from '@raf/core';
+import { type AgentResponseUpdate, type ChatMessage, defineTool, type ITool, toolSuccess } from '@raf/core';
 import { z } from 'zod';
 
 export interface Harness {
@@ -36,7 +36,9 @@ export async function drain(stream: AsyncIterable<AgentResponseUpdate>): Promise
 
 /** Updates without the streaming noise (metadata, deltas of arguments), for whole-array comparisons. */
 export function significant(updates: AgentResponseUpdate[]): AgentResponseUpdate[] {
-  return updates.filter((u) => !['response-metadata', 'tool-call-start', 'tool-call-args', 'usage'].includes(u.type));
+  return updates.filter(
+    (u) => !['response-metadata', 'tool-call-start', 'tool-call-args', 'usage'].includes(u.type),
+  );
 }
 
 export function roles(messages: readonly ChatMessage[] | Record<string, unknown>[]): string[] {

@@ -27,7 +27,13 @@ export function checkArguments(tool: ITool, raw: string): ArgumentCheck {
   try {
     args = raw.trim() === '' ? {} : JSON.parse(raw);
   } catch {
-    return { ok: false, error: correction(tool, `the arguments are not valid JSON (${raw.length > 120 ? `${raw.slice(0, 120)}…` : raw})`) };
+    return {
+      ok: false,
+      error: correction(
+        tool,
+        `the arguments are not valid JSON (${raw.length > 120 ? `${raw.slice(0, 120)}…` : raw})`,
+      ),
+    };
   }
   if (args === null || typeof args !== 'object' || Array.isArray(args)) {
     return { ok: false, error: correction(tool, 'expected a JSON object') };
@@ -36,9 +42,14 @@ export function checkArguments(tool: ITool, raw: string): ArgumentCheck {
   if (!result.valid) {
     const problems = result.errors
       .filter((e) => e.keyword !== 'properties')
-      .map((e) => `${e.instanceLocation === '#' ? '' : `${e.instanceLocation.replace(/^#\//, '')}: `}${e.error}`)
+      .map(
+        (e) => `${e.instanceLocation === '#' ? '' : `${e.instanceLocation.replace(/^#\//, '')}: `}${e.error}`,
+      )
       .slice(0, 5);
-    return { ok: false, error: correction(tool, problems.join('; ') || 'the arguments do not match the schema') };
+    return {
+      ok: false,
+      error: correction(tool, problems.join('; ') || 'the arguments do not match the schema'),
+    };
   }
   return { ok: true, args: args as JSONValue };
 }

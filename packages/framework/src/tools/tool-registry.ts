@@ -10,7 +10,9 @@ export class ToolRegistry {
 
   register(tool: ITool): this {
     if (this.tools.has(tool.name)) {
-      throw new ConfigError(`tool "${tool.name}" is registered twice; tool names must be unique within an agent`);
+      throw new ConfigError(
+        `tool "${tool.name}" is registered twice; tool names must be unique within an agent`,
+      );
     }
     this.tools.set(tool.name, tool);
     return this;
@@ -38,7 +40,10 @@ export class ToolRegistry {
 }
 
 /** Static tools first, then provider tools whose names are new: the first to name a tool wins. */
-export function mergeTools(first: readonly ITool[], second: readonly ITool[]): { tools: ITool[]; shadowed: string[] } {
+export function mergeTools(
+  first: readonly ITool[],
+  second: readonly ITool[],
+): { tools: ITool[]; shadowed: string[] } {
   const seen = new Set<string>();
   const tools: ITool[] = [];
   const shadowed: string[] = [];

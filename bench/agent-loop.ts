@@ -1,0 +1,214 @@
+import { Agent, request } from 'undici';
+import { type Measurement, type MeasureOptions, measure, type Operation } from './lib/measure.js';
+
+export const LOOP_ROUNDS = 4;
+export const LOOP_CONTENDERS = ['floor', 'raf', 'openaiAgents', 'aiSdk'] as const;
+export type LoopBenchResult = Record<(typeof LOOP_CONTENDERS)[number], Measurement>;
+
+const lookup = (id: number) => ({ id, value: `item ${id}` });
+const INSTRUCTIONS = 'Look the items up.';
+
+function check(condition: boolean, what: string): void {
+  if (!condition) throw new Error(`loop benchmark contender did not finish the run: ${what}`);
+}
+
+type WireCall = { id: string; name: string; args: string };
+
+/** The floor: the tool loop written by hand on undici with the minimum SSE handling. */
+function floorOperation(baseURL: string): Operation {
+  const dispatcher = new Agent();
+  const tools = [
+    {
+      type: 'function',
+      function: {
+        name: 'lookup',
+        description: 'Look an item up',
+        parameters: { type: 'object', properties: { id: { type: 'number' } }, required: ['id'] },
+      },
+    },
+  ];
+  return async () => {
+    const messages: unknown[] = [
+      { role: 'system', content: INSTRUCTIONS },
+      { role: 'user', content: 'go' },
+    ];
+    for (let round = 0; round <= LOOP_ROUNDS; round++) {
+      const response = await request(`${baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: 'loop',
+          messages,
+          tools,
+          stream: true,
+          stream_options: { include_usage: true },
+        }),
+        dispatcher,
+      });
+      const decoder = new TextDecoder();
+      let buffer = '';
+      let text = '';
+      const calls: WireCall[] = [];
+      for await (const chunk of response.body) {
+        buffer += decoder.decode(chunk as Buffer, { stream: true });
+        let start = 0;
+        let end = buffer.indexOf('\n\n');
+        while (end !== -1) {
+          const data = buffer.slice(start + 6, end);
+          if (data !== '[DONE]') {
+            const delta = JSON.parse(data).choices?.[0]?.delta;
+            if (delta?.content) text += delta.content;
+            for (const c of delta?.tool_calls ?? []) {
+              let call = calls[c.index];
+              if (!call) {
+                call = { id: '', name: '', args: '' };
+                calls[c.index] = call;
+              }
+              if (c.id) call.id = c.id;
+              if (c.function?.name) call.name += c.function.name;
+              if (c.function?.arguments) call.args += c.function.arguments;
+            }
+          }
+          start = end + 2;
+          end = buffer.indexOf('\n\n', start);
+        }
+        buffer = buffer.slice(start);
+      }
+      if (calls.length === 0) {
+        check(text.length > 0, 'floor');
+        return;
+      }
+      messages.push({
+        role: 'assistant',
+        content: null,
+        tool_calls: calls.map((c) => ({
+          id: c.id,
+          type: 'function',
+          function: { name: c.name, arguments: c.args },
+        })),
+      });
+      const results = await Promise.all(
+        calls.map(async (c) => JSON.stringify({ ok: true, data: lookup(JSON.parse(c.args).id) })),
+      );
+      calls.forEach((c, i) => {
+        messages.push({ role: 'tool', tool_call_id: c.id, content: results[i] });
+      });
+    }
+    throw new Error('floor: too many rounds');
+  };
+}
+
+async function rafOperation(baseURL: string): Promise<Operation> {
+  const [{ OpenAICompatibleChatClient }, { defineTool, toolSuccess }, { AgentBuilder }, { z }] =
+    await Promise.all([import('@raf/client'), import('@raf/core'), import('@raf/framework'), import('zod')]);
+  const client = new OpenAICompatibleChatClient({ model: 'loop', baseURL, apiKey: 'x' });
+  const agent = new AgentBuilder('bench')
+    .chatClient(client)
+    .instructions(INSTRUCTIONS)
+    .withTool(
+      defineTool({
+        name: 'lookup',
+        description: 'Look an item up',
+        parameters: z.object({ id: z.number() }),
+        execute: ({ id }) => toolSuccess(lookup(id)),
+      }),
+    )
+    .build();
+  return async () => {
+    let rounds = 0;
+    let finish = '';
+    for await (const update of agent.run('go')) {
+      if (update.type === 'tool-called' && update.callId.endsWith('_0')) rounds++;
+      else if (update.type === 'finish') finish = update.reason;
+    }
+    check(rounds === LOOP_ROUNDS && finish === 'stop', `raf (${rounds} rounds, ${finish})`);
+  };
+}
+
+async function openaiAgentsOperation(baseURL: string): Promise<Operation> {
+  const [
+    {
+      Agent: OpenAIAgent,
+      OpenAIChatCompletionsModel,
+      run: runOpenAIAgent,
+      setTracingDisabled,
+      tool: openAITool,
+    },
+    { default: OpenAI },
+    { z },
+  ] = await Promise.all([import('@openai/agents'), import('openai'), import('zod')]);
+  setTracingDisabled(true);
+  const model = new OpenAIChatCompletionsModel(new OpenAI({ baseURL, apiKey: 'x', maxRetries: 0 }), 'loop');
+  const agent = new OpenAIAgent({
+    name: 'bench',
+    instructions: INSTRUCTIONS,
+    model,
+    tools: [
+      openAITool({
+        name: 'lookup',
+        description: 'Look an item up',
+        parameters: z.object({ id: z.number() }),
+        execute: async ({ id }) => JSON.stringify({ ok: true, data: lookup(id) }),
+      }),
+    ],
+  });
+  return async () => {
+    const result = await runOpenAIAgent(agent, 'go', { stream: true, maxTurns: 10 });
+    for await (const _ of result) void _;
+    await result.completed;
+    check(String(result.finalOutput ?? '').length > 0, 'openaiAgents');
+  };
+}
+
+async function aiSdkOperation(baseURL: string): Promise<Operation> {
+  const [{ createOpenAICompatible }, { stepCountIs, streamText, tool: aiTool }, { z }] = await Promise.all([
+    import('@ai-sdk/openai-compatible'),
+    import('ai'),
+    import('zod'),
+  ]);
+  const provider = createOpenAICompatible({ name: 'mock', baseURL, apiKey: 'x', includeUsage: true });
+  const tools = {
+    lookup: aiTool({
+      description: 'Look an item up',
+      inputSchema: z.object({ id: z.number() }),
+      execute: async ({ id }) => ({ ok: true, data: lookup(id) }),
+    }),
+  };
+  return async () => {
+    const result = streamText({
+      model: provider.chatModel('loop'),
+      system: INSTRUCTIONS,
+      prompt: 'go',
+      tools,
+      stopWhen: stepCountIs(10),
+      maxRetries: 0,
+    });
+    for await (const _ of result.fullStream) void _;
+    const steps = await result.steps;
+    check(steps.length === LOOP_ROUNDS + 1, `aiSdk (${steps.length} steps)`);
+  };
+}
+
+export async function loopOperation(baseURL: string, contender: string): Promise<Operation> {
+  switch (contender) {
+    case 'floor':
+      return floorOperation(baseURL);
+    case 'raf':
+      return rafOperation(baseURL);
+    case 'openaiAgents':
+      return openaiAgentsOperation(baseURL);
+    case 'aiSdk':
+      return aiSdkOperation(baseURL);
+    default:
+      throw new Error(`unknown loop contender ${contender}`);
+  }
+}
+
+/** CPU ms per agent run (4 tool rounds × 3 parallel calls + the final answer). */
+export function runLoopBench(baseURL: string, options: MeasureOptions): Promise<LoopBenchResult> {
+  return measure(
+    { bench: 'loop', scenario: 'loop', baseURL },
+    [...LOOP_CONTENDERS],
+    options,
+  ) as Promise<LoopBenchResult>;
+}

@@ -1,0 +1,77 @@
+import { ScriptedChatClient } from '@raf/client/testing';
+import {
+  type AgentResponseUpdate,
+  type ChatClientRunOptions,
+  type ChatMessage,
+  ConfigError,
+  type IChatClient,
+  userMessage,
+} from '@raf/core';
+import { describe, expect, it } from 'vitest';
+import { AgentBuilder } from '../agent/agent-builder.js';
+import { echoTool } from '../test-support/harness.js';
+import { ChatClientBuilder, DelegatingChatClient, findInPipeline } from './chat-client-builder.js';
+import { FunctionInvokingChatClient } from './function-invoking-chat-client.js';
+
+class Tracing extends DelegatingChatClient {
+  constructor(
+    inner: IChatClient,
+    readonly label: string,
+    readonly log: string[],
+  ) {
+    super(inner);
+  }
+  override async *run(
+    messages: readonly ChatMessage[],
+    options?: ChatClientRunOptions,
+  ): AsyncIterable<AgentResponseUpdate> {
+    this.log.push(`enter ${this.label}`);
+    yield* this.innerClient.run(messages, options);
+    this.log.push(`leave ${this.label}`);
+  }
+}
+
+describe('ChatClientBuilder', () => {
+  it('makes the last registered decorator the outermost', async () => {
+    const log: string[] = [];
+    const client = ChatClientBuilder.leaf(new ScriptedChatClient([{ text: 'x' }]))
+      .use((inner) => new Tracing(inner, 'first', log))
+      .use((inner) => new Tracing(inner, 'second', log))
+      .build();
+    for await (const _ of client.run([userMessage('x')])) void _;
+    expect(log).toEqual(['enter second', 'enter first', 'leave first', 'leave second']);
+    expect((client as Tracing).label).toBe('second');
+    expect(
+      findInPipeline(client, (c): c is Tracing => c instanceof Tracing && c.label === 'first')?.label,
+    ).toBe('first');
+  });
+
+  it('needs a leaf', () => {
+    expect(() => ChatClientBuilder.leaf(undefined as unknown as IChatClient).build()).toThrow(
+      'leaf IChatClient is required',
+    );
+  });
+});
+
+describe('AgentBuilder', () => {
+  it('puts the tool loop inside user decorators and reports it', () => {
+    const agent = new AgentBuilder('a')
+      .chatClient(new ScriptedChatClient())
+      .withTool(echoTool())
+      .useDecorator((inner) => new Tracing(inner, 'outer', []))
+      .build();
+    expect(agent.toolLoop).toBe(true);
+    expect(agent.chatClient).toBeInstanceOf(Tracing);
+    expect(agent.chatClient.innerClient).toBeInstanceOf(FunctionInvokingChatClient);
+    expect(agent.maxToolRounds).toBe(10);
+  });
+
+  it('explains what is missing or wrong', () => {
+    expect(() => new AgentBuilder('a').build()).toThrow(ConfigError);
+    expect(() => new AgentBuilder('a').build()).toThrow(/chat_client is required/);
+    expect(() => new AgentBuilder('a').withTool(echoTool()).withTool(echoTool())).toThrow(
+      'tool "echo" is registered twice',
+    );
+    expect(() => new AgentBuilder('a').maxToolRounds(0)).toThrow(/maxToolRounds must be a whole number/);
+  });
+});
