@@ -1,72 +1,94 @@
 // `pnpm bench` runs every benchmark against a mock model server in a separate process and prints
-// ratios measured in this one run; `pnpm bench --json` prints the figures as JSON; `--quick` is a
-// smoke test (one short round), `--only client|loop` runs one benchmark.
+// ratios measured in this one run. Flags: `--json` (figures as JSON), `--quick` (a smoke test:
+// one short round), `--only client|loop`, `--instructions` (count instructions with valgrind's
+// callgrind instead of timing: repeatable where CPU times swing by ±30% between runs).
 import { LOOP_ROUNDS, type LoopBenchResult, runLoopBench } from './agent-loop.js';
-import { type ClientBenchResult, runClientBench } from './client-overhead.js';
+import { type ClientBenchResult, type ClientScenario, runClientBench } from './client-overhead.js';
+import type { Measurement, MeasureOptions } from './lib/measure.js';
 import { startServerProcess } from './lib/server.js';
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
 const quick = args.includes('--quick');
+const instructions = args.includes('--instructions');
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
 
+const unit = instructions ? 'M instructions' : 'CPU ms';
+const metric = (m: Measurement) => (instructions ? (m.instructionsPerOp ?? Number.NaN) / 1e6 : m.cpuMsPerOp);
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
-const ms = (v: number, width: number) => v.toFixed(3).padStart(width);
+const num = (v: number, width: number) => v.toFixed(3).padStart(width);
+const rss = (m: Measurement) => (Number.isNaN(m.peakRssMiB) ? '-' : m.peakRssMiB.toFixed(0));
+
+function clientOptions(): Record<ClientScenario, MeasureOptions> {
+  if (quick)
+    return { text2000: { rounds: 1, warmupOps: 5, ops: 5 }, tools20: { rounds: 1, warmupOps: 20, ops: 20 } };
+  if (instructions) {
+    return {
+      text2000: { rounds: 1, warmupOps: 30, ops: 100, instructions },
+      tools20: { rounds: 1, warmupOps: 100, ops: 500, instructions },
+    };
+  }
+  return {
+    text2000: { rounds: 5, warmupOps: 150, ops: 150 },
+    tools20: { rounds: 5, warmupOps: 300, ops: 600 },
+  };
+}
+
+function loopOptions(): MeasureOptions {
+  if (quick) return { rounds: 1, warmupOps: 3, ops: 5 };
+  if (instructions) return { rounds: 1, warmupOps: 100, ops: 300, instructions };
+  return { rounds: 5, warmupOps: 100, ops: 200 };
+}
 
 function printClient(result: ClientBenchResult): void {
-  console.log('Client overhead: CPU ms per streamed answer (contender process only; the server runs apart)');
-  console.log('scenario  | floor (undici+SSE) | raf      | openai SDK | raf/floor | openai/floor');
+  console.log(`Client overhead: ${unit} per streamed answer (contender process only; the server runs apart)`);
+  console.log(
+    'scenario  | floor (undici+SSE) | raf      | openai SDK | raf/floor | openai/floor | peak RSS MiB floor/raf/openai',
+  );
   for (const [name, r] of Object.entries(result)) {
+    const [floor, raf, openai] = [metric(r.floor), metric(r.raf), metric(r.openai)];
     console.log(
-      `${name.padEnd(9)} | ${ms(r.floor.cpuMsPerOp, 18)} | ${ms(r.raf.cpuMsPerOp, 8)} | ${ms(r.openai.cpuMsPerOp, 10)} | ${ratio(r.raf.cpuMsPerOp, r.floor.cpuMsPerOp).padStart(9)} | ${ratio(r.openai.cpuMsPerOp, r.floor.cpuMsPerOp).padStart(12)}`,
+      `${name.padEnd(9)} | ${num(floor, 18)} | ${num(raf, 8)} | ${num(openai, 10)} | ${ratio(raf, floor).padStart(9)} | ${ratio(openai, floor).padStart(12)} | ${rss(r.floor)}/${rss(r.raf)}/${rss(r.openai)}`,
     );
   }
   console.log('target: raf ≤ 1.20× floor\n');
 }
 
-function loopView(result: LoopBenchResult) {
-  return Object.fromEntries(Object.entries(result).map(([name, m]) => [name, m.cpuMsPerOp / LOOP_ROUNDS]));
+function perRound(result: LoopBenchResult): Record<string, number> {
+  return Object.fromEntries(Object.entries(result).map(([name, m]) => [name, metric(m) / LOOP_ROUNDS]));
 }
 
 function printLoop(result: LoopBenchResult): void {
-  const perRound = loopView(result);
-  const fasterPeer = Math.min(perRound.openaiAgents!, perRound.aiSdk!);
+  const rounds = perRound(result);
+  const fasterPeer = Math.min(rounds.openaiAgents!, rounds.aiSdk!);
   console.log(
-    `Agent loop: CPU ms per tool round (${LOOP_ROUNDS} rounds × 3 parallel trivial tools per run; agent process only)`,
+    `Agent loop: ${unit} per tool round (${LOOP_ROUNDS} rounds × 3 parallel trivial tools per run; agent process only)`,
   );
-  console.log('contender     | ms/round | ×floor | peak RSS MiB');
+  console.log('contender     | per round | ×floor | peak RSS MiB');
   for (const [name, m] of Object.entries(result)) {
     console.log(
-      `${name.padEnd(13)} | ${ms(perRound[name]!, 8)} | ${ratio(perRound[name]!, perRound.floor!).padStart(6)} | ${m.peakRssMiB.toFixed(0).padStart(12)}`,
+      `${name.padEnd(13)} | ${num(rounds[name]!, 9)} | ${ratio(rounds[name]!, rounds.floor!).padStart(6)} | ${rss(m).padStart(12)}`,
     );
   }
   console.log(
-    `raf / faster peer: ${ratio(perRound.raf!, fasterPeer)} (targets: raf ≤ 1.15× floor, ≤ 0.5× the faster peer)\n`,
+    `raf / faster peer: ${ratio(rounds.raf!, fasterPeer)} (targets: raf ≤ 1.15× floor, ≤ 0.5× the faster peer)\n`,
   );
 }
 
 const server = await startServerProcess();
 try {
-  const output: Record<string, unknown> = {};
+  const output: Record<string, unknown> = { unit: instructions ? 'M instructions' : 'CPU ms' };
   if (!only || only === 'client') {
-    const client = await runClientBench(
-      server.baseURL,
-      quick
-        ? { text2000: { rounds: 1, warmupOps: 5, ops: 5 }, tools20: { rounds: 1, warmupOps: 20, ops: 20 } }
-        : {
-            text2000: { rounds: 5, warmupOps: 150, ops: 150 },
-            tools20: { rounds: 5, warmupOps: 300, ops: 600 },
-          },
-    );
+    const client = await runClientBench(server.baseURL, clientOptions());
     if (json) {
       output.client = Object.fromEntries(
         Object.entries(client).map(([name, r]) => [
           name,
           {
-            raf: r.raf.cpuMsPerOp,
-            floor: r.floor.cpuMsPerOp,
-            openai: r.openai.cpuMsPerOp,
-            rafOverFloor: r.raf.cpuMsPerOp / r.floor.cpuMsPerOp,
+            raf: metric(r.raf),
+            floor: metric(r.floor),
+            openai: metric(r.openai),
+            rafOverFloor: metric(r.raf) / metric(r.floor),
             peakRssMiB: { raf: r.raf.peakRssMiB, floor: r.floor.peakRssMiB, openai: r.openai.peakRssMiB },
           },
         ]),
@@ -74,12 +96,9 @@ try {
     } else printClient(client);
   }
   if (!only || only === 'loop') {
-    const loop = await runLoopBench(
-      server.baseURL,
-      quick ? { rounds: 1, warmupOps: 3, ops: 5 } : { rounds: 5, warmupOps: 100, ops: 200 },
-    );
+    const loop = await runLoopBench(server.baseURL, loopOptions());
     if (json) {
-      output.loop = loopView(loop);
+      output.loop = perRound(loop);
       output.loopPeakRssMiB = Object.fromEntries(
         Object.entries(loop).map(([name, m]) => [name, m.peakRssMiB]),
       );

@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 export type Operation = () => Promise<void>;
 
 export interface Measurement {
+  /** With `--instructions`: machine instructions per operation (callgrind), repeatable on a noisy machine. */
+  instructionsPerOp?: number;
   /** Median over rounds of the contender process's CPU time (user + system) per operation, in ms. */
   cpuMsPerOp: number;
   /** Median wall time per operation, in ms (noisy; for context only). */
@@ -26,6 +28,8 @@ export interface MeasureOptions {
   rounds: number;
   warmupOps: number;
   ops: number;
+  /** Count instructions under valgrind instead of timing (one round of `ops`, minus a warm-up-only run). */
+  instructions?: boolean;
 }
 
 function median(values: number[]): number {
@@ -66,6 +70,53 @@ function runWorker(request: WorkerRequest): Promise<Measurement> {
   });
 }
 
+/** Instructions the worker executed (all threads), counted by callgrind. */
+function countInstructions(request: WorkerRequest): Promise<number> {
+  const worker = fileURLToPath(new URL('../worker.ts', import.meta.url));
+  const child = spawn(
+    'valgrind',
+    [
+      '--tool=callgrind',
+      '--callgrind-out-file=/dev/null',
+      process.execPath,
+      '--import',
+      'tsx',
+      worker,
+      JSON.stringify(request),
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let err = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  return new Promise((resolve, reject) => {
+    child.once('error', (error) =>
+      reject(new Error(`--instructions needs valgrind (apt-get install valgrind): ${error.message}`)),
+    );
+    child.once('exit', (code) => {
+      const collected = /Collected : (\d+)/.exec(err);
+      if (code !== 0 || !collected)
+        reject(new Error(`callgrind run of ${request.contender} failed (${code})`));
+      else resolve(Number(collected[1]));
+    });
+  });
+}
+
+/** Per-op instructions: a run with the operations minus a run with the warm-up only (start-up cancels out). */
+async function measureInstructions(request: WorkerRequest): Promise<Measurement> {
+  const [base, full] = await Promise.all([
+    countInstructions({ ...request, ops: 0 }),
+    countInstructions(request),
+  ]);
+  return {
+    cpuMsPerOp: Number.NaN,
+    wallMsPerOp: Number.NaN,
+    peakRssMiB: Number.NaN,
+    instructionsPerOp: (full - base) / request.ops,
+  };
+}
+
 /**
  * Each contender runs in a fresh process per round (so one library's garbage is never collected
  * on another's time); rounds alternate the order; the median round is reported.
@@ -75,6 +126,18 @@ export async function measure(
   contenders: string[],
   options: MeasureOptions,
 ): Promise<Record<string, Measurement>> {
+  if (options.instructions) {
+    const result: Record<string, Measurement> = {};
+    for (const contender of contenders) {
+      result[contender] = await measureInstructions({
+        ...base,
+        contender,
+        warmupOps: options.warmupOps,
+        ops: options.ops,
+      });
+    }
+    return result;
+  }
   const samples = new Map<string, Measurement[]>(contenders.map((c) => [c, []]));
   for (let round = 0; round < options.rounds; round++) {
     const order = contenders.map((_, i) => contenders[(i + round) % contenders.length]!);

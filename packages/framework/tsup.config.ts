@@ -1,10 +1,4 @@
 import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.base.js';
 
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm'],
-  target: 'node20',
-  dts: true,
-  sourcemap: true,
-  clean: true,
-});
+export default defineConfig(packageBuild(['src/index.ts']));

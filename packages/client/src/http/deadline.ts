@@ -8,7 +8,7 @@ export class Deadline {
   private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
-    private readonly controller: AbortController,
+    private readonly controller: { abort(reason?: unknown): void },
     private readonly describe: (phase: TimeoutPhase, ms: number) => string,
   ) {}
 

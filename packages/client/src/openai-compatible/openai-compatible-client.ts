@@ -12,6 +12,7 @@ import {
   type TimeoutPhase,
 } from '@raf/core';
 import { Agent, type Dispatcher, request } from 'undici';
+import { AbortHandle } from '../http/abort-handle.js';
 import { Deadline } from '../http/deadline.js';
 import { displayUrl, redactSecret } from '../http/redact.js';
 import { extractErrorMessage, readErrorBody } from '../http/response-error.js';
@@ -37,7 +38,7 @@ export interface OpenedResponse {
   contentType: string;
   iterator: AsyncIterator<Buffer>;
   first: IteratorResult<Buffer>;
-  attempt: AbortController;
+  attempt: AbortHandle;
   /** Stops forwarding the call's abort (user signal, total timeout) to this attempt. */
   detach(): void;
 }
@@ -120,7 +121,7 @@ export class OpenAICompatibleChatClient implements IChatClient {
     options: ChatClientRunOptions,
   ): AsyncGenerator<AgentResponseUpdate, void, undefined> {
     const userSignal = options.signal;
-    const total = new AbortController();
+    const total = new AbortHandle();
     const totalDeadline = new Deadline(total, (phase, ms) => this.timeoutText(phase, ms));
     const onAbort = () => total.abort(userSignal?.reason);
     return readStream(
@@ -139,7 +140,7 @@ export class OpenAICompatibleChatClient implements IChatClient {
         const headers = options.extraHeaders ? { ...this.headers, ...options.extraHeaders } : this.headers;
         totalDeadline.arm('total', this.timeouts.totalMs);
         userSignal?.addEventListener('abort', onAbort, { once: true });
-        return this.open(body, headers, total.signal, userSignal);
+        return this.open(body, headers, total, userSignal);
       },
       {
         label: this.label,
@@ -158,15 +159,15 @@ export class OpenAICompatibleChatClient implements IChatClient {
   private async open(
     body: string,
     headers: Record<string, string>,
-    total: AbortSignal,
+    total: AbortHandle,
     userSignal: AbortSignal | undefined,
   ): Promise<OpenedResponse> {
     for (let retry = 0; ; retry++) {
-      const attempt = new AbortController();
+      const attempt = new AbortHandle();
       const link = () => attempt.abort(total.reason);
-      const detach = () => total.removeEventListener('abort', link);
+      const detach = () => total.removeListener('abort', link);
       if (total.aborted) link();
-      else total.addEventListener('abort', link, { once: true });
+      else total.once('abort', link);
       let opened: OpenedResponse | undefined;
       const deadline = new Deadline(attempt, (phase, ms) => this.timeoutText(phase, ms));
       deadline.arm('firstChunk', this.timeouts.firstChunkMs);
@@ -176,7 +177,7 @@ export class OpenAICompatibleChatClient implements IChatClient {
           method: 'POST',
           headers,
           body,
-          signal: attempt.signal,
+          signal: attempt,
           dispatcher: this.getDispatcher(),
         });
         if (response.statusCode >= 200 && response.statusCode < 300) {
@@ -204,7 +205,7 @@ export class OpenAICompatibleChatClient implements IChatClient {
         const waitMs = parseRetryAfter(response.headers, this.retry.maxRetryAfterMs);
         failure = waitMs === undefined ? { error, retryable } : { error, retryable, waitMs };
       } catch (error) {
-        failure = this.classify(error, attempt.signal, userSignal);
+        failure = this.classify(error, attempt, userSignal);
       } finally {
         deadline.clear();
         if (!opened) detach();
@@ -224,7 +225,7 @@ export class OpenAICompatibleChatClient implements IChatClient {
 
   private classify(
     error: unknown,
-    attempt: AbortSignal,
+    attempt: AbortHandle,
     userSignal: AbortSignal | undefined,
   ): { error: RafError; retryable: boolean } {
     if (userSignal?.aborted) return { error: this.cancelled(userSignal.reason), retryable: false };

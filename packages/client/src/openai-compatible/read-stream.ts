@@ -67,7 +67,7 @@ function failureOf(
   bytes: number,
   options: ReadStreamOptions,
 ): Failure {
-  const reason: unknown = opened.attempt.signal.reason;
+  const reason: unknown = opened.attempt.reason;
   if (TimeoutError.isInstance(reason))
     return { code: 'RAF_TIMEOUT', message: `${reason.message} after ${bytes} bytes` };
   return {
@@ -120,7 +120,7 @@ export async function* readStream(
       }
       complete = chunk.done === true;
     } catch (error) {
-      const cancelled = options.cancelled(opened.attempt.signal.reason);
+      const cancelled = options.cancelled(opened.attempt.reason);
       if (cancelled) throw cancelled;
       failure = failureOf(error, opened, bytes, options);
     }

@@ -1,15 +1,17 @@
-/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+import type { AbortHandle } from '../http/abort-handle.js';
+
+/** Waits `ms`, or rejects with the handle's reason as soon as it aborts. */
+export function abortableSleep(ms: number, handle: AbortHandle): Promise<void> {
+  if (handle.aborted) return Promise.reject(handle.reason);
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       clearTimeout(timer);
-      reject(signal.reason);
+      reject(handle.reason);
     };
     const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
+      handle.removeListener('abort', onAbort);
       resolve();
     }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
+    handle.once('abort', onAbort);
   });
 }

@@ -1,8 +1,8 @@
 import {
-  type AgentResponse,
   type ChatMessage,
   getErrorMessage,
   type IContextProvider,
+  type InvokedContext,
   type ISession,
   type ITool,
 } from '@raf/core';
@@ -58,14 +58,7 @@ export async function invokeProviders(
 /** Calls every provider's `onInvoked`, success or failure; returns warnings for the ones that throw. */
 export async function notifyProviders(
   providers: readonly IContextProvider[],
-  context: {
-    agentName: string;
-    session: ISession;
-    requestMessages: readonly ChatMessage[];
-    response?: AgentResponse;
-    error?: unknown;
-    signal: AbortSignal;
-  },
+  context: InvokedContext,
 ): Promise<string[]> {
   const warnings: string[] = [];
   for (const provider of providers) {

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AgentBuilder } from '../agent/agent-builder.js';
 import {
+  call,
   drain,
   echoTool,
   type Harness,
@@ -15,12 +16,6 @@ import { ApprovalRequiredTool } from './approval-required-tool.js';
 
 let harness: Harness;
 afterEach(() => harness?.close());
-
-const call = (id: string, name: string, args: Record<string, unknown>) => ({
-  id,
-  name,
-  arguments: args as Record<string, string>,
-});
 
 function counted(name: string, gated: boolean) {
   const calls: string[] = [];

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AgentBuilder } from '../agent/agent-builder.js';
 import {
+  call,
   drain,
   echoTool,
   type Harness,
@@ -13,12 +14,6 @@ import {
 
 let harness: Harness;
 afterEach(() => harness?.close());
-
-const call = (id: string, name: string, args: unknown) => ({
-  id,
-  name,
-  arguments: args as Record<string, string>,
-});
 
 describe('rule 4: the tool loop', () => {
   it('runs tools injected by a provider when the agent has no static tools (workspace-only agents work)', async () => {

@@ -54,3 +54,8 @@ export function echoTool(name = 'echo', extra: Partial<ITool> = {}): ITool {
   });
   return Object.assign(tool, extra);
 }
+
+/** A scripted tool call for the mock server. */
+export function call(id: string, name: string, args: Record<string, unknown>) {
+  return { id, name, arguments: args as Record<string, string> };
+}
