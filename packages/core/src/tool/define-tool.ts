@@ -45,6 +45,11 @@ export function defineTool<Schema extends z.ZodType>(options: DefineToolOptions<
     name: options.name,
     description: options.description,
     parameters,
+    // The zod schema is the source of `parameters`, so it validates for the loop too (and fast).
+    validateArguments(args) {
+      const parsed = options.parameters.safeParse(args);
+      return parsed.success ? { ok: true } : { ok: false, error: describeIssues(parsed.error) };
+    },
     async execute(args, context) {
       const parsed = options.parameters.safeParse(args);
       if (!parsed.success) {

@@ -29,6 +29,11 @@ export interface ITool<Args = unknown> extends ToolDefinition {
    * called without arguments to ask "can this tool ever be gated" (for `explain`).
    */
   requiresApproval?(args?: Args): boolean | Promise<boolean>;
+  /**
+   * Checks parsed arguments before execution (optional; the tool loop otherwise checks them
+   * against `parameters` with a JSON Schema validator). Return a description of what is wrong.
+   */
+  validateArguments?(args: unknown): { ok: true } | { ok: false; error: string };
   /** The path or command a call will act on, shown in approval prompts and bound to the approval. */
   resolveTarget?(args: Args): string | undefined | Promise<string | undefined>;
   execute(args: Args, context: ToolExecutionContext): Promise<ToolResult>;

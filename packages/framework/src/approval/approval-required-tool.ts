@@ -15,6 +15,8 @@ export class ApprovalRequiredTool<Args = unknown> implements ITool<Args> {
   readonly name: string;
   readonly description: string;
   readonly parameters: ITool['parameters'];
+  /** Present only when the inner tool validates its own arguments (else the loop checks the schema). */
+  readonly validateArguments?: ITool['validateArguments'];
 
   constructor(
     readonly inner: ITool<Args>,
@@ -23,6 +25,7 @@ export class ApprovalRequiredTool<Args = unknown> implements ITool<Args> {
     this.name = inner.name;
     this.description = inner.description;
     this.parameters = inner.parameters;
+    if (inner.validateArguments) this.validateArguments = inner.validateArguments.bind(inner);
   }
 
   get kind(): string | undefined {

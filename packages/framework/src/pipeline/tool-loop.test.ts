@@ -86,6 +86,32 @@ describe('rule 4: the tool loop', () => {
     expect(error).toContain('Call it again with arguments matching this JSON Schema: {"type":"object"');
   });
 
+  it('checks a plain ITool (no validator of its own) against its JSON Schema, also behind an approval wrapper', async () => {
+    const { ApprovalRequiredTool } = await import('../approval/approval-required-tool.js');
+    let executed = 0;
+    const plain = {
+      name: 'open',
+      description: 'Open a path',
+      parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+      execute: async () => {
+        executed++;
+        return { ok: true };
+      },
+    };
+    harness = await startHarness([
+      { toolCalls: [call('a', 'open', { file: 'x' }), call('b', 'guarded', { path: 7 })] },
+      { text: 'ok' },
+    ]);
+    const guarded = new ApprovalRequiredTool({ ...plain, name: 'guarded' });
+    const agent = new AgentBuilder('a').chatClient(harness.client).withTools([plain, guarded]).build();
+    const results = (await drain(agent.run('x'))).filter((u) => u.type === 'tool-called');
+    expect(executed).toBe(0);
+    expect(results.map((u) => u.type === 'tool-called' && u.result.error)).toEqual([
+      expect.stringMatching(/^Invalid arguments for open: .*path/),
+      expect.stringMatching(/^Invalid arguments for guarded: path: /),
+    ]);
+  });
+
   it('runs parallel calls concurrently and sequential calls one at a time, results in call order', async () => {
     const log: string[] = [];
     let running = 0;

@@ -22,7 +22,8 @@ export class AgentSession implements ISession {
   private readonly history: ChatMessage[];
   private readonly state: Record<string, JSONValue>;
   private readonly createdAt: string;
-  private updatedAt: string;
+  // A number until serialized: formatting a date on every write costs more than the write.
+  private updatedAt: number;
 
   constructor(id: string = randomUUID(), snapshot?: SessionSnapshot) {
     this.id = snapshot?.id ?? id;
@@ -30,9 +31,9 @@ export class AgentSession implements ISession {
     this.state = snapshot ? structuredClone(snapshot.state) : {};
     this.metadata = snapshot ? structuredClone(snapshot.metadata) : {};
     this.pendingApproval = snapshot?.pendingApproval ? structuredClone(snapshot.pendingApproval) : undefined;
-    const now = new Date().toISOString();
-    this.createdAt = snapshot?.createdAt ?? now;
-    this.updatedAt = snapshot?.updatedAt ?? now;
+    const now = Date.now();
+    this.createdAt = snapshot?.createdAt ?? new Date(now).toISOString();
+    this.updatedAt = snapshot ? Date.parse(snapshot.updatedAt) : now;
   }
 
   /** Restores a session from `toJSON()` output; malformed data is a `SessionError`, not a crash. */
@@ -62,7 +63,7 @@ export class AgentSession implements ISession {
   }
 
   touch(): void {
-    this.updatedAt = new Date().toISOString();
+    this.updatedAt = Date.now();
   }
 
   toJSON(): SessionSnapshot {
@@ -73,7 +74,7 @@ export class AgentSession implements ISession {
       state: structuredClone(this.state),
       metadata: structuredClone(this.metadata),
       createdAt: this.createdAt,
-      updatedAt: this.updatedAt,
+      updatedAt: new Date(this.updatedAt).toISOString(),
     };
     if (this.pendingApproval) snapshot.pendingApproval = structuredClone(this.pendingApproval);
     return snapshot;

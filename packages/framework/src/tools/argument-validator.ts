@@ -38,6 +38,10 @@ export function checkArguments(tool: ITool, raw: string): ArgumentCheck {
   if (args === null || typeof args !== 'object' || Array.isArray(args)) {
     return { ok: false, error: correction(tool, 'expected a JSON object') };
   }
+  if (tool.validateArguments) {
+    const own = tool.validateArguments(args);
+    return own.ok ? { ok: true, args: args as JSONValue } : { ok: false, error: correction(tool, own.error) };
+  }
   const result = validatorFor(tool).validate(args);
   if (!result.valid) {
     const problems = result.errors
