@@ -1,0 +1,116 @@
+import { lstat, readlink, realpath } from 'node:fs/promises';
+import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { scopeRoots, type WorkspaceScope } from '@raf/core';
+
+/** Where a resolved path lies: inside a workspace root, or outside all of them. */
+export type ScopeStatus = 'workspace' | 'outside_workspace';
+
+export interface ResolvedPath {
+  /** What the caller asked for. */
+  requested: string;
+  /**
+   * The real location: every symlink followed (for a path that does not exist yet, its nearest
+   * existing ancestor's real path plus the rest). This is the path to act on and to approve.
+   */
+  real: string;
+  scope: ScopeStatus;
+  /** Whether something (a file, directory, or other entry) exists there now. */
+  exists: boolean;
+  kind?: 'file' | 'directory' | 'other';
+}
+
+/** Input the guard refuses whatever the policy: the tool answers with this message. */
+export class PathRejectedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PathRejectedError';
+  }
+}
+
+// Kernel views that can name any file through a harmless-looking path.
+const ESCAPE_HATCHES = [
+  /^\/proc\/(self|thread-self|\d+)\/(root|cwd|fd|exe|map_files)(\/|$)/,
+  /^\/dev\/fd(\/|$)/,
+  /^\/dev\/std(in|out|err)$/,
+];
+const MAX_LINK_HOPS = 40;
+
+function isInside(path: string, root: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+async function realRoots(scope: WorkspaceScope): Promise<string[]> {
+  // A root that cannot be resolved (missing) keeps its lexical spelling: nothing is inside it then.
+  return Promise.all(scopeRoots(scope).map(async (root) => realpath(root).catch(() => resolve(root))));
+}
+
+/**
+ * Follows a path to its real location without creating anything: existing prefixes go through
+ * `realpath`, a dangling final link is followed by hand (so a write can never create its target
+ * outside), and the missing rest is appended. Loops and over-long chains are refused.
+ */
+async function realLocation(
+  absolute: string,
+  hops = 0,
+): Promise<{ real: string; exists: boolean; kind?: ResolvedPath['kind'] }> {
+  if (hops > MAX_LINK_HOPS)
+    throw new PathRejectedError(`too many symbolic links (a loop?) resolving '${absolute}'`);
+  let stat;
+  try {
+    stat = await lstat(absolute);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      const parent = dirname(absolute);
+      if (parent === absolute) return { real: absolute, exists: false };
+      const above = await realLocation(parent, hops);
+      return { real: join(above.real, absolute.slice(parent.length)), exists: false };
+    }
+    if (code === 'ELOOP') throw new PathRejectedError(`symbolic link loop resolving '${absolute}'`);
+    throw new PathRejectedError(`cannot resolve '${absolute}': ${(error as Error).message}`);
+  }
+  if (stat.isSymbolicLink()) {
+    const target = await readlink(absolute);
+    const parentReal = (await realLocation(dirname(absolute), hops + 1)).real;
+    return realLocation(isAbsolute(target) ? target : resolve(parentReal, target), hops + 1);
+  }
+  try {
+    const real = await realpath(absolute);
+    return { real, exists: true, kind: stat.isDirectory() ? 'directory' : stat.isFile() ? 'file' : 'other' };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP')
+      throw new PathRejectedError(`symbolic link loop resolving '${absolute}'`);
+    throw new PathRejectedError(`cannot resolve '${absolute}': ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Resolves a tool's path argument against a workspace and says whether it lies inside. Relative
+ * paths resolve against the main root; `..` is resolved lexically first; containment is checked on
+ * a path-separator boundary against the real (symlink-free) root, so `root2`, `root_backup`,
+ * `root'` and `root ` are outside, while names like `..test` stay inside.
+ */
+export async function resolveInScope(scope: WorkspaceScope, requested: string): Promise<ResolvedPath> {
+  if (typeof requested !== 'string') throw new PathRejectedError('the path must be a string');
+  if (requested.includes('\0')) throw new PathRejectedError('the path contains a NUL byte');
+  const absolute = resolve(scope.root, requested === '' ? '.' : requested);
+  for (const hatch of ESCAPE_HATCHES) {
+    if (hatch.test(absolute))
+      throw new PathRejectedError(`'${requested}' names a kernel alias of another file; use the real path`);
+  }
+  const location = await realLocation(absolute);
+  for (const hatch of ESCAPE_HATCHES) {
+    if (hatch.test(location.real))
+      throw new PathRejectedError(`'${requested}' resolves to a kernel alias of another file`);
+  }
+  const roots = await realRoots(scope);
+  const inside = roots.some((root) => isInside(location.real, root));
+  const result: ResolvedPath = {
+    requested,
+    real: location.real,
+    scope: inside ? 'workspace' : 'outside_workspace',
+    exists: location.exists,
+  };
+  if (location.kind) result.kind = location.kind;
+  return result;
+}
