@@ -1,3 +1,4 @@
+import type { Stats } from 'node:fs';
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { scopeRoots, type WorkspaceScope } from '@raf/core';
@@ -55,7 +56,7 @@ async function realLocation(
 ): Promise<{ real: string; exists: boolean; kind?: ResolvedPath['kind'] }> {
   if (hops > MAX_LINK_HOPS)
     throw new PathRejectedError(`too many symbolic links (a loop?) resolving '${absolute}'`);
-  let stat;
+  let stat: Stats;
   try {
     stat = await lstat(absolute);
   } catch (error) {
