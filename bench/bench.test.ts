@@ -1,0 +1,32 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const run = fileURLToPath(new URL('./run.ts', import.meta.url));
+
+describe('benchmarks', () => {
+  it('run end to end (--quick) and print the documented JSON shape', async () => {
+    // From source, like the rest of the tests: no build needed. The workers inherit the condition.
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', run, '--quick', '--json'],
+      {
+        cwd: fileURLToPath(new URL('.', import.meta.url)),
+        env: { ...process.env, NODE_OPTIONS: '--conditions=@raf/source' },
+        timeout: 170_000,
+      },
+    );
+    const result = JSON.parse(stdout.trim().split('\n').at(-1)!);
+    expect(result.unit).toBe('CPU ms');
+    for (const scenario of ['text2000', 'tools20']) {
+      expect(result.client[scenario]).toMatchObject({
+        raf: expect.any(Number),
+        floor: expect.any(Number),
+        openai: expect.any(Number),
+      });
+    }
+    expect(Object.keys(result.loop).sort()).toEqual(['aiSdk', 'floor', 'openaiAgents', 'raf']);
+    for (const value of Object.values(result.loop)) expect(value).toBeGreaterThan(0);
+  }, 180_000);
+});
