@@ -96,9 +96,14 @@ function countInstructions(request: WorkerRequest): Promise<number> {
     );
     child.once('exit', (code) => {
       const collected = /Collected : (\d+)/.exec(err);
-      if (code !== 0 || !collected)
-        reject(new Error(`callgrind run of ${request.contender} failed (${code})`));
-      else resolve(Number(collected[1]));
+      if (code !== 0 || !collected) {
+        const tail = err
+          .split('\n')
+          .filter((line) => !line.startsWith('=='))
+          .slice(-8)
+          .join('\n');
+        reject(new Error(`callgrind run of ${request.contender} failed (${code}):\n${tail}`));
+      } else resolve(Number(collected[1]));
     });
   });
 }
