@@ -110,10 +110,9 @@ function countInstructions(request: WorkerRequest): Promise<number> {
 
 /** Per-op instructions: a run with the operations minus a run with the warm-up only (start-up cancels out). */
 async function measureInstructions(request: WorkerRequest): Promise<Measurement> {
-  const [base, full] = await Promise.all([
-    countInstructions({ ...request, ops: 0 }),
-    countInstructions(request),
-  ]);
+  // One after the other: two valgrind runs of a slow peer side by side failed intermittently here.
+  const base = await countInstructions({ ...request, ops: 0 });
+  const full = await countInstructions(request);
   return {
     cpuMsPerOp: Number.NaN,
     wallMsPerOp: Number.NaN,
