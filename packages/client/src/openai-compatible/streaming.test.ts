@@ -154,12 +154,17 @@ describe('OpenAICompatibleChatClient over HTTP', () => {
   });
 
   it('reads OpenAI cached and reasoning token details', async () => {
-    const usage = { promptTokens: 50, completionTokens: 5, totalTokens: 55, promptCacheHitTokens: 32, reasoningTokens: 3 };
+    const usage = {
+      promptTokens: 50,
+      completionTokens: 5,
+      totalTokens: 55,
+      promptCacheHitTokens: 32,
+      reasoningTokens: 3,
+    };
     await setup([{ text: 'x', usage }]);
     const updates = await drain(client.run([userMessage('x')]));
     // The mock sends OpenAI's wire shape (prompt_tokens_details, completion_tokens_details).
     expect(updates.find((u) => u.type === 'usage')).toEqual({ type: 'usage', usage });
-  });
   });
 
   it('sends messages, tools, model options, extra body and headers as the protocol expects', async () => {
