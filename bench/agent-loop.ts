@@ -1,4 +1,5 @@
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
+import { bareChatCompletion } from './lib/bare-loop.js';
 import { type Measurement, type MeasureOptions, measure, type Operation } from './lib/measure.js';
 
 export const LOOP_ROUNDS = 4;
@@ -11,8 +12,6 @@ const INSTRUCTIONS = 'Look the items up.';
 function check(condition: boolean, what: string): void {
   if (!condition) throw new Error(`loop benchmark contender did not finish the run: ${what}`);
 }
-
-type WireCall = { id: string; name: string; args: string };
 
 /** The floor: the tool loop written by hand on undici with the minimum SSE handling. */
 function floorOperation(baseURL: string): Operation {
@@ -33,47 +32,11 @@ function floorOperation(baseURL: string): Operation {
       { role: 'user', content: 'go' },
     ];
     for (let round = 0; round <= LOOP_ROUNDS; round++) {
-      const response = await request(`${baseURL}/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          model: 'loop',
-          messages,
-          tools,
-          stream: true,
-          stream_options: { include_usage: true },
-        }),
+      const { text, calls } = await bareChatCompletion(
+        baseURL,
+        { model: 'loop', messages, tools },
         dispatcher,
-      });
-      const decoder = new TextDecoder();
-      let buffer = '';
-      let text = '';
-      const calls: WireCall[] = [];
-      for await (const chunk of response.body) {
-        buffer += decoder.decode(chunk as Buffer, { stream: true });
-        let start = 0;
-        let end = buffer.indexOf('\n\n');
-        while (end !== -1) {
-          const data = buffer.slice(start + 6, end);
-          if (data !== '[DONE]') {
-            const delta = JSON.parse(data).choices?.[0]?.delta;
-            if (delta?.content) text += delta.content;
-            for (const c of delta?.tool_calls ?? []) {
-              let call = calls[c.index];
-              if (!call) {
-                call = { id: '', name: '', args: '' };
-                calls[c.index] = call;
-              }
-              if (c.id) call.id = c.id;
-              if (c.function?.name) call.name += c.function.name;
-              if (c.function?.arguments) call.args += c.function.arguments;
-            }
-          }
-          start = end + 2;
-          end = buffer.indexOf('\n\n', start);
-        }
-        buffer = buffer.slice(start);
-      }
+      );
       if (calls.length === 0) {
         check(text.length > 0, 'floor');
         return;

@@ -31,7 +31,7 @@ export async function clientOperation(
         { model, messages: [{ role: 'user', content: 'go' }] },
         dispatcher,
       );
-      check(ok(answer.text, answer.toolArgs.length), 'floor');
+      check(ok(answer.text, answer.calls.length), 'floor');
     };
   }
   if (contender === 'raf') {

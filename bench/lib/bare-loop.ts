@@ -1,14 +1,26 @@
 import { type Dispatcher, request } from 'undici';
 
+export interface BareCall {
+  id: string;
+  name: string;
+  args: string;
+}
+
+type Delta = {
+  content?: string;
+  tool_calls?: { index: number; id?: string; function?: { name?: string; arguments?: string } }[];
+};
+
 /**
- * The floor: a hand-written undici request with the minimum SSE handling (split events, strip
- * `data: `, JSON.parse, concatenate text and tool arguments). No retries, timeouts or checks.
+ * The floor: one hand-written undici request with the minimum SSE handling (split events, strip
+ * `data: `, JSON.parse, concatenate text and each call's id, name and arguments). No retries,
+ * timeouts or checks. Both benchmarks' floors use it.
  */
 export async function bareChatCompletion(
   baseURL: string,
   body: Record<string, unknown>,
   dispatcher: Dispatcher,
-): Promise<{ text: string; toolArgs: string[] }> {
+): Promise<{ text: string; calls: BareCall[] }> {
   const response = await request(`${baseURL}/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: 'Bearer x' },
@@ -18,29 +30,26 @@ export async function bareChatCompletion(
   const decoder = new TextDecoder();
   let buffer = '';
   let text = '';
-  const toolArgs: string[] = [];
+  const calls: BareCall[] = [];
   for await (const chunk of response.body) {
     buffer += decoder.decode(chunk as Buffer, { stream: true });
     // Scan with an index and keep only the unfinished tail: linear in the bytes received.
     let start = 0;
     let end = buffer.indexOf('\n\n');
     while (end !== -1) {
-      if (buffer.startsWith('data: ', start)) {
-        const data = buffer.slice(start + 6, end);
-        if (data !== '[DONE]') {
-          const json = JSON.parse(data) as {
-            choices?: {
-              delta?: {
-                content?: string;
-                tool_calls?: { index: number; function?: { arguments?: string } }[];
-              };
-            }[];
-          };
-          const delta = json.choices?.[0]?.delta;
-          if (delta?.content) text += delta.content;
-          for (const call of delta?.tool_calls ?? []) {
-            toolArgs[call.index] = (toolArgs[call.index] ?? '') + (call.function?.arguments ?? '');
+      const data = buffer.slice(start + 6, end);
+      if (data !== '[DONE]') {
+        const delta = (JSON.parse(data) as { choices?: { delta?: Delta }[] }).choices?.[0]?.delta;
+        if (delta?.content) text += delta.content;
+        for (const c of delta?.tool_calls ?? []) {
+          let call = calls[c.index];
+          if (!call) {
+            call = { id: '', name: '', args: '' };
+            calls[c.index] = call;
           }
+          if (c.id) call.id = c.id;
+          if (c.function?.name) call.name += c.function.name;
+          if (c.function?.arguments) call.args += c.function.arguments;
         }
       }
       start = end + 2;
@@ -48,5 +57,5 @@ export async function bareChatCompletion(
     }
     buffer = buffer.slice(start);
   }
-  return { text, toolArgs };
+  return { text, calls };
 }

@@ -32,10 +32,6 @@ export class ChunkMapper {
     return this.errorMessage;
   }
 
-  get finished(): boolean {
-    return this.finishRaw !== undefined;
-  }
-
   consume(chunk: WireChunk, out: AgentResponseUpdate[]): void {
     if (chunk.error !== undefined) {
       const error = chunk.error;

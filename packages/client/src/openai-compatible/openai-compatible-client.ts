@@ -34,7 +34,6 @@ import { buildRequestBody } from './request-body.js';
 
 /** A response whose first body chunk has arrived (or that ended empty). */
 export interface OpenedResponse {
-  statusCode: number;
   contentType: string;
   iterator: AsyncIterator<Buffer>;
   first: IteratorResult<Buffer>;
@@ -184,7 +183,7 @@ export class OpenAICompatibleChatClient implements IChatClient {
           const iterator = response.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
           const first = await iterator.next();
           const contentType = String(response.headers['content-type'] ?? '');
-          opened = { statusCode: response.statusCode, contentType, iterator, first, attempt, detach };
+          opened = { contentType, iterator, first, attempt, detach };
           return opened;
         }
         const text = await readErrorBody(response.body).catch(() => '');

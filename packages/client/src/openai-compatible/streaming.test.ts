@@ -153,6 +153,32 @@ describe('OpenAICompatibleChatClient over HTTP', () => {
     expect(client.provider).toBe('deepseek');
   });
 
+  it('sends DeepSeek reasoning back on assistant tool-call messages, and only for DeepSeek', async () => {
+    server = await startMockModelServer({ turns: [{ text: 'a' }, { text: 'b' }] });
+    const history = [
+      userMessage('weather?'),
+      {
+        role: 'assistant' as const,
+        content: '',
+        reasoning: 'I should look it up.',
+        toolCalls: [{ id: 'c1', name: 'get_weather', arguments: '{}' }],
+      },
+      { role: 'tool' as const, content: '{"ok":true}', toolCallId: 'c1' },
+      { role: 'assistant' as const, content: 'Sunny.', reasoning: 'Done thinking.' },
+    ];
+    client = createDeepSeekClient({ model: 'deepseek-chat', baseURL: server.baseURL, apiKey: 'k' });
+    await drain(client.run(history));
+    const deepseekSent = server.requests[0]?.body?.messages as Record<string, unknown>[];
+    expect(deepseekSent[1]?.reasoning_content).toBe('I should look it up.');
+    // Thinking mode needs it only on tool-call turns; plain answers stay as they were.
+    expect(deepseekSent[3]?.reasoning_content).toBeUndefined();
+    await client.close();
+    client = new OpenAICompatibleChatClient({ provider: 'openai', model: 'm', baseURL: server.baseURL });
+    await drain(client.run(history));
+    const openaiSent = server.requests[1]?.body?.messages as Record<string, unknown>[];
+    expect(openaiSent[1]?.reasoning_content).toBeUndefined();
+  });
+
   it('reads OpenAI cached and reasoning token details', async () => {
     const usage = {
       promptTokens: 50,

@@ -16,7 +16,6 @@ import {
   inputBudget,
   RafError,
   systemMessage,
-  toToolDefinition,
 } from '@raf/core';
 import { checkApprovals } from '../approval/approval-batch.js';
 import type { ICompressionStrategy, ITokenCounter } from '../compression/compression-types.js';
@@ -161,11 +160,11 @@ export class ChatClientAgent {
           session.pendingApproval = batch;
         },
       };
+      // The tool loop builds the tool definitions from its static tools plus these; an agent
+      // without the loop has no tools at all.
       const providerTools = this.toolLoop ? context.tools : [];
-      const definitions = [...this.config.tools, ...providerTools].map(toToolDefinition);
       // Only a caller's signal goes down: watching a signal that can never fire costs every call.
       if (options.signal) runOptions.signal = options.signal;
-      if (definitions.length > 0) runOptions.tools = definitions;
       if (providerTools.length > 0) runOptions.providerTools = providerTools;
       if (options.modelOptions) runOptions.modelOptions = options.modelOptions;
       if (resuming && session.pendingApproval) {

@@ -49,6 +49,23 @@ describe('rule 7: context providers', () => {
     expect(log.slice(2)).toEqual(['p1 saw first|one', 'p2 saw first|one|m1']);
   });
 
+  it("run instructions replace the agent's own for that run only; provider instructions still follow", async () => {
+    harness = await startHarness([{ text: 'a' }, { text: 'b' }]);
+    const agent = new AgentBuilder('a')
+      .chatClient(harness.client)
+      .instructions('Base.')
+      .withContextProvider(provider('p1', { instructions: 'From p1.' }))
+      .build();
+    await drain(agent.run('x', { instructions: 'Just for now.', modelOptions: { temperature: 0 } }));
+    await drain(agent.run('y'));
+    expect(sentMessages(harness.server, 0)[0]).toEqual({
+      role: 'system',
+      content: 'Just for now.\n\nFrom p1.',
+    });
+    expect(harness.server.requests[0]?.body?.temperature).toBe(0);
+    expect(sentMessages(harness.server, 1)[0]).toEqual({ role: 'system', content: 'Base.\n\nFrom p1.' });
+  });
+
   it('replaceMessages replaces everything accumulated before it, never the caller input', async () => {
     harness = await startHarness([{ text: 'a' }, { text: 'b' }]);
     const agent = new AgentBuilder('a')

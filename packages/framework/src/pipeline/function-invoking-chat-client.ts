@@ -98,7 +98,7 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
     if (options.pendingApproval) {
       const batch = options.pendingApproval;
       const decisions = checkApprovals(batch, options.approvals);
-      const prepared = await prepareResumedCalls(batch, decisions, byName);
+      const prepared = prepareResumedCalls(batch, decisions, byName);
       yield* this.runBatch(prepared, conversation, options, signal, []);
       if (signal.aborted) {
         yield finish('cancelled');

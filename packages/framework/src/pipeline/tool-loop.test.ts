@@ -44,6 +44,17 @@ describe('rule 4: the tool loop', () => {
     ]);
   });
 
+  it("keeps a turn's reasoning on the stored assistant tool-call message (DeepSeek needs it back)", async () => {
+    harness = await startHarness([
+      { reasoning: 'Need the echo tool.', toolCalls: [call('c1', 'echo', { text: 'hi' })] },
+      { text: 'Done.' },
+    ]);
+    const agent = new AgentBuilder('a').chatClient(harness.client).withTool(echoTool()).build();
+    const session = agent.createSession();
+    await drain(agent.run('go', { session }));
+    expect(session.messages[1]).toMatchObject({ role: 'assistant', reasoning: 'Need the echo tool.' });
+  });
+
   it('does not wrap an agent that can have no tools', async () => {
     harness = await startHarness([{ text: 'plain' }]);
     const agent = new AgentBuilder('a').chatClient(harness.client).build();
