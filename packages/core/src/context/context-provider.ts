@@ -12,6 +12,8 @@ export interface ContextResult {
   tools?: ITool[];
   /** Replace every context message accumulated before this provider (the caller's input stays). */
   replaceMessages?: boolean;
+  /** Shown to the caller as `warning` updates of this run (e.g. "commands are not confined"). */
+  warnings?: string[];
 }
 
 export interface InvokingContext {

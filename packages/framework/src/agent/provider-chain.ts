@@ -40,6 +40,7 @@ export async function invokeProviders(
       continue;
     }
     if (!contribution) continue;
+    if (contribution.warnings) result.warnings.push(...contribution.warnings);
     if (contribution.instructions?.trim()) result.instructions.push(contribution.instructions.trim());
     const messages = (contribution.messages ?? []).map((m) =>
       m.source ? m : { ...m, source: 'contextProvider' as const },

@@ -80,6 +80,6 @@ export function prepareResumedCalls(
       };
     }
     const target = batch.resolvedTargets?.[prepared.call.id];
-    return target === undefined ? prepared : { ...prepared, approvedTarget: target };
+    return target === undefined ? { ...prepared, approved: true } : { ...prepared, approved: true, approvedTarget: target };
   });
 }

@@ -17,6 +17,8 @@ export interface PreparedCall {
   preset?: ToolResult;
   /** The target the caller approved; the call is refused if the tool now resolves another. */
   approvedTarget?: string;
+  /** A human approved this call (resume); other calls are re-asked just before they run. */
+  approved?: boolean;
 }
 
 /** The signal of a run nobody can cancel: watching it would only cost listeners. */
@@ -63,6 +65,13 @@ async function runOne(
           `Refused: the approval was for '${prepared.approvedTarget}', but the call now resolves to '${now ?? '(nothing)'}'`,
         );
       }
+    }
+    // The gate was asked before the batch ran; a path can change since (a folder swapped for a
+    // link). A call nobody approved that would now need approval is refused, not run.
+    if (!prepared.approved && tool.requiresApproval && (await tool.requiresApproval(prepared.args))) {
+      return toolFailure(
+        `Refused: ${call.name} now needs approval (its target changed after it was checked); call it again`,
+      );
     }
     const context = { signal, callId: call.id, ...(sessionId !== undefined && { sessionId }) };
     // A tool that ignores the signal cannot hold a cancelled run: its late result is dropped.

@@ -1,7 +1,11 @@
-import type { Stats } from 'node:fs';
-import { lstat, readlink, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { scopeRoots, type WorkspaceScope } from '@raf/core';
+import { LocalFsOperations } from './operations/local-fs-operations.js';
+import type { EntryInfo, FsOperations } from './operations/tool-operations.js';
+
+/** The calls the guard needs; the tools pass their own backend's. */
+export type GuardFs = Pick<FsOperations, 'lstat' | 'readlink' | 'realpath'>;
+const LOCAL_FS: GuardFs = new LocalFsOperations();
 
 /** Where a resolved path lies: inside a workspace root, or outside all of them. */
 export type ScopeStatus = 'workspace' | 'outside_workspace';
@@ -17,7 +21,15 @@ export interface ResolvedPath {
   scope: ScopeStatus;
   /** Whether something (a file, directory, or other entry) exists there now. */
   exists: boolean;
-  kind?: 'file' | 'directory' | 'other';
+  kind?: 'file' | 'directory' | 'symlink' | 'other';
+}
+
+export interface ResolveOptions {
+  /**
+   * Follow a link in the last component (default). `false` acts on the link itself: removing or
+   * moving a link never touches its target.
+   */
+  followFinalLink?: boolean;
 }
 
 /** Input the guard refuses whatever the policy: the tool answers with this message. */
@@ -40,9 +52,9 @@ function isInside(path: string, root: string): boolean {
   return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 }
 
-async function realRoots(scope: WorkspaceScope): Promise<string[]> {
+async function realRoots(scope: WorkspaceScope, fs: GuardFs): Promise<string[]> {
   // A root that cannot be resolved (missing) keeps its lexical spelling: nothing is inside it then.
-  return Promise.all(scopeRoots(scope).map(async (root) => realpath(root).catch(() => resolve(root))));
+  return Promise.all(scopeRoots(scope).map(async (root) => fs.realpath(root).catch(() => resolve(root))));
 }
 
 /**
@@ -51,38 +63,48 @@ async function realRoots(scope: WorkspaceScope): Promise<string[]> {
  * outside), and the missing rest is appended. Loops and over-long chains are refused.
  */
 async function realLocation(
+  fs: GuardFs,
   absolute: string,
   hops = 0,
 ): Promise<{ real: string; exists: boolean; kind?: ResolvedPath['kind'] }> {
   if (hops > MAX_LINK_HOPS)
     throw new PathRejectedError(`too many symbolic links (a loop?) resolving '${absolute}'`);
-  let stat: Stats;
+  let stat: EntryInfo;
   try {
-    stat = await lstat(absolute);
+    stat = await fs.lstat(absolute);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') {
       const parent = dirname(absolute);
       if (parent === absolute) return { real: absolute, exists: false };
-      const above = await realLocation(parent, hops);
+      const above = await realLocation(fs, parent, hops);
       return { real: join(above.real, absolute.slice(parent.length)), exists: false };
     }
     if (code === 'ELOOP') throw new PathRejectedError(`symbolic link loop resolving '${absolute}'`);
     throw new PathRejectedError(`cannot resolve '${absolute}': ${(error as Error).message}`);
   }
-  if (stat.isSymbolicLink()) {
-    const target = await readlink(absolute);
-    const parentReal = (await realLocation(dirname(absolute), hops + 1)).real;
-    return realLocation(isAbsolute(target) ? target : resolve(parentReal, target), hops + 1);
+  if (stat.kind === 'symlink') {
+    const target = await fs.readlink(absolute);
+    const parentReal = (await realLocation(fs, dirname(absolute), hops + 1)).real;
+    return realLocation(fs, isAbsolute(target) ? target : resolve(parentReal, target), hops + 1);
   }
   try {
-    const real = await realpath(absolute);
-    return { real, exists: true, kind: stat.isDirectory() ? 'directory' : stat.isFile() ? 'file' : 'other' };
+    const real = await fs.realpath(absolute);
+    const kind = stat.kind === 'directory' || stat.kind === 'file' ? stat.kind : 'other';
+    return { real, exists: true, kind };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ELOOP')
       throw new PathRejectedError(`symbolic link loop resolving '${absolute}'`);
     throw new PathRejectedError(`cannot resolve '${absolute}': ${(error as Error).message}`);
   }
+}
+
+/** Like `realLocation`, but a link in the last component is the answer itself. */
+async function linkLocation(fs: GuardFs, absolute: string): Promise<Awaited<ReturnType<typeof realLocation>>> {
+  const info = await fs.lstat(absolute).catch(() => undefined);
+  if (info?.kind !== 'symlink') return realLocation(fs, absolute);
+  const parent = dirname(absolute);
+  return { real: join((await realLocation(fs, parent)).real, absolute.slice(parent.length)), exists: true, kind: 'symlink' };
 }
 
 /**
@@ -91,7 +113,12 @@ async function realLocation(
  * a path-separator boundary against the real (symlink-free) root, so `root2`, `root_backup`,
  * `root'` and `root ` are outside, while names like `..test` stay inside.
  */
-export async function resolveInScope(scope: WorkspaceScope, requested: string): Promise<ResolvedPath> {
+export async function resolveInScope(
+  scope: WorkspaceScope,
+  requested: string,
+  fs: GuardFs = LOCAL_FS,
+  options: ResolveOptions = {},
+): Promise<ResolvedPath> {
   if (typeof requested !== 'string') throw new PathRejectedError('the path must be a string');
   if (requested.includes('\0')) throw new PathRejectedError('the path contains a NUL byte');
   const absolute = resolve(scope.root, requested === '' ? '.' : requested);
@@ -99,12 +126,13 @@ export async function resolveInScope(scope: WorkspaceScope, requested: string): 
     if (hatch.test(absolute))
       throw new PathRejectedError(`'${requested}' names a kernel alias of another file; use the real path`);
   }
-  const location = await realLocation(absolute);
+  const location =
+    options.followFinalLink === false ? await linkLocation(fs, absolute) : await realLocation(fs, absolute);
   for (const hatch of ESCAPE_HATCHES) {
     if (hatch.test(location.real))
       throw new PathRejectedError(`'${requested}' resolves to a kernel alias of another file`);
   }
-  const roots = await realRoots(scope);
+  const roots = await realRoots(scope, fs);
   const inside = roots.some((root) => isInside(location.real, root));
   const result: ResolvedPath = {
     requested,

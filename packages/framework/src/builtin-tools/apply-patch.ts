@@ -1,0 +1,95 @@
+import { applyPatch, parsePatch, type StructuredPatch } from 'diff';
+import { z } from 'zod';
+import type { ToolOperations } from '../workspace/operations/tool-operations.js';
+import type { ResolvedPath } from '../workspace/path-guard.js';
+import { BuiltinTool } from './builtin-tool.js';
+import { ToolFailure } from './tool-failure.js';
+
+const PATCH_MAX_FILE_BYTES = 10 * 1024 * 1024;
+
+const parameters = z.object({
+  patch: z.string().min(1).describe('Unified diff (`--- a/file` / `+++ b/file` / `@@` hunks); may touch several files'),
+});
+
+interface FileChange {
+  path: string;
+  kind: 'create' | 'modify' | 'delete';
+  patch: StructuredPatch;
+}
+
+function stripPrefix(name: string | undefined): string | undefined {
+  if (!name || name === '/dev/null') return undefined;
+  const clean = name.split('\t')[0] as string;
+  return /^[ab]\//.test(clean) ? clean.slice(2) : clean;
+}
+
+/** Reads the files a patch touches; a patch that cannot be parsed is an error the model reads. */
+export function changesOf(text: string): FileChange[] {
+  let patches: StructuredPatch[];
+  try {
+    patches = parsePatch(text);
+  } catch (error) {
+    throw new ToolFailure(`the patch cannot be parsed: ${(error as Error).message}`);
+  }
+  const changes = patches.flatMap((patch): FileChange[] => {
+    const from = stripPrefix(patch.oldFileName);
+    const to = stripPrefix(patch.newFileName);
+    if (!from && !to) return [];
+    if (from && to && from !== to) throw new ToolFailure(`renames are not supported by apply_patch (${from} -> ${to}); use move_file`);
+    const kind = !from ? 'create' : !to ? 'delete' : 'modify';
+    return [{ path: (to ?? from) as string, kind, patch }];
+  });
+  if (changes.length === 0) throw new ToolFailure('the patch names no file (expected --- a/file and +++ b/file lines)');
+  return changes;
+}
+
+async function newContents(change: FileChange, file: ResolvedPath, ops: ToolOperations, signal: AbortSignal) {
+  if (change.kind === 'create' && file.exists) throw new ToolFailure(`'${change.path}' already exists`);
+  if (change.kind !== 'create' && file.kind !== 'file') throw new ToolFailure(`No such file: '${change.path}'`);
+  const before =
+    change.kind === 'create' ? undefined : (await ops.fs.readFile(file.real, { maxBytes: PATCH_MAX_FILE_BYTES, signal })).toString('utf8');
+  const after = applyPatch(before ?? '', change.patch);
+  if (after === false) throw new ToolFailure(`the patch does not apply to '${change.path}' (its context lines do not match); nothing was changed`);
+  return { before, after };
+}
+
+/** `apply_patch {patch}`: applies a unified diff to one or more files, all or nothing (opt-in tool). */
+export function createApplyPatchTool() {
+  return new BuiltinTool({
+    name: 'apply_patch',
+    description: 'Apply a unified diff to one or more files. Either every file changes or none does.',
+    parameters,
+    paths: (args) => {
+      try {
+        return changesOf(args.patch).map((c) => ({ path: c.path, followFinalLink: c.kind !== 'delete' }));
+      } catch {
+        return [];
+      }
+    },
+    async run({ args, paths, ops, context }) {
+      const changes = changesOf(args.patch);
+      const planned = await Promise.all(
+        changes.map(async (change, i) => {
+          const file = paths[i] as ResolvedPath;
+          return { change, file, ...(await newContents(change, file, ops, context.signal)) };
+        }),
+      );
+      const done: typeof planned = [];
+      try {
+        for (const step of planned) {
+          if (step.change.kind === 'delete') await ops.fs.remove(step.file.real);
+          else await ops.fs.writeFile(step.file.real, step.after, { signal: context.signal });
+          done.push(step);
+        }
+      } catch (error) {
+        // Undo what was written so the patch stays all-or-nothing.
+        for (const step of done.reverse()) {
+          if (step.before === undefined) await ops.fs.remove(step.file.real).catch(() => {});
+          else await ops.fs.writeFile(step.file.real, step.before, { signal: new AbortController().signal }).catch(() => {});
+        }
+        throw error;
+      }
+      return { files: planned.map((s) => ({ path: s.file.real, change: s.change.kind })), applied: true };
+    },
+  });
+}

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { BuiltinTool, isProtectedPath } from './builtin-tool.js';
+import { ToolFailure } from './tool-failure.js';
+
+const parameters = z.object({
+  from: z.string().describe('Existing file or folder'),
+  to: z.string().describe('New path; must not exist (parent folders are created)'),
+});
+
+/** `move_file {from, to}`: both ends are checked; the destination must not exist. */
+export function createMoveFileTool() {
+  return new BuiltinTool({
+    name: 'move_file',
+    description: 'Move or rename a file or folder. The destination must not exist; its parent folders are created.',
+    parameters,
+    paths: (args) => [
+      { path: args.from, followFinalLink: false },
+      { path: args.to, followFinalLink: false },
+    ],
+    async run({ args, paths, ops, scope }) {
+      const [from, to] = paths;
+      if (!from?.exists) throw new ToolFailure(`No such file or folder: '${args.from}'`);
+      if (!to || to.exists) throw new ToolFailure('Destination already exists');
+      if (await isProtectedPath(from.real, scope, ops.fs)) throw new ToolFailure('Refusing to move critical path');
+      await ops.fs.move(from.real, to.real);
+      return { from: from.real, to: to.real, moved: true };
+    },
+  });
+}

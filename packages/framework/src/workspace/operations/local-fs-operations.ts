@@ -1,0 +1,168 @@
+import { randomBytes } from 'node:crypto';
+import type { Stats } from 'node:fs';
+import { constants, link, lstat, readdir, readlink, realpath, rename, rm, stat, unlink } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import { open } from 'node:fs/promises';
+import { PathChangedError, withDirectory } from './safe-directory.js';
+import type { DirectoryEntry, EntryInfo, FsOperations } from './tool-operations.js';
+
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = constants;
+
+function toInfo(stats: Stats): EntryInfo {
+  return {
+    kind: stats.isSymbolicLink()
+      ? 'symlink'
+      : stats.isDirectory()
+        ? 'directory'
+        : stats.isFile()
+          ? 'file'
+          : 'other',
+    size: stats.size,
+    mtimeMs: stats.mtimeMs,
+    birthtimeMs: stats.birthtimeMs,
+    readonly: (stats.mode & 0o222) === 0,
+  };
+}
+
+function errorWithCode(message: string, code: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(message), { code });
+}
+
+function isErrno(error: unknown, ...codes: string[]): boolean {
+  return codes.includes((error as NodeJS.ErrnoException | undefined)?.code ?? '');
+}
+
+async function readRegularFile(path: string, maxBytes: number): Promise<Buffer> {
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
+  const handle = await open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK).catch((error: unknown) => {
+    if (isErrno(error, 'ELOOP')) throw new PathChangedError(path);
+    throw error;
+  });
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw errorWithCode('not a regular file (FIFOs, devices and sockets are refused)', 'ENOTREG');
+    if (info.size > maxBytes) throw errorWithCode(`file is ${info.size} bytes, over the ${maxBytes}-byte limit`, 'EFBIG');
+    // The file may grow after fstat: read at most one byte past the limit to notice.
+    const buffer = Buffer.allocUnsafe(Math.min(info.size, maxBytes) + 1);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    if (filled > maxBytes) throw errorWithCode(`file grew past the ${maxBytes}-byte limit while reading`, 'EFBIG');
+    return buffer.subarray(0, filled);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The default backend: the local disk, with every directory reached without following links. */
+export class LocalFsOperations implements FsOperations {
+  async lstat(path: string): Promise<EntryInfo> {
+    return toInfo(await lstat(path));
+  }
+
+  async stat(path: string): Promise<EntryInfo> {
+    return toInfo(await stat(path));
+  }
+
+  realpath(path: string): Promise<string> {
+    return realpath(path);
+  }
+
+  readlink(path: string): Promise<string> {
+    return readlink(path);
+  }
+
+  readFile(path: string, options: { maxBytes: number; signal: AbortSignal }): Promise<Buffer> {
+    options.signal.throwIfAborted();
+    return withDirectory(dirname(path), false, (dir) => readRegularFile(dir.at(basename(path)), options.maxBytes));
+  }
+
+  writeFile(path: string, data: Uint8Array | string, options: { signal: AbortSignal }): Promise<void> {
+    options.signal.throwIfAborted();
+    const name = basename(path);
+    return withDirectory(dirname(path), true, async (dir) => {
+      const existing = await lstat(dir.at(name)).catch(() => undefined);
+      if (existing?.isDirectory()) throw errorWithCode(`'${path}' is a directory`, 'EISDIR');
+      const mode = existing?.isFile() ? existing.mode & 0o7777 : 0o666;
+      const temporary = dir.at(`.${name}.${randomBytes(6).toString('hex')}.raf-tmp`);
+      const handle = await open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
+      try {
+        await handle.writeFile(data);
+        await handle.sync();
+      } catch (error) {
+        await handle.close();
+        await unlink(temporary).catch(() => {});
+        throw error;
+      }
+      await handle.close();
+      try {
+        await rename(temporary, dir.at(name));
+      } catch (error) {
+        await unlink(temporary).catch(() => {});
+        throw error;
+      }
+    });
+  }
+
+  async mkdir(path: string): Promise<boolean> {
+    const existing = await lstat(path).catch(() => undefined);
+    if (existing?.isDirectory()) return false;
+    if (existing) throw errorWithCode(`'${path}' exists and is not a directory`, 'EEXIST');
+    await withDirectory(path, true, async () => {});
+    return true;
+  }
+
+  remove(path: string): Promise<void> {
+    const name = basename(path);
+    return withDirectory(dirname(path), false, async (dir) => {
+      const target = dir.at(name);
+      const info = await lstat(target);
+      // rm does not follow links inside the tree; a link itself is unlinked, never its target.
+      if (info.isDirectory()) await rm(target, { recursive: true });
+      else await unlink(target);
+    });
+  }
+
+  move(from: string, to: string): Promise<void> {
+    return withDirectory(dirname(from), false, (source) =>
+      withDirectory(dirname(to), true, async (destination) => {
+        const src = source.at(basename(from));
+        const dst = destination.at(basename(to));
+        const info = await lstat(src);
+        if (info.isDirectory()) {
+          if (await lstat(dst).then(() => true, () => false)) throw errorWithCode('Destination already exists', 'EEXIST');
+          await rename(src, dst);
+          return;
+        }
+        // link() refuses an existing destination atomically, where rename() would replace it.
+        try {
+          await link(src, dst);
+        } catch (error) {
+          if (isErrno(error, 'EEXIST')) throw errorWithCode('Destination already exists', 'EEXIST');
+          if (!isErrno(error, 'EXDEV', 'EPERM', 'ENOTSUP')) throw error;
+          if (await lstat(dst).then(() => true, () => false)) throw errorWithCode('Destination already exists', 'EEXIST');
+          await rename(src, dst);
+          return;
+        }
+        await unlink(src);
+      }),
+    );
+  }
+
+  list(path: string): Promise<DirectoryEntry[]> {
+    return withDirectory(path, false, async (dir) => {
+      const names = await readdir(dir.at(''));
+      return Promise.all(
+        names.map(async (name): Promise<DirectoryEntry> => {
+          const info = await lstat(dir.at(name)).catch(() => undefined);
+          if (!info) return { name, kind: 'unknown', size: 0 };
+          const kind = info.isSymbolicLink() ? 'symlink' : info.isDirectory() ? 'dir' : info.isFile() ? 'file' : 'unknown';
+          return { name, kind, size: info.size };
+        }),
+      );
+    });
+  }
+}

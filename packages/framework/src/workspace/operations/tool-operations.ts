@@ -1,0 +1,111 @@
+/** What `lstat`/`stat` report, independent of the backend. */
+export interface EntryInfo {
+  kind: 'file' | 'directory' | 'symlink' | 'other';
+  size: number;
+  mtimeMs: number;
+  birthtimeMs: number;
+  readonly: boolean;
+}
+
+export interface DirectoryEntry {
+  name: string;
+  kind: 'file' | 'dir' | 'symlink' | 'unknown';
+  size: number;
+}
+
+/**
+ * File-system calls of the built-in tools. Every path given is already checked by the path guard
+ * and free of symbolic links (`real`); implementations still refuse to follow a link that appears
+ * after the check, so a swapped component can never redirect a write. Errors carry Node's `code`.
+ */
+export interface FsOperations {
+  lstat(path: string): Promise<EntryInfo>;
+  stat(path: string): Promise<EntryInfo>;
+  realpath(path: string): Promise<string>;
+  readlink(path: string): Promise<string>;
+  /** Reads a regular file; refuses FIFOs and devices without blocking and files over `maxBytes`. */
+  readFile(path: string, options: { maxBytes: number; signal: AbortSignal }): Promise<Buffer>;
+  /** Replaces the file atomically (temporary file + rename), creating missing parent directories. */
+  writeFile(path: string, data: Uint8Array | string, options: { signal: AbortSignal }): Promise<void>;
+  /** `mkdir -p`; says whether anything was created. */
+  mkdir(path: string): Promise<boolean>;
+  /** Deletes recursively; a symbolic link is removed itself, never its target. */
+  remove(path: string): Promise<void>;
+  /** Renames; fails when `to` exists; creates `to`'s missing parents. */
+  move(from: string, to: string): Promise<void>;
+  /** Entries of one directory, without following links. */
+  list(path: string): Promise<DirectoryEntry[]>;
+}
+
+export interface ProcessRequest {
+  command: string;
+  cwd: string;
+  timeoutMs: number;
+  signal: AbortSignal;
+  /** Confine the command: these folders writable, everything else read-only, network off unless set. */
+  sandbox?: { writableRoots: readonly string[]; network: boolean };
+}
+
+/** Captured output: the first and last bytes, and the total, so memory stays bounded. */
+export interface CapturedOutput {
+  head: Buffer;
+  tail: Buffer;
+  totalBytes: number;
+}
+
+export interface ProcessResult {
+  exitCode: number;
+  stdout: CapturedOutput;
+  stderr: CapturedOutput;
+  timedOut: boolean;
+  /** How the command was confined: `bubblewrap`, or `none`. */
+  confinement: 'bubblewrap' | 'none';
+}
+
+export interface ProcessOperations {
+  /** Whether `sandbox` requests can be honoured on this machine. */
+  canConfine(): Promise<boolean>;
+  run(request: ProcessRequest): Promise<ProcessResult>;
+}
+
+export interface SearchMatch {
+  /** Absolute path of the file. */
+  file: string;
+  line: number;
+  content: string;
+}
+
+export interface SearchRequest {
+  pattern: string;
+  directory: string;
+  include?: string;
+  caseInsensitive: boolean;
+  maxMatches: number;
+  signal: AbortSignal;
+}
+
+export interface SearchOutcome {
+  matches: SearchMatch[];
+  truncated: boolean;
+  /** `ripgrep` or `walker`: which engine answered. */
+  engine: string;
+}
+
+export interface FindRequest {
+  pattern: string;
+  directory: string;
+  maxResults: number;
+  signal: AbortSignal;
+}
+
+export interface SearchOperations {
+  search(request: SearchRequest): Promise<SearchOutcome>;
+  find(request: FindRequest): Promise<{ results: string[]; truncated: boolean }>;
+}
+
+/** The backend of the built-in tools: swap it to run them against a sandbox or a test double. */
+export interface ToolOperations {
+  fs: FsOperations;
+  process: ProcessOperations;
+  search: SearchOperations;
+}

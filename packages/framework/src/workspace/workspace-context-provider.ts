@@ -1,0 +1,107 @@
+import { resolve } from 'node:path';
+import {
+  ConfigError,
+  type ContextResult,
+  type IContextProvider,
+  type InvokingContext,
+  type ITool,
+  isScopeTool,
+  type JSONObject,
+  type WorkspaceScope,
+} from '@raf/core';
+import { ApprovalRequiredTool } from '../approval/approval-required-tool.js';
+import { BuiltinTool } from '../builtin-tools/builtin-tool.js';
+import { defaultToolOperations } from './operations/local-tool-operations.js';
+import type { ToolOperations } from './operations/tool-operations.js';
+import { workspaceInstructions } from './workspace-instructions.js';
+
+export const WORKSPACE_PROVIDER_NAME = 'WorkspaceContextProvider';
+
+export interface WorkspaceContextProviderOptions {
+  /** Backend for the built-in tools added here (default: this machine). */
+  operations?: ToolOperations;
+}
+
+/** What the provider keeps in the session (`provider_state::WorkspaceContextProvider`). */
+export interface WorkspaceState extends JSONObject {
+  scope_name: string;
+  scope_root: string;
+  policy: string;
+}
+
+/**
+ * A workspace: the folder(s) its tools act on and its policy for anything outside. `addTool()`
+ * binds scope tools to it (`createScoped`) and, under `ApproveOutside`, wraps them so only calls
+ * that reach outside ask (`requiresApproval()` without arguments is true, for `explain`).
+ */
+export class WorkspaceContextProvider implements IContextProvider {
+  readonly name = WORKSPACE_PROVIDER_NAME;
+  readonly kind = 'workspace';
+  readonly injectsTools = true;
+  readonly scope: WorkspaceScope;
+  private readonly routed: ITool[] = [];
+  private readonly operations: ToolOperations | undefined;
+
+  constructor(scope: WorkspaceScope, options: WorkspaceContextProviderOptions = {}) {
+    this.scope = {
+      ...scope,
+      root: resolve(scope.root),
+      ...(scope.roots && { roots: scope.roots.map((r) => resolve(scope.root, r)) }),
+    };
+    this.operations = options.operations;
+  }
+
+  /** The tools as the model gets them: scoped, and gated under `ApproveOutside`. */
+  get tools(): readonly ITool[] {
+    return this.routed;
+  }
+
+  addTool(tool: ITool): this {
+    if (this.routed.some((t) => t.name === tool.name)) {
+      throw new ConfigError(`workspace '${this.scope.name}' already has a tool named '${tool.name}'`);
+    }
+    let scoped: ITool = isScopeTool(tool) ? tool.createScoped(this.scope) : tool;
+    if (this.operations && scoped instanceof BuiltinTool) scoped = scoped.withOperations(this.operations);
+    if (this.scope.policy === 'ApproveOutside' && isScopeTool(tool) && !(scoped instanceof ApprovalRequiredTool)) {
+      const inner = scoped;
+      // A scope tool that cannot say which calls reach outside asks for every call (fail closed).
+      const when = (args: unknown) => (inner.requiresApproval ? inner.requiresApproval(args) : true);
+      scoped = new ApprovalRequiredTool(inner, { when });
+    }
+    this.routed.push(scoped);
+    return this;
+  }
+
+  addTools(tools: Iterable<ITool>): this {
+    for (const tool of tools) this.addTool(tool);
+    return this;
+  }
+
+  private async confined(): Promise<boolean> {
+    return (this.operations ?? defaultToolOperations()).process.canConfine();
+  }
+
+  async instructions(): Promise<string> {
+    const hasCommands = this.routed.some((t) => t.name === 'run_command');
+    const confined = hasCommands && this.scope.policy === 'DenyOutside' ? await this.confined() : false;
+    return workspaceInstructions(this.scope, { hasCommands, confined });
+  }
+
+  async onInvoking({ session }: InvokingContext): Promise<ContextResult> {
+    const result: ContextResult = { instructions: await this.instructions(), tools: [...this.routed] };
+    if (session.getProviderState(this.name) === undefined) {
+      const state: WorkspaceState = { scope_name: this.scope.name, scope_root: this.scope.root, policy: this.scope.policy };
+      session.setProviderState(this.name, state);
+      if (
+        this.scope.policy === 'DenyOutside' &&
+        this.routed.some((t) => t.name === 'run_command') &&
+        !(await this.confined())
+      ) {
+        result.warnings = [
+          `workspace '${this.scope.name}': run_command is not confined (bubblewrap is not installed); only its working_dir is checked`,
+        ];
+      }
+    }
+    return result;
+  }
+}
