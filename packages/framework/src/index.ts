@@ -8,6 +8,25 @@ export type { ApprovalDecisions } from './approval/approval-batch.js';
 export { checkApprovals, DEFAULT_DENIAL_REASON } from './approval/approval-batch.js';
 export type { ApprovalRequiredToolOptions } from './approval/approval-required-tool.js';
 export { ApprovalRequiredTool } from './approval/approval-required-tool.js';
+export { createApplyPatchTool } from './builtin-tools/apply-patch.js';
+export type { BuiltinCall, BuiltinToolSpec, PathArgument, ScopeLabel } from './builtin-tools/builtin-tool.js';
+export { BuiltinTool } from './builtin-tools/builtin-tool.js';
+export { isCommandAllowed, splitCommand } from './builtin-tools/command-allowlist.js';
+export { createEditFileTool } from './builtin-tools/edit-file.js';
+export { createFindFilesTool } from './builtin-tools/find-files.js';
+export type { FileToolName } from './builtin-tools/index.js';
+export { createFileTool, createFileTools, FILE_TOOL_NAMES } from './builtin-tools/index.js';
+export { createInspectFileTool } from './builtin-tools/inspect-file.js';
+export { createListFilesTool } from './builtin-tools/list-files.js';
+export { createMakeDirectoryTool } from './builtin-tools/make-directory.js';
+export { createMoveFileTool } from './builtin-tools/move-file.js';
+export { createReadFileTool } from './builtin-tools/read-file.js';
+export { createRemovePathTool } from './builtin-tools/remove-path.js';
+export type { RunCommandOptions } from './builtin-tools/run-command.js';
+export { createRunCommandTool } from './builtin-tools/run-command.js';
+export { createSearchFileTool } from './builtin-tools/search-file.js';
+export { ToolFailure } from './builtin-tools/tool-failure.js';
+export { createWriteFileTool } from './builtin-tools/write-file.js';
 export type { CompressionProviderOptions } from './compression/compression-provider.js';
 export { CompressionProvider } from './compression/compression-provider.js';
 export type {
@@ -44,25 +63,6 @@ export {
 export type { ArgumentCheck } from './tools/argument-validator.js';
 export { checkArguments } from './tools/argument-validator.js';
 export { mergeTools, ToolRegistry } from './tools/tool-registry.js';
-export { createApplyPatchTool } from './builtin-tools/apply-patch.js';
-export type { BuiltinCall, BuiltinToolSpec, PathArgument, ScopeLabel } from './builtin-tools/builtin-tool.js';
-export { BuiltinTool } from './builtin-tools/builtin-tool.js';
-export { isCommandAllowed, splitCommand } from './builtin-tools/command-allowlist.js';
-export { createEditFileTool } from './builtin-tools/edit-file.js';
-export { createFindFilesTool } from './builtin-tools/find-files.js';
-export type { FileToolName } from './builtin-tools/index.js';
-export { createFileTool, createFileTools, FILE_TOOL_NAMES } from './builtin-tools/index.js';
-export { createInspectFileTool } from './builtin-tools/inspect-file.js';
-export { createListFilesTool } from './builtin-tools/list-files.js';
-export { createMakeDirectoryTool } from './builtin-tools/make-directory.js';
-export { createMoveFileTool } from './builtin-tools/move-file.js';
-export { createReadFileTool } from './builtin-tools/read-file.js';
-export { createRemovePathTool } from './builtin-tools/remove-path.js';
-export type { RunCommandOptions } from './builtin-tools/run-command.js';
-export { createRunCommandTool } from './builtin-tools/run-command.js';
-export { createSearchFileTool } from './builtin-tools/search-file.js';
-export { ToolFailure } from './builtin-tools/tool-failure.js';
-export { createWriteFileTool } from './builtin-tools/write-file.js';
 export type { LocalSearchOptions } from './workspace/operations/local-search-operations.js';
 export type { LocalToolOperationsOptions } from './workspace/operations/local-tool-operations.js';
 export { createLocalToolOperations } from './workspace/operations/local-tool-operations.js';
@@ -83,5 +83,8 @@ export type {
 } from './workspace/operations/tool-operations.js';
 export type { GuardFs, ResolvedPath, ResolveOptions, ScopeStatus } from './workspace/path-guard.js';
 export { PathRejectedError, resolveInScope } from './workspace/path-guard.js';
-export type { WorkspaceContextProviderOptions, WorkspaceState } from './workspace/workspace-context-provider.js';
+export type {
+  WorkspaceContextProviderOptions,
+  WorkspaceState,
+} from './workspace/workspace-context-provider.js';
 export { WORKSPACE_PROVIDER_NAME, WorkspaceContextProvider } from './workspace/workspace-context-provider.js';

@@ -8,7 +8,10 @@ import { ToolFailure } from './tool-failure.js';
 const PATCH_MAX_FILE_BYTES = 10 * 1024 * 1024;
 
 const parameters = z.object({
-  patch: z.string().min(1).describe('Unified diff (`--- a/file` / `+++ b/file` / `@@` hunks); may touch several files'),
+  patch: z
+    .string()
+    .min(1)
+    .describe('Unified diff (`--- a/file` / `+++ b/file` / `@@` hunks); may touch several files'),
 });
 
 interface FileChange {
@@ -35,21 +38,29 @@ export function changesOf(text: string): FileChange[] {
     const from = stripPrefix(patch.oldFileName);
     const to = stripPrefix(patch.newFileName);
     if (!from && !to) return [];
-    if (from && to && from !== to) throw new ToolFailure(`renames are not supported by apply_patch (${from} -> ${to}); use move_file`);
+    if (from && to && from !== to)
+      throw new ToolFailure(`renames are not supported by apply_patch (${from} -> ${to}); use move_file`);
     const kind = !from ? 'create' : !to ? 'delete' : 'modify';
     return [{ path: (to ?? from) as string, kind, patch }];
   });
-  if (changes.length === 0) throw new ToolFailure('the patch names no file (expected --- a/file and +++ b/file lines)');
+  if (changes.length === 0)
+    throw new ToolFailure('the patch names no file (expected --- a/file and +++ b/file lines)');
   return changes;
 }
 
 async function newContents(change: FileChange, file: ResolvedPath, ops: ToolOperations, signal: AbortSignal) {
   if (change.kind === 'create' && file.exists) throw new ToolFailure(`'${change.path}' already exists`);
-  if (change.kind !== 'create' && file.kind !== 'file') throw new ToolFailure(`No such file: '${change.path}'`);
+  if (change.kind !== 'create' && file.kind !== 'file')
+    throw new ToolFailure(`No such file: '${change.path}'`);
   const before =
-    change.kind === 'create' ? undefined : (await ops.fs.readFile(file.real, { maxBytes: PATCH_MAX_FILE_BYTES, signal })).toString('utf8');
+    change.kind === 'create'
+      ? undefined
+      : (await ops.fs.readFile(file.real, { maxBytes: PATCH_MAX_FILE_BYTES, signal })).toString('utf8');
   const after = applyPatch(before ?? '', change.patch);
-  if (after === false) throw new ToolFailure(`the patch does not apply to '${change.path}' (its context lines do not match); nothing was changed`);
+  if (after === false)
+    throw new ToolFailure(
+      `the patch does not apply to '${change.path}' (its context lines do not match); nothing was changed`,
+    );
   return { before, after };
 }
 
@@ -85,7 +96,10 @@ export function createApplyPatchTool() {
         // Undo what was written so the patch stays all-or-nothing.
         for (const step of done.reverse()) {
           if (step.before === undefined) await ops.fs.remove(step.file.real).catch(() => {});
-          else await ops.fs.writeFile(step.file.real, step.before, { signal: new AbortController().signal }).catch(() => {});
+          else
+            await ops.fs
+              .writeFile(step.file.real, step.before, { signal: new AbortController().signal })
+              .catch(() => {});
         }
         throw error;
       }

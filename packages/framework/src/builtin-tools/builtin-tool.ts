@@ -3,10 +3,10 @@ import {
   type IScopeTool,
   type ITool,
   type JSONObject,
+  scopeRoots,
   type ToolExecutionContext,
   type ToolManifest,
   type ToolResult,
-  scopeRoots,
   toolFailure,
   toolSuccess,
   type WorkspaceScope,
@@ -104,9 +104,16 @@ export class BuiltinTool<Schema extends z.ZodType> implements IScopeTool<z.outpu
   private resolve(args: z.output<Schema>): Promise<ResolvedPath[]> {
     const scope = this.effectiveScope();
     return Promise.all(
-      this.spec.paths(args).map((p) =>
-        resolveInScope(scope, p.path, this.ops.fs, p.followFinalLink === false ? { followFinalLink: false } : {}),
-      ),
+      this.spec
+        .paths(args)
+        .map((p) =>
+          resolveInScope(
+            scope,
+            p.path,
+            this.ops.fs,
+            p.followFinalLink === false ? { followFinalLink: false } : {},
+          ),
+        ),
     );
   }
 
@@ -153,11 +160,19 @@ export class BuiltinTool<Schema extends z.ZodType> implements IScopeTool<z.outpu
     }
     const label: ScopeLabel = !this.scope ? 'none' : outside >= 0 ? 'outside_workspace' : 'workspace';
     try {
-      const data = await this.spec.run({ args: parsed.data, paths, scope: this.scope, ops: this.ops, label, context });
+      const data = await this.spec.run({
+        args: parsed.data,
+        paths,
+        scope: this.scope,
+        ops: this.ops,
+        label,
+        context,
+      });
       return toolSuccess({ ...data, scope: label });
     } catch (error) {
       if (context.signal.aborted) throw error;
-      if (error instanceof ToolFailure || error instanceof PathRejectedError) return toolFailure(error.message);
+      if (error instanceof ToolFailure || error instanceof PathRejectedError)
+        return toolFailure(error.message);
       return toolFailure(describeFsError(error, requested[0]?.path ?? ''));
     }
   }

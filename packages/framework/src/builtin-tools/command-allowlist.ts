@@ -5,7 +5,27 @@ const SEPARATORS = new Set(['&&', '||', ';', '|', '&', ';;', '|&']);
 /** The `allowCommands` of a workspace (`allowCommands` or the upstream `allowed_commands`). */
 export function allowedCommandsOf(properties: Readonly<Record<string, unknown>> | undefined): string[] {
   const value = properties?.allowCommands ?? properties?.allowed_commands;
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v.trim() !== '') : [];
+  return Array.isArray(value)
+    ? value.filter((v): v is string => typeof v === 'string' && v.trim() !== '')
+    : [];
+}
+
+/** shell-quote reads an unterminated quote as if it were closed; the shell would not. */
+function quotesBalanced(command: string): boolean {
+  let quote: string | undefined;
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i];
+    if (quote === "'") {
+      if (c === "'") quote = undefined;
+    } else if (c === '\\') {
+      i++;
+    } else if (quote === '"') {
+      if (c === '"') quote = undefined;
+    } else if (c === "'" || c === '"') {
+      quote = c;
+    }
+  }
+  return quote === undefined;
 }
 
 /**
@@ -14,7 +34,7 @@ export function allowedCommandsOf(properties: Readonly<Record<string, unknown>> 
  * subshells, redirections, newlines, or text the parser cannot read.
  */
 export function splitCommand(command: string): string[][] | undefined {
-  if (/[\n\r`]|\$\(|<\(|>\(/.test(command)) return undefined;
+  if (/[\n\r`]|\$\(|<\(|>\(/.test(command) || !quotesBalanced(command)) return undefined;
   let tokens: ReturnType<typeof parse>;
   try {
     // Keep `$VAR` as written: approval must not depend on this process's environment.
@@ -47,6 +67,8 @@ export function isCommandAllowed(command: string, allowed: readonly string[]): b
   if (allowed.length === 0) return false;
   const commands = splitCommand(command);
   if (!commands || commands.length === 0) return false;
-  const entries = allowed.map((entry) => splitCommand(entry)?.[0]).filter((w): w is string[] => !!w && w.length > 0);
+  const entries = allowed
+    .map((entry) => splitCommand(entry)?.[0])
+    .filter((w): w is string[] => !!w && w.length > 0);
   return commands.every((words) => entries.some((entry) => entry.every((word, i) => words[i] === word)));
 }

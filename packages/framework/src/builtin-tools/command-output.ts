@@ -7,7 +7,9 @@ const KiB = 1024;
 
 /** The whole output when it was captured whole, else its first and last parts joined. */
 function whole(output: CapturedOutput): Buffer {
-  return output.totalBytes <= output.head.length ? output.head : Buffer.concat([output.head, Buffer.from('\n'), output.tail]);
+  return output.totalBytes <= output.head.length
+    ? output.head
+    : Buffer.concat([output.head, Buffer.from('\n'), output.tail]);
 }
 
 /** Keep-tail truncation (upstream `smart_truncate`): `...[omitted N bytes]\n` then the last bytes. */
@@ -15,7 +17,10 @@ export function keepTail(output: CapturedOutput, limit: number): { text: string;
   if (output.totalBytes <= limit) return { text: whole(output).toString('utf8'), truncated: false };
   const source = output.totalBytes <= output.head.length ? output.head : output.tail;
   const kept = source.subarray(Math.max(0, source.length - limit));
-  return { text: `...[omitted ${output.totalBytes - kept.length} bytes]\n${kept.toString('utf8')}`, truncated: true };
+  return {
+    text: `...[omitted ${output.totalBytes - kept.length} bytes]\n${kept.toString('utf8')}`,
+    truncated: true,
+  };
 }
 
 /** Keep-head truncation (upstream `hard_truncate`): the first bytes, then `...[truncated, N bytes total]`. */
@@ -47,7 +52,11 @@ export function formatCommandOutput(
   const err = keepTail(stderr, 100 * KiB);
   if (level === 'info') {
     const out = keepTail(stdout, 500 * KiB);
-    Object.assign(result, { stdout: out.text, stdout_truncated: out.truncated, stdout_bytes_total: stdout.totalBytes });
+    Object.assign(result, {
+      stdout: out.text,
+      stdout_truncated: out.truncated,
+      stdout_bytes_total: stdout.totalBytes,
+    });
     if (out.truncated || err.truncated) {
       result.truncation_note = `Output was truncated. Use output_level="error" for errors only (${stderr.totalBytes} bytes stderr), or output_level="all" for full output (up to 1MB).`;
     }
@@ -65,6 +74,10 @@ export function formatCommandOutput(
       stdout_bytes_total: stdout.totalBytes,
     });
   }
-  Object.assign(result, { stderr: err.text, stderr_truncated: err.truncated, stderr_bytes_total: stderr.totalBytes });
+  Object.assign(result, {
+    stderr: err.text,
+    stderr_truncated: err.truncated,
+    stderr_bytes_total: stderr.totalBytes,
+  });
   return result;
 }

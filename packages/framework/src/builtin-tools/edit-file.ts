@@ -20,7 +20,8 @@ function occurrences(text: string, needle: string): number[] {
 export function createEditFileTool() {
   return new BuiltinTool({
     name: 'edit_file',
-    description: 'Replace `old_str` with `new_str` in a file. `old_str` must match exactly once (copy it exactly).',
+    description:
+      'Replace `old_str` with `new_str` in a file. `old_str` must match exactly once (copy it exactly).',
     parameters,
     paths: (args) => [{ path: args.path }],
     async run({ args, paths, ops, context }) {
@@ -28,7 +29,9 @@ export function createEditFileTool() {
       if (!file?.exists) throw new ToolFailure(`No such file: '${args.path}'`);
       if (file.kind !== 'file') throw new ToolFailure(`'${args.path}' is not a regular file`);
       if (args.old_str === '') throw new ToolFailure('old_str must not be empty');
-      const text = (await ops.fs.readFile(file.real, { maxBytes: EDIT_MAX_BYTES, signal: context.signal })).toString('utf8');
+      const text = (
+        await ops.fs.readFile(file.real, { maxBytes: EDIT_MAX_BYTES, signal: context.signal })
+      ).toString('utf8');
       const found = occurrences(text, args.old_str);
       if (found.length === 0) {
         throw new ToolFailure(

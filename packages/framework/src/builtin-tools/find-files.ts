@@ -18,9 +18,15 @@ export function createFindFilesTool() {
     paths: (args) => [{ path: args.directory ?? '.' }],
     async run({ args, paths, ops, context }) {
       const [dir] = paths;
-      if (!dir?.exists || dir.kind !== 'directory') throw new ToolFailure(`No such folder: '${args.directory ?? '.'}'`);
+      if (!dir?.exists || dir.kind !== 'directory')
+        throw new ToolFailure(`No such folder: '${args.directory ?? '.'}'`);
       const { results, truncated } = await ops.search
-        .find({ pattern: args.pattern, directory: dir.real, maxResults: FIND_FILES_MAX_RESULTS, signal: context.signal })
+        .find({
+          pattern: args.pattern,
+          directory: dir.real,
+          maxResults: FIND_FILES_MAX_RESULTS,
+          signal: context.signal,
+        })
         .catch((error: NodeJS.ErrnoException) => {
           if (error.code === 'EPATTERN') throw new ToolFailure(error.message);
           throw error;

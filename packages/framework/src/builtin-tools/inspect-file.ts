@@ -13,7 +13,8 @@ export function rfc3339Seconds(ms: number): string {
 export function createInspectFileTool() {
   return new BuiltinTool({
     name: 'inspect_file',
-    description: 'Describe a file or folder: type, size in bytes, read-only flag, modified and created times.',
+    description:
+      'Describe a file or folder: type, size in bytes, read-only flag, modified and created times.',
     parameters,
     paths: (args) => [{ path: args.path }],
     async run({ args, paths, ops }) {

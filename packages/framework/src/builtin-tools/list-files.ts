@@ -21,7 +21,15 @@ export function createListFilesTool() {
       if (dir.kind !== 'directory') throw new ToolFailure(`'${args.path}' is not a folder`);
       const entries = await ops.fs.list(dir.real);
       entries.sort((a, b) =>
-        a.kind === 'dir' && b.kind !== 'dir' ? -1 : b.kind === 'dir' && a.kind !== 'dir' ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+        a.kind === 'dir' && b.kind !== 'dir'
+          ? -1
+          : b.kind === 'dir' && a.kind !== 'dir'
+            ? 1
+            : a.name < b.name
+              ? -1
+              : a.name > b.name
+                ? 1
+                : 0,
       );
       const shown = entries.slice(0, LIST_FILES_MAX_ENTRIES);
       return {

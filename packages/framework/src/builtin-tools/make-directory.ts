@@ -14,7 +14,8 @@ export function createMakeDirectoryTool() {
     async run({ args, paths, ops }) {
       const [dir] = paths;
       if (!dir) throw new ToolFailure('no path');
-      if (dir.exists && dir.kind !== 'directory') throw new ToolFailure(`'${args.path}' exists and is not a folder`);
+      if (dir.exists && dir.kind !== 'directory')
+        throw new ToolFailure(`'${args.path}' exists and is not a folder`);
       const created = await ops.fs.mkdir(dir.real);
       return { path: dir.real, created };
     },

@@ -11,7 +11,8 @@ const parameters = z.object({
 export function createMoveFileTool() {
   return new BuiltinTool({
     name: 'move_file',
-    description: 'Move or rename a file or folder. The destination must not exist; its parent folders are created.',
+    description:
+      'Move or rename a file or folder. The destination must not exist; its parent folders are created.',
     parameters,
     paths: (args) => [
       { path: args.from, followFinalLink: false },
@@ -21,7 +22,8 @@ export function createMoveFileTool() {
       const [from, to] = paths;
       if (!from?.exists) throw new ToolFailure(`No such file or folder: '${args.from}'`);
       if (!to || to.exists) throw new ToolFailure('Destination already exists');
-      if (await isProtectedPath(from.real, scope, ops.fs)) throw new ToolFailure('Refusing to move critical path');
+      if (await isProtectedPath(from.real, scope, ops.fs))
+        throw new ToolFailure('Refusing to move critical path');
       await ops.fs.move(from.real, to.real);
       return { from: from.real, to: to.real, moved: true };
     },

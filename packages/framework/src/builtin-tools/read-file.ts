@@ -9,7 +9,12 @@ export const READ_FILE_DEFAULT_LIMIT = 2000;
 const parameters = z.object({
   path: z.string().describe('File to read, relative to the workspace root or absolute'),
   offset: z.number().int().min(1).optional().describe('1-based line to start at (default 1)'),
-  limit: z.number().int().min(1).optional().describe(`Number of lines to read (default ${READ_FILE_DEFAULT_LIMIT})`),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe(`Number of lines to read (default ${READ_FILE_DEFAULT_LIMIT})`),
 });
 
 /** `read_file {path, offset?, limit?}`: text of a regular file up to 512 KiB, by lines. */
@@ -24,15 +29,23 @@ export function createReadFileTool() {
       const [file] = paths;
       if (!file?.exists) throw new ToolFailure(`No such file: '${args.path}'`);
       if (file.kind !== 'file') throw new ToolFailure(`'${args.path}' is not a regular file`);
-      const buffer = await ops.fs.readFile(file.real, { maxBytes: READ_FILE_MAX_BYTES, signal: context.signal });
-      if (buffer.subarray(0, 8192).includes(0)) throw new ToolFailure(`'${args.path}' looks like a binary file`);
+      const buffer = await ops.fs.readFile(file.real, {
+        maxBytes: READ_FILE_MAX_BYTES,
+        signal: context.signal,
+      });
+      if (buffer.subarray(0, 8192).includes(0))
+        throw new ToolFailure(`'${args.path}' looks like a binary file`);
       const text = buffer.toString('utf8');
       const lines = text === '' ? [] : text.replace(/\r?\n$/, '').split(/\r?\n/);
       const start = args.offset ?? 1;
       const end = Math.min(lines.length, start - 1 + (args.limit ?? READ_FILE_DEFAULT_LIMIT));
       const shown = lines
         .slice(start - 1, end)
-        .map((line) => (line.length > READ_FILE_MAX_LINE_CHARS ? `${line.slice(0, READ_FILE_MAX_LINE_CHARS)} [truncated]` : line));
+        .map((line) =>
+          line.length > READ_FILE_MAX_LINE_CHARS
+            ? `${line.slice(0, READ_FILE_MAX_LINE_CHARS)} [truncated]`
+            : line,
+        );
       const truncated = start > 1 || end < lines.length;
       let content = shown.join('\n');
       if (truncated) content += `\n[truncated — use offset/limit to read more]`;

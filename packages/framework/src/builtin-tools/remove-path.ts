@@ -8,13 +8,15 @@ const parameters = z.object({ path: z.string().describe('File or folder to delet
 export function createRemovePathTool() {
   return new BuiltinTool({
     name: 'remove_path',
-    description: 'Delete a file or a folder with everything in it. A symbolic link is removed, not its target.',
+    description:
+      'Delete a file or a folder with everything in it. A symbolic link is removed, not its target.',
     parameters,
     paths: (args) => [{ path: args.path, followFinalLink: false }],
     async run({ args, paths, ops, scope }) {
       const [entry] = paths;
       if (!entry?.exists) throw new ToolFailure(`No such file or folder: '${args.path}'`);
-      if (await isProtectedPath(entry.real, scope, ops.fs)) throw new ToolFailure('Refusing to delete critical path');
+      if (await isProtectedPath(entry.real, scope, ops.fs))
+        throw new ToolFailure('Refusing to delete critical path');
       await ops.fs.remove(entry.real);
       return { path: entry.real, deleted: true };
     },

@@ -11,11 +11,19 @@ const MAX_TIMEOUT_SECS = 3600;
 const parameters = z.object({
   command: z.string().min(1).describe('Shell command, run with `sh -c` in a fresh shell (stdin closed)'),
   working_dir: z.string().optional().describe('Folder to run in (default: the workspace root)'),
-  timeout_secs: z.number().int().min(1).max(MAX_TIMEOUT_SECS).optional().describe(`Seconds before the command is killed (default ${DEFAULT_TIMEOUT_SECS})`),
+  timeout_secs: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_TIMEOUT_SECS)
+    .optional()
+    .describe(`Seconds before the command is killed (default ${DEFAULT_TIMEOUT_SECS})`),
   output_level: z
     .enum(['error', 'warning', 'info', 'all'])
     .optional()
-    .describe('"error": stderr only; "warning": warning lines; "info" (default): output tails; "all": everything up to 1 MB'),
+    .describe(
+      '"error": stderr only; "warning": warning lines; "info" (default): output tails; "all": everything up to 1 MB',
+    ),
 });
 
 /** Whether a workspace confines commands (DenyOutside) and lets them reach the network. */
@@ -45,7 +53,8 @@ export function createRunCommandTool(options: RunCommandOptions = {}) {
     target: (args, paths) => `${paths[0]?.real ?? '.'}$ ${args.command}`,
     async run({ args, paths, ops, scope, context }) {
       const [cwd] = paths;
-      if (!cwd?.exists || cwd.kind !== 'directory') throw new ToolFailure(`No such folder: '${args.working_dir ?? '.'}'`);
+      if (!cwd?.exists || cwd.kind !== 'directory')
+        throw new ToolFailure(`No such folder: '${args.working_dir ?? '.'}'`);
       const timeout = args.timeout_secs ?? options.timeoutSecs ?? DEFAULT_TIMEOUT_SECS;
       const sandbox = sandboxOf(scope);
       const writableRoots = scope
@@ -72,7 +81,9 @@ export function createRunCommandTool(options: RunCommandOptions = {}) {
       if (sandbox) {
         Object.assign(result, { confinement: outcome.confinement });
         if (outcome.confinement === 'none') {
-          Object.assign(result, { warning: 'not confined: bubblewrap is not available, so only working_dir was checked' });
+          Object.assign(result, {
+            warning: 'not confined: bubblewrap is not available, so only working_dir was checked',
+          });
         }
       }
       return result;

@@ -23,7 +23,8 @@ export function createWriteFileTool() {
       if (bytes > WRITE_FILE_MAX_BYTES) {
         throw new ToolFailure(`content is ${bytes} bytes, over the ${WRITE_FILE_MAX_BYTES}-byte limit`);
       }
-      if (file.exists && file.kind !== 'file') throw new ToolFailure(`'${args.path}' exists and is not a regular file`);
+      if (file.exists && file.kind !== 'file')
+        throw new ToolFailure(`'${args.path}' exists and is not a regular file`);
       await ops.fs.writeFile(file.real, args.content, { signal: context.signal });
       return { path: file.real, bytes_written: bytes };
     },

@@ -80,6 +80,8 @@ export function prepareResumedCalls(
       };
     }
     const target = batch.resolvedTargets?.[prepared.call.id];
-    return target === undefined ? { ...prepared, approved: true } : { ...prepared, approved: true, approvedTarget: target };
+    return target === undefined
+      ? { ...prepared, approved: true }
+      : { ...prepared, approved: true, approvedTarget: target };
   });
 }

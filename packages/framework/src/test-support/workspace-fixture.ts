@@ -4,8 +4,8 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ITool, ScopePolicy, ToolResult } from '@raf/core';
-import { createFileTools } from '../builtin-tools/index.js';
 import { createApplyPatchTool } from '../builtin-tools/apply-patch.js';
+import { createFileTools } from '../builtin-tools/index.js';
 import { WorkspaceContextProvider } from '../workspace/workspace-context-provider.js';
 
 /**

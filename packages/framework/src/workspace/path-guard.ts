@@ -100,11 +100,18 @@ async function realLocation(
 }
 
 /** Like `realLocation`, but a link in the last component is the answer itself. */
-async function linkLocation(fs: GuardFs, absolute: string): Promise<Awaited<ReturnType<typeof realLocation>>> {
+async function linkLocation(
+  fs: GuardFs,
+  absolute: string,
+): Promise<Awaited<ReturnType<typeof realLocation>>> {
   const info = await fs.lstat(absolute).catch(() => undefined);
   if (info?.kind !== 'symlink') return realLocation(fs, absolute);
   const parent = dirname(absolute);
-  return { real: join((await realLocation(fs, parent)).real, absolute.slice(parent.length)), exists: true, kind: 'symlink' };
+  return {
+    real: join((await realLocation(fs, parent)).real, absolute.slice(parent.length)),
+    exists: true,
+    kind: 'symlink',
+  };
 }
 
 /**

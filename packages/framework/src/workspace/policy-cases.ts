@@ -21,7 +21,8 @@ export interface PathCase {
 }
 
 const untouched = (path: (fx: WorkspaceFixture) => string) => (fx: WorkspaceFixture, policy: PolicyName) => {
-  if (policy !== 'allow' && exists(path(fx))) throw new Error(`${path(fx)} was created outside the workspace`);
+  if (policy !== 'allow' && exists(path(fx)))
+    throw new Error(`${path(fx)} was created outside the workspace`);
 };
 
 const sibling = (name: string): PathCase => ({
@@ -40,12 +41,43 @@ export const PATH_CASES: PathCase[] = [
   sibling('root.bak'),
   sibling("root'"),
   sibling('root '),
-  { name: '`../` to a sibling', tool: 'read_file', args: () => ({ path: '../root2/secret.txt' }), where: 'outside' },
-  { name: '`..` in the middle', tool: 'read_file', args: () => ({ path: 'src/../../outside/secret.txt' }), where: 'outside' },
-  { name: '`..` at the end', tool: 'list_files', args: () => ({ path: 'src/deep/../../..' }), where: 'outside' },
-  { name: '`..` that stays inside', tool: 'read_file', args: () => ({ path: 'src/deep/../a.txt' }), where: 'inside' },
-  { name: 'absolute path outside', tool: 'read_file', args: () => ({ path: '/etc/hostname' }), where: 'outside' },
-  { name: 'NUL byte', tool: 'read_file', args: () => ({ path: 'src/a.txt\0.png' }), where: 'refused', error: /NUL/ },
+  {
+    name: '`../` to a sibling',
+    tool: 'read_file',
+    args: () => ({ path: '../root2/secret.txt' }),
+    where: 'outside',
+  },
+  {
+    name: '`..` in the middle',
+    tool: 'read_file',
+    args: () => ({ path: 'src/../../outside/secret.txt' }),
+    where: 'outside',
+  },
+  {
+    name: '`..` at the end',
+    tool: 'list_files',
+    args: () => ({ path: 'src/deep/../../..' }),
+    where: 'outside',
+  },
+  {
+    name: '`..` that stays inside',
+    tool: 'read_file',
+    args: () => ({ path: 'src/deep/../a.txt' }),
+    where: 'inside',
+  },
+  {
+    name: 'absolute path outside',
+    tool: 'read_file',
+    args: () => ({ path: '/etc/hostname' }),
+    where: 'outside',
+  },
+  {
+    name: 'NUL byte',
+    tool: 'read_file',
+    args: () => ({ path: 'src/a.txt\0.png' }),
+    where: 'refused',
+    error: /NUL/,
+  },
   {
     name: 'symlinked root, link spelling',
     tool: 'read_file',
@@ -60,8 +92,18 @@ export const PATH_CASES: PathCase[] = [
     root: (fx) => fx.rootLink,
     where: 'inside',
   },
-  { name: 'final-component link to outside', tool: 'read_file', args: () => ({ path: 'final-link' }), where: 'outside' },
-  { name: 'intermediate directory link (`link/file`)', tool: 'read_file', args: () => ({ path: 'dir-link/secret.txt' }), where: 'outside' },
+  {
+    name: 'final-component link to outside',
+    tool: 'read_file',
+    args: () => ({ path: 'final-link' }),
+    where: 'outside',
+  },
+  {
+    name: 'intermediate directory link (`link/file`)',
+    tool: 'read_file',
+    args: () => ({ path: 'dir-link/secret.txt' }),
+    where: 'outside',
+  },
   {
     name: 'write through a dangling link to outside',
     tool: 'write_file',
@@ -83,16 +125,28 @@ export const PATH_CASES: PathCase[] = [
     where: 'outside',
     verify: untouched((fx) => join(fx.outside, 'made')),
   },
-  { name: 'symlink chain that stays inside', tool: 'read_file', args: () => ({ path: 'chain-2' }), where: 'inside' },
-  { name: 'symlink loop', tool: 'read_file', args: () => ({ path: 'loop-a' }), where: 'refused', error: /loop/ },
+  {
+    name: 'symlink chain that stays inside',
+    tool: 'read_file',
+    args: () => ({ path: 'chain-2' }),
+    where: 'inside',
+  },
+  {
+    name: 'symlink loop',
+    tool: 'read_file',
+    args: () => ({ path: 'loop-a' }),
+    where: 'refused',
+    error: /loop/,
+  },
   {
     name: '`list_files` does not follow links out',
     tool: 'list_files',
     args: () => ({ path: '.' }),
     where: 'inside',
     verify: (_fx, _p, result) => {
-      const entries = (result?.data as { entries: { name: string; type: string }[] }).entries;
-      if (entries.find((e) => e.name === 'dir-link')?.type !== 'symlink') throw new Error('dir-link not shown as a link');
+      const entries = ((result?.data ?? {}) as { entries: { name: string; type: string }[] }).entries;
+      if (entries.find((e) => e.name === 'dir-link')?.type !== 'symlink')
+        throw new Error('dir-link not shown as a link');
     },
   },
   {
@@ -101,7 +155,8 @@ export const PATH_CASES: PathCase[] = [
     args: () => ({ pattern: '**/secret.txt' }),
     where: 'inside',
     verify: (_fx, _p, result) => {
-      if ((result?.data as { count: number }).count !== 0) throw new Error('found a file behind a link');
+      if (((result?.data ?? {}) as { count: number }).count !== 0)
+        throw new Error('found a file behind a link');
     },
   },
   {
@@ -110,20 +165,45 @@ export const PATH_CASES: PathCase[] = [
     args: () => ({ pattern: 'needle', directory: '.' }),
     where: 'inside',
     verify: (_fx, _p, result) => {
-      const matches = (result?.data as { matches: { file: string }[] }).matches;
-      if (matches.length !== 1 || !matches[0]?.file.endsWith('a.txt')) throw new Error(JSON.stringify(matches));
+      const matches = ((result?.data ?? {}) as { matches: { file: string }[] }).matches;
+      if (matches.length !== 1 || !matches[0]?.file.endsWith('a.txt'))
+        throw new Error(JSON.stringify(matches));
     },
   },
-  { name: '`/proc/self/root/…`', tool: 'read_file', args: () => ({ path: '/proc/self/root/etc/hostname' }), where: 'refused', error: /kernel alias/ },
-  { name: '`/dev/fd/N`', tool: 'read_file', args: () => ({ path: '/dev/fd/0' }), where: 'refused', error: /kernel alias/ },
-  { name: 'FIFO', tool: 'read_file', args: () => ({ path: 'pipe' }), where: 'refused', error: /not a regular file/ },
+  {
+    name: '`/proc/self/root/…`',
+    tool: 'read_file',
+    args: () => ({ path: '/proc/self/root/etc/hostname' }),
+    where: 'refused',
+    error: /kernel alias/,
+  },
+  {
+    name: '`/dev/fd/N`',
+    tool: 'read_file',
+    args: () => ({ path: '/dev/fd/0' }),
+    where: 'refused',
+    error: /kernel alias/,
+  },
+  {
+    name: 'FIFO',
+    tool: 'read_file',
+    args: () => ({ path: 'pipe' }),
+    where: 'refused',
+    error: /not a regular file/,
+  },
   {
     name: 'device behind a link',
     tool: 'read_file',
     args: () => ({ path: 'device-link' }),
     where: { allow: 'error', approve: 'asks', deny: 'error' },
   },
-  { name: 'file over 512 KiB', tool: 'read_file', args: () => ({ path: 'big.txt' }), where: 'refused', error: /limit/ },
+  {
+    name: 'file over 512 KiB',
+    tool: 'read_file',
+    args: () => ({ path: 'big.txt' }),
+    where: 'refused',
+    error: /limit/,
+  },
   {
     name: '`remove_path` on a link removes only the link',
     tool: 'remove_path',
@@ -131,10 +211,17 @@ export const PATH_CASES: PathCase[] = [
     where: 'inside',
     verify: (fx) => {
       if (exists(join(fx.root, 'final-link'))) throw new Error('link still there');
-      if (readFileSync(join(fx.outside, 'secret.txt'), 'utf8') !== 'needle secret\n') throw new Error('target touched');
+      if (readFileSync(join(fx.outside, 'secret.txt'), 'utf8') !== 'needle secret\n')
+        throw new Error('target touched');
     },
   },
-  { name: '`remove_path` refuses the root', tool: 'remove_path', args: () => ({ path: '.' }), where: 'refused', error: /critical/ },
+  {
+    name: '`remove_path` refuses the root',
+    tool: 'remove_path',
+    args: () => ({ path: '.' }),
+    where: 'refused',
+    error: /critical/,
+  },
   {
     name: '`move_file` to outside',
     tool: 'move_file',

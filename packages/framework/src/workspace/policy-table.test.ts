@@ -12,7 +12,9 @@ function expected(c: PathCase, policy: PolicyName): Outcome {
   return policy === 'allow' ? 'runs' : policy === 'approve' ? 'asks' : 'error';
 }
 
-const rows = PATH_CASES.flatMap((c) => (['allow', 'approve', 'deny'] as const).map((p) => [c.name, p, c] as const));
+const rows = PATH_CASES.flatMap((c) =>
+  (['allow', 'approve', 'deny'] as const).map((p) => [c.name, p, c] as const),
+);
 
 describe('path guard × policy table (real temporary directories)', () => {
   it.each(rows)('%s — %s', async (_name, policy, c) => {
@@ -33,7 +35,7 @@ describe('path guard × policy table (real temporary directories)', () => {
         }
         if (want === 'error' && c.error) expect(outcome.result?.error).toMatch(c.error);
         if (want === 'runs') {
-          const label = (outcome.result?.data as { scope: string }).scope;
+          const label = ((outcome.result?.data ?? {}) as { scope: string }).scope;
           expect(label).toBe(c.where === 'inside' ? 'workspace' : 'outside_workspace');
         }
       }

@@ -62,7 +62,11 @@ export class WorkspaceContextProvider implements IContextProvider {
     }
     let scoped: ITool = isScopeTool(tool) ? tool.createScoped(this.scope) : tool;
     if (this.operations && scoped instanceof BuiltinTool) scoped = scoped.withOperations(this.operations);
-    if (this.scope.policy === 'ApproveOutside' && isScopeTool(tool) && !(scoped instanceof ApprovalRequiredTool)) {
+    if (
+      this.scope.policy === 'ApproveOutside' &&
+      isScopeTool(tool) &&
+      !(scoped instanceof ApprovalRequiredTool)
+    ) {
       const inner = scoped;
       // A scope tool that cannot say which calls reach outside asks for every call (fail closed).
       const when = (args: unknown) => (inner.requiresApproval ? inner.requiresApproval(args) : true);
@@ -90,7 +94,11 @@ export class WorkspaceContextProvider implements IContextProvider {
   async onInvoking({ session }: InvokingContext): Promise<ContextResult> {
     const result: ContextResult = { instructions: await this.instructions(), tools: [...this.routed] };
     if (session.getProviderState(this.name) === undefined) {
-      const state: WorkspaceState = { scope_name: this.scope.name, scope_root: this.scope.root, policy: this.scope.policy };
+      const state: WorkspaceState = {
+        scope_name: this.scope.name,
+        scope_root: this.scope.root,
+        policy: this.scope.policy,
+      };
       session.setProviderState(this.name, state);
       if (
         this.scope.policy === 'DenyOutside' &&

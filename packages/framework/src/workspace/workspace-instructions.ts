@@ -20,7 +20,9 @@ export function workspaceInstructions(
   const lines = [
     '## Workspace',
     `- Name: ${scope.name}`,
-    roots.length === 1 ? `- Root: ${scope.root}` : `- Roots: ${roots.join(', ')} (relative paths resolve against ${scope.root})`,
+    roots.length === 1
+      ? `- Root: ${scope.root}`
+      : `- Roots: ${roots.join(', ')} (relative paths resolve against ${scope.root})`,
     `- Policy: ${POLICY_TEXT[scope.policy]}`,
     '- Relative paths resolve inside the workspace root.',
     '- Absolute paths outside the workspace are labelled `outside_workspace`.',

@@ -1,8 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
-import { constants, link, lstat, readdir, readlink, realpath, rename, rm, stat, unlink } from 'node:fs/promises';
+import {
+  constants,
+  link,
+  lstat,
+  open,
+  readdir,
+  readlink,
+  realpath,
+  rename,
+  rm,
+  stat,
+  unlink,
+} from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { open } from 'node:fs/promises';
 import { PathChangedError, withDirectory } from './safe-directory.js';
 import type { DirectoryEntry, EntryInfo, FsOperations } from './tool-operations.js';
 
@@ -40,8 +51,10 @@ async function readRegularFile(path: string, maxBytes: number): Promise<Buffer> 
   });
   try {
     const info = await handle.stat();
-    if (!info.isFile()) throw errorWithCode('not a regular file (FIFOs, devices and sockets are refused)', 'ENOTREG');
-    if (info.size > maxBytes) throw errorWithCode(`file is ${info.size} bytes, over the ${maxBytes}-byte limit`, 'EFBIG');
+    if (!info.isFile())
+      throw errorWithCode('not a regular file (FIFOs, devices and sockets are refused)', 'ENOTREG');
+    if (info.size > maxBytes)
+      throw errorWithCode(`file is ${info.size} bytes, over the ${maxBytes}-byte limit`, 'EFBIG');
     // The file may grow after fstat: read at most one byte past the limit to notice.
     const buffer = Buffer.allocUnsafe(Math.min(info.size, maxBytes) + 1);
     let filled = 0;
@@ -50,7 +63,8 @@ async function readRegularFile(path: string, maxBytes: number): Promise<Buffer> 
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
-    if (filled > maxBytes) throw errorWithCode(`file grew past the ${maxBytes}-byte limit while reading`, 'EFBIG');
+    if (filled > maxBytes)
+      throw errorWithCode(`file grew past the ${maxBytes}-byte limit while reading`, 'EFBIG');
     return buffer.subarray(0, filled);
   } finally {
     await handle.close();
@@ -77,7 +91,9 @@ export class LocalFsOperations implements FsOperations {
 
   readFile(path: string, options: { maxBytes: number; signal: AbortSignal }): Promise<Buffer> {
     options.signal.throwIfAborted();
-    return withDirectory(dirname(path), false, (dir) => readRegularFile(dir.at(basename(path)), options.maxBytes));
+    return withDirectory(dirname(path), false, (dir) =>
+      readRegularFile(dir.at(basename(path)), options.maxBytes),
+    );
   }
 
   writeFile(path: string, data: Uint8Array | string, options: { signal: AbortSignal }): Promise<void> {
@@ -133,7 +149,13 @@ export class LocalFsOperations implements FsOperations {
         const dst = destination.at(basename(to));
         const info = await lstat(src);
         if (info.isDirectory()) {
-          if (await lstat(dst).then(() => true, () => false)) throw errorWithCode('Destination already exists', 'EEXIST');
+          if (
+            await lstat(dst).then(
+              () => true,
+              () => false,
+            )
+          )
+            throw errorWithCode('Destination already exists', 'EEXIST');
           await rename(src, dst);
           return;
         }
@@ -143,7 +165,13 @@ export class LocalFsOperations implements FsOperations {
         } catch (error) {
           if (isErrno(error, 'EEXIST')) throw errorWithCode('Destination already exists', 'EEXIST');
           if (!isErrno(error, 'EXDEV', 'EPERM', 'ENOTSUP')) throw error;
-          if (await lstat(dst).then(() => true, () => false)) throw errorWithCode('Destination already exists', 'EEXIST');
+          if (
+            await lstat(dst).then(
+              () => true,
+              () => false,
+            )
+          )
+            throw errorWithCode('Destination already exists', 'EEXIST');
           await rename(src, dst);
           return;
         }
@@ -159,7 +187,13 @@ export class LocalFsOperations implements FsOperations {
         names.map(async (name): Promise<DirectoryEntry> => {
           const info = await lstat(dir.at(name)).catch(() => undefined);
           if (!info) return { name, kind: 'unknown', size: 0 };
-          const kind = info.isSymbolicLink() ? 'symlink' : info.isDirectory() ? 'dir' : info.isFile() ? 'file' : 'unknown';
+          const kind = info.isSymbolicLink()
+            ? 'symlink'
+            : info.isDirectory()
+              ? 'dir'
+              : info.isFile()
+                ? 'file'
+                : 'unknown';
           return { name, kind, size: info.size };
         }),
       );

@@ -47,7 +47,10 @@ export class LocalProcessOperations implements ProcessOperations {
     request.signal.throwIfAborted();
     const confine = request.sandbox !== undefined && (await this.canConfine());
     const [file, args] = confine
-      ? [this.options.bubblewrapPath ?? 'bwrap', [...bubblewrapArguments(request), 'sh', '-c', request.command]]
+      ? [
+          this.options.bubblewrapPath ?? 'bwrap',
+          [...bubblewrapArguments(request), 'sh', '-c', request.command],
+        ]
       : ['sh', ['-c', request.command]];
     const child = spawn(file, args, {
       cwd: request.cwd,

@@ -19,7 +19,8 @@ export class LocalSearchOperations implements SearchOperations {
     // The JS dialect decides what a valid pattern is, whichever engine runs.
     compileSearchPattern(request.pattern, request.caseInsensitive);
     const engine = this.options.engine ?? 'auto';
-    const useRipgrep = engine === 'ripgrep' || (engine === 'auto' && (await hasRipgrep(this.options.ripgrepPath)));
+    const useRipgrep =
+      engine === 'ripgrep' || (engine === 'auto' && (await hasRipgrep(this.options.ripgrepPath)));
     if (!useRipgrep) return walkerSearch(request);
     try {
       return await ripgrepSearch(request, this.options.ripgrepPath);
@@ -33,9 +34,12 @@ export class LocalSearchOperations implements SearchOperations {
   async find(request: FindRequest): Promise<{ results: string[]; truncated: boolean }> {
     const { pattern } = request;
     if (isAbsolute(pattern) || pattern.split(/[\\/]/).includes('..')) {
-      throw Object.assign(new Error("the pattern must be relative to the directory and must not contain '..'"), {
-        code: 'EPATTERN',
-      });
+      throw Object.assign(
+        new Error("the pattern must be relative to the directory and must not contain '..'"),
+        {
+          code: 'EPATTERN',
+        },
+      );
     }
     const found = await glob(pattern, {
       cwd: request.directory,

@@ -1,6 +1,6 @@
 import { LocalFsOperations } from './local-fs-operations.js';
 import { LocalProcessOperations } from './local-process-operations.js';
-import { type LocalSearchOptions, LocalSearchOperations } from './local-search-operations.js';
+import { LocalSearchOperations, type LocalSearchOptions } from './local-search-operations.js';
 import type { ToolOperations } from './tool-operations.js';
 
 export interface LocalToolOperationsOptions {

@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { basename, dirname, resolve as resolvePath } from 'node:path';
 import { createInterface } from 'node:readline';
 import { byFileAndLine, clipLine, SEARCH_LIMITS } from './search-limits.js';
 import type { SearchMatch, SearchOutcome, SearchRequest } from './tool-operations.js';
@@ -23,7 +25,7 @@ export function hasRipgrep(path = 'rg'): Promise<boolean> {
 }
 
 /** The flags that make ripgrep walk exactly like the JS walker (see `SEARCH_LIMITS`). */
-export function ripgrepArguments(request: SearchRequest): string[] {
+export function ripgrepArguments(request: SearchRequest, target = '.'): string[] {
   const args = [
     '--no-config',
     '--null',
@@ -41,14 +43,18 @@ export function ripgrepArguments(request: SearchRequest): string[] {
   ];
   if (request.caseInsensitive) args.push('--ignore-case');
   if (request.include) args.push(`--glob=${request.include}`);
-  args.push('--regexp', request.pattern, '--', request.directory);
+  args.push('--regexp', request.pattern, '--', target);
   return args;
 }
 
 /** Runs ripgrep, reading its output as it comes and stopping it once enough matches arrived. */
 export function ripgrepSearch(request: SearchRequest, path = 'rg'): Promise<SearchOutcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(path, ripgrepArguments(request), { stdio: ['ignore', 'pipe', 'pipe'] });
+    // Run inside the folder: ripgrep matches globs with a `/` against paths relative to it.
+    const isFile = statSync(request.directory, { throwIfNoEntry: false })?.isFile() ?? false;
+    const cwd = isFile ? dirname(request.directory) : request.directory;
+    const target = isFile ? basename(request.directory) : '.';
+    const child = spawn(path, ripgrepArguments(request, target), { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     const matches: SearchMatch[] = [];
     let stderr = '';
     let stopped = false;
@@ -67,7 +73,7 @@ export function ripgrepSearch(request: SearchRequest, path = 'rg'): Promise<Sear
       const colon = line.indexOf(':', nul + 1);
       if (nul < 0 || colon < 0) return;
       matches.push({
-        file: line.slice(0, nul),
+        file: resolvePath(cwd, line.slice(0, nul)),
         line: Number(line.slice(nul + 1, colon)),
         content: clipLine(line.slice(colon + 1)),
       });

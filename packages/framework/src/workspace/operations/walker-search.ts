@@ -12,12 +12,16 @@ export function compileSearchPattern(pattern: string, caseInsensitive: boolean):
   try {
     return new RegExp(pattern, caseInsensitive ? 'mi' : 'm');
   } catch (error) {
-    throw Object.assign(new Error(`invalid regular expression: ${(error as Error).message}`), { code: 'EPATTERN' });
+    throw Object.assign(new Error(`invalid regular expression: ${(error as Error).message}`), {
+      code: 'EPATTERN',
+    });
   }
 }
 
 /** A glob like `*.ts` matches the file name at any depth; one with a `/` matches the relative path. */
-export function includeMatcher(include: string | undefined): ((relative: string, name: string) => boolean) | undefined {
+export function includeMatcher(
+  include: string | undefined,
+): ((relative: string, name: string) => boolean) | undefined {
   if (!include) return undefined;
   const match = picomatch(include, { dot: true });
   return include.includes('/') ? (relative) => match(relative) : (_relative, name) => match(name);
