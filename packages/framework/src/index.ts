@@ -60,6 +60,14 @@ export {
   InMemorySessionStore,
   ScopedSessionStore,
 } from './sessions/session-stores.js';
+export type { AgentSkill, SkillMetadata } from './skills/agent-skill.js';
+export { defineSkill, loadSkillDirectory, parseSkillMarkdown, scanSkills } from './skills/agent-skill.js';
+export {
+  AgentSkillsProvider,
+  SKILLS_PROVIDER_NAME,
+  skillsInstructions,
+} from './skills/agent-skills-provider.js';
+export { createLoadSkillTool, createReadSkillResourceTool } from './skills/skill-tools.js';
 export type { ArgumentCheck } from './tools/argument-validator.js';
 export { checkArguments } from './tools/argument-validator.js';
 export { mergeTools, ToolRegistry } from './tools/tool-registry.js';

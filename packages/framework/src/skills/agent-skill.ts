@@ -1,0 +1,153 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { basename, join, relative, resolve } from 'node:path';
+import { ConfigError } from '@raf/core';
+import { isMap, LineCounter, parseDocument } from 'yaml';
+import { z } from 'zod';
+
+/** SKILL.md frontmatter (the Agent Skills format). */
+export interface SkillMetadata {
+  name: string;
+  description: string;
+  license?: string;
+  compatibility?: string;
+  metadata?: Record<string, string>;
+}
+
+export interface AgentSkill {
+  metadata: SkillMetadata;
+  /** The body of SKILL.md: what `load_skill` returns. */
+  instructions: string;
+  /** The skill's folder; absent for skills built in code. */
+  directory?: string;
+  /** Files under `references/` and `assets/`, relative to the skill folder. */
+  resources: string[];
+  /** In-memory resources of a skill built in code, by relative path. */
+  inlineResources?: Readonly<Record<string, string>>;
+}
+
+const metadataSchema = z.object({
+  name: z.string().trim().min(1),
+  description: z.string().trim().min(1),
+  license: z.string().optional(),
+  compatibility: z.string().optional(),
+  metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String)).optional(),
+});
+
+const RESOURCE_FOLDERS = ['references', 'assets'] as const;
+const MAX_RESOURCES = 1000;
+
+async function listResources(directory: string): Promise<string[]> {
+  const found: string[] = [];
+  async function walk(dir: string): Promise<void> {
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      if (found.length >= MAX_RESOURCES) return;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) await walk(path);
+      else if (entry.isFile()) found.push(relative(directory, path));
+    }
+  }
+  for (const folder of RESOURCE_FOLDERS) await walk(join(directory, folder));
+  return found.sort();
+}
+
+/** Splits SKILL.md into its YAML frontmatter and body; errors name the file and line. */
+export function parseSkillMarkdown(
+  text: string,
+  file: string,
+): { metadata: SkillMetadata; instructions: string } {
+  const match = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
+  if (!match)
+    throw new ConfigError(`${file}:1: SKILL.md must start with YAML frontmatter between '---' lines`);
+  const lines = new LineCounter();
+  const document = parseDocument(match[1] ?? '', { lineCounter: lines, prettyErrors: false });
+  const problem = document.errors[0];
+  if (problem) {
+    const line = lines.linePos(problem.pos[0]).line + 1;
+    throw new ConfigError(`${file}:${line}: invalid YAML frontmatter: ${problem.message.split('\n')[0]}`);
+  }
+  if (!isMap(document.contents))
+    throw new ConfigError(`${file}:2: the frontmatter must be a mapping (name: …, description: …)`);
+  const parsed = metadataSchema.safeParse(document.toJS());
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.join('.') || '(frontmatter)';
+    const node = issue?.path.length ? document.getIn(issue.path, true) : undefined;
+    const at = (node as { range?: [number] } | undefined)?.range?.[0];
+    const line = at === undefined ? 2 : lines.linePos(at).line + 1;
+    throw new ConfigError(`${file}:${line}: field '${field}': ${issue?.message ?? 'invalid'}`);
+  }
+  const metadata: SkillMetadata = { name: parsed.data.name, description: parsed.data.description };
+  if (parsed.data.license !== undefined) metadata.license = parsed.data.license;
+  if (parsed.data.compatibility !== undefined) metadata.compatibility = parsed.data.compatibility;
+  if (parsed.data.metadata !== undefined) metadata.metadata = parsed.data.metadata;
+  return { metadata, instructions: text.slice(match[0].length).trim() };
+}
+
+/** Loads one skill folder (it holds SKILL.md). */
+export async function loadSkillDirectory(directory: string): Promise<AgentSkill> {
+  const dir = resolve(directory);
+  const file = join(dir, 'SKILL.md');
+  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new ConfigError(
+      `${file}: cannot read the skill: ${error.code === 'ENOENT' ? 'no SKILL.md here' : error.message}`,
+    );
+  });
+  const { metadata, instructions } = parseSkillMarkdown(text, file);
+  return { metadata, instructions, directory: dir, resources: await listResources(dir) };
+}
+
+/**
+ * Loads `directory` as one skill when it holds SKILL.md, else every immediate subfolder that
+ * holds one (a folder of skills). Two skills with one name are an error.
+ */
+export async function scanSkills(directory: string): Promise<AgentSkill[]> {
+  const dir = resolve(directory);
+  const info = await stat(dir).catch(() => undefined);
+  if (!info?.isDirectory()) throw new ConfigError(`${dir}: the skills folder does not exist`);
+  if (
+    await stat(join(dir, 'SKILL.md')).then(
+      () => true,
+      () => false,
+    )
+  )
+    return [await loadSkillDirectory(dir)];
+  const entries = (await readdir(dir, { withFileTypes: true }))
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
+  const skills: AgentSkill[] = [];
+  for (const name of entries) {
+    if (
+      await stat(join(dir, name, 'SKILL.md')).then(
+        () => true,
+        () => false,
+      )
+    )
+      skills.push(await loadSkillDirectory(join(dir, name)));
+  }
+  const seen = new Map<string, string>();
+  for (const skill of skills) {
+    const other = seen.get(skill.metadata.name);
+    if (other)
+      throw new ConfigError(
+        `${dir}: two skills are named '${skill.metadata.name}' (${basename(other)} and ${basename(skill.directory ?? '')})`,
+      );
+    seen.set(skill.metadata.name, skill.directory ?? '');
+  }
+  return skills;
+}
+
+/** A skill built in code, with optional in-memory resources (`references/…`, `assets/…`). */
+export function defineSkill(
+  metadata: SkillMetadata,
+  instructions: string,
+  resources: Record<string, string> = {},
+): AgentSkill {
+  return {
+    metadata,
+    instructions,
+    resources: Object.keys(resources).sort(),
+    inlineResources: { ...resources },
+  };
+}
