@@ -1,9 +1,10 @@
 // `pnpm bench` runs every benchmark against a mock model server in a separate process and prints
 // ratios measured in this one run. Flags: `--json` (figures as JSON), `--quick` (a smoke test:
-// one short round), `--only client|loop`, `--instructions` (count instructions with valgrind's
+// one short round), `--only client|loop|search`, `--instructions` (count instructions with valgrind's
 // callgrind instead of timing: repeatable where CPU times swing by ±30% between runs).
 import { LOOP_ROUNDS, type LoopBenchResult, runLoopBench } from './agent-loop.js';
 import { type ClientBenchResult, type ClientScenario, runClientBench } from './client-overhead.js';
+import { runSearchBench, type SearchBenchResult } from './file-search.js';
 import type { Measurement, MeasureOptions } from './lib/measure.js';
 import { startServerProcess } from './lib/server.js';
 
@@ -75,10 +76,37 @@ function printLoop(result: LoopBenchResult): void {
   );
 }
 
-const server = await startServerProcess();
+function printSearch(result: SearchBenchResult, files: number): void {
+  const ms = (v: number | undefined) => (v === undefined ? 'n/a' : `${v.toFixed(1)} ms`);
+  const over = (a: number | undefined, b: number | undefined) =>
+    a === undefined || b === undefined ? 'n/a' : ratio(a, b);
+  console.log(`File search over ${files} files: median wall time (page cache warm)`);
+  console.log(`rg -n                 ${ms(result.rg)}`);
+  console.log(`grep -rn              ${ms(result.grep)}`);
+  console.log(
+    `search_file (ripgrep) ${ms(result.searchRipgrep)}  ${over(result.searchRipgrep, result.rg)} rg (target ≤ 1.5×)`,
+  );
+  console.log(
+    `search_file (walker)  ${ms(result.searchWalker)}  ${over(result.searchWalker, result.grep)} grep -rn (target < 1×)`,
+  );
+  console.log(`rg --files -g         ${ms(result.rgFiles)}`);
+  console.log(`find -name            ${ms(result.findName)}`);
+  console.log(
+    `find_files            ${ms(result.findFiles)}  ${over(result.findFiles, result.findName)} find, ${over(result.findFiles, result.rgFiles)} rg --files\n`,
+  );
+}
+
+const wantsModel = !only || only === 'client' || only === 'loop';
+const server = wantsModel ? await startServerProcess() : undefined;
 try {
   const output: Record<string, unknown> = { unit: instructions ? 'M instructions' : 'CPU ms' };
-  if (!only || only === 'client') {
+  if ((!only || only === 'search') && !instructions) {
+    const files = quick ? 2_000 : 50_000;
+    const search = await runSearchBench({ files, runs: quick ? 1 : 5 });
+    if (json) output.search = { files, wallMs: search };
+    else printSearch(search, files);
+  }
+  if (server && (!only || only === 'client')) {
     const client = await runClientBench(server.baseURL, clientOptions());
     if (json) {
       output.client = Object.fromEntries(
@@ -95,7 +123,7 @@ try {
       );
     } else printClient(client);
   }
-  if (!only || only === 'loop') {
+  if (server && (!only || only === 'loop')) {
     const loop = await runLoopBench(server.baseURL, loopOptions());
     if (json) {
       output.loop = perRound(loop);
@@ -106,5 +134,5 @@ try {
   }
   if (json) console.log(JSON.stringify(output));
 } finally {
-  await server.stop();
+  await server?.stop();
 }

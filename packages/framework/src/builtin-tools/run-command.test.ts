@@ -139,8 +139,10 @@ describe('allowCommands under approve', () => {
   });
 });
 
+const bubblewrap = await createLocalToolOperations().process.canConfine();
+
 describe('run_command under deny with bubblewrap', () => {
-  it('confines writes to the workspace and turns the network off', async () => {
+  it.runIf(bubblewrap)('confines writes to the workspace and turns the network off', async () => {
     const { tool, provider } = commandTool('DenyOutside');
     const marker = join(fx.outside, 'escaped.txt');
     const result = await exec(tool, {

@@ -1,11 +1,12 @@
 import type { Dirent } from 'node:fs';
-import { open, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import picomatch from 'picomatch';
-import { byFileAndLine, clipLine, SEARCH_LIMITS } from './search-limits.js';
+import { byFileAndLine, SEARCH_LIMITS } from './search-limits.js';
 import type { SearchMatch, SearchOutcome, SearchRequest } from './tool-operations.js';
+import { searchBatch } from './walker-pool.js';
 
-const CONCURRENCY = 32;
+const BATCH = 256;
 
 /** Compiles the model's pattern; an invalid one is an error the model reads. */
 export function compileSearchPattern(pattern: string, caseInsensitive: boolean): RegExp {
@@ -27,30 +28,6 @@ export function includeMatcher(
   return include.includes('/') ? (relative) => match(relative) : (_relative, name) => match(name);
 }
 
-async function readSmallFile(path: string): Promise<Buffer | undefined> {
-  const handle = await open(path, 'r').catch(() => undefined);
-  if (!handle) return undefined;
-  try {
-    const info = await handle.stat();
-    if (!info.isFile() || info.size > SEARCH_LIMITS.maxFileBytes) return undefined;
-    return await handle.readFile();
-  } catch {
-    return undefined;
-  } finally {
-    await handle.close();
-  }
-}
-
-function matchLines(file: string, text: string, regex: RegExp, into: SearchMatch[]): void {
-  // Most files do not match at all: one test over the whole text spares splitting them.
-  if (!regex.test(text)) return;
-  const lines = text.split('\n');
-  for (let index = 0; index < lines.length; index++) {
-    const line = lines[index] as string;
-    if (regex.test(line)) into.push({ file, line: index + 1, content: clipLine(line) });
-  }
-}
-
 /**
  * The search without ripgrep: walks the tree without following links, skips folders whose name
  * starts with `.` and binary files (a NUL in the first 8 KiB), and runs the regex line by line.
@@ -62,27 +39,21 @@ export async function walkerSearch(request: SearchRequest): Promise<SearchOutcom
   const files: { path: string; relative: string }[] = [];
   const enough = () => matches.length > request.maxMatches;
 
-  async function searchFile(path: string): Promise<void> {
-    const buffer = await readSmallFile(path);
-    if (!buffer || buffer.subarray(0, SEARCH_LIMITS.binaryProbeBytes).includes(0)) return;
-    matchLines(path, buffer.toString('utf8'), regex, matches);
-  }
-
-  async function drainFiles(): Promise<void> {
-    const workers = Array.from({ length: Math.min(CONCURRENCY, files.length) }, async () => {
-      for (let next = files.shift(); next && !enough(); next = files.shift()) {
-        request.signal.throwIfAborted();
-        await searchFile(next.path);
-      }
-    });
-    await Promise.all(workers);
-  }
+  const pending: Promise<void>[] = [];
+  const dispatch = () => {
+    const batch = files.splice(0, files.length).map((f) => f.path);
+    pending.push(
+      searchBatch(batch, regex, request.maxMatches).then((found) => {
+        matches.push(...found);
+      }),
+    );
+  };
 
   const stack: { path: string; relative: string; depth: number }[] = [];
   // A file named directly is searched whatever `include` says, as ripgrep does.
   if ((await stat(request.directory)).isFile()) files.push({ path: request.directory, relative: '' });
   else stack.push({ path: request.directory, relative: '', depth: 0 });
-  if (files.length > 0) await drainFiles();
+  if (files.length > 0) dispatch();
   while (stack.length > 0 && !enough()) {
     request.signal.throwIfAborted();
     const dir = stack.pop() as (typeof stack)[number];
@@ -97,8 +68,12 @@ export async function walkerSearch(request: SearchRequest): Promise<SearchOutcom
         files.push({ path, relative });
       }
     }
-    if (files.length >= 256 || stack.length === 0) await drainFiles();
+    if (files.length >= BATCH || (stack.length === 0 && files.length > 0)) dispatch();
+    // Keep the walk a little ahead of the workers, not the whole tree ahead.
+    if (pending.length >= 8) await Promise.all(pending.splice(0, 4));
   }
+  await Promise.all(pending);
+  request.signal.throwIfAborted();
   matches.sort(byFileAndLine);
   const truncated = matches.length > request.maxMatches;
   return { matches: matches.slice(0, request.maxMatches), truncated, engine: 'walker' };
