@@ -47,6 +47,10 @@ describe('path guard × policy table (real temporary directories)', () => {
 
   it('lists every case in the framework README', () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    for (const c of PATH_CASES) expect(readme, c.name).toContain(`| ${c.name} |`);
+    const rowsInReadme = readme.split('\n').map((line) => line.split('|').map((cell) => cell.trim()));
+    for (const c of PATH_CASES) {
+      const row = rowsInReadme.find((cells) => cells[1] === c.name);
+      expect(row, c.name).toEqual(['', c.name, `\`${c.tool}\``, expected(c, 'allow'), expected(c, 'approve'), expected(c, 'deny'), '']);
+    }
   });
 });
