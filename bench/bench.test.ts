@@ -29,6 +29,10 @@ describe('benchmarks', () => {
     expect(Object.keys(result.loop).sort()).toEqual(['aiSdk', 'floor', 'openaiAgents', 'raf']);
     for (const value of Object.values(result.loop)) expect(value).toBeGreaterThan(0);
     expect(result.search.files).toBe(2000);
-    expect(result.search.wallMs).toMatchObject({ searchWalker: expect.any(Number), findFiles: expect.any(Number), grep: expect.any(Number) });
+    expect(result.search.wallMs).toMatchObject({
+      searchWalker: expect.any(Number),
+      findFiles: expect.any(Number),
+      grep: expect.any(Number),
+    });
   }, 180_000);
 });

@@ -69,6 +69,9 @@ export async function runSearchBench(options: SearchBenchOptions): Promise<Searc
     ),
     rgFiles: await median(options.runs, () => runProgram('rg', ['--files', '-g', '*.md', root])),
     findName: await median(options.runs, () => runProgram('find', [root, '-name', '*.md'])),
-    findFiles: await median(options.runs, viaTool(find, { pattern: '**/*.md' }, Math.min(500, options.files / 10))),
+    findFiles: await median(
+      options.runs,
+      viaTool(find, { pattern: '**/*.md' }, Math.min(500, options.files / 10)),
+    ),
   };
 }

@@ -50,7 +50,15 @@ describe('path guard × policy table (real temporary directories)', () => {
     const rowsInReadme = readme.split('\n').map((line) => line.split('|').map((cell) => cell.trim()));
     for (const c of PATH_CASES) {
       const row = rowsInReadme.find((cells) => cells[1] === c.name);
-      expect(row, c.name).toEqual(['', c.name, `\`${c.tool}\``, expected(c, 'allow'), expected(c, 'approve'), expected(c, 'deny'), '']);
+      expect(row, c.name).toEqual([
+        '',
+        c.name,
+        `\`${c.tool}\``,
+        expected(c, 'allow'),
+        expected(c, 'approve'),
+        expected(c, 'deny'),
+        '',
+      ]);
     }
   });
 });
