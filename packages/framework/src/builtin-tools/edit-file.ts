@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BuiltinTool } from './builtin-tool.js';
-import { ToolFailure } from './tool-failure.js';
+import { requireFile, ToolFailure } from './tool-failure.js';
 
 const EDIT_MAX_BYTES = 10 * 1024 * 1024;
 
@@ -25,9 +25,7 @@ export function createEditFileTool() {
     parameters,
     paths: (args) => [{ path: args.path }],
     async run({ args, paths, ops, context }) {
-      const [file] = paths;
-      if (!file?.exists) throw new ToolFailure(`No such file: '${args.path}'`);
-      if (file.kind !== 'file') throw new ToolFailure(`'${args.path}' is not a regular file`);
+      const file = requireFile(paths[0], args.path);
       if (args.old_str === '') throw new ToolFailure('old_str must not be empty');
       const text = (
         await ops.fs.readFile(file.real, { maxBytes: EDIT_MAX_BYTES, signal: context.signal })

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BuiltinTool } from './builtin-tool.js';
-import { ToolFailure } from './tool-failure.js';
+import { requireFile, ToolFailure } from './tool-failure.js';
 
 export const READ_FILE_MAX_BYTES = 512 * 1024;
 export const READ_FILE_MAX_LINE_CHARS = 2000;
@@ -26,9 +26,7 @@ export function createReadFileTool() {
     parameters,
     paths: (args) => [{ path: args.path }],
     async run({ args, paths, ops, context }) {
-      const [file] = paths;
-      if (!file?.exists) throw new ToolFailure(`No such file: '${args.path}'`);
-      if (file.kind !== 'file') throw new ToolFailure(`'${args.path}' is not a regular file`);
+      const file = requireFile(paths[0], args.path);
       const buffer = await ops.fs.readFile(file.real, {
         maxBytes: READ_FILE_MAX_BYTES,
         signal: context.signal,

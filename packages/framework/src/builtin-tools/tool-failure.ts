@@ -29,3 +29,13 @@ export function describeFsError(error: unknown, path: string): string {
   if (code && ERRNO_TEXT[code] && message.startsWith(`${code}:`)) return `${ERRNO_TEXT[code]}: '${path}'`;
   return message;
 }
+
+/** The guarded path must be an existing regular file; otherwise the model is told which it is not. */
+export function requireFile<T extends { exists: boolean; kind?: string }>(
+  file: T | undefined,
+  path: string,
+): T {
+  if (!file?.exists) throw new ToolFailure(`No such file: '${path}'`);
+  if (file.kind !== 'file') throw new ToolFailure(`'${path}' is not a regular file`);
+  return file;
+}

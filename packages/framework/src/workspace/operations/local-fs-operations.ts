@@ -71,6 +71,16 @@ async function readRegularFile(path: string, maxBytes: number): Promise<Buffer> 
   }
 }
 
+/** Folders (and file systems without hard links) cannot be linked: check, then rename. */
+async function renameUnlessExists(from: string, to: string): Promise<void> {
+  const taken = await lstat(to).then(
+    () => true,
+    () => false,
+  );
+  if (taken) throw errorWithCode('Destination already exists', 'EEXIST');
+  await rename(from, to);
+}
+
 /** The default backend: the local disk, with every directory reached without following links. */
 export class LocalFsOperations implements FsOperations {
   async lstat(path: string): Promise<EntryInfo> {
@@ -149,14 +159,7 @@ export class LocalFsOperations implements FsOperations {
         const dst = destination.at(basename(to));
         const info = await lstat(src);
         if (info.isDirectory()) {
-          if (
-            await lstat(dst).then(
-              () => true,
-              () => false,
-            )
-          )
-            throw errorWithCode('Destination already exists', 'EEXIST');
-          await rename(src, dst);
+          await renameUnlessExists(src, dst);
           return;
         }
         // link() refuses an existing destination atomically, where rename() would replace it.
@@ -165,14 +168,7 @@ export class LocalFsOperations implements FsOperations {
         } catch (error) {
           if (isErrno(error, 'EEXIST')) throw errorWithCode('Destination already exists', 'EEXIST');
           if (!isErrno(error, 'EXDEV', 'EPERM', 'ENOTSUP')) throw error;
-          if (
-            await lstat(dst).then(
-              () => true,
-              () => false,
-            )
-          )
-            throw errorWithCode('Destination already exists', 'EEXIST');
-          await rename(src, dst);
+          await renameUnlessExists(src, dst);
           return;
         }
         await unlink(src);
