@@ -1,0 +1,79 @@
+import { createInterface } from 'node:readline';
+import type { ApprovalResponse } from '@raf/core';
+import { askApprovals } from '../approval-prompt.js';
+import type { CliArgs } from '../args.js';
+import { CliError, type CliIO, EXIT } from '../io.js';
+import { builderFor } from '../load-agent.js';
+import { HumanRenderer } from '../render/human.js';
+import { openSession, pendingRequests, runTurn } from '../turn.js';
+
+/**
+ * `raf chat <file>`: an interactive session. Answers stream as they come, each tool call is one
+ * line with its result, approvals show the target (and a diff for writes). Ctrl-C cancels the
+ * turn, not the session; `/exit` or Ctrl-D leaves. Sessions live in `--sessions-dir`.
+ */
+export async function chatCommand(args: CliArgs, io: CliIO): Promise<number> {
+  const [file] = args.files;
+  if (!file) throw new CliError('raf chat needs an agent file: raf chat agent.yaml');
+  const agent = await (await builderFor(file, args, io)).build();
+  const { store, session, resumed } = await openSession(args.sessionsDir, io.cwd, args.session);
+  const rl = createInterface({
+    input: io.stdin,
+    output: io.stdout as NodeJS.WritableStream,
+    terminal: Boolean(io.stdin.isTTY),
+  });
+  const lines = rl[Symbol.asyncIterator]();
+  const ask = async (question: string) => {
+    io.stdout.write(question);
+    const next = await lines.next();
+    return next.done ? '' : next.value;
+  };
+  let controller: AbortController | undefined;
+  let closed = false;
+  rl.on('SIGINT', () => {
+    if (controller) controller.abort(new Error('cancelled by Ctrl-C'));
+    else rl.close();
+  });
+  rl.on('close', () => {
+    closed = true;
+  });
+  const stopListening = io.onInterrupt(() => controller?.abort(new Error('cancelled by Ctrl-C')));
+  const human = new HumanRenderer(io.stdout, io.stderr);
+  io.stderr.write(
+    `${agent.name} — session ${session.id}${resumed ? ' (resumed)' : ''}. /exit to leave, Ctrl-C cancels a turn.\n`,
+  );
+  try {
+    let approvals: ApprovalResponse[] | undefined = session.pendingApproval
+      ? await askApprovals(pendingRequests(session.pendingApproval), ask, (t) => io.stderr.write(t))
+      : undefined;
+    while (!closed) {
+      let input: string | undefined;
+      if (!approvals) {
+        input = (await ask('› ')).trim();
+        if (closed && input === '') break;
+        if (input === '/exit' || input === '/quit') break;
+        if (input === '') continue;
+      }
+      controller = new AbortController();
+      human.waiting();
+      const outcome = await runTurn(
+        agent,
+        input,
+        { session, signal: controller.signal, ...(approvals && { approvals }) },
+        (u) => human.render(u),
+      );
+      controller = undefined;
+      approvals = undefined;
+      await store.save(session.toJSON());
+      if (outcome.finish.reason === 'cancelled') io.stderr.write('(turn cancelled)\n');
+      if (outcome.finish.reason === 'awaitingApproval') {
+        approvals = await askApprovals(outcome.requests, ask, (t) => io.stderr.write(t));
+      }
+    }
+  } finally {
+    stopListening();
+    rl.close();
+  }
+  io.stderr.write(`session saved: ${session.id} (resume with --session ${session.id})\n`);
+  return EXIT.ok;
+}

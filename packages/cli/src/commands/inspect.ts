@@ -1,0 +1,34 @@
+import type { AgentExplanation } from '@raf/decl';
+import type { CliArgs } from '../args.js';
+import { CliError, type CliIO, EXIT } from '../io.js';
+import { builderFor } from '../load-agent.js';
+
+function readable(plan: AgentExplanation): string {
+  const lines = [
+    `agent ${plan.name}: model ${plan.model.provider}/${plan.model.id}, tool loop ${plan.toolLoop ? 'on' : 'off'} (max ${plan.maxToolRounds} rounds)`,
+    'contexts (run order):',
+    ...plan.contexts.map((c) => `  ${c.order}. ${c.kind} ${c.name}`),
+    'tools:',
+    ...plan.tools.map((t) => {
+      const where =
+        t.source === 'workspace'
+          ? `workspace ${t.workspace}`
+          : t.source === 'injected'
+            ? `injected by ${t.context}`
+            : 'static';
+      return `  ${t.name.padEnd(20)} ${where.padEnd(28)} approval: ${t.approval.padEnd(14)} ${t.executionMode.padEnd(10)} ${t.route}`;
+    }),
+  ];
+  if (plan.tools.length === 0) lines.push('  (none)');
+  for (const warning of plan.warnings) lines.push(`warning: ${warning}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** `raf inspect <file> [--json]`: the effective plan (SPEC §11.1). */
+export async function inspectCommand(args: CliArgs, io: CliIO): Promise<number> {
+  const [file] = args.files;
+  if (!file) throw new CliError('raf inspect needs an agent file: raf inspect agent.yaml');
+  const plan = await (await builderFor(file, args, io)).explain();
+  io.stdout.write(args.json ? `${JSON.stringify(plan)}\n` : readable(plan));
+  return EXIT.ok;
+}

@@ -1,0 +1,89 @@
+import type { ApprovalResponse, ToolApprovalRequestUpdate } from '@raf/core';
+import { askApprovals } from '../approval-prompt.js';
+import type { CliArgs } from '../args.js';
+import { CliError, type CliIO, EXIT } from '../io.js';
+import { builderFor } from '../load-agent.js';
+import { HumanRenderer } from '../render/human.js';
+import { NdjsonRenderer } from '../render/ndjson.js';
+import { askLine, readAll } from '../terminal.js';
+import { openSession, pendingRequests, runTurn } from '../turn.js';
+
+function decide(requests: readonly ToolApprovalRequestUpdate[], approve: boolean): ApprovalResponse[] {
+  return requests.map((r) =>
+    approve
+      ? { callId: r.callId, approved: true }
+      : { callId: r.callId, approved: false, reason: 'Denied by --approve none' },
+  );
+}
+
+/**
+ * `raf run <file>`: one turn. A pause for approval is answered by `--approve all|none`, by a
+ * prompt on a terminal, or ends the process with exit 3 (resume: `--session ID --approve …`).
+ */
+export async function runCommand(args: CliArgs, io: CliIO): Promise<number> {
+  const [file] = args.files;
+  if (!file) throw new CliError('raf run needs an agent file: raf run agent.yaml -i "hello"');
+  const agent = await (await builderFor(file, args, io)).build();
+  const { store, session } = await openSession(args.sessionsDir, io.cwd, args.session);
+  let input = args.input;
+  let approvals: ApprovalResponse[] | undefined;
+  if (session.pendingApproval) {
+    const requests = pendingRequests(session.pendingApproval);
+    if (args.approve === 'ask' && !io.stdin.isTTY) {
+      throw new CliError(
+        `session ${session.id} is waiting for approval; resume with --approve all or --approve none`,
+        EXIT.paused,
+      );
+    }
+    approvals =
+      args.approve === 'ask'
+        ? await askApprovals(
+            requests,
+            (q) => askLine(io, q),
+            (t) => io.stderr.write(t),
+          )
+        : decide(requests, args.approve === 'all', io);
+    input = undefined;
+  } else if (input === undefined) {
+    if (io.stdin.isTTY) throw new CliError('raf run needs input: -i "…" or text on stdin');
+    input = (await readAll(io.stdin)).trim();
+    if (!input) throw new CliError('raf run got no input: -i "…" or text on stdin');
+  }
+
+  const controller = new AbortController();
+  const stopListening = io.onInterrupt(() => controller.abort(new Error('interrupted')));
+  const json = new NdjsonRenderer((line) => io.stdout.write(line));
+  const human = new HumanRenderer(io.stdout, io.stderr);
+  try {
+    for (;;) {
+      if (!args.json) human.waiting();
+      const outcome = await runTurn(
+        agent,
+        input,
+        { session, signal: controller.signal, ...(approvals && { approvals }) },
+        (update) => (args.json ? json.render(update, session.id) : human.render(update)),
+      );
+      await store.save(session.toJSON());
+      if (outcome.finish.reason === 'cancelled' || controller.signal.aborted) return EXIT.interrupted;
+      if (outcome.finish.reason !== 'awaitingApproval') return outcome.failed ? EXIT.model : EXIT.ok;
+      if (args.approve === 'ask') {
+        if (!io.stdin.isTTY) {
+          io.stderr.write(
+            `paused for approval; resume with: raf run ${file} --session ${session.id} --approve all|none\n`,
+          );
+          return EXIT.paused;
+        }
+        approvals = await askApprovals(
+          outcome.requests,
+          (q) => askLine(io, q),
+          (t) => io.stderr.write(t),
+        );
+      } else {
+        approvals = decide(outcome.requests, args.approve === 'all', io);
+      }
+      input = undefined;
+    }
+  } finally {
+    stopListening();
+  }
+}

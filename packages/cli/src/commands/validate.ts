@@ -1,0 +1,39 @@
+import { resolve } from 'node:path';
+import { type Diagnostic, formatDiagnostic } from '@raf/decl';
+import type { CliArgs } from '../args.js';
+import { CliError, type CliIO, EXIT } from '../io.js';
+import { builderFor } from '../load-agent.js';
+
+/** Shows diagnostics under the file name the user typed. */
+export function asTyped(diagnostics: readonly Diagnostic[], typed: string, cwd: string): Diagnostic[] {
+  const absolute = resolve(cwd, typed);
+  return diagnostics.map((d) => (d.file === absolute ? { ...d, file: typed } : d));
+}
+
+const plain = ({ file, line, column, path, message }: Diagnostic) => ({ file, line, column, path, message });
+
+/** `raf validate <file>…`: every problem with file:line:col; exit 2 when any file has errors. */
+export async function validateCommand(args: CliArgs, io: CliIO): Promise<number> {
+  if (args.files.length === 0)
+    throw new CliError('raf validate needs an agent file: raf validate agent.yaml');
+  const errors: Diagnostic[] = [];
+  const warnings: Diagnostic[] = [];
+  for (const file of args.files) {
+    const report = await (await builderFor(file, args, io)).validate();
+    errors.push(...asTyped(report.errors, file, io.cwd));
+    warnings.push(...asTyped(report.warnings, file, io.cwd));
+  }
+  if (args.json) {
+    io.stdout.write(
+      `${JSON.stringify({ ok: errors.length === 0, errors: errors.map(plain), warnings: warnings.map(plain) })}\n`,
+    );
+  } else {
+    for (const d of errors) io.stderr.write(`error: ${formatDiagnostic(d)}\n`);
+    for (const d of warnings) io.stderr.write(`warning: ${formatDiagnostic(d)}\n`);
+    if (errors.length === 0)
+      io.stdout.write(
+        `ok: ${args.files.join(', ')}${warnings.length ? ` (${warnings.length} warning${warnings.length > 1 ? 's' : ''})` : ''}\n`,
+      );
+  }
+  return errors.length > 0 ? EXIT.config : EXIT.ok;
+}

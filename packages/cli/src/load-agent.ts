@@ -1,0 +1,37 @@
+import { resolve } from 'node:path';
+import type { RafPlugin } from '@raf/core';
+import { DeclAgentBuilder, EXTENSION_PACKAGES } from '@raf/decl';
+import type { CliArgs } from './args.js';
+import type { CliIO } from './io.js';
+
+/** Every installed `@raf/*` extension that exports a plugin factory (SPEC §2: the CLI registers them). */
+async function installedPlugins(): Promise<RafPlugin[]> {
+  const plugins: RafPlugin[] = [];
+  const seen = new Set<string>();
+  for (const { package: name, plugin } of Object.values(EXTENSION_PACKAGES)) {
+    if (seen.has(name)) continue;
+    seen.add(name);
+    try {
+      const module = (await import(name)) as Record<string, unknown>;
+      const factory = module[plugin];
+      if (typeof factory === 'function') plugins.push((factory as () => RafPlugin)());
+    } catch {
+      // not installed
+    }
+  }
+  return plugins;
+}
+
+/** A builder for the file, with the installed extensions and the CLI/env model overrides. */
+export async function builderFor(file: string, args: CliArgs, io: CliIO): Promise<DeclAgentBuilder> {
+  const builder = new DeclAgentBuilder()
+    .fromFile(resolve(io.cwd, file))
+    .withEnvironment(io.env)
+    .strictMode(args.strict);
+  for (const plugin of await installedPlugins()) builder.use(plugin);
+  const id = args.model ?? io.env.RAF_MODEL;
+  const baseURL = args.baseURL ?? io.env.OPENAI_BASE_URL;
+  builder.withModel({ ...(id && { id }), ...(baseURL && { baseURL }) });
+  builder.withVariables(args.variables);
+  return builder;
+}

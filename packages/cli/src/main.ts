@@ -1,0 +1,61 @@
+import { ChatClientError, ConfigError, getErrorMessage, RafError } from '@raf/core';
+import { DeclError, formatDiagnostic } from '@raf/decl';
+import { parseCliArgs, USAGE } from './args.js';
+import { chatCommand } from './commands/chat.js';
+import { inspectCommand } from './commands/inspect.js';
+import { runCommand } from './commands/run.js';
+import { schemaCommand } from './commands/schema.js';
+import { asTyped, validateCommand } from './commands/validate.js';
+import { CliError, type CliIO, EXIT, processIO } from './io.js';
+
+/** Runs the CLI and returns the exit code; every failure is one readable message, never a stack. */
+export async function main(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
+  try {
+    const args = parseCliArgs(argv);
+    if (args.help || !args.command) {
+      io.stdout.write(USAGE);
+      return args.command || args.help ? EXIT.ok : EXIT.usage;
+    }
+    try {
+      switch (args.command) {
+        case 'run':
+          return await runCommand(args, io);
+        case 'chat':
+          return await chatCommand(args, io);
+        case 'validate':
+          return await validateCommand(args, io);
+        case 'inspect':
+          return await inspectCommand(args, io);
+        case 'schema':
+          return schemaCommand(io);
+        default:
+          throw new CliError(`unknown command "${args.command}"\n\n${USAGE}`);
+      }
+    } catch (error) {
+      if (error instanceof DeclError) {
+        const typed = args.files[0] ?? '';
+        for (const d of asTyped(error.diagnostics, typed, io.cwd)) {
+          io.stderr.write(`${d.severity}: ${formatDiagnostic(d)}\n`);
+        }
+        return EXIT.config;
+      }
+      throw error;
+    }
+  } catch (error) {
+    if (error instanceof CliError) {
+      io.stderr.write(`raf: ${error.message}\n`);
+      return error.exitCode;
+    }
+    if (ConfigError.isInstance(error)) {
+      io.stderr.write(`raf: ${error.message}\n`);
+      return EXIT.config;
+    }
+    if (ChatClientError.isInstance(error)) {
+      io.stderr.write(`raf: model error: ${error.message}\n`);
+      return EXIT.model;
+    }
+    const kind = RafError.isInstance(error) ? '' : 'unexpected error: ';
+    io.stderr.write(`raf: ${kind}${getErrorMessage(error)}\n`);
+    return EXIT.model;
+  }
+}

@@ -1,0 +1,81 @@
+import type { AgentResponseUpdate, JSONValue, ToolResult } from '@raf/core';
+import { Spinner } from './spinner.js';
+
+const MAX_ARGS = 80;
+
+function shortJson(value: unknown, max = MAX_ARGS): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** One short phrase for a tool result: what a person wants to see in a transcript. */
+export function summarizeResult(result: ToolResult): string {
+  if (!result.ok) return `✗ ${shortJson(result.error ?? 'failed', 120)}`;
+  const data = (result.data ?? {}) as Record<string, JSONValue>;
+  if (typeof data.exit_code === 'number') return `✓ exit ${data.exit_code}`;
+  if (typeof data.total_lines === 'number') return `✓ ${data.total_lines} lines`;
+  if (typeof data.bytes_written === 'number') return `✓ ${data.bytes_written} bytes written`;
+  if (typeof data.count === 'number') return `✓ ${data.count} entries`;
+  if (typeof data.total === 'number') return `✓ ${data.total} matches`;
+  if (data.replaced === true) return '✓ edited';
+  return '✓ done';
+}
+
+/** Readable output: the answer streams to stdout, tool lines and warnings go to stderr. */
+export class HumanRenderer {
+  private readonly spinner: Spinner;
+  private pendingArgs = new Map<string, string>();
+  private atLineStart = true;
+
+  constructor(
+    private readonly out: { write(text: string): unknown; isTTY?: boolean },
+    private readonly err: { write(text: string): unknown; isTTY?: boolean },
+  ) {
+    this.spinner = new Spinner(err);
+  }
+
+  waiting(): void {
+    this.spinner.start();
+  }
+
+  private text(delta: string): void {
+    this.out.write(delta);
+    this.atLineStart = delta.endsWith('\n');
+  }
+
+  private line(text: string): void {
+    if (!this.atLineStart) this.out.write('\n');
+    this.atLineStart = true;
+    this.err.write(`${text}\n`);
+  }
+
+  render(update: AgentResponseUpdate): void {
+    if (update.type !== 'response-metadata' && update.type !== 'usage') this.spinner.stop();
+    switch (update.type) {
+      case 'text-delta':
+        this.text(update.delta);
+        break;
+      case 'tool-call-end':
+        this.pendingArgs.set(update.callId, update.arguments);
+        break;
+      case 'tool-called':
+        this.line(
+          `→ ${update.name} ${shortJson(this.pendingArgs.get(update.callId) ?? '')} ${summarizeResult(update.result)}`,
+        );
+        this.spinner.start();
+        break;
+      case 'warning':
+        this.line(`warning: ${update.message}`);
+        break;
+      case 'error':
+        this.line(`error: ${update.message}`);
+        break;
+      case 'finish':
+        this.spinner.stop();
+        if (!this.atLineStart) this.text('\n');
+        break;
+      default:
+        break;
+    }
+  }
+}

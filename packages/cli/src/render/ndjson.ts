@@ -1,0 +1,57 @@
+import type { AgentResponseUpdate, JSONValue, Usage } from '@raf/core';
+import { addUsage } from '@raf/core';
+
+function parseArguments(text: string): JSONValue {
+  try {
+    return JSON.parse(text) as JSONValue;
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * Maps agent updates to the stable NDJSON lines of SPEC §11.1 (`raf run --json`). Streaming noise
+ * (argument deltas, metadata) is not printed; usage is summed into the final `finish`.
+ */
+export class NdjsonRenderer {
+  private usage: Usage | undefined;
+
+  constructor(private readonly write: (line: string) => void) {}
+
+  render(update: AgentResponseUpdate, sessionId: string): void {
+    const line = this.lineFor(update, sessionId);
+    if (line) this.write(`${JSON.stringify(line)}\n`);
+  }
+
+  private lineFor(update: AgentResponseUpdate, sessionId: string): Record<string, unknown> | undefined {
+    switch (update.type) {
+      case 'text-delta':
+      case 'reasoning-delta':
+        return { type: update.type, delta: update.delta };
+      case 'tool-call-end':
+        return {
+          type: 'tool-call',
+          callId: update.callId,
+          name: update.name,
+          arguments: parseArguments(update.arguments),
+        };
+      case 'tool-called':
+        return { type: 'tool-result', callId: update.callId, name: update.name, result: update.result };
+      case 'tool-approval-request':
+        return { ...update };
+      case 'warning':
+        return { type: 'warning', message: update.message };
+      case 'error':
+        return { type: 'error', code: update.code, message: update.message };
+      case 'usage':
+        this.usage = this.usage ? addUsage(this.usage, update.usage) : update.usage;
+        return undefined;
+      case 'finish': {
+        const usage = update.usage ?? this.usage;
+        return { type: 'finish', reason: update.reason, ...(usage && { usage }), sessionId };
+      }
+      default:
+        return undefined;
+    }
+  }
+}

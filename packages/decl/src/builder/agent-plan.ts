@@ -1,0 +1,209 @@
+import { dirname, resolve } from 'node:path';
+import {
+  getErrorMessage,
+  type IChatClient,
+  type IContextProvider,
+  type ITool,
+  isScopeTool,
+  type PluginBuildContext,
+} from '@raf/core';
+import { WorkspaceContextProvider } from '@raf/framework';
+import Mustache from 'mustache';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import type { LoadedDefinition } from '../load/load-definition.js';
+import { diagnosticAt } from '../load/source-document.js';
+import type { PluginRegistry } from '../registry/plugin-registry.js';
+import { type ResolvedTool, resolveTools, type ToolFactory } from '../resolve/tool-resolver.js';
+import type { AgentDefinition } from '../schema/agent-schema.js';
+import { writtenPath } from '../schema/normalize.js';
+
+/** What the builder was given besides the file. */
+export interface PlanInputs {
+  loaded: LoadedDefinition;
+  registry: PluginRegistry;
+  factories: ReadonlyMap<string, ToolFactory>;
+  /** `withTool()` tools: given to the agent directly, never routed (the mixed mode). */
+  codeTools: ReadonlyMap<string, ToolFactory>;
+  codeProviders: readonly IContextProvider[];
+  model: { id?: string; baseURL?: string; apiKey?: string; provider?: string };
+  variables: Readonly<Record<string, unknown>>;
+  baseDir?: string;
+  signal?: AbortSignal;
+}
+
+export interface PlannedProvider {
+  provider: IContextProvider;
+  /** Index in `contexts:`; undefined for `withContext()` providers. */
+  index?: number;
+}
+
+export interface PlannedTool {
+  tool: ITool;
+  source: 'static' | 'workspace' | 'code';
+  workspace?: string;
+  index?: number;
+}
+
+/** The effective agent: everything `build()` assembles and `explain()` prints. */
+export interface AgentPlan {
+  definition: AgentDefinition;
+  client: IChatClient;
+  provider: string;
+  modelId: string;
+  instructions: string;
+  tools: PlannedTool[];
+  providers: PlannedProvider[];
+  diagnostics: Diagnostic[];
+}
+
+function renderInstructions(
+  definition: AgentDefinition,
+  variables: Readonly<Record<string, unknown>>,
+): string {
+  const source = definition.template?.content ?? definition.instructions;
+  const rendered =
+    definition.template?.format === 'mustache'
+      ? Mustache.render(source, variables, {}, { escape: (value: unknown) => String(value) })
+      : source;
+  return [rendered, definition.additionalInstructions].filter((part) => part?.trim()).join('\n\n');
+}
+
+/**
+ * Composes the rules in order: name-expansion → partition of scope tools → workspace routing →
+ * the other contexts in declaration order (history stays first, added by the agent) → the tool
+ * loop (wrapped by `AgentBuilder` when any tool can exist). Problems become diagnostics.
+ */
+export async function planAgent(
+  inputs: PlanInputs,
+): Promise<{ plan?: AgentPlan; diagnostics: Diagnostic[] }> {
+  const { loaded, registry } = inputs;
+  const diagnostics = [...loaded.diagnostics];
+  const { definition, document, normalized, origins } = loaded;
+  if (!definition || !document || !origins) return { diagnostics };
+  const at = (path: (string | number)[], message: string, severity: Diagnostic['severity'] = 'error') =>
+    diagnostics.push(diagnosticAt(document, writtenPath(normalized, origins, path), message, severity));
+  const baseDir =
+    inputs.baseDir ?? (document.file.startsWith('(') ? process.cwd() : dirname(resolve(document.file)));
+  const context: PluginBuildContext = {
+    baseDir,
+    env: process.env,
+    warn: (message) =>
+      diagnostics.push({ file: document.file, line: 1, column: 1, path: '', message, severity: 'warning' }),
+    ...(inputs.signal && { signal: inputs.signal }),
+  };
+
+  const provider = inputs.model.provider ?? definition.model.provider ?? 'openai';
+  const modelId = inputs.model.id ?? definition.model.id;
+  let client: IChatClient | undefined;
+  const providerFactory = registry.modelProvider(provider);
+  if (!providerFactory) at(['model', 'provider'], registry.missing('model provider', provider));
+  else {
+    try {
+      const connection = { ...definition.model.connection };
+      if (inputs.model.baseURL) connection.endpoint = inputs.model.baseURL;
+      if (inputs.model.apiKey) connection.apiKey = inputs.model.apiKey;
+      client = await providerFactory(
+        { kind: provider, name: modelId, connection, options: definition.model.options ?? {} } as never,
+        context,
+      );
+    } catch (error) {
+      at(['model'], getErrorMessage(error));
+    }
+  }
+
+  const resolved = await resolveTools(
+    definition.tools,
+    registry,
+    inputs.factories,
+    context,
+    (index, path, message, severity) => at(['tools', index, ...path], message, severity),
+  );
+
+  const providers: PlannedProvider[] = [];
+  for (const [index, decl] of definition.contexts.entries()) {
+    if (decl.kind === 'history') continue; // implicit, always first (rule 3)
+    const factory = registry.contextKind(decl.kind);
+    if (!factory) {
+      at(['contexts', index, 'kind'], registry.missing('context kind', decl.kind));
+      continue;
+    }
+    try {
+      providers.push({
+        provider: await factory({ ...decl, config: decl.config ?? {} } as never, context),
+        index,
+      });
+    } catch (error) {
+      at(['contexts', index], getErrorMessage(error));
+    }
+  }
+  if (definition.compression) {
+    const factory = registry.contextKind('compression');
+    const { kind, ...config } = definition.compression;
+    if (factory)
+      providers.push({
+        provider: await factory(
+          { kind: 'compression', name: kind, config: { strategy: kind, ...config } } as never,
+          context,
+        ),
+      });
+  }
+
+  const tools = routeTools(resolved, providers, at);
+  for (const [name, factory] of inputs.codeTools) {
+    if (definition.tools.some((d) => d.name === name)) continue; // YAML declared it: resolved above
+    try {
+      tools.push({ tool: await factory({}, context), source: 'code' });
+    } catch (error) {
+      diagnostics.push({
+        file: document.file,
+        line: 1,
+        column: 1,
+        path: '',
+        message: `withTool('${name}'): ${getErrorMessage(error)}`,
+        severity: 'error',
+      });
+    }
+  }
+  for (const provider of inputs.codeProviders) providers.push({ provider });
+
+  if (!client || diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
+  const instructions = renderInstructions(definition, inputs.variables);
+  return {
+    plan: { definition, client, provider, modelId, instructions, tools, providers, diagnostics },
+    diagnostics,
+  };
+}
+
+/** Rule 1: each scope tool goes to the first workspace; everything else stays on the agent. */
+function routeTools(
+  resolved: ResolvedTool[],
+  providers: PlannedProvider[],
+  at: (path: (string | number)[], message: string, severity?: Diagnostic['severity']) => void,
+): PlannedTool[] {
+  const workspaces = providers.filter(
+    (p): p is PlannedProvider & { provider: WorkspaceContextProvider } =>
+      p.provider instanceof WorkspaceContextProvider,
+  );
+  const first = workspaces[0]?.provider;
+  const planned: PlannedTool[] = [];
+  for (const { tool, index } of resolved) {
+    if (first && isScopeTool(tool)) {
+      first.addTool(tool);
+      planned.push({ tool, source: 'workspace', workspace: first.scope.name, index });
+    } else {
+      planned.push({ tool, source: 'static', index });
+    }
+  }
+  if (workspaces.length > 1 && planned.some((t) => t.source === 'workspace')) {
+    const others = workspaces
+      .slice(1)
+      .map((w) => w.provider.scope.name)
+      .join(', ');
+    at(
+      ['contexts', workspaces[1]?.index ?? 0],
+      `scope tools go to the first workspace '${first?.scope.name}'; ${others} get${workspaces.length > 2 ? '' : 's'} none`,
+      'warning',
+    );
+  }
+  return planned;
+}

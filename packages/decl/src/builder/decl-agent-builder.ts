@@ -1,0 +1,240 @@
+import { resolve } from 'node:path';
+import type { IContextProvider, ITool, RafPlugin } from '@raf/core';
+import { AgentBuilder, type ChatClientAgent } from '@raf/framework';
+import { DeclError, type Diagnostic } from '../diagnostics/diagnostic.js';
+import type { Environment } from '../env/resolve-env.js';
+import { type AgentExplanation, explainPlan } from '../explain/explain.js';
+import {
+  type LoadedDefinition,
+  loadDefinitionFromFile,
+  loadDefinitionFromObject,
+  loadDefinitionFromText,
+} from '../load/load-definition.js';
+import { corePlugin } from '../registry/core-plugin.js';
+import { PluginRegistry } from '../registry/plugin-registry.js';
+import type { ToolFactory } from '../resolve/tool-resolver.js';
+import { type AgentPlan, planAgent } from './agent-plan.js';
+
+export interface ValidationReport {
+  ok: boolean;
+  errors: Diagnostic[];
+  warnings: Diagnostic[];
+}
+
+type Source =
+  | { type: 'text'; text: string; file?: string; format?: 'yaml' | 'json' | 'toml' }
+  | { type: 'file'; path: string }
+  | { type: 'object'; value: unknown };
+
+/** Connection settings a YAML can refer to with `connection: { kind: reference, name }`. */
+export interface NamedConnection {
+  endpoint?: string;
+  apiKey?: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * Builds an agent from a YAML/JSON/TOML file or an object:
+ * `await new DeclAgentBuilder().fromYamlFile('agent.yaml').use(webPlugin()).build()`.
+ * `validate()` reports every problem at once; `explain()` returns the effective plan.
+ */
+export class DeclAgentBuilder {
+  private source: Source | undefined;
+  private readonly registry = new PluginRegistry().use(corePlugin);
+  private readonly factories = new Map<string, ToolFactory>();
+  private readonly codeTools = new Map<string, ToolFactory>();
+  private readonly providers: IContextProvider[] = [];
+  private readonly connections = new Map<string, NamedConnection>();
+  private modelOverride: { id?: string; baseURL?: string; apiKey?: string; provider?: string } = {};
+  private variables: Record<string, unknown> = {};
+  private env: Environment | undefined;
+  private strict = false;
+  private cached: Promise<LoadedDefinition> | undefined;
+
+  fromYaml(text: string, file = 'agent.yaml'): this {
+    return this.setSource({ type: 'text', text, file, format: 'yaml' });
+  }
+
+  fromJson(text: string, file = 'agent.json'): this {
+    return this.setSource({ type: 'text', text, file, format: 'json' });
+  }
+
+  fromToml(text: string, file = 'agent.toml'): this {
+    return this.setSource({ type: 'text', text, file, format: 'toml' });
+  }
+
+  /** A file; the format comes from its extension; relative paths in it resolve against its folder. */
+  fromFile(path: string): this {
+    return this.setSource({ type: 'file', path });
+  }
+
+  fromYamlFile(path: string): this {
+    return this.fromFile(path);
+  }
+
+  fromJsonFile(path: string): this {
+    return this.fromFile(path);
+  }
+
+  fromObject(value: unknown): this {
+    return this.setSource({ type: 'object', value });
+  }
+
+  private setSource(source: Source): this {
+    this.source = source;
+    this.cached = undefined;
+    return this;
+  }
+
+  /** Registers an extension's kinds (rule 0); nothing registers itself on import. */
+  use(plugin: RafPlugin): this {
+    this.registry.use(plugin);
+    return this;
+  }
+
+  /** A factory for a YAML `kind: function|custom` tool with this name. */
+  registerFactory(name: string, factory: ToolFactory): this {
+    this.factories.set(name, factory);
+    return this;
+  }
+
+  /**
+   * A tool from code. Given to the agent directly and never routed to a workspace (the mixed
+   * mode); when the YAML also declares `kind: function, name`, the YAML entry is used instead.
+   */
+  withTool(name: string, factory: ToolFactory | ITool): this {
+    const make: ToolFactory = typeof factory === 'function' ? factory : () => factory;
+    this.factories.set(name, make);
+    this.codeTools.set(name, make);
+    return this;
+  }
+
+  /** A provider from code, placed after the YAML's contexts. */
+  withContext(provider: IContextProvider): this {
+    this.providers.push(provider);
+    return this;
+  }
+
+  withConnection(name: string, connection: NamedConnection): this {
+    this.connections.set(name, connection);
+    return this;
+  }
+
+  /** Overrides `model` (the CLI's `--model`, `--base-url`, `RAF_MODEL`, `OPENAI_BASE_URL`, `OPENAI_API_KEY`). */
+  withModel(override: { id?: string; baseURL?: string; apiKey?: string; provider?: string }): this {
+    this.modelOverride = { ...this.modelOverride, ...override };
+    return this;
+  }
+
+  /** Values for `template: mustache` instructions (`--var k=v`). */
+  withVariables(variables: Record<string, unknown>): this {
+    this.variables = { ...this.variables, ...variables };
+    return this;
+  }
+
+  /** Where `$VAR` comes from (default `process.env`). */
+  withEnvironment(env: Environment): this {
+    this.env = env;
+    this.cached = undefined;
+    return this;
+  }
+
+  /** Unknown keys become errors instead of warnings. */
+  strictMode(strict = true): this {
+    this.strict = strict;
+    this.cached = undefined;
+    return this;
+  }
+
+  private load(): Promise<LoadedDefinition> {
+    const source = this.source;
+    if (!source) {
+      return Promise.resolve({
+        diagnostics: [
+          {
+            file: '(builder)',
+            line: 1,
+            column: 1,
+            path: '',
+            message: 'no agent source: call fromYamlFile(), fromYaml() or fromObject() first',
+            severity: 'error',
+          },
+        ],
+      });
+    }
+    const options = { strict: this.strict, ...(this.env && { env: this.env }) };
+    this.cached ??=
+      source.type === 'file'
+        ? loadDefinitionFromFile(resolve(source.path), options).then((loaded) => ({
+            ...loaded,
+            diagnostics: loaded.diagnostics.map((d) => ({
+              ...d,
+              file: d.file === resolve(source.path) ? source.path : d.file,
+            })),
+            ...(loaded.document && { document: { ...loaded.document, file: source.path } }),
+          }))
+        : source.type === 'text'
+          ? loadDefinitionFromText(source.text, {
+              ...options,
+              ...(source.file && { file: source.file }),
+              ...(source.format && { format: source.format }),
+            })
+          : Promise.resolve(loadDefinitionFromObject(source.value, options));
+    return this.cached;
+  }
+
+  private async plan(signal?: AbortSignal): Promise<{ plan?: AgentPlan; diagnostics: Diagnostic[] }> {
+    const loaded = await this.load();
+    const connection = loaded.definition?.model.connection;
+    let model = this.modelOverride;
+    if (connection?.kind === 'reference') {
+      const named = this.connections.get(connection.name ?? connection.target ?? '');
+      if (named)
+        model = {
+          ...(named.endpoint && { baseURL: named.endpoint }),
+          ...(named.apiKey && { apiKey: named.apiKey }),
+          ...model,
+        };
+    }
+    const source = this.source;
+    return planAgent({
+      loaded,
+      registry: this.registry,
+      factories: this.factories,
+      codeTools: this.codeTools,
+      codeProviders: this.providers,
+      model,
+      variables: this.variables,
+      ...(source?.type === 'file' && { baseDir: resolve(source.path, '..') }),
+      ...(signal && { signal }),
+    });
+  }
+
+  /** Every problem at once, without calling a model. */
+  async validate(): Promise<ValidationReport> {
+    const { diagnostics } = await this.plan();
+    const errors = diagnostics.filter((d) => d.severity === 'error');
+    return { ok: errors.length === 0, errors, warnings: diagnostics.filter((d) => d.severity === 'warning') };
+  }
+
+  /** The effective plan (SPEC §11.1, `raf inspect --json`); throws `DeclError` on errors. */
+  async explain(): Promise<AgentExplanation> {
+    const { plan, diagnostics } = await this.plan();
+    if (!plan) throw new DeclError(diagnostics);
+    return explainPlan(plan);
+  }
+
+  /** The agent; throws `DeclError` (every problem with file:line:column) when the file is wrong. */
+  async build(options: { signal?: AbortSignal } = {}): Promise<ChatClientAgent> {
+    const { plan, diagnostics } = await this.plan(options.signal);
+    if (!plan) throw new DeclError(diagnostics);
+    const builder = new AgentBuilder(plan.definition.name)
+      .chatClient(plan.client)
+      .maxToolRounds(plan.definition.maxToolRounds);
+    if (plan.instructions) builder.instructions(plan.instructions);
+    if (plan.definition.description) builder.description(plan.definition.description);
+    for (const { tool, source } of plan.tools) if (source !== 'workspace') builder.withTool(tool);
+    for (const { provider } of plan.providers) builder.withContextProvider(provider);
+    return builder.build();
+  }
+}

@@ -1,0 +1,70 @@
+import { ConfigError } from '@raf/core';
+
+/** One problem in an agent file, located as precisely as the source allows. */
+export interface Diagnostic {
+  file: string;
+  line: number;
+  column: number;
+  /** The field, dotted as written in the file (`model.connection.api_key`, `tools[2].kind`). */
+  path: string;
+  message: string;
+  severity: 'error' | 'warning';
+}
+
+/** `agent.yaml:14:5 tools[2].kind: …` — the form editors and terminals link. */
+export function formatDiagnostic(d: Diagnostic): string {
+  const where = `${d.file}:${d.line}:${d.column}`;
+  return d.path ? `${where} ${d.path}: ${d.message}` : `${where} ${d.message}`;
+}
+
+export function formatPath(path: readonly (string | number)[]): string {
+  let out = '';
+  for (const segment of path) {
+    if (typeof segment === 'number') out += `[${segment}]`;
+    else out += out === '' ? segment : `.${segment}`;
+  }
+  return out;
+}
+
+/** A file that cannot become an agent: every error found, with positions. */
+export class DeclError extends ConfigError {
+  readonly diagnostics: readonly Diagnostic[];
+
+  constructor(diagnostics: readonly Diagnostic[]) {
+    const errors = diagnostics.filter((d) => d.severity === 'error');
+    const shown = (errors.length > 0 ? errors : diagnostics).map(formatDiagnostic);
+    super(shown.length === 1 ? (shown[0] as string) : `${shown.length} problems:\n${shown.join('\n')}`);
+    this.name = 'DeclError';
+    this.diagnostics = diagnostics;
+  }
+}
+
+/** Levenshtein distance, for "did you mean" hints on near-miss keys and kinds. */
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let previous = row[0] as number;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const current = row[j] as number;
+      row[j] = Math.min(current + 1, (row[j - 1] as number) + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous = current;
+    }
+  }
+  return row[b.length] as number;
+}
+
+/** The closest candidate when it is close enough to be a typo. */
+export function suggest(word: string, candidates: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  const lower = word.toLowerCase();
+  for (const candidate of candidates) {
+    const d = distance(lower, candidate.toLowerCase());
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  return best !== undefined && bestDistance <= Math.max(1, Math.floor(word.length / 3)) ? best : undefined;
+}

@@ -1,0 +1,18 @@
+export type { AgentPlan, PlannedProvider, PlannedTool } from './builder/agent-plan.js';
+export type { NamedConnection, ValidationReport } from './builder/decl-agent-builder.js';
+export { DeclAgentBuilder } from './builder/decl-agent-builder.js';
+export type { Diagnostic } from './diagnostics/diagnostic.js';
+export { DeclError, formatDiagnostic } from './diagnostics/diagnostic.js';
+export type { Environment } from './env/resolve-env.js';
+export type { AgentExplanation, ExplainedTool } from './explain/explain.js';
+export type { LoadedDefinition, LoadOptions } from './load/load-definition.js';
+export {
+  loadDefinitionFromFile,
+  loadDefinitionFromObject,
+  loadDefinitionFromText,
+} from './load/load-definition.js';
+export { corePlugin } from './registry/core-plugin.js';
+export { EXTENSION_PACKAGES, PluginRegistry } from './registry/plugin-registry.js';
+export type { ToolFactory } from './resolve/tool-resolver.js';
+export type { AgentDefinition, ContextDecl, ModelDecl, ToolDecl } from './schema/agent-schema.js';
+export { agentDefinitionSchema, agentJsonSchema } from './schema/agent-schema.js';

@@ -1,0 +1,174 @@
+import { readFile } from 'node:fs/promises';
+import type { z } from 'zod';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import { suggest } from '../diagnostics/diagnostic.js';
+import { type Environment, resolveEnvironment } from '../env/resolve-env.js';
+import { type AgentDefinition, agentDefinitionSchema, KNOWN_KEYS } from '../schema/agent-schema.js';
+import { normalizeKeys, type Origins, writtenPath } from '../schema/normalize.js';
+import {
+  diagnosticAt,
+  formatOf,
+  parseTomlSource,
+  parseYamlSource,
+  type SourceDocument,
+  type SourceFormat,
+} from './source-document.js';
+
+export interface LoadOptions {
+  /** Named in every diagnostic (default `agent.yaml`). */
+  file?: string;
+  format?: SourceFormat;
+  /** Where `$VAR` comes from (default `process.env`). */
+  env?: Environment;
+  /** Unknown keys are errors instead of warnings. */
+  strict?: boolean;
+}
+
+export interface LoadedDefinition {
+  definition?: AgentDefinition;
+  document?: SourceDocument;
+  /** The definition as parsed, with positions: for plugins that read their entries. */
+  normalized?: unknown;
+  origins?: Origins;
+  diagnostics: Diagnostic[];
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_type' && (issue as { input?: unknown }).input === undefined)
+    return 'is required';
+  if (issue.code === 'invalid_value' && 'values' in issue) {
+    return `must be one of ${(issue.values as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+  }
+  return issue.message;
+}
+
+function removeKeys(root: unknown, path: readonly PropertyKey[], keys: readonly string[]): void {
+  let node = root as Record<PropertyKey, unknown> | undefined;
+  for (const segment of path) node = node?.[segment] as Record<PropertyKey, unknown> | undefined;
+  for (const key of keys) if (node) delete node[key];
+}
+
+/** Checks a normalized value against the agent schema; unknown keys warn (or fail when strict). */
+function checkSchema(
+  document: SourceDocument,
+  normalized: unknown,
+  origins: Origins,
+  strict: boolean,
+): LoadedDefinition {
+  const diagnostics: Diagnostic[] = [];
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const parsed = agentDefinitionSchema.safeParse(normalized);
+    if (parsed.success) return { definition: parsed.data, document, normalized, origins, diagnostics };
+    const unknown = parsed.error.issues.filter((i) => i.code === 'unrecognized_keys');
+    const others = parsed.error.issues.filter((i) => i.code !== 'unrecognized_keys');
+    for (const issue of unknown) {
+      for (const key of (issue as { keys: string[] }).keys) {
+        const written = writtenPath(normalized, origins, [...(issue.path as (string | number)[]), key]);
+        const hint = suggest(String(written.at(-1)), KNOWN_KEYS);
+        const message = `unknown field '${String(written.at(-1))}'${hint ? ` (did you mean '${hint}'?)` : ''}`;
+        diagnostics.push(
+          diagnosticAt(document, written, message, strict ? 'error' : 'warning', { key: true }),
+        );
+      }
+      removeKeys(normalized, issue.path, (issue as { keys: string[] }).keys);
+    }
+    if (attempt === 0 && unknown.length > 0 && others.length === 0 && !strict) continue;
+    for (const issue of others) {
+      const written = writtenPath(normalized, origins, issue.path as (string | number)[]);
+      diagnostics.push(diagnosticAt(document, written, describeIssue(issue)));
+    }
+    return { document, normalized, origins, diagnostics };
+  }
+  return { document, normalized, origins, diagnostics };
+}
+
+/** Parses, resolves the environment and checks the schema, collecting every problem at once. */
+export function loadDefinitionFromDocument(
+  document: SourceDocument,
+  options: LoadOptions = {},
+): LoadedDefinition {
+  const env = resolveEnvironment(document, options.env ?? process.env);
+  const normalized = normalizeKeys(document, env.value);
+  const root = normalized.value;
+  if (!root || typeof root !== 'object' || Array.isArray(root)) {
+    return {
+      document,
+      diagnostics: [diagnosticAt(document, [], 'an agent file must be a mapping (name:, model:, …)')],
+    };
+  }
+  const checked = checkSchema(document, root, normalized.origins, options.strict ?? false);
+  const diagnostics = [...env.problems, ...normalized.problems, ...checked.diagnostics];
+  const definition = diagnostics.some((d) => d.severity === 'error') ? undefined : checked.definition;
+  if (definition?.kind === 'workflow' || definition?.kind === 'hosted') {
+    diagnostics.push(
+      diagnosticAt(
+        document,
+        ['kind'],
+        `kind: ${definition.kind} agents need @raf/workflow, which is not available yet; use kind: prompt`,
+      ),
+    );
+  }
+  if (definition?.subAgents?.length) {
+    diagnostics.push(
+      diagnosticAt(
+        document,
+        writtenPath(root, normalized.origins, ['subAgents']),
+        'subAgents need @raf/workflow, which is not available yet',
+      ),
+    );
+  }
+  const failed = diagnostics.some((d) => d.severity === 'error');
+  return { ...checked, ...(failed ? { definition: undefined } : {}), diagnostics };
+}
+
+export async function loadDefinitionFromText(
+  text: string,
+  options: LoadOptions = {},
+): Promise<LoadedDefinition> {
+  const file = options.file ?? 'agent.yaml';
+  const format = options.format ?? formatOf(file) ?? 'yaml';
+  const parsed = format === 'toml' ? await parseTomlSource(text, file) : parseYamlSource(text, file);
+  if (!parsed.document) return { diagnostics: parsed.problems };
+  return loadDefinitionFromDocument(parsed.document, options);
+}
+
+export async function loadDefinitionFromFile(
+  path: string,
+  options: Omit<LoadOptions, 'file'> = {},
+): Promise<LoadedDefinition> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const message =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'is a folder, not an agent file'
+          : (error as Error).message;
+    return { diagnostics: [{ file: path, line: 1, column: 1, path: '', message, severity: 'error' }] };
+  }
+  const format = options.format ?? formatOf(path);
+  if (!format) {
+    return {
+      diagnostics: [
+        {
+          file: path,
+          line: 1,
+          column: 1,
+          path: '',
+          message: 'unknown file extension; use .yaml, .yml, .json or .toml',
+          severity: 'error',
+        },
+      ],
+    };
+  }
+  return loadDefinitionFromText(text, { ...options, file: path, format });
+}
+
+/** An in-code definition: positions are not known (line 1). */
+export function loadDefinitionFromObject(value: unknown, options: LoadOptions = {}): LoadedDefinition {
+  const file = options.file ?? '(object)';
+  return loadDefinitionFromDocument({ file, value, locate: () => ({ line: 1, column: 1 }) }, options);
+}

@@ -1,0 +1,133 @@
+import { extname } from 'node:path';
+import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import { formatPath } from '../diagnostics/diagnostic.js';
+
+export type Path = readonly (string | number)[];
+
+/** A parsed agent file: its plain value and a way back from a field path to a line and column. */
+export interface SourceDocument {
+  file: string;
+  value: unknown;
+  /** Position of the field's value, or of its key with `key: true`; the nearest parent if absent. */
+  locate(path: Path, options?: { key?: boolean }): { line: number; column: number };
+}
+
+export type SourceFormat = 'yaml' | 'json' | 'toml';
+
+export function formatOf(file: string): SourceFormat | undefined {
+  const ext = extname(file).toLowerCase();
+  if (ext === '.yaml' || ext === '.yml') return 'yaml';
+  if (ext === '.json') return 'json';
+  if (ext === '.toml') return 'toml';
+  return undefined;
+}
+
+function childOf(node: unknown, segment: string | number): { key?: Node; value?: Node } | undefined {
+  if (isMap(node)) {
+    const pair = node.items.find(
+      (p) => (isScalar(p.key) ? String(p.key.value) : String(p.key)) === String(segment),
+    );
+    return pair ? { key: pair.key as Node, value: (pair.value ?? undefined) as Node | undefined } : undefined;
+  }
+  if (isSeq(node) && typeof segment === 'number') {
+    const item = node.items[segment] as Node | undefined;
+    return item ? { value: item } : undefined;
+  }
+  return undefined;
+}
+
+/** YAML (and JSON, a subset of it) through the `yaml` package, keeping every node's position. */
+export function parseYamlSource(
+  text: string,
+  file: string,
+): { document?: SourceDocument; problems: Diagnostic[] } {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, merge: true });
+  const position = (offset: number) => {
+    const p = lines.linePos(offset);
+    return { line: p.line, column: p.col };
+  };
+  const problems = doc.errors.map(
+    (error): Diagnostic => ({
+      file,
+      ...position(error.pos[0]),
+      path: '',
+      message: `${error.code === 'DUPLICATE_KEY' ? 'duplicate key' : 'YAML syntax error'}: ${error.message.split('\n')[0]}`,
+      severity: 'error',
+    }),
+  );
+  if (problems.length > 0) return { problems };
+  const locate = (path: Path, options: { key?: boolean } = {}) => {
+    let node: unknown = doc.contents;
+    let found: Node | undefined = doc.contents ?? undefined;
+    for (let i = 0; i < path.length; i++) {
+      const child = childOf(node, path[i] as string | number);
+      if (!child) break;
+      const last = i === path.length - 1;
+      found = (last && options.key && child.key ? child.key : (child.value ?? child.key)) ?? found;
+      node = child.value;
+    }
+    return position(found?.range?.[0] ?? 0);
+  };
+  return { document: { file, value: doc.toJS({ maxAliasCount: 100 }), locate }, problems: [] };
+}
+
+/** TOML through the optional `smol-toml` package (positions are not available: line 1). */
+export async function parseTomlSource(
+  text: string,
+  file: string,
+): Promise<{ document?: SourceDocument; problems: Diagnostic[] }> {
+  let toml: { parse(text: string): unknown };
+  try {
+    toml = (await import('smol-toml')) as { parse(text: string): unknown };
+  } catch {
+    return {
+      problems: [
+        {
+          file,
+          line: 1,
+          column: 1,
+          path: '',
+          message: 'TOML agent files need the optional smol-toml package (pnpm add smol-toml)',
+          severity: 'error',
+        },
+      ],
+    };
+  }
+  try {
+    const value = toml.parse(text);
+    return { document: { file, value, locate: () => ({ line: 1, column: 1 }) }, problems: [] };
+  } catch (error) {
+    const e = error as { line?: number; column?: number; message: string };
+    return {
+      problems: [
+        {
+          file,
+          line: e.line ?? 1,
+          column: e.column ?? 1,
+          path: '',
+          message: `TOML syntax error: ${e.message.split('\n')[0]}`,
+          severity: 'error',
+        },
+      ],
+    };
+  }
+}
+
+/** A diagnostic at a field of a document. */
+export function diagnosticAt(
+  document: SourceDocument,
+  path: Path,
+  message: string,
+  severity: Diagnostic['severity'] = 'error',
+  options: { key?: boolean; shownPath?: Path } = {},
+): Diagnostic {
+  return {
+    file: document.file,
+    ...document.locate(path, options),
+    path: formatPath(options.shownPath ?? path),
+    message,
+    severity,
+  };
+}

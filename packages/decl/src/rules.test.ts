@@ -1,0 +1,197 @@
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startMockModelServer } from '@raf/client/testing';
+import { defineTool, toolSuccess } from '@raf/core';
+import { FILE_TOOL_NAMES } from '@raf/framework';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { DeclAgentBuilder } from './builder/decl-agent-builder.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await realpath(await mkdtemp(join(tmpdir(), 'raf-decl-')));
+  await mkdir(join(dir, 'work'));
+  await mkdir(join(dir, 'skills', 'pdf', 'references'), { recursive: true });
+  await writeFile(
+    join(dir, 'skills', 'pdf', 'SKILL.md'),
+    '---\nname: pdf\ndescription: Fill PDF forms\n---\nUse the form.\n',
+  );
+  await writeFile(join(dir, 'skills', 'pdf', 'references', 'f.md'), 'fields');
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+const MODEL = 'model: { id: m, provider: custom, connection: { endpoint: "http://127.0.0.1:9/v1" } }';
+
+async function agentFile(name: string, body: string): Promise<string> {
+  const file = join(dir, `${name}.yaml`);
+  await writeFile(file, `name: ${name}\n${MODEL}\n${body}`);
+  return file;
+}
+
+const workspace = (policy: string) =>
+  `contexts:\n  - kind: workspace\n    name: ws\n    config: { root: ./work, policy: ${policy} }\n`;
+
+describe('the linkage rules through YAML', () => {
+  it('rules 1 and 6: `- kind: file` under an approve workspace gives 11 gated, scoped tools', async () => {
+    const plan = await new DeclAgentBuilder()
+      .fromYamlFile(await agentFile('approve', `${workspace('approve')}tools:\n  - kind: file\n`))
+      .explain();
+    expect(plan.tools.map((t) => t.name)).toEqual([...FILE_TOOL_NAMES]);
+    for (const tool of plan.tools) {
+      expect(tool).toMatchObject({ source: 'workspace', workspace: 'ws', gated: true });
+      expect(tool.approval).toBe(tool.name === 'run_command' ? 'unless-allowed' : 'outside-scope');
+    }
+    expect(plan.tools.find((t) => t.name === 'write_file')).toMatchObject({
+      executionMode: 'sequential',
+      route: 'main-process-proxy',
+    });
+    expect(plan.tools.find((t) => t.name === 'read_file')).toMatchObject({
+      executionMode: 'parallel',
+      route: 'worker-local',
+    });
+  });
+
+  it('rule 1: policy read is AllowAll (nothing gated); an unknown policy is DenyOutside with a warning', async () => {
+    const read = await new DeclAgentBuilder()
+      .fromYamlFile(await agentFile('read', `${workspace('read')}tools:\n  - kind: file\n`))
+      .explain();
+    expect(read.tools.every((t) => !t.gated && t.approval === 'never')).toBe(true);
+    const builder = new DeclAgentBuilder().fromYamlFile(
+      await agentFile('yolo', `${workspace('yolo')}tools:\n  - kind: file\n`),
+    );
+    const report = await builder.validate();
+    expect(report.ok).toBe(true);
+    expect(report.warnings.map((w) => w.message)).toEqual([
+      expect.stringMatching(/unknown workspace policy "yolo".*falling back to deny/),
+    ]);
+    const agent = await builder.build();
+    const provider = agent.contextProviders.find((p) => p.kind === 'workspace') as {
+      scope: { policy: string };
+    };
+    expect(provider.scope.policy).toBe('DenyOutside');
+  });
+
+  it('rule 2: skills inject load_skill and read_skill_resource, never declared in tools', async () => {
+    const file = await agentFile('skills', 'contexts:\n  - kind: skills\n    name: pdf\n');
+    const plan = await new DeclAgentBuilder().fromYamlFile(file).explain();
+    expect(plan.tools).toEqual([
+      expect.objectContaining({
+        name: 'load_skill',
+        source: 'injected',
+        context: 'AgentSkillsProvider',
+        gated: false,
+      }),
+      expect.objectContaining({ name: 'read_skill_resource', source: 'injected' }),
+    ]);
+    expect(plan.toolLoop).toBe(true);
+  });
+
+  it('rules 3, 4 and 7: history first, then contexts in declaration order; a workspace-only agent has the tool loop', async () => {
+    const body = `contexts:\n  - kind: skills\n    name: pdf\n  - kind: workspace\n    name: ws\n    config: { root: ./work }\n  - kind: compression\n    name: sliding_window\n`;
+    const plan = await new DeclAgentBuilder().fromYamlFile(await agentFile('order', body)).explain();
+    expect(plan.contexts).toEqual([
+      { kind: 'history', name: 'InMemoryHistoryProvider', order: 0 },
+      { kind: 'skills', name: 'AgentSkillsProvider', order: 1 },
+      { kind: 'workspace', name: 'WorkspaceContextProvider', order: 2 },
+      { kind: 'compression', name: 'compression:sliding_window', order: 3 },
+    ]);
+    const only = await new DeclAgentBuilder()
+      .fromYamlFile(await agentFile('wsonly', workspace('approve')))
+      .explain();
+    expect(only.toolLoop).toBe(true);
+    expect(only.tools).toEqual([]);
+  });
+
+  it('rule 0: `kind: web` without @raf/web names the package and the position', async () => {
+    const file = await agentFile('web', 'tools:\n  - kind: web\n');
+    const report = await new DeclAgentBuilder().fromYamlFile(file).validate();
+    expect(report.errors).toEqual([
+      expect.objectContaining({
+        line: 4,
+        column: 11,
+        path: 'tools[0].kind',
+        message: 'tool kind "web" needs @raf/web (pnpm add @raf/web; builder.use(webPlugin()))',
+      }),
+    ]);
+  });
+
+  it('rule 0: a registered plugin contributes a tool kind and its expansion', async () => {
+    const ping = defineTool({
+      name: 'ping',
+      description: 'Ping',
+      parameters: z.object({}),
+      execute: () => toolSuccess('pong'),
+    });
+    const plan = await new DeclAgentBuilder()
+      .fromYamlFile(await agentFile('plugin', 'tools:\n  - kind: net\n'))
+      .use({
+        specificationVersion: 'v1',
+        packageName: '@acme/net',
+        toolKinds: { net: () => [ping] },
+        toolExpansions: { net: ['ping'] },
+      })
+      .explain();
+    expect(plan.tools.map((t) => t.name)).toEqual(['ping']);
+  });
+
+  it('mixed mode: a YAML function tool gets its YAML description; withTool tools are not routed', async () => {
+    const server = await startMockModelServer({
+      turns: [
+        {
+          toolCalls: [
+            { id: 'c1', name: 'lookup', arguments: { q: 'x' } },
+            { id: 'c2', name: 'clock', arguments: {} },
+          ],
+        },
+        { text: 'done' },
+      ],
+    });
+    try {
+      const yaml = `name: mixed\nmodel: { id: m, provider: custom, connection: { endpoint: "${server.baseURL}" } }\n${workspace('approve')}tools:\n  - kind: function\n    name: lookup\n    description: Look a word up in the team glossary\n    parameters: { type: object, properties: { q: { type: string } }, required: [q] }\n`;
+      const lookup = defineTool({
+        name: 'lookup',
+        description: 'factory text',
+        parameters: z.object({ q: z.string() }),
+        execute: ({ q }) => toolSuccess({ q }),
+      });
+      const clock = defineTool({
+        name: 'clock',
+        description: 'Time',
+        parameters: z.object({}),
+        execute: () => toolSuccess('noon'),
+        requiresApproval: false,
+      });
+      const builder = new DeclAgentBuilder()
+        .fromYaml(yaml)
+        .registerFactory('lookup', () => lookup)
+        .withTool('clock', clock);
+      const plan = await builder.explain();
+      expect(plan.tools.map((t) => [t.name, t.source])).toEqual([
+        ['lookup', 'static'],
+        ['clock', 'static'],
+      ]);
+      const agent = await builder.build();
+      const updates = [];
+      for await (const u of agent.run('go')) updates.push(u);
+      expect(updates.at(-1)).toEqual({ type: 'finish', reason: 'stop' });
+      const sent = server.requests[0]?.body as {
+        tools: { function: { name: string; description: string } }[];
+      };
+      expect(sent.tools.find((t) => t.function.name === 'lookup')?.function.description).toBe(
+        'Look a word up in the team glossary',
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('two workspaces: scope tools go to the first one, and explain says so', async () => {
+    const body = `contexts:\n  - kind: workspace\n    name: a\n    config: { root: ./work }\n  - kind: workspace\n    name: b\n    config: { root: ./work }\ntools:\n  - kind: file\n    name: read_file\n`;
+    const plan = await new DeclAgentBuilder().fromYamlFile(await agentFile('two', body)).explain();
+    expect(plan.tools).toEqual([expect.objectContaining({ name: 'read_file', workspace: 'a' })]);
+    expect(plan.warnings).toEqual([
+      expect.stringMatching(/scope tools go to the first workspace 'a'; b gets none/),
+    ]);
+  });
+});

@@ -1,0 +1,136 @@
+import { z } from 'zod';
+
+/** `kind: key|remote|reference|anonymous|foundry|oauth` and the fields each uses. */
+export const connectionSchema = z.strictObject({
+  kind: z.enum(['key', 'remote', 'reference', 'anonymous', 'foundry', 'oauth']).optional(),
+  apiKey: z.string().optional(),
+  endpoint: z.string().optional(),
+  name: z.string().optional(),
+  target: z.string().optional(),
+  authenticationMode: z.enum(['user', 'system']).optional(),
+  usageDescription: z.string().optional(),
+  keyEnvVar: z.string().optional(),
+  tokenEnvVar: z.string().optional(),
+  /** Extra HTTP headers sent with every request. */
+  headers: z.record(z.string(), z.string()).optional(),
+});
+
+export const modelOptionsSchema = z.strictObject({
+  kind: z.string().optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  maxOutputTokens: z.number().int().positive().optional(),
+  topP: z.number().min(0).max(1).optional(),
+  topK: z.number().int().positive().optional(),
+  frequencyPenalty: z.number().optional(),
+  presencePenalty: z.number().optional(),
+  seed: z.number().int().optional(),
+  stopSequences: z.array(z.string()).optional(),
+  allowMultipleToolCalls: z.boolean().optional(),
+  reasoningEffort: z.string().optional(),
+  /** Sent as-is in the request body (provider-specific switches). */
+  extra: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const modelSchema = z.strictObject({
+  id: z.string().min(1, 'the model needs an id (e.g. gpt-4o-mini)'),
+  provider: z.string().optional(),
+  apiType: z.enum(['chat', 'responses']).optional(),
+  connection: connectionSchema.optional(),
+  options: modelOptionsSchema.optional(),
+});
+
+/** One `tools:` entry. Kinds come from plugins, so `kind` is any name; `config` is free-form. */
+export const toolDeclSchema = z.strictObject({
+  kind: z.string().min(1),
+  name: z.string().min(1).optional(),
+  description: z.string().optional(),
+  parameters: z.record(z.string(), z.unknown()).optional(),
+  config: z.record(z.string(), z.unknown()).optional(),
+  bindings: z.array(z.record(z.string(), z.unknown())).optional(),
+  serverUrl: z.string().optional(),
+  toolName: z.string().optional(),
+  approvalMode: z.enum(['never', 'always']).optional(),
+  specUrl: z.string().optional(),
+  operationId: z.string().optional(),
+});
+
+export const contextDeclSchema = z.strictObject({
+  kind: z.string().min(1),
+  name: z.string().min(1).optional(),
+  config: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const compressionSchema = z.strictObject({
+  kind: z.enum(['sliding_window', 'token_budget', 'summarize']),
+  windowSize: z.number().int().positive().optional(),
+  toolResultEvictionThreshold: z.number().min(0).max(1).optional(),
+  maxTokens: z.number().int().positive().optional(),
+  keepRecent: z.number().int().positive().optional(),
+});
+
+export const templateSchema = z.strictObject({
+  format: z.enum(['mustache', 'plain', 'jinja2', 'any']),
+  parser: z.string().optional(),
+  content: z.string().optional(),
+  sourcePath: z.string().optional(),
+});
+
+/** A prompt agent (`kind: prompt`), field for field with the upstream schema. */
+export const agentDefinitionSchema = z.strictObject({
+  kind: z.enum(['prompt', 'workflow', 'hosted']).default('prompt'),
+  name: z.string().min(1, 'the agent needs a name'),
+  displayName: z.string().optional(),
+  description: z.string().optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  inputSchema: z.record(z.string(), z.unknown()).optional(),
+  outputSchema: z.record(z.string(), z.unknown()).optional(),
+  model: modelSchema,
+  instructions: z.string().default(''),
+  additionalInstructions: z.string().optional(),
+  template: templateSchema.optional(),
+  tools: z.array(toolDeclSchema).default([]),
+  contexts: z.array(contextDeclSchema).default([]),
+  maxToolRounds: z.number().int().min(1).max(1000).default(10),
+  subAgents: z.array(z.record(z.string(), z.unknown())).optional(),
+  compression: compressionSchema.optional(),
+  tokenCounter: z.strictObject({ kind: z.enum(['estimate', 'exact']) }).optional(),
+  sandbox: z.record(z.string(), z.unknown()).optional(),
+});
+
+export type AgentDefinition = z.output<typeof agentDefinitionSchema>;
+export type ToolDecl = z.output<typeof toolDeclSchema>;
+export type ContextDecl = z.output<typeof contextDeclSchema>;
+export type ModelDecl = z.output<typeof modelSchema>;
+
+/** The JSON Schema of agent files (`raf schema`; `yaml-language-server: $schema=…`). */
+export function agentJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(agentDefinitionSchema, {
+    target: 'draft-7',
+    io: 'input',
+    unrepresentable: 'any',
+  });
+  return {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    $id: 'https://raf.dev/schema/agent.schema.json',
+    title: 'RAF agent',
+    description:
+      'A RAF declarative agent (camelCase shown; the upstream snake_case spellings are accepted too).',
+    ...JSON.parse(JSON.stringify(schema)),
+  };
+}
+
+/** Every field name the schema knows, for "did you mean" hints. */
+export const KNOWN_KEYS: readonly string[] = [
+  ...new Set(
+    [
+      agentDefinitionSchema,
+      modelSchema,
+      connectionSchema,
+      modelOptionsSchema,
+      toolDeclSchema,
+      contextDeclSchema,
+      compressionSchema,
+      templateSchema,
+    ].flatMap((schema) => Object.keys(schema.shape)),
+  ),
+];
