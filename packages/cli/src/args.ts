@@ -4,10 +4,10 @@ import { CliError } from './io.js';
 export const USAGE = `raf — run declarative RAF agents
 
 Usage:
-  raf run <agent.yaml> [-i TEXT | stdin] [--session ID] [--sessions-dir DIR] [--var k=v]…
+  raf run <agent.yaml> [-i TEXT | stdin] [--strict] [--session ID] [--sessions-dir DIR] [--var k=v]…
                        [--approve ask|all|none] [--json] [--model ID] [--base-url URL]
   raf chat <agent.yaml> [--session ID] [--sessions-dir DIR] [--var k=v]… [--model ID] [--base-url URL]
-  raf validate <agent.yaml>… [--json] [--strict]
+  raf validate <agent.yaml>… [--json] [--lenient]   (unknown keys are errors unless --lenient)
   raf inspect <agent.yaml> [--json]
   raf schema
 
@@ -23,6 +23,7 @@ const OPTIONS = {
   approve: { type: 'string' },
   json: { type: 'boolean' },
   strict: { type: 'boolean' },
+  lenient: { type: 'boolean' },
   model: { type: 'string' },
   'base-url': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -38,6 +39,7 @@ export interface CliArgs {
   approve: 'ask' | 'all' | 'none';
   json: boolean;
   strict: boolean;
+  lenient: boolean;
   model?: string;
   baseURL?: string;
   help: boolean;
@@ -73,6 +75,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     approve,
     json: values.json ?? false,
     strict: values.strict ?? false,
+    lenient: values.lenient ?? false,
     ...(values.model !== undefined && { model: values.model }),
     ...(values['base-url'] !== undefined && { baseURL: values['base-url'] }),
     help: values.help ?? false,

@@ -66,7 +66,7 @@ describe('the linkage rules through YAML', () => {
       expect.stringMatching(/unknown workspace policy "yolo".*falling back to deny/),
     ]);
     const agent = await builder.build();
-    const provider = agent.contextProviders.find((p) => p.kind === 'workspace') as {
+    const provider = agent.contextProviders.find((p) => p.kind === 'workspace') as unknown as {
       scope: { policy: string };
     };
     expect(provider.scope.policy).toBe('DenyOutside');

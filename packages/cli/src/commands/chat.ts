@@ -23,19 +23,18 @@ export async function chatCommand(args: CliArgs, io: CliIO): Promise<number> {
     terminal: Boolean(io.stdin.isTTY),
   });
   const lines = rl[Symbol.asyncIterator]();
+  let ended = false;
+  // Buffered lines are still read after the input closes: the iterator, not 'close', says when it ends.
   const ask = async (question: string) => {
     io.stdout.write(question);
     const next = await lines.next();
+    if (next.done) ended = true;
     return next.done ? '' : next.value;
   };
   let controller: AbortController | undefined;
-  let closed = false;
   rl.on('SIGINT', () => {
     if (controller) controller.abort(new Error('cancelled by Ctrl-C'));
     else rl.close();
-  });
-  rl.on('close', () => {
-    closed = true;
   });
   const stopListening = io.onInterrupt(() => controller?.abort(new Error('cancelled by Ctrl-C')));
   const human = new HumanRenderer(io.stdout, io.stderr);
@@ -46,11 +45,11 @@ export async function chatCommand(args: CliArgs, io: CliIO): Promise<number> {
     let approvals: ApprovalResponse[] | undefined = session.pendingApproval
       ? await askApprovals(pendingRequests(session.pendingApproval), ask, (t) => io.stderr.write(t))
       : undefined;
-    while (!closed) {
+    while (!ended) {
       let input: string | undefined;
       if (!approvals) {
         input = (await ask('› ')).trim();
-        if (closed && input === '') break;
+        if (ended) break;
         if (input === '/exit' || input === '/quit') break;
         if (input === '') continue;
       }

@@ -8,12 +8,20 @@ import { NdjsonRenderer } from '../render/ndjson.js';
 import { askLine, readAll } from '../terminal.js';
 import { openSession, pendingRequests, runTurn } from '../turn.js';
 
-function decide(requests: readonly ToolApprovalRequestUpdate[], approve: boolean): ApprovalResponse[] {
-  return requests.map((r) =>
-    approve
+function decide(
+  requests: readonly ToolApprovalRequestUpdate[],
+  approve: boolean,
+  io: CliIO,
+): ApprovalResponse[] {
+  return requests.map((r) => {
+    const what = r.resolvedTarget ?? JSON.stringify(r.arguments);
+    io.stderr.write(
+      `${approve ? '✓ approved' : '✗ denied'} (--approve ${approve ? 'all' : 'none'}): ${r.name} ${what}\n`,
+    );
+    return approve
       ? { callId: r.callId, approved: true }
-      : { callId: r.callId, approved: false, reason: 'Denied by --approve none' },
-  );
+      : { callId: r.callId, approved: false, reason: 'Denied by --approve none' };
+  });
 }
 
 /**
@@ -50,10 +58,11 @@ export async function runCommand(args: CliArgs, io: CliIO): Promise<number> {
     if (!input) throw new CliError('raf run got no input: -i "…" or text on stdin');
   }
 
+  const human = new HumanRenderer(io.stdout, io.stderr);
+  if (session.pendingApproval) human.remember(pendingRequests(session.pendingApproval));
   const controller = new AbortController();
   const stopListening = io.onInterrupt(() => controller.abort(new Error('interrupted')));
   const json = new NdjsonRenderer((line) => io.stdout.write(line));
-  const human = new HumanRenderer(io.stdout, io.stderr);
   try {
     for (;;) {
       if (!args.json) human.waiting();

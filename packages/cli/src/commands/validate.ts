@@ -19,7 +19,8 @@ export async function validateCommand(args: CliArgs, io: CliIO): Promise<number>
   const errors: Diagnostic[] = [];
   const warnings: Diagnostic[] = [];
   for (const file of args.files) {
-    const report = await (await builderFor(file, args, io)).validate();
+    // Validation is where typos should stop you: unknown keys are errors unless --lenient.
+    const report = await (await builderFor(file, args, io)).strictMode(!args.lenient).validate();
     errors.push(...asTyped(report.errors, file, io.cwd));
     warnings.push(...asTyped(report.warnings, file, io.cwd));
   }

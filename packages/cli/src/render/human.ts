@@ -34,6 +34,11 @@ export class HumanRenderer {
     this.spinner = new Spinner(err);
   }
 
+  /** Calls approved on resume have no streamed arguments: show the approved ones. */
+  remember(requests: readonly { callId: string; arguments: unknown }[]): void {
+    for (const r of requests) this.pendingArgs.set(r.callId, JSON.stringify(r.arguments));
+  }
+
   waiting(): void {
     this.spinner.start();
   }

@@ -79,6 +79,10 @@ export async function planAgent(
   const { loaded, registry } = inputs;
   const diagnostics = [...loaded.diagnostics];
   const { definition, document, normalized, origins } = loaded;
+  if (document && origins && !definition)
+    checkKinds(normalized, registry, (path, message) =>
+      diagnostics.push(diagnosticAt(document, writtenPath(normalized, origins, path), message)),
+    );
   if (!definition || !document || !origins) return { diagnostics };
   const at = (path: (string | number)[], message: string, severity: Diagnostic['severity'] = 'error') =>
     diagnostics.push(diagnosticAt(document, writtenPath(normalized, origins, path), message, severity));
@@ -206,4 +210,30 @@ function routeTools(
     );
   }
   return planned;
+}
+
+/**
+ * When the schema failed, the kinds are still checked, so one `validate` names the packages to
+ * install along with the other problems.
+ */
+function checkKinds(
+  normalized: unknown,
+  registry: PluginRegistry,
+  report: (path: (string | number)[], message: string) => void,
+): void {
+  const root = (normalized ?? {}) as { tools?: unknown; contexts?: unknown; model?: { provider?: unknown } };
+  const entries = (list: unknown) =>
+    (Array.isArray(list) ? list : []).map((e, i) => [i, (e as { kind?: unknown } | null)?.kind] as const);
+  for (const [i, kind] of entries(root.tools)) {
+    if (typeof kind === 'string' && kind !== 'function' && kind !== 'custom' && !registry.toolKind(kind)) {
+      report(['tools', i, 'kind'], registry.missing('tool kind', kind));
+    }
+  }
+  for (const [i, kind] of entries(root.contexts)) {
+    if (typeof kind === 'string' && kind !== 'history' && !registry.contextKind(kind))
+      report(['contexts', i, 'kind'], registry.missing('context kind', kind));
+  }
+  const provider = root.model?.provider;
+  if (typeof provider === 'string' && !registry.modelProvider(provider))
+    report(['model', 'provider'], registry.missing('model provider', provider));
 }

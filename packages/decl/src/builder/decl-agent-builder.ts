@@ -213,8 +213,11 @@ export class DeclAgentBuilder {
   /** Every problem at once, without calling a model. */
   async validate(): Promise<ValidationReport> {
     const { diagnostics } = await this.plan();
-    const errors = diagnostics.filter((d) => d.severity === 'error');
-    return { ok: errors.length === 0, errors, warnings: diagnostics.filter((d) => d.severity === 'warning') };
+    const ordered = [...diagnostics].sort((a, b) =>
+      a.file === b.file ? a.line - b.line || a.column - b.column : 0,
+    );
+    const errors = ordered.filter((d) => d.severity === 'error');
+    return { ok: errors.length === 0, errors, warnings: ordered.filter((d) => d.severity === 'warning') };
   }
 
   /** The effective plan (SPEC §11.1, `raf inspect --json`); throws `DeclError` on errors. */

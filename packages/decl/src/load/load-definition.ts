@@ -42,6 +42,27 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   return issue.message;
 }
 
+// Settings of the built-in contexts, often written one level too high.
+const CONTEXT_SETTINGS = new Set([
+  'root',
+  'roots',
+  'policy',
+  'directory',
+  'allowCommands',
+  'network',
+  'source',
+]);
+
+function unknownFieldMessage(key: string, parent: readonly (string | number)[]): string {
+  const canonical = key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+  if (parent[0] === 'contexts' && parent.length === 2 && CONTEXT_SETTINGS.has(canonical)) {
+    return `unknown field '${key}' (it goes under config: config.${key})`;
+  }
+  if (KNOWN_KEYS.includes(canonical)) return `'${key}' does not belong here (wrong nesting?)`;
+  const hint = suggest(key, KNOWN_KEYS);
+  return `unknown field '${key}'${hint ? ` (did you mean '${hint}'?)` : ''}`;
+}
+
 function removeKeys(root: unknown, path: readonly PropertyKey[], keys: readonly string[]): void {
   let node = root as Record<PropertyKey, unknown> | undefined;
   for (const segment of path) node = node?.[segment] as Record<PropertyKey, unknown> | undefined;
@@ -57,15 +78,14 @@ function checkSchema(
 ): LoadedDefinition {
   const diagnostics: Diagnostic[] = [];
   for (let attempt = 0; attempt < 2; attempt++) {
-    const parsed = agentDefinitionSchema.safeParse(normalized);
+    const parsed = agentDefinitionSchema.safeParse(normalized, { reportInput: true });
     if (parsed.success) return { definition: parsed.data, document, normalized, origins, diagnostics };
     const unknown = parsed.error.issues.filter((i) => i.code === 'unrecognized_keys');
     const others = parsed.error.issues.filter((i) => i.code !== 'unrecognized_keys');
     for (const issue of unknown) {
       for (const key of (issue as { keys: string[] }).keys) {
         const written = writtenPath(normalized, origins, [...(issue.path as (string | number)[]), key]);
-        const hint = suggest(String(written.at(-1)), KNOWN_KEYS);
-        const message = `unknown field '${String(written.at(-1))}'${hint ? ` (did you mean '${hint}'?)` : ''}`;
+        const message = unknownFieldMessage(String(written.at(-1)), issue.path as (string | number)[]);
         diagnostics.push(
           diagnosticAt(document, written, message, strict ? 'error' : 'warning', { key: true }),
         );

@@ -70,7 +70,27 @@ export function parseYamlSource(
     }
     return position(found?.range?.[0] ?? 0);
   };
-  return { document: { file, value: doc.toJS({ maxAliasCount: 100 }), locate }, problems: [] };
+  let value: unknown;
+  try {
+    // maxAliasCount stops "billion laughs" documents from expanding without bound.
+    value = doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    const message = (error as Error).message;
+    const alias = /: (\S+)$/.exec(message)?.[1];
+    const at = alias ? text.indexOf(`*${alias}`) : -1;
+    return {
+      problems: [
+        {
+          file,
+          ...position(Math.max(0, at)),
+          path: '',
+          message: `YAML alias error: ${message}`,
+          severity: 'error',
+        },
+      ],
+    };
+  }
+  return { document: { file, value, locate }, problems: [] };
 }
 
 /** TOML through the optional `smol-toml` package (positions are not available: line 1). */

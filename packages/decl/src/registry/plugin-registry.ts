@@ -5,6 +5,7 @@ import {
   type RafPlugin,
   type ToolKindFactory,
 } from '@raf/core';
+import { suggest } from '../diagnostics/diagnostic.js';
 
 /** Kinds that live in extension packages: the install hint for a YAML that uses one unregistered. */
 export const EXTENSION_PACKAGES: Readonly<Record<string, { package: string; plugin: string }>> = {
@@ -73,6 +74,9 @@ export class PluginRegistry {
     if (extension) {
       return `${category} "${kind}" needs ${extension.package} (pnpm add ${extension.package}; builder.use(${extension.plugin}()))`;
     }
-    return `unknown ${category} "${kind}"; known: ${this.known(category).sort().join(', ')}`;
+    const known =
+      category === 'tool kind' ? [...this.known(category), 'function', 'custom'] : this.known(category);
+    const hint = suggest(kind, [...known, ...Object.keys(EXTENSION_PACKAGES)]);
+    return `unknown ${category} "${kind}"${hint ? ` (did you mean "${hint}"?)` : ''}; known: ${known.sort().join(', ')}`;
   }
 }

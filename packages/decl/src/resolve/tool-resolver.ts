@@ -59,7 +59,7 @@ export async function resolveTools(
     try {
       tools = await resolveOne(decl, index, registry, factories, context, report);
     } catch (error) {
-      report(index, ['kind'], getErrorMessage(error));
+      report(index, decl.name ? ['name'] : ['kind'], getErrorMessage(error));
       continue;
     }
     for (const tool of tools) {

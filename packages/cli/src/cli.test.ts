@@ -1,0 +1,284 @@
+import { execFile } from 'node:child_process';
+import { cp, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { type MockModelServer, startMockModelServer } from '@raf/client/testing';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { main } from './main.js';
+import { memoryIO } from './test-support/memory-io.js';
+
+const repo = fileURLToPath(new URL('../../../', import.meta.url));
+let dir: string;
+let server: MockModelServer | undefined;
+beforeEach(async () => {
+  dir = await realpath(await mkdtemp(join(tmpdir(), 'raf-cli-')));
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function agent(endpoint: string, extra = ''): Promise<string> {
+  await writeFile(join(dir, 'notes.txt'), 'hello notes\n');
+  const yaml = `name: cli-test\nmodel: { id: m, provider: custom, connection: { endpoint: "${endpoint}" } }\ncontexts:\n  - kind: workspace\n    name: here\n    config: { root: ., policy: approve }\ntools:\n  - kind: file\n${extra}`;
+  await writeFile(join(dir, 'agent.yaml'), yaml);
+  return 'agent.yaml';
+}
+
+describe('raf validate, inspect, schema', () => {
+  it('validates a good file (exit 0) and reports every problem with file:line:col (exit 2)', async () => {
+    const good = memoryIO({ cwd: dir });
+    expect(await main(['validate', await agent('http://127.0.0.1:9/v1')], good.io)).toBe(0);
+    expect(good.out()).toBe('ok: agent.yaml\n');
+    await writeFile(
+      join(dir, 'bad.yaml'),
+      'name: x\nmodel: { id: m }\ntools:\n  - kind: web\nmaxToolRounds: 0\n',
+    );
+    const bad = memoryIO({ cwd: dir });
+    expect(await main(['validate', 'bad.yaml'], bad.io)).toBe(2);
+    expect(bad.err()).toBe(
+      'error: bad.yaml:4:11 tools[0].kind: tool kind "web" needs @raf/web (pnpm add @raf/web; builder.use(webPlugin()))\n' +
+        'error: bad.yaml:5:16 maxToolRounds: Too small: expected number to be >=1\n',
+    );
+    const json = memoryIO({ cwd: dir });
+    expect(await main(['validate', 'bad.yaml', '--json'], json.io)).toBe(2);
+    expect(json.lines()[0]).toMatchObject({
+      ok: false,
+      errors: [{ file: 'bad.yaml', line: 4, column: 11, path: 'tools[0].kind' }, {}],
+      warnings: [],
+    });
+  });
+
+  it('exits 2 with a precise error for every file of the broken corpus', async () => {
+    const corpus = join(repo, 'packages/decl/test-fixtures/broken');
+    for (const file of (await readdir(corpus)).sort()) {
+      const run = memoryIO({ cwd: corpus });
+      expect(await main(['validate', file], run.io), file).toBe(2);
+      expect(run.err(), file).toMatch(new RegExp(`^error: ${file.replace('.', '\\.')}:\\d+:\\d+ `));
+      expect(run.err(), file).not.toMatch(/\n\s+at /);
+    }
+  });
+
+  it('inspect --json prints the effective plan of SPEC §11.1', async () => {
+    const run = memoryIO({ cwd: join(repo, 'examples/quickstart') });
+    expect(await main(['inspect', 'agent.yaml', '--json'], run.io)).toBe(0);
+    const plan = (run.lines()[0] ?? {}) as Record<string, unknown> & { tools: Record<string, unknown>[] };
+    expect(plan).toMatchObject({
+      name: 'quickstart',
+      model: { provider: 'replay', id: 'gpt-4o-mini' },
+      toolLoop: true,
+      maxToolRounds: 6,
+      contexts: [
+        { kind: 'history', name: 'InMemoryHistoryProvider', order: 0 },
+        { kind: 'workspace', name: 'WorkspaceContextProvider', order: 1 },
+      ],
+      warnings: [],
+    });
+    expect(plan.tools).toHaveLength(11);
+    expect(plan.tools.find((t) => t.name === 'run_command')).toEqual({
+      name: 'run_command',
+      kind: 'file',
+      source: 'workspace',
+      workspace: 'project',
+      gated: true,
+      approval: 'unless-allowed',
+      executionMode: 'parallel',
+      route: 'worker-local',
+    });
+  });
+
+  it('schema prints the JSON Schema of agent files', async () => {
+    const run = memoryIO({ cwd: dir });
+    expect(await main(['schema'], run.io)).toBe(0);
+    const schema = JSON.parse(run.out()) as { properties: Record<string, unknown>; required: string[] };
+    expect(Object.keys(schema.properties)).toEqual(
+      expect.arrayContaining(['name', 'model', 'tools', 'contexts', 'maxToolRounds']),
+    );
+    expect(schema.required).toEqual(expect.arrayContaining(['name', 'model']));
+  });
+});
+
+describe('raf run', () => {
+  it('--json prints the NDJSON of SPEC §11.1, finish last with the session id', async () => {
+    server = await startMockModelServer({
+      turns: [
+        {
+          toolCalls: [{ id: 'c1', name: 'read_file', arguments: { path: 'notes.txt' } }],
+          usage: { promptTokens: 5, completionTokens: 1, totalTokens: 6 },
+        },
+        { text: 'It says hello.' },
+      ],
+    });
+    const run = memoryIO({ cwd: dir });
+    expect(
+      await main(
+        ['run', await agent(server.baseURL), '-i', 'read notes', '--json', '--session', 's1'],
+        run.io,
+      ),
+    ).toBe(0);
+    const lines = run.lines();
+    expect(lines[0]).toEqual({
+      type: 'tool-call',
+      callId: 'c1',
+      name: 'read_file',
+      arguments: { path: 'notes.txt' },
+    });
+    expect(lines[1]).toMatchObject({
+      type: 'tool-result',
+      callId: 'c1',
+      name: 'read_file',
+      result: { ok: true, data: { content: 'hello notes', scope: 'workspace' } },
+    });
+    expect(
+      lines
+        .filter((l) => l.type === 'text-delta')
+        .map((l) => l.delta)
+        .join(''),
+    ).toBe('It says hello.');
+    expect(lines.at(-1)).toMatchObject({
+      type: 'finish',
+      reason: 'stop',
+      sessionId: 's1',
+      usage: { totalTokens: 6 },
+    });
+    expect(await readdir(join(dir, '.raf/sessions'))).toEqual(['s1.json']);
+  });
+
+  it('exits 3 when paused for approval, and resumes from the saved session with --approve all', async () => {
+    server = await startMockModelServer({
+      turns: [
+        { toolCalls: [{ id: 'c1', name: 'run_command', arguments: { command: 'echo hi' } }] },
+        { text: 'Ran it.' },
+      ],
+    });
+    const file = await agent(server.baseURL);
+    const paused = memoryIO({ cwd: dir });
+    expect(await main(['run', file, '-i', 'run echo', '--json', '--session', 'p1'], paused.io)).toBe(3);
+    expect(paused.lines().at(-2)).toMatchObject({
+      type: 'tool-approval-request',
+      callId: 'c1',
+      name: 'run_command',
+      resolvedTarget: `${dir}$ echo hi`,
+    });
+    expect(paused.lines().at(-1)).toMatchObject({
+      type: 'finish',
+      reason: 'awaitingApproval',
+      sessionId: 'p1',
+    });
+    expect(paused.err()).toContain('resume with: raf run agent.yaml --session p1 --approve all|none');
+    const resumed = memoryIO({ cwd: dir });
+    expect(await main(['run', file, '--session', 'p1', '--approve', 'all'], resumed.io)).toBe(0);
+    expect(resumed.out()).toBe('Ran it.\n');
+    expect(resumed.err()).toContain('✓ approved (--approve all): run_command');
+    expect(resumed.err()).toContain('→ run_command {"command":"echo hi"} ✓ exit 0');
+    const sent = server.requests[1]?.body as { messages: { role: string }[] };
+    expect(sent.messages.slice(-2).map((m) => m.role)).toEqual(['assistant', 'tool']);
+  });
+
+  it('exits 4 on a model failure, 2 on a bad file and 130 when interrupted', async () => {
+    server = await startMockModelServer({
+      turns: [
+        { status: 400, errorBody: { error: { message: 'bad model' } } },
+        { text: 'slow', delayMs: 5000 },
+      ],
+    });
+    const file = await agent(server.baseURL);
+    const failed = memoryIO({ cwd: dir });
+    expect(await main(['run', file, '-i', 'x', '--json'], failed.io)).toBe(4);
+    expect(failed.lines().find((l) => l.type === 'error')).toMatchObject({
+      message: expect.stringContaining('bad model'),
+    });
+    const missing = memoryIO({ cwd: dir });
+    expect(await main(['run', 'nope.yaml', '-i', 'x'], missing.io)).toBe(2);
+    expect(missing.err()).toBe('error: nope.yaml:1:1 no such file\n');
+    const slow = memoryIO({ cwd: dir });
+    const running = main(['run', file, '-i', 'x'], slow.io);
+    setTimeout(() => slow.interrupt(), 200);
+    expect(await running).toBe(130);
+  });
+
+  it('reads the input from stdin, and refuses bad usage with exit 2', async () => {
+    server = await startMockModelServer({ turns: [{ text: 'piped ok' }] });
+    const piped = memoryIO({ cwd: dir, stdin: ['from a pipe\n'] });
+    expect(await main(['run', await agent(server.baseURL)], piped.io)).toBe(0);
+    expect(piped.out()).toBe('piped ok\n');
+    const body = (server.requests[0]?.body ?? { messages: [] }) as { messages: { content: string }[] };
+    expect(body.messages.at(-1)?.content).toBe('from a pipe');
+    const usage = memoryIO({ cwd: dir });
+    expect(await main(['run', 'agent.yaml', '--approve', 'maybe'], usage.io)).toBe(2);
+    expect(await main(['frobnicate'], usage.io)).toBe(2);
+    expect(usage.err()).toContain('raf: --approve must be ask, all or none');
+  });
+});
+
+describe('raf chat', () => {
+  it('streams answers, shows tool lines, asks approvals with a diff, and keeps the session', async () => {
+    server = await startMockModelServer({
+      turns: [
+        {
+          toolCalls: [
+            { id: 'c1', name: 'write_file', arguments: { path: '../outside.txt', content: 'new\n' } },
+          ],
+        },
+        { text: 'Written.' },
+        { text: 'Bye.' },
+      ],
+    });
+    const file = await agent(server.baseURL);
+    const chat = memoryIO({ cwd: dir, stdin: ['write it\n', 'y\n', 'thanks\n', '/exit\n'] });
+    expect(await main(['chat', file, '--session', 'c1'], chat.io)).toBe(0);
+    expect(chat.out()).toContain('Written.');
+    expect(chat.out()).toContain('Bye.');
+    expect(chat.err()).toContain(
+      `approve write_file?\n  target: ${join(dir, '..', 'outside.txt').replace(/\/[^/]+\/\.\.\//, '/')}`,
+    );
+    expect(chat.err()).toContain('+new');
+    expect(chat.err()).toMatch(/→ write_file .* ✓ 4 bytes written/);
+    expect(await readFile(join(dir, '..', 'outside.txt'), 'utf8')).toBe('new\n');
+    await rm(join(dir, '..', 'outside.txt'));
+    expect(await readdir(join(dir, '.raf/sessions'))).toEqual(['c1.json']);
+  });
+});
+
+describe('the quickstart example', () => {
+  it('runs offline on its recorded model: reads, asks for run_command (approved), writes', async () => {
+    await cp(join(repo, 'examples/quickstart'), join(dir, 'quickstart'), { recursive: true });
+    const run = memoryIO({ cwd: join(dir, 'quickstart') });
+    const code = await main(
+      ['run', 'agent.yaml', '-i', 'Summarise my todo list into summary.md', '--approve', 'all'],
+      run.io,
+    );
+    expect(code, run.err()).toBe(0);
+    expect(run.err()).toContain('✓ approved (--approve all): run_command');
+    expect(run.out()).toMatch(/most urgent open item is renewing the TLS certificate/);
+    expect(await readFile(join(dir, 'quickstart/workspace/summary.md'), 'utf8')).toMatch(/^# Summary/);
+  });
+});
+
+describe('as a real process', () => {
+  it('prints errors without a stack trace', async () => {
+    const bin = join(repo, 'packages/cli/src/bin.ts');
+    const corpus = join(repo, 'packages/decl/test-fixtures/broken');
+    for (const file of [
+      '01-yaml-tab-indent.yaml',
+      '10-yaml-bad-alias.yaml',
+      '44-tool-kind-web.yaml',
+      'missing.yaml',
+    ]) {
+      const result = await promisify(execFile)(
+        process.execPath,
+        ['--conditions=@raf/source', '--import', 'tsx', bin, 'validate', file],
+        { cwd: corpus },
+      ).then(
+        () => ({ code: 0, stderr: '' }),
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(result.code, file).toBe(2);
+      expect(result.stderr, file).toMatch(/^error: /);
+      expect(result.stderr, file).not.toMatch(/\n\s+at /);
+    }
+  }, 30_000);
+});

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { formatDiagnostic } from '../diagnostics/diagnostic.js';
+import { loadDefinitionFromObject, loadDefinitionFromText } from './load-definition.js';
+
+const env = { OPENAI_API_KEY: 'sk-test', HOST: 'llm.local' };
+
+describe('loading agent files', () => {
+  it('accepts the upstream snake_case spellings and aliases', async () => {
+    const yaml = `name: a\nmodel:\n  id: m\n  provider: custom\n  connection:\n    kind: key\n    api_key: $OPENAI_API_KEY\n    base_url: http://\${HOST}/v1\n  options: { max_tokens: 100, top_p: 0.5 }\nmax_tool_rounds: 3\nadditional_instructions: Be brief.\n`;
+    const { definition, diagnostics } = await loadDefinitionFromText(yaml, { env });
+    expect(diagnostics).toEqual([]);
+    expect(definition).toMatchObject({
+      maxToolRounds: 3,
+      additionalInstructions: 'Be brief.',
+      model: {
+        connection: { apiKey: 'sk-test', endpoint: 'http://llm.local/v1' },
+        options: { maxOutputTokens: 100, topP: 0.5 },
+      },
+    });
+  });
+
+  it('resolves =Env.VAR, keeps $$ and lower-case $words literal, and names the field of a missing variable', async () => {
+    const ok = await loadDefinitionFromText(
+      'name: a\nmodel: { id: "=Env.HOST" }\ninstructions: "Costs $$5 or $5; use $lower"\n',
+      { env },
+    );
+    expect(ok.definition).toMatchObject({
+      model: { id: 'llm.local' },
+      instructions: 'Costs $5 or $5; use $lower',
+    });
+    const missing = await loadDefinitionFromText(
+      'name: a\nmodel:\n  id: m\n  connection: { api_key: $NOPE_KEY }\n',
+      { env, file: 'a.yaml' },
+    );
+    expect(missing.diagnostics.map(formatDiagnostic)).toEqual([
+      'a.yaml:4:26 model.connection.api_key: environment variable NOPE_KEY is not set (write $$ for a literal $)',
+    ]);
+  });
+
+  it('warns about unknown keys with a suggestion, and fails on them in strict mode', async () => {
+    const yaml = 'name: a\nmodel: { id: m }\ninstuctions: hi\n';
+    const loose = await loadDefinitionFromText(yaml, { file: 'a.yaml' });
+    expect(loose.definition?.name).toBe('a');
+    expect(loose.diagnostics.map(formatDiagnostic)).toEqual([
+      "a.yaml:3:1 instuctions: unknown field 'instuctions' (did you mean 'instructions'?)",
+    ]);
+    expect(loose.diagnostics[0]?.severity).toBe('warning');
+    const strict = await loadDefinitionFromText(yaml, { file: 'a.yaml', strict: true });
+    expect(strict.definition).toBeUndefined();
+    expect(strict.diagnostics[0]?.severity).toBe('error');
+  });
+
+  it('refuses two spellings of one field', async () => {
+    const { diagnostics } = await loadDefinitionFromText(
+      'name: a\nmodel: { id: m }\nmaxToolRounds: 2\nmax_tool_rounds: 3\n',
+      { file: 'a.yaml' },
+    );
+    expect(diagnostics.map(formatDiagnostic)).toEqual([
+      "a.yaml:4:1 max_tool_rounds: 'max_tool_rounds' and 'maxToolRounds' are the same field; keep one",
+    ]);
+  });
+
+  it('loads JSON with positions, TOML through smol-toml, and objects', async () => {
+    const json = await loadDefinitionFromText('{\n  "name": "j",\n  "model": { "id": 5 }\n}', {
+      file: 'a.json',
+    });
+    expect(json.diagnostics.map(formatDiagnostic)).toEqual([
+      'a.json:3:20 model.id: Invalid input: expected string, received number',
+    ]);
+    const toml = await loadDefinitionFromText('name = "t"\nmaxToolRounds = 4\n[model]\nid = "m"\n', {
+      file: 'a.toml',
+    });
+    expect(toml.definition).toMatchObject({ name: 't', maxToolRounds: 4, model: { id: 'm' } });
+    expect(loadDefinitionFromObject({ name: 'o', model: 'gpt-4o' }).definition).toMatchObject({
+      model: { id: 'gpt-4o' },
+    });
+  });
+});
