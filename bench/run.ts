@@ -1,9 +1,10 @@
 // `pnpm bench` runs every benchmark against a mock model server in a separate process and prints
 // ratios measured in this one run. Flags: `--json` (figures as JSON), `--quick` (a smoke test:
-// one short round), `--only client|loop|search`, `--instructions` (count instructions with valgrind's
+// one short round), `--only client|loop|search|cold-start`, `--instructions` (count instructions with valgrind's
 // callgrind instead of timing: repeatable where CPU times swing by ±30% between runs).
 import { LOOP_ROUNDS, type LoopBenchResult, runLoopBench } from './agent-loop.js';
 import { type ClientBenchResult, type ClientScenario, runClientBench } from './client-overhead.js';
+import { runColdStartBench } from './cold-start.js';
 import { runSearchBench, type SearchBenchResult } from './file-search.js';
 import type { Measurement, MeasureOptions } from './lib/measure.js';
 import { startServerProcess } from './lib/server.js';
@@ -96,6 +97,18 @@ function printSearch(result: SearchBenchResult, files: number): void {
   );
 }
 
+function printColdStart(
+  cold: { node: number; validate: number; inspect: number },
+  above: { validate: number; inspect: number },
+): void {
+  console.log('Cold start (whole processes, median wall ms, quickstart agent)');
+  console.log(`node -e 0       ${cold.node.toFixed(0)} ms`);
+  console.log(
+    `raf validate    ${cold.validate.toFixed(0)} ms  (+${above.validate.toFixed(0)} ms over node; target ≤ +150)`,
+  );
+  console.log(`raf inspect     ${cold.inspect.toFixed(0)} ms  (+${above.inspect.toFixed(0)} ms over node)\n`);
+}
+
 const wantsModel = !only || only === 'client' || only === 'loop';
 const server = wantsModel ? await startServerProcess() : undefined;
 try {
@@ -105,6 +118,17 @@ try {
     const search = await runSearchBench({ files, runs: quick ? 1 : 5 });
     if (json) output.search = { files, wallMs: search };
     else printSearch(search, files);
+  }
+  if ((!only || only === 'cold-start') && !instructions) {
+    const cold = await runColdStartBench(quick ? 3 : 25);
+    if (!cold) {
+      if (only === 'cold-start') throw new Error('the cold-start benchmark needs the built CLI: pnpm build');
+      console.error('cold start skipped: the CLI is not built (pnpm bench builds first)');
+    } else {
+      const above = { validate: cold.validate - cold.node, inspect: cold.inspect - cold.node };
+      if (json) output.coldStart = { wallMs: cold, aboveNodeMs: above };
+      else printColdStart(cold, above);
+    }
   }
   if (server && (!only || only === 'client')) {
     const client = await runClientBench(server.baseURL, clientOptions());

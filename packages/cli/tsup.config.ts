@@ -1,4 +1,31 @@
 import { defineConfig } from 'tsup';
 import { packageBuild } from '../../tsup.base.js';
 
-export default defineConfig(packageBuild(['src/index.ts', 'src/bin.ts']));
+/** zod's 40 translations are a third of the CLI bundle; the CLI speaks English (zod's default). */
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(build: { onResolve: Function; onLoad: Function }) {
+    build.onResolve({ filter: /\/locales\/index\.js$/ }, (args: { importer: string; path: string }) =>
+      args.importer.includes('/zod/') ? { path: 'zod-locales', namespace: 'raf-stub' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'raf-stub' }, () => ({ contents: 'export {};', loader: 'js' }));
+  },
+};
+
+export default defineConfig([
+  packageBuild(['src/index.ts']),
+  {
+    // The `raf` binary is one minified bundle: a CLI's cold start pays for every module it loads
+    // and every byte it compiles (`pnpm bench --only cold-start`).
+    ...packageBuild(['src/bin.ts']),
+    dts: false,
+    clean: false,
+    noExternal: [/.*/],
+    minify: true,
+    external: ['smol-toml', /^@raf\/(web|mcp|rag|wiki|sandbox|openapi|llama)$/],
+    esbuildPlugins: [zodEnglishOnly as never],
+    banner: {
+      js: "import { createRequire as __rafRequire } from 'node:module'; const require = __rafRequire(import.meta.url);",
+    },
+  },
+]);

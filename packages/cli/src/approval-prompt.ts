@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import type { ApprovalResponse, ToolApprovalRequestUpdate } from '@raf/core';
-import { createTwoFilesPatch } from 'diff';
 
 /** For writes and edits: the change as a unified diff of the resolved target. */
 export async function previewChange(request: ToolApprovalRequestUpdate): Promise<string | undefined> {
@@ -16,6 +15,7 @@ export async function previewChange(request: ToolApprovalRequestUpdate): Promise
     if (oldText === '' || at < 0) return undefined;
     after = before.slice(0, at) + String(args.new_str ?? '') + before.slice(at + oldText.length);
   }
+  const { createTwoFilesPatch } = await import('diff');
   return createTwoFilesPatch(target, target, before, after, 'now', 'after', { context: 3 });
 }
 

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { type MockModelServer, startMockModelServer } from '@raf/client/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from './main.js';
-import { memoryIO } from './test-support/memory-io.js';
+import { createMemoryIO as memoryIO } from './memory-io.js';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 let dir: string;
@@ -240,21 +240,6 @@ describe('raf chat', () => {
     expect(await readFile(join(dir, '..', 'outside.txt'), 'utf8')).toBe('new\n');
     await rm(join(dir, '..', 'outside.txt'));
     expect(await readdir(join(dir, '.raf/sessions'))).toEqual(['c1.json']);
-  });
-});
-
-describe('the quickstart example', () => {
-  it('runs offline on its recorded model: reads, asks for run_command (approved), writes', async () => {
-    await cp(join(repo, 'examples/quickstart'), join(dir, 'quickstart'), { recursive: true });
-    const run = memoryIO({ cwd: join(dir, 'quickstart') });
-    const code = await main(
-      ['run', 'agent.yaml', '-i', 'Summarise my todo list into summary.md', '--approve', 'all'],
-      run.io,
-    );
-    expect(code, run.err()).toBe(0);
-    expect(run.err()).toContain('✓ approved (--approve all): run_command');
-    expect(run.out()).toMatch(/most urgent open item is renewing the TLS certificate/);
-    expect(await readFile(join(dir, 'quickstart/workspace/summary.md'), 'utf8')).toMatch(/^# Summary/);
   });
 });
 

@@ -3,4 +3,5 @@ export { parseCliArgs, USAGE } from './args.js';
 export type { CliIO } from './io.js';
 export { CliError, EXIT, processIO } from './io.js';
 export { main } from './main.js';
+export { createMemoryIO } from './memory-io.js';
 export { NdjsonRenderer } from './render/ndjson.js';

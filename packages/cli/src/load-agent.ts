@@ -12,11 +12,17 @@ async function installedPlugins(): Promise<RafPlugin[]> {
     if (seen.has(name)) continue;
     seen.add(name);
     try {
+      // Resolving first is cheap; a failed dynamic import of a missing package is not.
+      import.meta.resolve(name);
+    } catch {
+      continue;
+    }
+    try {
       const module = (await import(name)) as Record<string, unknown>;
       const factory = module[plugin];
       if (typeof factory === 'function') plugins.push((factory as () => RafPlugin)());
     } catch {
-      // not installed
+      // installed but broken: the YAML that needs it reports the missing kind
     }
   }
   return plugins;

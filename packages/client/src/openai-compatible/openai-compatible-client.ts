@@ -11,7 +11,7 @@ import {
   TimeoutError,
   type TimeoutPhase,
 } from '@raf/core';
-import { Agent, type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import { AbortHandle } from '../http/abort-handle.js';
 import { Deadline } from '../http/deadline.js';
 import { displayUrl, redactSecret } from '../http/redact.js';
@@ -31,6 +31,14 @@ import {
 } from './client-options.js';
 import { readStream } from './read-stream.js';
 import { buildRequestBody } from './request-body.js';
+
+type Undici = typeof import('undici');
+let undici: Promise<Undici> | undefined;
+/** undici is a third of a cold start: it loads on the first request, not on import. */
+function loadUndici(): Promise<Undici> {
+  undici ??= import('undici');
+  return undici;
+}
 
 /** A response whose first body chunk has arrived (or that ended empty). */
 export interface OpenedResponse {
@@ -105,8 +113,8 @@ export class OpenAICompatibleChatClient implements IChatClient {
     return redactSecret(text, this.options.apiKey);
   }
 
-  private getDispatcher(): Dispatcher {
-    this.dispatcher ??= new Agent({
+  private getDispatcher(http: Undici): Dispatcher {
+    this.dispatcher ??= new http.Agent({
       connect: { timeout: this.timeouts.connectMs },
       headersTimeout: 0,
       bodyTimeout: 0,
@@ -172,12 +180,13 @@ export class OpenAICompatibleChatClient implements IChatClient {
       deadline.arm('firstChunk', this.timeouts.firstChunkMs);
       let failure: { error: RafError; retryable: boolean; waitMs?: number };
       try {
-        const response = await request(this.url, {
+        const http = await loadUndici();
+        const response = await http.request(this.url, {
           method: 'POST',
           headers,
           body,
           signal: attempt,
-          dispatcher: this.getDispatcher(),
+          dispatcher: this.getDispatcher(http),
         });
         if (response.statusCode >= 200 && response.statusCode < 300) {
           const iterator = response.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;

@@ -8,7 +8,6 @@ import {
   type PluginBuildContext,
 } from '@raf/core';
 import { WorkspaceContextProvider } from '@raf/framework';
-import Mustache from 'mustache';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { LoadedDefinition } from '../load/load-definition.js';
 import { diagnosticAt } from '../load/source-document.js';
@@ -56,14 +55,20 @@ export interface AgentPlan {
   diagnostics: Diagnostic[];
 }
 
-function renderInstructions(
+async function renderInstructions(
   definition: AgentDefinition,
   variables: Readonly<Record<string, unknown>>,
-): string {
+): Promise<string> {
   const source = definition.template?.content ?? definition.instructions;
+  // Loaded only for templated agents: every import counts in a CLI's cold start.
   const rendered =
     definition.template?.format === 'mustache'
-      ? Mustache.render(source, variables, {}, { escape: (value: unknown) => String(value) })
+      ? (await import('mustache')).default.render(
+          source,
+          variables,
+          {},
+          { escape: (value: unknown) => String(value) },
+        )
       : source;
   return [rendered, definition.additionalInstructions].filter((part) => part?.trim()).join('\n\n');
 }
@@ -171,7 +176,7 @@ export async function planAgent(
   for (const provider of inputs.codeProviders) providers.push({ provider });
 
   if (!client || diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
-  const instructions = renderInstructions(definition, inputs.variables);
+  const instructions = await renderInstructions(definition, inputs.variables);
   return {
     plan: { definition, client, provider, modelId, instructions, tools, providers, diagnostics },
     diagnostics,

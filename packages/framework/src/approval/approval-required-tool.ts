@@ -14,7 +14,6 @@ export interface ApprovalRequiredToolOptions<Args> {
 export class ApprovalRequiredTool<Args = unknown> implements ITool<Args> {
   readonly name: string;
   readonly description: string;
-  readonly parameters: ITool['parameters'];
   /** Present only when the inner tool validates its own arguments (else the loop checks the schema). */
   readonly validateArguments?: ITool['validateArguments'];
 
@@ -24,8 +23,11 @@ export class ApprovalRequiredTool<Args = unknown> implements ITool<Args> {
   ) {
     this.name = inner.name;
     this.description = inner.description;
-    this.parameters = inner.parameters;
     if (inner.validateArguments) this.validateArguments = inner.validateArguments.bind(inner);
+  }
+
+  get parameters(): ITool['parameters'] {
+    return this.inner.parameters;
   }
 
   get kind(): string | undefined {

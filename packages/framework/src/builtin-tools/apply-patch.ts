@@ -1,9 +1,12 @@
-import { applyPatch, parsePatch, type StructuredPatch } from 'diff';
+import type { StructuredPatch } from 'diff';
 import { z } from 'zod';
+import { lazyRequire } from '../lazy-require.js';
 import type { ToolOperations } from '../workspace/operations/tool-operations.js';
 import type { ResolvedPath } from '../workspace/path-guard.js';
 import { BuiltinTool } from './builtin-tool.js';
 import { ToolFailure } from './tool-failure.js';
+
+const diff = lazyRequire<typeof import('diff')>('diff');
 
 const PATCH_MAX_FILE_BYTES = 10 * 1024 * 1024;
 
@@ -30,7 +33,7 @@ function stripPrefix(name: string | undefined): string | undefined {
 export function changesOf(text: string): FileChange[] {
   let patches: StructuredPatch[];
   try {
-    patches = parsePatch(text);
+    patches = diff().parsePatch(text);
   } catch (error) {
     throw new ToolFailure(`the patch cannot be parsed: ${(error as Error).message}`);
   }
@@ -56,7 +59,7 @@ async function newContents(change: FileChange, file: ResolvedPath, ops: ToolOper
     change.kind === 'create'
       ? undefined
       : (await ops.fs.readFile(file.real, { maxBytes: PATCH_MAX_FILE_BYTES, signal })).toString('utf8');
-  const after = applyPatch(before ?? '', change.patch);
+  const after = diff().applyPatch(before ?? '', change.patch);
   if (after === false)
     throw new ToolFailure(
       `the patch does not apply to '${change.path}' (its context lines do not match); nothing was changed`,

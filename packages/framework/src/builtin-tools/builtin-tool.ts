@@ -64,7 +64,6 @@ function issues(error: z.ZodError): string {
 export class BuiltinTool<Schema extends z.ZodType> implements IScopeTool<z.output<Schema>> {
   readonly name: string;
   readonly description: string;
-  readonly parameters: ITool['parameters'];
   readonly kind = 'file';
   readonly manifest: ToolManifest;
 
@@ -75,8 +74,15 @@ export class BuiltinTool<Schema extends z.ZodType> implements IScopeTool<z.outpu
   ) {
     this.name = spec.name;
     this.description = spec.description;
-    this.parameters = zodToJsonSchema(spec.parameters);
     this.manifest = manifestOf({ name: spec.name });
+  }
+
+  // Computed on first use: building or inspecting an agent never needs the JSON Schema.
+  private schema: ITool['parameters'] | undefined;
+
+  get parameters(): ITool['parameters'] {
+    this.schema ??= zodToJsonSchema(this.spec.parameters);
+    return this.schema;
   }
 
   get ops(): ToolOperations {

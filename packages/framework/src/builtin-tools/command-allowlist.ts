@@ -1,4 +1,6 @@
-import { parse } from 'shell-quote';
+import { lazyRequire } from '../lazy-require.js';
+
+const shellQuote = lazyRequire<typeof import('shell-quote')>('shell-quote');
 
 const SEPARATORS = new Set(['&&', '||', ';', '|', '&', ';;', '|&']);
 
@@ -35,10 +37,10 @@ function quotesBalanced(command: string): boolean {
  */
 export function splitCommand(command: string): string[][] | undefined {
   if (/[\n\r`]|\$\(|<\(|>\(/.test(command) || !quotesBalanced(command)) return undefined;
-  let tokens: ReturnType<typeof parse>;
+  let tokens: ReturnType<ReturnType<typeof shellQuote>['parse']>;
   try {
     // Keep `$VAR` as written: approval must not depend on this process's environment.
-    tokens = parse(command, (name) => `$${name}`);
+    tokens = shellQuote().parse(command, (name) => `$${name}`);
   } catch {
     return undefined;
   }

@@ -1,4 +1,8 @@
-import { Validator } from '@cfworker/json-schema';
+import type { Validator } from '@cfworker/json-schema';
+import { lazyRequire } from '../lazy-require.js';
+
+const jsonSchema = lazyRequire<typeof import('@cfworker/json-schema')>('@cfworker/json-schema');
+
 import type { ITool, JSONValue } from '@raf/core';
 
 export type ArgumentCheck = { ok: true; args: JSONValue } | { ok: false; error: string };
@@ -8,7 +12,11 @@ const validators = new WeakMap<object, Validator>();
 function validatorFor(tool: ITool): Validator {
   let validator = validators.get(tool.parameters);
   if (!validator) {
-    validator = new Validator(tool.parameters as ConstructorParameters<typeof Validator>[0], '7', false);
+    validator = new (jsonSchema().Validator)(
+      tool.parameters as ConstructorParameters<typeof Validator>[0],
+      '7',
+      false,
+    );
     validators.set(tool.parameters, validator);
   }
   return validator;

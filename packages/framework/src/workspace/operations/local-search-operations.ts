@@ -1,9 +1,11 @@
 import { isAbsolute } from 'node:path';
-import { glob } from 'tinyglobby';
+import { lazyRequire } from '../../lazy-require.js';
 import { hasRipgrep, RipgrepPatternError, ripgrepSearch } from './ripgrep-search.js';
 import { SEARCH_LIMITS } from './search-limits.js';
 import type { FindRequest, SearchOperations, SearchOutcome, SearchRequest } from './tool-operations.js';
 import { compileSearchPattern, walkerSearch } from './walker-search.js';
+
+const tinyglobby = lazyRequire<typeof import('tinyglobby')>('tinyglobby');
 
 export interface LocalSearchOptions {
   /** `auto` (default): ripgrep when installed, else the JS walker. */
@@ -41,7 +43,7 @@ export class LocalSearchOperations implements SearchOperations {
         },
       );
     }
-    const found = await glob(pattern, {
+    const found = await tinyglobby().glob(pattern, {
       cwd: request.directory,
       absolute: true,
       followSymbolicLinks: false,

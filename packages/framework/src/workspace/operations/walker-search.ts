@@ -1,10 +1,12 @@
 import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import picomatch from 'picomatch';
+import { lazyRequire } from '../../lazy-require.js';
 import { byFileAndLine, SEARCH_LIMITS } from './search-limits.js';
 import type { SearchMatch, SearchOutcome, SearchRequest } from './tool-operations.js';
 import { searchBatch } from './walker-pool.js';
+
+const picomatchLib = lazyRequire<typeof import('picomatch')>('picomatch');
 
 const BATCH = 256;
 
@@ -24,7 +26,7 @@ export function includeMatcher(
   include: string | undefined,
 ): ((relative: string, name: string) => boolean) | undefined {
   if (!include) return undefined;
-  const match = picomatch(include, { dot: true });
+  const match = picomatchLib()(include, { dot: true });
   return include.includes('/') ? (relative) => match(relative) : (_relative, name) => match(name);
 }
 

@@ -1,8 +1,11 @@
 import { Readable } from 'node:stream';
-import type { CliIO } from '../io.js';
+import type { CliIO } from './io.js';
 
-/** An in-memory terminal for running the CLI in-process. */
-export function memoryIO(options: {
+/**
+ * An in-memory terminal: run `main(argv, io)` in-process (tests, embedding) and read what it
+ * printed. `lines()` parses `--json` output; `interrupt()` acts like Ctrl-C.
+ */
+export function createMemoryIO(options: {
   cwd: string;
   env?: Record<string, string>;
   stdin?: string[];
