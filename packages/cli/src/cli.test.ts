@@ -243,6 +243,30 @@ describe('raf chat', () => {
   });
 });
 
+describe('model overrides and cancelling a chat turn', () => {
+  it('--base-url and RAF_MODEL point a file at another server and model', async () => {
+    server = await startMockModelServer({ turns: [{ text: 'from the override' }] });
+    await writeFile(join(dir, 'openai.yaml'), 'name: o\nmodel: { id: gpt-4o-mini, provider: openai }\n');
+    const run = memoryIO({ cwd: dir, env: { RAF_MODEL: 'local-model', OPENAI_API_KEY: 'sk-test' } });
+    expect(await main(['run', 'openai.yaml', '-i', 'x', '--base-url', server.baseURL], run.io)).toBe(0);
+    expect(run.out()).toBe('from the override\n');
+    expect(server.requests[0]?.body).toMatchObject({ model: 'local-model' });
+  });
+
+  it('Ctrl-C cancels the running chat turn, not the session', async () => {
+    server = await startMockModelServer({
+      turns: [{ text: 'too slow', delayMs: 5000 }, { text: 'still here' }],
+    });
+    const file = await agent(server.baseURL);
+    const chat = memoryIO({ cwd: dir, stdin: ['first\n', 'second\n', '/exit\n'] });
+    const running = main(['chat', file], chat.io);
+    setTimeout(() => chat.interrupt(), 300);
+    expect(await running).toBe(0);
+    expect(chat.err()).toContain('(turn cancelled)');
+    expect(chat.out()).toContain('still here');
+  });
+});
+
 describe('as a real process', () => {
   it('prints errors without a stack trace', async () => {
     const bin = join(repo, 'packages/cli/src/bin.ts');

@@ -195,3 +195,37 @@ describe('the linkage rules through YAML', () => {
     ]);
   });
 });
+
+describe('instructions, connections and overrides', () => {
+  it('renders a mustache template from variables and appends additionalInstructions', async () => {
+    const yaml = `name: t\n${MODEL}\ntemplate: mustache\ninstructions: "You help {{team}} with <{{product}}>."\nadditionalInstructions: Answer in English.\n`;
+    const plan = await new DeclAgentBuilder()
+      .fromYaml(yaml)
+      .withVariables({ team: 'Ops', product: 'A&B' })
+      .explain();
+    expect(plan.instructions).toBe('You help Ops with <A&B>.\n\nAnswer in English.');
+  });
+
+  it('resolves connection references and lets --model/--base-url override the file', async () => {
+    const server = await startMockModelServer({ turns: [{ text: 'hi' }] });
+    try {
+      const yaml =
+        'name: r\nmodel: { id: m, provider: custom, connection: { kind: reference, name: local } }\n';
+      const agent = await new DeclAgentBuilder()
+        .fromYaml(yaml)
+        .withConnection('local', { endpoint: server.baseURL })
+        .build();
+      for await (const _ of agent.run('x')) {
+        // drain
+      }
+      expect(server.requests).toHaveLength(1);
+      const override = await new DeclAgentBuilder()
+        .fromYaml(`name: o\nmodel: { id: m, provider: openai }\n`)
+        .withModel({ id: 'other-model', baseURL: server.baseURL, apiKey: 'sk' })
+        .explain();
+      expect(override.model).toEqual({ provider: 'openai', id: 'other-model' });
+    } finally {
+      await server.close();
+    }
+  });
+});
