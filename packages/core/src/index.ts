@@ -75,7 +75,7 @@ export type {
 } from './session/session.js';
 export { providerStateKey } from './session/session.js';
 export type { DefineToolOptions } from './tool/define-tool.js';
-export { defineTool, zodToJsonSchema } from './tool/define-tool.js';
+export { defineTool, describeZodIssues, zodToJsonSchema } from './tool/define-tool.js';
 export type { ITool, ToolDefinition, ToolExecutionContext, ToolKind } from './tool/tool.js';
 export { toolRequiresApproval, toToolDefinition } from './tool/tool.js';
 export type { ExecutionMode, ToolCategory, ToolManifest, WorkerRoutingHint } from './tool/tool-manifest.js';

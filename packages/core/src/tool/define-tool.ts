@@ -25,7 +25,8 @@ export function zodToJsonSchema(schema: z.ZodType): JSONSchema {
   return JSON.parse(JSON.stringify(json)) as JSONSchema;
 }
 
-function describeIssues(error: z.ZodError): string {
+/** `path: message; path: message` — how a zod failure reads in a tool error the model corrects. */
+export function describeZodIssues(error: z.ZodError): string {
   return error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`).join('; ');
 }
 
@@ -48,12 +49,12 @@ export function defineTool<Schema extends z.ZodType>(options: DefineToolOptions<
     // The zod schema is the source of `parameters`, so it validates for the loop too (and fast).
     validateArguments(args) {
       const parsed = options.parameters.safeParse(args);
-      return parsed.success ? { ok: true } : { ok: false, error: describeIssues(parsed.error) };
+      return parsed.success ? { ok: true } : { ok: false, error: describeZodIssues(parsed.error) };
     },
     async execute(args, context) {
       const parsed = options.parameters.safeParse(args);
       if (!parsed.success) {
-        return toolFailure(`Invalid arguments for ${options.name}: ${describeIssues(parsed.error)}`);
+        return toolFailure(`Invalid arguments for ${options.name}: ${describeZodIssues(parsed.error)}`);
       }
       return options.execute(parsed.data, context);
     },

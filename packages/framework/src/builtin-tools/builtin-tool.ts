@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import {
+  describeZodIssues,
   type IScopeTool,
   type ITool,
   type JSONObject,
@@ -51,10 +52,6 @@ export interface BuiltinToolSpec<Schema extends z.ZodType> {
   run(call: BuiltinCall<z.output<Schema>>): Promise<JSONObject>;
 }
 
-function issues(error: z.ZodError): string {
-  return error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`).join('; ');
-}
-
 /**
  * One of the built-in file and shell tools. Unbound, it acts relative to the current directory
  * and labels results `none`; `createScoped(scope)` binds it to a workspace whose policy decides
@@ -100,7 +97,7 @@ export class BuiltinTool<Schema extends z.ZodType> implements IScopeTool<z.outpu
 
   validateArguments(args: unknown): { ok: true } | { ok: false; error: string } {
     const parsed = this.spec.parameters.safeParse(args);
-    return parsed.success ? { ok: true } : { ok: false, error: issues(parsed.error) };
+    return parsed.success ? { ok: true } : { ok: false, error: describeZodIssues(parsed.error) };
   }
 
   private effectiveScope(): WorkspaceScope {
@@ -150,7 +147,8 @@ export class BuiltinTool<Schema extends z.ZodType> implements IScopeTool<z.outpu
 
   async execute(args: z.output<Schema>, context: ToolExecutionContext): Promise<ToolResult> {
     const parsed = this.spec.parameters.safeParse(args);
-    if (!parsed.success) return toolFailure(`Invalid arguments for ${this.name}: ${issues(parsed.error)}`);
+    if (!parsed.success)
+      return toolFailure(`Invalid arguments for ${this.name}: ${describeZodIssues(parsed.error)}`);
     const requested = this.spec.paths(parsed.data);
     let paths: ResolvedPath[];
     try {

@@ -83,10 +83,13 @@ function pool(): Worker[] {
       waiting.delete(message.id);
     });
     worker.on('error', (error) => {
+      // A crashed worker fails every search in flight; the next search starts a fresh pool.
       for (const [id, job] of waiting) {
         job.reject(error);
         waiting.delete(id);
       }
+      for (const other of workers ?? []) void other.terminate();
+      busy.clear();
       workers = undefined;
     });
     worker.unref(); // after adding listeners, which ref it again
