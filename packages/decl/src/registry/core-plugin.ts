@@ -36,6 +36,9 @@ function setting(config: Record<string, JSONValue>, camel: string): JSONValue | 
 
 function fileTool(decl: Declaration): ReturnType<typeof createFileTool>[] {
   const name = decl.name as string;
+  if (decl.kind === 'shell' && name !== 'run_command') {
+    throw new ConfigError(`kind: shell has one tool, run_command (got "${name}")`);
+  }
   if (!FILE_TOOLS.has(name)) {
     throw new ConfigError(`"${name}" is not a file tool; use one of ${[...FILE_TOOLS].join(', ')}`);
   }
