@@ -23,6 +23,12 @@ export const EXTENSION_PACKAGES: Readonly<Record<string, { package: string; plug
 
 type Category = 'tool kind' | 'context kind' | 'model provider';
 
+/** Kinds of the upstream schema that this version does not build yet: said plainly, not "unknown". */
+const NOT_YET: Readonly<Record<string, string>> = {
+  memory: 'super-brain memory is not available in this version yet',
+  bundle: 'the knowledge bundle (super-brain memory) is not available in this version yet',
+};
+
 /** The kinds this agent can build: the built-ins plus each plugin registered with `use()`. */
 export class PluginRegistry {
   private readonly tools = new Map<string, ToolKindFactory>();
@@ -70,6 +76,8 @@ export class PluginRegistry {
 
   /** Why a kind cannot be built: the package to install, or the kinds that exist. */
   missing(category: Category, kind: string): string {
+    const notYet = category === 'context kind' ? NOT_YET[kind] : undefined;
+    if (notYet) return `context kind "${kind}": ${notYet}`;
     const extension = EXTENSION_PACKAGES[kind];
     if (extension) {
       return `${category} "${kind}" needs ${extension.package} (pnpm add ${extension.package}; builder.use(${extension.plugin}()))`;
