@@ -229,3 +229,18 @@ describe('instructions, connections and overrides', () => {
     }
   });
 });
+
+describe('templates from a file, and the editor schema', () => {
+  it('reads template.sourcePath relative to the agent file', async () => {
+    await writeFile(join(dir, 'prompt.mustache'), 'Hello {{who}}.');
+    const file = await agentFile('tpl', 'template:\n  format: mustache\n  sourcePath: ./prompt.mustache\n');
+    const plan = await new DeclAgentBuilder().fromYamlFile(file).withVariables({ who: 'team' }).explain();
+    expect(plan.instructions).toBe('Hello team.');
+    const missing = await agentFile('tpl2', 'template: { format: mustache, sourcePath: ./nope.mustache }\n');
+    const report = await new DeclAgentBuilder().fromYamlFile(missing).validate();
+    expect(report.errors[0]).toMatchObject({
+      path: 'template.sourcePath',
+      message: expect.stringMatching(/cannot read the template/),
+    });
+  });
+});

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import {
   getErrorMessage,
@@ -58,8 +59,12 @@ export interface AgentPlan {
 async function renderInstructions(
   definition: AgentDefinition,
   variables: Readonly<Record<string, unknown>>,
+  baseDir: string,
 ): Promise<string> {
-  const source = definition.template?.content ?? definition.instructions;
+  const sourcePath = definition.template?.sourcePath;
+  const source = sourcePath
+    ? await readFile(resolve(baseDir, sourcePath), 'utf8')
+    : (definition.template?.content ?? definition.instructions);
   // Loaded only for templated agents: every import counts in a CLI's cold start.
   const rendered =
     definition.template?.format === 'mustache'
@@ -176,7 +181,13 @@ export async function planAgent(
   for (const provider of inputs.codeProviders) providers.push({ provider });
 
   if (!client || diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
-  const instructions = await renderInstructions(definition, inputs.variables);
+  let instructions: string;
+  try {
+    instructions = await renderInstructions(definition, inputs.variables, baseDir);
+  } catch (error) {
+    at(['template', 'sourcePath'], `cannot read the template: ${getErrorMessage(error)}`);
+    return { diagnostics };
+  }
   return {
     plan: { definition, client, provider, modelId, instructions, tools, providers, diagnostics },
     diagnostics,

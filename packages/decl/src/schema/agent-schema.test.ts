@@ -9,4 +9,19 @@ describe('the JSON Schema file shipped for editors', () => {
     );
     expect(shipped).toEqual(agentJsonSchema());
   });
+
+  it('accepts the upstream snake_case spellings, but not inside data maps', () => {
+    const schema = agentJsonSchema() as {
+      properties: Record<string, { properties?: Record<string, unknown> }>;
+    };
+    expect(Object.keys(schema.properties)).toEqual(
+      expect.arrayContaining(['maxToolRounds', 'max_tool_rounds', 'additional_instructions']),
+    );
+    const model = schema.properties.model as {
+      properties: Record<string, { properties?: Record<string, unknown> }>;
+    };
+    expect(Object.keys(model.properties.connection?.properties ?? {})).toEqual(
+      expect.arrayContaining(['apiKey', 'api_key']),
+    );
+  });
 });

@@ -102,20 +102,51 @@ export type ToolDecl = z.output<typeof toolDeclSchema>;
 export type ContextDecl = z.output<typeof contextDeclSchema>;
 export type ModelDecl = z.output<typeof modelSchema>;
 
+// Maps whose keys are data: their property names are not field names to alias.
+const DATA_MAPS = new Set([
+  'metadata',
+  'parameters',
+  'config',
+  'sandbox',
+  'headers',
+  'inputSchema',
+  'outputSchema',
+  'extra',
+]);
+
+/** Adds the upstream snake_case spelling of every field, so editors accept upstream files too. */
+function withSnakeCaseAliases(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) withSnakeCaseAliases(item);
+    return;
+  }
+  if (!node || typeof node !== 'object') return;
+  const object = node as Record<string, unknown>;
+  const properties = object.properties as Record<string, unknown> | undefined;
+  if (properties && typeof properties === 'object') {
+    for (const [name, value] of Object.entries(properties)) {
+      if (!DATA_MAPS.has(name)) withSnakeCaseAliases(value);
+      const snake = name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+      if (snake !== name && !(snake in properties)) properties[snake] = value;
+    }
+  }
+  for (const [key, value] of Object.entries(object)) if (key !== 'properties') withSnakeCaseAliases(value);
+}
+
 /** The JSON Schema of agent files (`raf schema`; `yaml-language-server: $schema=…`). */
 export function agentJsonSchema(): Record<string, unknown> {
-  const schema = z.toJSONSchema(agentDefinitionSchema, {
-    target: 'draft-7',
-    io: 'input',
-    unrepresentable: 'any',
-  });
+  const schema = JSON.parse(
+    JSON.stringify(
+      z.toJSONSchema(agentDefinitionSchema, { target: 'draft-7', io: 'input', unrepresentable: 'any' }),
+    ),
+  ) as Record<string, unknown>;
+  withSnakeCaseAliases(schema);
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',
     $id: 'https://raf.dev/schema/agent.schema.json',
     title: 'RAF agent',
-    description:
-      'A RAF declarative agent (camelCase shown; the upstream snake_case spellings are accepted too).',
-    ...JSON.parse(JSON.stringify(schema)),
+    description: 'A RAF declarative agent; every field also accepts its upstream snake_case spelling.',
+    ...schema,
   };
 }
 
