@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -268,6 +269,45 @@ describe('model overrides and cancelling a chat turn', () => {
 });
 
 describe('as a real process', () => {
+  const built = join(repo, 'packages/cli/dist/bin.js');
+  // The binary is a bundle; its lazily loaded libraries must still resolve (CI builds first).
+  it.runIf(existsSync(built))("the built binary loads the file tools' libraries on demand", async () => {
+    server = await startMockModelServer({
+      turns: [
+        {
+          toolCalls: [
+            { id: 'c1', name: 'run_command', arguments: { command: 'echo hi' } },
+            { id: 'c2', name: 'find_files', arguments: { pattern: '**/*.txt' } },
+            {
+              id: 'c3',
+              name: 'search_file',
+              arguments: { pattern: 'hello', directory: '.', include: '*.txt' },
+            },
+          ],
+        },
+        { text: 'done' },
+      ],
+    });
+    const yaml = `name: b\nmodel: { id: m, provider: custom, connection: { endpoint: "${server.baseURL}" } }\ncontexts:\n  - kind: workspace\n    name: w\n    config: { root: ., policy: approve, allowCommands: [echo] }\ntools:\n  - kind: file\n`;
+    await writeFile(join(dir, 'agent.yaml'), yaml);
+    await writeFile(join(dir, 'notes.txt'), 'hello\n');
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [built, 'run', 'agent.yaml', '-i', 'x', '--json'],
+      { cwd: dir },
+    );
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; result?: { ok: boolean } });
+    expect(lines.some((l) => l.type === 'tool-approval-request')).toBe(false);
+    expect(lines.filter((l) => l.type === 'tool-result').map((l) => l.result?.ok)).toEqual([
+      true,
+      true,
+      true,
+    ]);
+  });
+
   it('prints errors without a stack trace', async () => {
     const bin = join(repo, 'packages/cli/src/bin.ts');
     const corpus = join(repo, 'packages/decl/test-fixtures/broken');

@@ -36,7 +36,10 @@ type Undici = typeof import('undici');
 let undici: Promise<Undici> | undefined;
 /** undici is a third of a cold start: it loads on the first request, not on import. */
 function loadUndici(): Promise<Undici> {
-  undici ??= import('undici');
+  // A bundler may hand the CommonJS module back as `default` (the `raf` binary does).
+  undici ??= import('undici').then((module) =>
+    'Agent' in module ? module : (module as { default: Undici }).default,
+  );
   return undici;
 }
 
