@@ -244,3 +244,22 @@ describe('templates from a file, and the editor schema', () => {
     });
   });
 });
+
+describe('compression from YAML', () => {
+  it('builds sliding_window with the exact token counter, and reports an unsupported strategy at its field', async () => {
+    const exact = await agentFile(
+      'cmp',
+      'compression: { kind: sliding_window, windowSize: 4 }\ntokenCounter: { kind: exact }\n',
+    );
+    const plan = await new DeclAgentBuilder().fromYamlFile(exact).explain();
+    expect(plan.contexts.at(-1)).toMatchObject({ kind: 'compression', name: 'compression:sliding_window' });
+    const summarize = await agentFile('cmp2', 'compression: { kind: summarize }\n');
+    const report = await new DeclAgentBuilder().fromYamlFile(summarize).validate();
+    expect(report.errors).toEqual([
+      expect.objectContaining({
+        path: 'compression',
+        message: expect.stringMatching(/"summarize" is not one of sliding_window, token_budget/),
+      }),
+    ]);
+  });
+});

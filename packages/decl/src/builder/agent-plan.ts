@@ -134,6 +134,7 @@ export async function planAgent(
   );
 
   const providers: PlannedProvider[] = [];
+  const counting = { tokenCounter: definition.tokenCounter?.kind ?? 'estimate', model: modelId };
   for (const [index, decl] of definition.contexts.entries()) {
     if (decl.kind === 'history') continue; // implicit, always first (rule 3)
     const factory = registry.contextKind(decl.kind);
@@ -141,25 +142,23 @@ export async function planAgent(
       at(['contexts', index, 'kind'], registry.missing('context kind', decl.kind));
       continue;
     }
+    // Compression counts tokens the way the top-level `tokenCounter` says, for this model.
+    const config = decl.kind === 'compression' ? { ...counting, ...decl.config } : (decl.config ?? {});
     try {
-      providers.push({
-        provider: await factory({ ...decl, config: decl.config ?? {} } as never, context),
-        index,
-      });
+      providers.push({ provider: await factory({ ...decl, config } as never, context), index });
     } catch (error) {
       at(['contexts', index], getErrorMessage(error));
     }
   }
-  if (definition.compression) {
-    const factory = registry.contextKind('compression');
+  const factory = registry.contextKind('compression');
+  if (definition.compression && factory) {
     const { kind, ...config } = definition.compression;
-    if (factory)
-      providers.push({
-        provider: await factory(
-          { kind: 'compression', name: kind, config: { strategy: kind, ...config } } as never,
-          context,
-        ),
-      });
+    const decl = { kind: 'compression', name: kind, config: { ...counting, strategy: kind, ...config } };
+    try {
+      providers.push({ provider: await factory(decl as never, context) });
+    } catch (error) {
+      at(['compression'], getErrorMessage(error));
+    }
   }
 
   const tools = routeTools(resolved, providers, at);

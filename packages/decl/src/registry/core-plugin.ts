@@ -15,12 +15,14 @@ import {
   CompressionProvider,
   createFileTool,
   EstimateTokenCounter,
+  ExactTokenCounter,
   FILE_TOOL_NAMES,
   type FileToolName,
   SlidingWindowStrategy,
   TokenBudgetStrategy,
   WorkspaceContextProvider,
 } from '@raf/framework';
+import { snakeCase } from '../schema/normalize.js';
 
 const FILE_TOOLS = new Set<string>([...FILE_TOOL_NAMES, 'apply_patch']);
 
@@ -30,8 +32,7 @@ function configOf(decl: Declaration): Record<string, JSONValue> {
 
 /** Reads a config value under its camelCase or snake_case name. */
 function setting(config: Record<string, JSONValue>, camel: string): JSONValue | undefined {
-  const snake = camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-  return config[camel] ?? config[snake];
+  return config[camel] ?? config[snakeCase(camel)];
 }
 
 function fileTool(decl: Declaration): ReturnType<typeof createFileTool>[] {
@@ -69,8 +70,12 @@ async function skills(decl: Declaration, context: PluginBuildContext) {
   return AgentSkillsProvider.scan(resolve(context.baseDir, String(directory)));
 }
 
-function compression(decl: Declaration) {
+async function compression(decl: Declaration) {
   const config = configOf(decl);
+  const exact = setting(config, 'tokenCounter') === 'exact';
+  const counter = exact
+    ? await ExactTokenCounter.forModel(String(setting(config, 'model') ?? ''))
+    : new EstimateTokenCounter();
   const strategy = String(setting(config, 'strategy') ?? decl.name ?? 'token_budget');
   const maxTokens = Number(setting(config, 'maxTokens') ?? 8000);
   const made =
@@ -83,7 +88,7 @@ function compression(decl: Declaration) {
         : undefined;
   if (!made)
     throw new ConfigError(`compression strategy "${strategy}" is not one of sliding_window, token_budget`);
-  return new CompressionProvider({ strategy: made, counter: new EstimateTokenCounter(), maxTokens });
+  return new CompressionProvider({ strategy: made, counter, maxTokens });
 }
 
 function modelClient(decl: Declaration) {

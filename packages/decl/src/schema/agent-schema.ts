@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FREE_FORM, snakeCase } from './normalize.js';
 
 /** `kind: key|remote|reference|anonymous|foundry|oauth` and the fields each uses. */
 export const connectionSchema = z.strictObject({
@@ -102,18 +103,6 @@ export type ToolDecl = z.output<typeof toolDeclSchema>;
 export type ContextDecl = z.output<typeof contextDeclSchema>;
 export type ModelDecl = z.output<typeof modelSchema>;
 
-// Maps whose keys are data: their property names are not field names to alias.
-const DATA_MAPS = new Set([
-  'metadata',
-  'parameters',
-  'config',
-  'sandbox',
-  'headers',
-  'inputSchema',
-  'outputSchema',
-  'extra',
-]);
-
 /** Adds the upstream snake_case spelling of every field, so editors accept upstream files too. */
 function withSnakeCaseAliases(node: unknown): void {
   if (Array.isArray(node)) {
@@ -125,8 +114,8 @@ function withSnakeCaseAliases(node: unknown): void {
   const properties = object.properties as Record<string, unknown> | undefined;
   if (properties && typeof properties === 'object') {
     for (const [name, value] of Object.entries(properties)) {
-      if (!DATA_MAPS.has(name)) withSnakeCaseAliases(value);
-      const snake = name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+      if (!FREE_FORM.has(name)) withSnakeCaseAliases(value);
+      const snake = snakeCase(name);
       if (snake !== name && !(snake in properties)) properties[snake] = value;
     }
   }

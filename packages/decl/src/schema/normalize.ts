@@ -13,8 +13,8 @@ const SYNONYMS: Record<string, string> = {
   authMode: 'authenticationMode',
 };
 
-/** Maps whose keys are data (names, JSON Schema, headers), never renamed. */
-const FREE_FORM = new Set([
+/** Maps whose keys are data (names, JSON Schema, headers), never renamed or aliased. */
+export const FREE_FORM = new Set([
   'metadata',
   'parameters',
   'config',
@@ -27,6 +27,9 @@ const FREE_FORM = new Set([
 ]);
 
 const camel = (key: string) => key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+
+/** `maxToolRounds` → `max_tool_rounds`: the upstream spelling of a field. */
+export const snakeCase = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** For each normalized object: canonical key → the key as written. */
 export type Origins = WeakMap<object, Map<string, string>>;
