@@ -7,6 +7,7 @@ export type {
   ToolChoice,
 } from './chat-client/chat-client.js';
 export { inputBudget } from './chat-client/chat-client.js';
+export { flattenBatches, singletonBatches, updateBatches } from './chat-client/update-batches.js';
 export type {
   ContextResult,
   IContextProvider,

@@ -4,6 +4,7 @@ import {
   ChatClientError,
   type ChatClientRunOptions,
   type ChatMessage,
+  flattenBatches,
   getErrorMessage,
   type IChatClient,
   type ModelMetadata,
@@ -30,7 +31,7 @@ import {
   type TimeoutOptions,
 } from './client-options.js';
 import { readStream } from './read-stream.js';
-import { buildRequestBody } from './request-body.js';
+import { serializeRequestBody } from './request-body.js';
 
 type Undici = typeof import('undici');
 let undici: Promise<Undici> | undefined;
@@ -103,6 +104,14 @@ export class OpenAICompatibleChatClient implements IChatClient {
     messages: readonly ChatMessage[],
     options: ChatClientRunOptions = {},
   ): AsyncIterable<AgentResponseUpdate> {
+    return flattenBatches(this.stream(messages, options));
+  }
+
+  /** The updates of each network read as one batch (what the tool loop reads). */
+  runBatches(
+    messages: readonly ChatMessage[],
+    options: ChatClientRunOptions = {},
+  ): AsyncIterable<AgentResponseUpdate[]> {
     return this.stream(messages, options);
   }
 
@@ -125,11 +134,11 @@ export class OpenAICompatibleChatClient implements IChatClient {
     return this.dispatcher;
   }
 
-  // One generator layer only: every extra async-generator hop costs CPU per streamed update.
+  // One generator layer only: every extra async-generator hop costs CPU per streamed batch.
   private stream(
     messages: readonly ChatMessage[],
     options: ChatClientRunOptions,
-  ): AsyncGenerator<AgentResponseUpdate, void, undefined> {
+  ): AsyncGenerator<AgentResponseUpdate[], void, undefined> {
     const userSignal = options.signal;
     const total = new AbortHandle();
     const totalDeadline = new Deadline(total, (phase, ms) => this.timeoutText(phase, ms));
@@ -138,15 +147,13 @@ export class OpenAICompatibleChatClient implements IChatClient {
       async () => {
         if (userSignal?.aborted) throw this.cancelled(userSignal.reason);
         const streaming = this.options.stream !== false;
-        const body = JSON.stringify(
-          buildRequestBody(messages, options, {
-            model: this.modelId,
-            stream: streaming,
-            echoReasoning: this.options.echoReasoning ?? this.provider === 'deepseek',
-            ...(this.options.modelOptions && { defaults: this.options.modelOptions }),
-            ...(this.options.extraBody && { defaultExtraBody: this.options.extraBody }),
-          }),
-        );
+        const body = serializeRequestBody(messages, options, {
+          model: this.modelId,
+          stream: streaming,
+          echoReasoning: this.options.echoReasoning ?? this.provider === 'deepseek',
+          ...(this.options.modelOptions && { defaults: this.options.modelOptions }),
+          ...(this.options.extraBody && { defaultExtraBody: this.options.extraBody }),
+        });
         const headers = options.extraHeaders ? { ...this.headers, ...options.extraHeaders } : this.headers;
         totalDeadline.arm('total', this.timeouts.totalMs);
         userSignal?.addEventListener('abort', onAbort, { once: true });

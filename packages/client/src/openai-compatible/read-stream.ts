@@ -5,7 +5,7 @@ import {
   TimeoutError,
   type TimeoutPhase,
 } from '@raf/core';
-import { createParser } from 'eventsource-parser';
+import { createParser, type EventSourceParser } from 'eventsource-parser';
 import { Deadline } from '../http/deadline.js';
 import { ChunkMapper } from './chunk-mapper.js';
 import type { OpenedResponse } from './openai-compatible-client.js';
@@ -28,19 +28,53 @@ function preview(text: string): string {
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
-/** Collects SSE `data:` payloads into the mapper; records the first protocol problem. */
+/**
+ * Collects SSE `data:` payloads into the mapper; records the first protocol problem. A complete
+ * one-line `data: …` event (what every Chat Completions server sends) is read here directly;
+ * anything else (comments, other fields, multi-line data, CR line ends) goes to
+ * eventsource-parser, one complete event at a time, or for the rest of the stream after a CR.
+ */
 class SseReader {
   sawDone = false;
   malformed: string | undefined;
-  private readonly parser = createParser({ onEvent: (event) => this.onData(event.data) });
+  private pending = '';
+  private parser: EventSourceParser | undefined;
+  /** After a CR, every byte goes to the spec parser. */
+  private fallback = false;
+  private out: AgentResponseUpdate[] = [];
 
-  constructor(
-    private readonly mapper: ChunkMapper,
-    private readonly out: AgentResponseUpdate[],
-  ) {}
+  constructor(private readonly mapper: ChunkMapper) {}
 
-  feed(text: string): void {
-    this.parser.feed(text);
+  feed(text: string, out: AgentResponseUpdate[]): void {
+    this.out = out;
+    if (this.fallback) {
+      this.specParser().feed(text);
+      return;
+    }
+    const buffer = this.pending === '' ? text : this.pending + text;
+    if (text.includes('\r')) {
+      this.fallback = true;
+      this.pending = '';
+      this.specParser().feed(buffer);
+      return;
+    }
+    let start = 0;
+    let end = buffer.indexOf('\n\n');
+    while (end !== -1) {
+      if (buffer.startsWith('data: ', start) && buffer.indexOf('\n', start) === end) {
+        this.onData(buffer.slice(start + 6, end));
+      } else {
+        this.specParser().feed(buffer.slice(start, end + 2));
+      }
+      start = end + 2;
+      end = buffer.indexOf('\n\n', start);
+    }
+    this.pending = start === 0 ? buffer : buffer.slice(start);
+  }
+
+  private specParser(): EventSourceParser {
+    this.parser ??= createParser({ onEvent: (event) => this.onData(event.data) });
+    return this.parser;
   }
 
   private onData(data: string): void {
@@ -79,24 +113,24 @@ function failureOf(
 }
 
 /**
- * Opens the request (retries happen inside `open`) and reads the answer to the end. A failure
- * after the answer began is an `error` update followed by `finish { reason: 'other' }`: the
- * caller keeps every update it already received. One generator, no delegation: each extra
- * async-generator layer costs CPU on every streamed update.
+ * Opens the request (retries happen inside `open`) and reads the answer to the end, yielding the
+ * updates of each network read as one batch. A failure after the answer began is an `error`
+ * update followed by `finish { reason: 'other' }`: the caller keeps every update it already
+ * received.
  */
 export async function* readStream(
   open: () => Promise<OpenedResponse>,
   options: ReadStreamOptions,
-): AsyncGenerator<AgentResponseUpdate, void, undefined> {
+): AsyncGenerator<AgentResponseUpdate[], void, undefined> {
   let opened: OpenedResponse | undefined;
   let complete = false;
   const idle: { deadline?: Deadline } = {};
   try {
     opened = await open();
     const mapper = new ChunkMapper();
-    const out: AgentResponseUpdate[] = [];
+    let out: AgentResponseUpdate[] = [];
     const isJson = opened.contentType.includes('application/json');
-    const sse = new SseReader(mapper, out);
+    const sse = new SseReader(mapper);
     const decoder = new TextDecoder();
     idle.deadline = new Deadline(opened.attempt, options.describeTimeout);
     idle.deadline.arm('idle', options.idleMs);
@@ -109,10 +143,10 @@ export async function* readStream(
         bytes += chunk.value.length;
         const text = decoder.decode(chunk.value, { stream: true });
         if (isJson) json += text;
-        else sse.feed(text);
+        else sse.feed(text, out);
         if (out.length > 0) {
-          for (let i = 0; i < out.length; i++) yield out[i]!;
-          out.length = 0;
+          yield out;
+          out = [];
         }
         if (sse.malformed !== undefined || mapper.streamError !== undefined) break;
         idle.deadline.refresh();
@@ -145,11 +179,8 @@ export async function* readStream(
       const problem = mapper.finish(sse.sawDone, out);
       if (problem !== undefined) failure = { code: 'RAF_STREAM', message: `${options.label}: ${problem}` };
     }
-    for (const update of out) yield update;
-    if (failure) {
-      yield { type: 'error', ...failure };
-      yield { type: 'finish', reason: 'other' };
-    }
+    if (failure) out.push({ type: 'error', ...failure }, { type: 'finish', reason: 'other' });
+    if (out.length > 0) yield out;
   } finally {
     idle.deadline?.clear();
     options.cleanup();

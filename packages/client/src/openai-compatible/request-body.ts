@@ -1,4 +1,5 @@
-import type { ChatClientRunOptions, ChatMessage, ModelOptions, ToolChoice } from '@raf/core';
+import type { ChatClientRunOptions, ChatMessage, ModelOptions, ToolChoice, ToolDefinition } from '@raf/core';
+import { messageJson, toolsJson } from './wire-json-cache.js';
 
 export interface RequestBodyOptions {
   model: string;
@@ -7,20 +8,6 @@ export interface RequestBodyOptions {
   echoReasoning: boolean;
   defaults?: ModelOptions;
   defaultExtraBody?: Record<string, unknown>;
-}
-
-// The tool loop resends the same message objects every round: convert each once.
-const wireCache = new WeakMap<ChatMessage, Record<string, unknown>>();
-const wireCacheEcho = new WeakMap<ChatMessage, Record<string, unknown>>();
-
-function wireMessage(message: ChatMessage, echoReasoning: boolean): Record<string, unknown> {
-  const cache = echoReasoning ? wireCacheEcho : wireCache;
-  let wire = cache.get(message);
-  if (!wire) {
-    wire = toWire(message, echoReasoning);
-    cache.set(message, wire);
-  }
-  return wire;
 }
 
 function toWire(message: ChatMessage, echoReasoning: boolean): Record<string, unknown> {
@@ -37,6 +24,13 @@ function toWire(message: ChatMessage, echoReasoning: boolean): Record<string, un
   }
   if (message.role === 'tool') wire.tool_call_id = message.toolCallId;
   return wire;
+}
+
+function wireTool(tool: ToolDefinition): unknown {
+  return {
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+  };
 }
 
 function wireToolChoice(choice: ToolChoice): unknown {
@@ -64,7 +58,7 @@ export function buildRequestBody(
 ): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model: options.model,
-    messages: messages.map((m) => wireMessage(m, options.echoReasoning)),
+    messages: messages.map((m) => toWire(m, options.echoReasoning)),
     stream: options.stream,
   };
   if (options.stream) body.stream_options = { include_usage: true };
@@ -73,13 +67,44 @@ export function buildRequestBody(
     if (modelOptions[key] !== undefined) body[wire] = modelOptions[key];
   }
   if (run.tools && run.tools.length > 0) {
-    body.tools = run.tools.map((tool) => ({
-      type: 'function',
-      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
-    }));
+    body.tools = run.tools.map(wireTool);
     if (run.toolChoice !== undefined) body.tool_choice = wireToolChoice(run.toolChoice);
     if (run.parallelToolCalls !== undefined) body.parallel_tool_calls = run.parallelToolCalls;
   }
   Object.assign(body, options.defaultExtraBody, run.extraBody);
   return body;
+}
+
+/**
+ * `JSON.stringify(buildRequestBody(…))`, built from each message's cached JSON: the tool loop
+ * resends the whole conversation every round, and only the new messages are serialized.
+ */
+export function serializeRequestBody(
+  messages: readonly ChatMessage[],
+  run: ChatClientRunOptions,
+  options: RequestBodyOptions,
+): string {
+  // An extra body may replace any field: build the object and let it.
+  if (options.defaultExtraBody || run.extraBody)
+    return JSON.stringify(buildRequestBody(messages, run, options));
+  let json = `{"model":${JSON.stringify(options.model)},"messages":[`;
+  for (let i = 0; i < messages.length; i++) {
+    if (i > 0) json += ',';
+    json += messageJson(messages[i]!, options.echoReasoning, toWire);
+  }
+  json += options.stream ? '],"stream":true,"stream_options":{"include_usage":true}' : '],"stream":false';
+  if (options.defaults || run.modelOptions) {
+    const modelOptions = { ...options.defaults, ...run.modelOptions };
+    for (const [key, wire] of OPTION_FIELDS) {
+      const value = modelOptions[key];
+      if (value !== undefined) json += `,"${wire}":${JSON.stringify(value)}`;
+    }
+  }
+  if (run.tools && run.tools.length > 0) {
+    json += `,"tools":${toolsJson(run.tools, wireTool)}`;
+    if (run.toolChoice !== undefined)
+      json += `,"tool_choice":${JSON.stringify(wireToolChoice(run.toolChoice))}`;
+    if (run.parallelToolCalls !== undefined) json += `,"parallel_tool_calls":${run.parallelToolCalls}`;
+  }
+  return `${json}}`;
 }

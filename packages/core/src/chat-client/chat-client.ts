@@ -73,4 +73,13 @@ export interface IChatClient {
   /** The client this one decorates, if any. */
   readonly innerClient?: IChatClient;
   run(messages: readonly ChatMessage[], options?: ChatClientRunOptions): AsyncIterable<AgentResponseUpdate>;
+  /**
+   * Optional: the same updates as `run`, in batches (e.g. one per network read). A pipeline of
+   * decorators that all batch pays one async step per batch instead of one per update; read it
+   * with `updateBatches(client, …)`, which falls back to `run` when a client does not batch.
+   */
+  runBatches?(
+    messages: readonly ChatMessage[],
+    options?: ChatClientRunOptions,
+  ): AsyncIterable<readonly AgentResponseUpdate[]>;
 }

@@ -9,6 +9,7 @@ import {
   type ChatMessage,
   collectAgentResponse,
   type FinishUpdate,
+  flattenBatches,
   getErrorMessage,
   type IChatClient,
   type IContextProvider,
@@ -16,6 +17,7 @@ import {
   inputBudget,
   RafError,
   systemMessage,
+  updateBatches,
 } from '@raf/core';
 import { checkApprovals } from '../approval/approval-batch.js';
 import type { ICompressionStrategy, ITokenCounter } from '../compression/compression-types.js';
@@ -87,7 +89,7 @@ export class ChatClientAgent {
   }
 
   run(input: AgentInput, options: AgentRunOptions = {}): AsyncIterable<AgentResponseUpdate> {
-    return this.execute(input, options);
+    return flattenBatches(this.execute(input, options));
   }
 
   /** Runs to the end and returns the collected response (throws `StreamFailedError` on an error update). */
@@ -95,10 +97,11 @@ export class ChatClientAgent {
     return collectAgentResponse(this.run(input, options));
   }
 
+  // Yields batches (one per network read of the model) so each update costs no async step of its own.
   private async *execute(
     input: AgentInput,
     options: AgentRunOptions,
-  ): AsyncGenerator<AgentResponseUpdate, void, undefined> {
+  ): AsyncGenerator<readonly AgentResponseUpdate[], void, undefined> {
     const session = options.session ?? new AgentSession();
     const signal = options.signal ?? NEVER_ABORTED;
     const inputMessages = normalizeInput(input);
@@ -128,7 +131,7 @@ export class ChatClientAgent {
         input: inputMessages,
         signal,
       });
-      for (const message of context.warnings) yield this.track(accumulator, { type: 'warning', message });
+      if (context.warnings.length > 0) yield this.warnings(accumulator, context.warnings);
       if (!this.toolLoop && context.tools.length > 0) {
         yield this.track(accumulator, {
           type: 'warning',
@@ -142,7 +145,7 @@ export class ChatClientAgent {
         options.instructions,
       );
       const compressed = await this.compress(requestMessages, signal);
-      if (compressed.warning) yield this.track(accumulator, { type: 'warning', message: compressed.warning });
+      if (compressed.warning) yield this.warnings(accumulator, [compressed.warning]);
       requestMessages = compressed.messages;
 
       // New messages are stored once, in order: the input together with the first turn's messages.
@@ -171,13 +174,18 @@ export class ChatClientAgent {
         runOptions.pendingApproval = session.pendingApproval;
         runOptions.approvals = options.approvals ?? [];
       }
-      for await (const update of this.chatClient.run(requestMessages, runOptions)) {
-        if (update.type === 'finish') {
-          finish = update;
+      for await (const batch of updateBatches(this.chatClient, requestMessages, runOptions)) {
+        let forward = batch;
+        for (let i = 0; i < batch.length; i++) {
+          const update = batch[i]!;
           accumulator.add(update);
-          continue;
+          if (update.type === 'finish') {
+            // Held back: providers are notified before the caller sees the run end.
+            finish = update;
+            forward = batch.filter((u) => u.type !== 'finish');
+          }
         }
-        yield this.track(accumulator, update);
+        if (forward.length > 0) yield forward;
       }
       // A client without the tool loop reports no turn messages: store its answer here.
       if (!stored && !accumulator.failure && finish && finish.reason !== 'cancelled') {
@@ -201,13 +209,23 @@ export class ChatClientAgent {
       }
     }
     const warnings = notified ? [] : await notify();
-    for (const message of warnings) yield this.track(accumulator, { type: 'warning', message });
-    yield finish ?? { type: 'finish', reason: 'other' };
+    yield [...this.warnings(accumulator, warnings), finish ?? { type: 'finish', reason: 'other' }];
   }
 
-  private track(accumulator: AgentResponseAccumulator, update: AgentResponseUpdate): AgentResponseUpdate {
+  private track(accumulator: AgentResponseAccumulator, update: AgentResponseUpdate): AgentResponseUpdate[] {
     accumulator.add(update);
-    return update;
+    return [update];
+  }
+
+  private warnings(
+    accumulator: AgentResponseAccumulator,
+    messages: readonly string[],
+  ): AgentResponseUpdate[] {
+    return messages.map((message) => {
+      const update: AgentResponseUpdate = { type: 'warning', message };
+      accumulator.add(update);
+      return update;
+    });
   }
 
   private checkResume(session: AgentSession, input: ChatMessage[], options: AgentRunOptions): void {

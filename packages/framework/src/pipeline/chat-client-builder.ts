@@ -5,6 +5,8 @@ import {
   ConfigError,
   type IChatClient,
   type ModelMetadata,
+  singletonBatches,
+  updateBatches,
 } from '@raf/core';
 
 /** Passes every call through to `innerClient`; extend it to write a decorator. */
@@ -25,6 +27,18 @@ export class DelegatingChatClient implements IChatClient {
 
   run(messages: readonly ChatMessage[], options?: ChatClientRunOptions): AsyncIterable<AgentResponseUpdate> {
     return this.innerClient.run(messages, options);
+  }
+
+  /**
+   * The inner client's batches, passed through. A subclass that overrides only `run` is read
+   * through its `run`, so a decorator never loses sight of an update.
+   */
+  runBatches(
+    messages: readonly ChatMessage[],
+    options?: ChatClientRunOptions,
+  ): AsyncIterable<readonly AgentResponseUpdate[]> {
+    if (this.run !== DelegatingChatClient.prototype.run) return singletonBatches(this.run(messages, options));
+    return updateBatches(this.innerClient, messages, options);
   }
 }
 

@@ -6,6 +6,7 @@ import {
   type ChatClientRunOptions,
   type ChatMessage,
   type FinishUpdate,
+  flattenBatches,
   getErrorMessage,
   type IChatClient,
   type ITool,
@@ -17,6 +18,7 @@ import {
   toolMessage,
   toToolDefinition,
   type Usage,
+  updateBatches,
 } from '@raf/core';
 import { checkApprovals } from '../approval/approval-batch.js';
 import { mergeTools } from '../tools/tool-registry.js';
@@ -73,13 +75,21 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
     messages: readonly ChatMessage[],
     options: ChatClientRunOptions = {},
   ): AsyncIterable<AgentResponseUpdate> {
+    return flattenBatches(this.loop(messages, options));
+  }
+
+  override runBatches(
+    messages: readonly ChatMessage[],
+    options: ChatClientRunOptions = {},
+  ): AsyncIterable<readonly AgentResponseUpdate[]> {
     return this.loop(messages, options);
   }
 
+  // Batches in, batches out: one async step per network read, not one per update.
   private async *loop(
     messages: readonly ChatMessage[],
     options: ChatClientRunOptions,
-  ): AsyncGenerator<AgentResponseUpdate, void, undefined> {
+  ): AsyncGenerator<readonly AgentResponseUpdate[], void, undefined> {
     const signal = options.signal ?? NEVER_ABORTED;
     const { tools } = mergeTools(this.tools, options.providerTools ?? []);
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
@@ -88,12 +98,9 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
     const guard = new LoopGuard(this.maxIdenticalCalls);
     let usage: Usage | undefined;
     let round = 0;
-    const finish = (reason: FinishUpdate['reason'], extra: Partial<FinishUpdate> = {}): FinishUpdate => ({
-      type: 'finish',
-      reason,
-      ...extra,
-      ...(usage && { usage }),
-    });
+    const finish = (reason: FinishUpdate['reason'], extra: Partial<FinishUpdate> = {}): FinishUpdate[] => [
+      { type: 'finish', reason, ...extra, ...(usage && { usage }) },
+    ];
 
     if (options.pendingApproval) {
       const batch = options.pendingApproval;
@@ -116,30 +123,36 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
     for (;;) {
       const turn: Turn = { text: '', reasoning: '', calls: [], finish: undefined, failed: false };
       try {
-        for await (const update of this.innerClient.run(conversation, innerOptions)) {
-          switch (update.type) {
-            case 'finish':
-              turn.finish = update;
-              continue;
-            case 'text-delta':
-              turn.text += update.delta;
-              break;
-            case 'reasoning-delta':
-              turn.reasoning += update.delta;
-              break;
-            case 'tool-call-end':
-              turn.calls.push({ id: update.callId, name: update.name, arguments: update.arguments });
-              break;
-            case 'usage':
-              usage = addUsage(usage, update.usage);
-              break;
-            case 'error':
-              turn.failed = true;
-              break;
-            default:
-              break;
+        for await (const batch of updateBatches(this.innerClient, conversation, innerOptions)) {
+          let forward = batch;
+          for (let i = 0; i < batch.length; i++) {
+            const update = batch[i]!;
+            switch (update.type) {
+              case 'finish':
+                // The loop sends its own finish; the model's ends this turn only.
+                turn.finish = update;
+                forward = batch.filter((u) => u.type !== 'finish');
+                break;
+              case 'text-delta':
+                turn.text += update.delta;
+                break;
+              case 'reasoning-delta':
+                turn.reasoning += update.delta;
+                break;
+              case 'tool-call-end':
+                turn.calls.push({ id: update.callId, name: update.name, arguments: update.arguments });
+                break;
+              case 'usage':
+                usage = addUsage(usage, update.usage);
+                break;
+              case 'error':
+                turn.failed = true;
+                break;
+              default:
+                break;
+            }
           }
-          yield update;
+          if (forward.length > 0) yield forward;
         }
       } catch (error) {
         if (CancelledError.isInstance(error) || signal.aborted) {
@@ -177,8 +190,7 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
         if (Object.keys(targets).length > 0) batch.resolvedTargets = targets;
         options.onTurnMessages?.([assistant]);
         options.onApprovalPending?.(batch);
-        for (const approval of approvals) yield approval.update;
-        yield finish('awaitingApproval');
+        yield [...approvals.map((a) => a.update), ...finish('awaitingApproval')];
         return;
       }
       yield* this.runBatch(prepared, conversation, options, signal, [assistant]);
@@ -187,8 +199,10 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
         return;
       }
       if (guarded) {
-        yield { type: 'warning', code: 'loop-guard', message: guarded };
-        yield finish('other', { rawReason: 'loopGuard' });
+        yield [
+          { type: 'warning', code: 'loop-guard', message: guarded },
+          ...finish('other', { rawReason: 'loopGuard' }),
+        ];
         return;
       }
       round++;
@@ -206,7 +220,7 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
     options: ChatClientRunOptions,
     signal: AbortSignal,
     before: ChatMessage[],
-  ): AsyncGenerator<AgentResponseUpdate, void, undefined> {
+  ): AsyncGenerator<readonly AgentResponseUpdate[], void, undefined> {
     let results: ToolResult[];
     try {
       results = await executeCalls(prepared, signal);
@@ -215,13 +229,15 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
       throw new Error(`tool execution failed: ${getErrorMessage(error)}`, { cause: error });
     }
     const produced = [...before];
+    const called: AgentResponseUpdate[] = [];
     for (let i = 0; i < prepared.length; i++) {
       const { call } = prepared[i]!;
       const result = results[i]!;
       produced.push(toolMessage(serializeToolResult(result), call.id));
-      yield { type: 'tool-called', callId: call.id, name: call.name, result };
+      called.push({ type: 'tool-called', callId: call.id, name: call.name, result });
     }
     options.onTurnMessages?.(produced);
     conversation.push(...produced);
+    yield called;
   }
 }

@@ -1,0 +1,96 @@
+import type { AgentResponseUpdate } from '@raf/core';
+import { describe, expect, it } from 'vitest';
+import { AbortHandle } from '../http/abort-handle.js';
+import type { OpenedResponse } from './openai-compatible-client.js';
+import { readStream } from './read-stream.js';
+
+function chunk(content: string, extra = ''): string {
+  return `{"id":"c1","model":"m","choices":[{"index":0,"delta":{"content":${JSON.stringify(content)}}${extra}}]}`;
+}
+
+/** Reads `pieces` (the response body, cut where the network would cut it) through readStream. */
+async function read(pieces: string[]): Promise<AgentResponseUpdate[]> {
+  const buffers = pieces.map((piece) => Buffer.from(piece));
+  async function* body() {
+    for (const buffer of buffers.slice(1)) yield buffer;
+  }
+  const iterator = body();
+  const opened: OpenedResponse = {
+    contentType: 'text/event-stream',
+    iterator,
+    first: buffers.length > 0 ? { value: buffers[0]!, done: false } : { value: undefined, done: true },
+    attempt: new AbortHandle(),
+    detach: () => {},
+  };
+  const updates: AgentResponseUpdate[] = [];
+  for await (const batch of readStream(async () => opened, {
+    label: 'test',
+    idleMs: 0,
+    describeTimeout: () => 'timeout',
+    redact: (text) => text,
+    cancelled: () => undefined,
+    cleanup: () => {},
+  })) {
+    updates.push(...batch);
+  }
+  return updates;
+}
+
+const STOP = ',"finish_reason":"stop"';
+const EXPECTED: AgentResponseUpdate[] = [
+  { type: 'response-metadata', id: 'c1', model: 'm' },
+  { type: 'text-delta', delta: 'Hello' },
+  { type: 'text-delta', delta: ' world' },
+  { type: 'finish', reason: 'stop' },
+];
+
+describe('readStream SSE parsing', () => {
+  const plain = `data: ${chunk('Hello')}\n\ndata: ${chunk(' world', STOP)}\n\ndata: [DONE]\n\n`;
+
+  it('reads the same updates wherever the network cuts the body', async () => {
+    expect(await read([plain])).toEqual(EXPECTED);
+    for (let cut = 1; cut < plain.length; cut += 7) {
+      expect(await read([plain.slice(0, cut), plain.slice(cut)])).toEqual(EXPECTED);
+    }
+  });
+
+  it('reads CRLF line ends, even when the first CR arrives mid-stream', async () => {
+    const crlf = plain.replaceAll('\n', '\r\n');
+    expect(await read([crlf])).toEqual(EXPECTED);
+    const mixed = `data: ${chunk('Hello')}\n\ndata: ${chunk(' world', STOP)}\r\n\r\ndata: [DONE]\r\n\r\n`;
+    const cut = mixed.indexOf('\r');
+    expect(await read([mixed.slice(0, cut - 3), mixed.slice(cut - 3)])).toEqual(EXPECTED);
+  });
+
+  it('hands comments, named events, multi-line data and "data:" without a space to the SSE parser', async () => {
+    const body =
+      ': keep-alive\n\n' +
+      `event: message\ndata: ${chunk('Hello')}\n\n` +
+      `data:${chunk(' world', STOP)}\n\n` +
+      'data: [DO\ndata: NE]\n\n' +
+      'data: [DONE]\n\n';
+    // "[DO\nNE]" is one event whose data spans two lines: not [DONE], so it is malformed.
+    const updates = await read([body]);
+    expect(updates.slice(0, 3)).toEqual(EXPECTED.slice(0, 3));
+    expect(updates.at(-2)).toMatchObject({ type: 'error', code: 'RAF_STREAM' });
+    expect(await read([body.replace('data: [DO\ndata: NE]\n\n', '')])).toEqual(EXPECTED);
+  });
+
+  it('joins multi-line data with a newline, as the SSE spec says', async () => {
+    const body = `data: {"id":"c1","model":"m",\ndata: "choices":[{"index":0,"delta":{"content":"Hi"}${STOP}}]}\n\ndata: [DONE]\n\n`;
+    expect(await read([body])).toEqual([
+      { type: 'response-metadata', id: 'c1', model: 'm' },
+      { type: 'text-delta', delta: 'Hi' },
+      { type: 'finish', reason: 'stop' },
+    ]);
+  });
+
+  it('drops an event left unfinished at the end of the body (no blank line)', async () => {
+    const body = `data: ${chunk('Hello', STOP)}\n\ndata: ${chunk(' lost')}`;
+    expect(await read([body])).toEqual([
+      { type: 'response-metadata', id: 'c1', model: 'm' },
+      { type: 'text-delta', delta: 'Hello' },
+      { type: 'finish', reason: 'stop' },
+    ]);
+  });
+});
