@@ -8,11 +8,15 @@ function chunk(content: string, extra = ''): string {
   return `{"id":"c1","model":"m","choices":[{"index":0,"delta":{"content":${JSON.stringify(content)}}${extra}}]}`;
 }
 
-/** Reads `pieces` (the response body, cut where the network would cut it) through readStream. */
-async function read(pieces: string[]): Promise<AgentResponseUpdate[]> {
+/**
+ * Reads `pieces` (the response body, cut where the network would cut it) through readStream.
+ * With `hang`, the body never ends after its last piece, like a server that keeps it open.
+ */
+async function read(pieces: string[], hang = false): Promise<AgentResponseUpdate[]> {
   const buffers = pieces.map((piece) => Buffer.from(piece));
   async function* body() {
     for (const buffer of buffers.slice(1)) yield buffer;
+    if (hang) await new Promise(() => {});
   }
   const iterator = body();
   const opened: OpenedResponse = {
@@ -32,6 +36,7 @@ async function read(pieces: string[]): Promise<AgentResponseUpdate[]> {
     cleanup: () => {},
   })) {
     updates.push(...batch);
+    if (hang && batch.some((update) => update.type === 'finish')) break;
   }
   return updates;
 }
@@ -92,5 +97,10 @@ describe('readStream SSE parsing', () => {
       { type: 'text-delta', delta: 'Hello' },
       { type: 'finish', reason: 'stop' },
     ]);
+  });
+
+  it('delivers the finish as soon as [DONE] arrives, with the updates of the same read', async () => {
+    // The body stays open after [DONE]: the answer must not wait for the HTTP end.
+    expect(await read([plain], true)).toEqual(EXPECTED);
   });
 });

@@ -112,6 +112,16 @@ function failureOf(
   };
 }
 
+/** Reads what is left of a body (after [DONE]: the HTTP end), so the connection is reused. */
+async function readToEnd(iterator: AsyncIterator<Buffer>): Promise<boolean> {
+  try {
+    while (!(await iterator.next()).done);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Opens the request (retries happen inside `open`) and reads the answer to the end, yielding the
  * updates of each network read as one batch. A failure after the answer began is an `error`
@@ -144,6 +154,9 @@ export async function* readStream(
         const text = decoder.decode(chunk.value, { stream: true });
         if (isJson) json += text;
         else sse.feed(text, out);
+        // After [DONE] only the end of the HTTP body can follow: these updates go out with the
+        // finish, one step for the consumer instead of two, and the body is read to its end after.
+        if (sse.sawDone) break;
         if (out.length > 0) {
           yield out;
           out = [];
@@ -181,6 +194,10 @@ export async function* readStream(
     }
     if (failure) out.push({ type: 'error', ...failure }, { type: 'finish', reason: 'other' });
     if (out.length > 0) yield out;
+    if (!complete && !failure && sse.sawDone) {
+      idle.deadline.arm('idle', options.idleMs);
+      complete = await readToEnd(opened.iterator);
+    }
   } finally {
     idle.deadline?.clear();
     options.cleanup();

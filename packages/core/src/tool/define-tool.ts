@@ -49,9 +49,12 @@ export function defineTool<Schema extends z.ZodType>(options: DefineToolOptions<
     // The zod schema is the source of `parameters`, so it validates for the loop too (and fast).
     validateArguments(args) {
       const parsed = options.parameters.safeParse(args);
-      return parsed.success ? { ok: true } : { ok: false, error: describeZodIssues(parsed.error) };
+      return parsed.success
+        ? { ok: true, args: parsed.data }
+        : { ok: false, error: describeZodIssues(parsed.error) };
     },
     async execute(args, context) {
+      if (context.argumentsValidated) return options.execute(args as z.output<Schema>, context);
       const parsed = options.parameters.safeParse(args);
       if (!parsed.success) {
         return toolFailure(`Invalid arguments for ${options.name}: ${describeZodIssues(parsed.error)}`);

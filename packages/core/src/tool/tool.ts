@@ -12,6 +12,11 @@ export interface ToolExecutionContext {
   sessionId?: string;
   /** Optional progress line for long work (shown by the CLI while the tool runs). */
   reportProgress?: (message: string) => void;
+  /**
+   * True when the tool loop already checked the arguments with this tool's `validateArguments`
+   * and passes the value it returned: `execute` need not parse them again.
+   */
+  argumentsValidated?: boolean;
 }
 
 /** What the model is told about a tool. */
@@ -33,7 +38,11 @@ export interface ITool<Args = unknown> extends ToolDefinition {
    * Checks parsed arguments before execution (optional; the tool loop otherwise checks them
    * against `parameters` with a JSON Schema validator). Return a description of what is wrong.
    */
-  validateArguments?(args: unknown): { ok: true } | { ok: false; error: string };
+  /**
+   * Checks a call's arguments (a JSON object). `args`, when returned, is what `execute` receives
+   * instead of the raw object, with `context.argumentsValidated` set (e.g. a zod schema's output).
+   */
+  validateArguments?(args: unknown): { ok: true; args?: unknown } | { ok: false; error: string };
   /** The path or command a call will act on, shown in approval prompts and bound to the approval. */
   resolveTarget?(args: Args): string | undefined | Promise<string | undefined>;
   execute(args: Args, context: ToolExecutionContext): Promise<ToolResult>;

@@ -46,6 +46,24 @@ function modelCallOptions(options: ChatClientRunOptions, tools: ToolDefinition[]
   return inner;
 }
 
+/** Whether any runnable call's tool has an approval gate (most batches: none, and no await). */
+function mayNeedApproval(prepared: readonly PreparedCall[]): boolean {
+  for (const { tool, preset } of prepared) if (!preset && tool?.requiresApproval) return true;
+  return false;
+}
+
+interface ToolIndex {
+  byName: ReadonlyMap<string, ITool>;
+  definitions: ToolDefinition[];
+}
+
+function indexTools(tools: readonly ITool[]): ToolIndex {
+  return {
+    byName: new Map(tools.map((tool) => [tool.name, tool])),
+    definitions: tools.map(toToolDefinition),
+  };
+}
+
 type Turn = {
   text: string;
   reasoning: string;
@@ -63,6 +81,7 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
   readonly maxToolRounds: number;
   private readonly tools: readonly ITool[];
   private readonly maxIdenticalCalls: number;
+  private staticTools: ToolIndex | undefined;
 
   constructor(inner: IChatClient, tools: readonly ITool[] = [], options: FunctionInvokingOptions = {}) {
     super(inner);
@@ -91,9 +110,7 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
     options: ChatClientRunOptions,
   ): AsyncGenerator<readonly AgentResponseUpdate[], void, undefined> {
     const signal = options.signal ?? NEVER_ABORTED;
-    const { tools } = mergeTools(this.tools, options.providerTools ?? []);
-    const byName = new Map(tools.map((tool) => [tool.name, tool]));
-    const definitions = tools.map(toToolDefinition);
+    const { byName, definitions } = this.toolIndex(options.providerTools);
     const conversation = [...messages];
     const guard = new LoopGuard(this.maxIdenticalCalls);
     let usage: Usage | undefined;
@@ -177,7 +194,7 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
       const prepared = prepareCalls(turn.calls, byName);
       const guarded = guard.check(prepared);
       // Always asked, guard or not: a gated call never runs without its human decision.
-      const approvals = await planApprovals(prepared);
+      const approvals = mayNeedApproval(prepared) ? await planApprovals(prepared) : [];
       if (approvals.length > 0) {
         const batch: PendingApprovalBatch = {
           toolCalls: turn.calls,
@@ -211,6 +228,14 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
         return;
       }
     }
+  }
+
+  /** Tools by name and their definitions; the static tools' are built once (and the request body's tool JSON with them). */
+  private toolIndex(providerTools: readonly ITool[] | undefined): ToolIndex {
+    if (providerTools && providerTools.length > 0)
+      return indexTools(mergeTools(this.tools, providerTools).tools);
+    this.staticTools ??= indexTools(this.tools);
+    return this.staticTools;
   }
 
   /** Executes a batch, yields its results in call order and appends the messages to the conversation. */

@@ -19,7 +19,9 @@ export function prepareCalls(calls: readonly ToolCall[], tools: ReadonlyMap<stri
     if (!tool) return { call, preset: toolFailure(`Tool '${call.name}' not found`) };
     const check = checkArguments(tool, call.arguments);
     if (!check.ok) return { call, tool, preset: toolFailure(check.error) };
-    return { call, tool, args: check.args };
+    return check.validated === undefined
+      ? { call, tool, args: check.args }
+      : { call, tool, args: check.args, validated: check.validated };
   });
 }
 

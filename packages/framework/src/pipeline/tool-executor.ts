@@ -4,6 +4,7 @@ import {
   type JSONValue,
   safeParseToolResult,
   type ToolCall,
+  type ToolExecutionContext,
   type ToolResult,
   toolFailure,
 } from '@raf/core';
@@ -14,6 +15,8 @@ export interface PreparedCall {
   call: ToolCall;
   tool?: ITool;
   args?: JSONValue;
+  /** The arguments as the tool's `validateArguments` returned them; `execute` gets these. */
+  validated?: unknown;
   preset?: ToolResult;
   /** The target the caller approved; the call is refused if the tool now resolves another. */
   approvedTarget?: string;
@@ -73,9 +76,15 @@ async function runOne(
         `Refused: ${call.name} now needs approval (its target changed after it was checked); call it again`,
       );
     }
-    const context = { signal, callId: call.id, ...(sessionId !== undefined && { sessionId }) };
+    const context: ToolExecutionContext = { signal, callId: call.id };
+    if (sessionId !== undefined) context.sessionId = sessionId;
+    let args: unknown = prepared.args;
+    if (prepared.validated !== undefined) {
+      args = prepared.validated;
+      context.argumentsValidated = true;
+    }
     // A tool that ignores the signal cannot hold a cancelled run: its late result is dropped.
-    const result = await untilAborted(tool.execute(prepared.args, context), signal);
+    const result = await untilAborted(tool.execute(args, context), signal);
     if (result === CANCELLED_RESULT) return result;
     const parsed = safeParseToolResult(result);
     return parsed.success

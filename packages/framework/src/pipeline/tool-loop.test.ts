@@ -55,6 +55,28 @@ describe('rule 4: the tool loop', () => {
     expect(session.messages[1]).toMatchObject({ role: 'assistant', reasoning: 'Need the echo tool.' });
   });
 
+  it("passes a defineTool's parsed arguments to execute once, without parsing them again", async () => {
+    harness = await startHarness([
+      { toolCalls: [call('c1', 'measure', { text: 'four' })] },
+      { text: 'Done.' },
+    ]);
+    const seen: unknown[] = [];
+    // The transform's output (a number) would fail a second parse: one parse or the call fails.
+    const measure = defineTool({
+      name: 'measure',
+      description: 'Length of a text',
+      parameters: z.object({ text: z.string().transform((text) => text.length) }),
+      execute: (args) => {
+        seen.push(args);
+        return toolSuccess(args.text);
+      },
+    });
+    const agent = new AgentBuilder('a').chatClient(harness.client).withTool(measure).build();
+    const response = await agent.generate('measure');
+    expect(seen).toEqual([{ text: 4 }]);
+    expect(response.toolResults[0]?.result).toEqual({ ok: true, data: 4 });
+  });
+
   it('does not wrap an agent that can have no tools', async () => {
     harness = await startHarness([{ text: 'plain' }]);
     const agent = new AgentBuilder('a').chatClient(harness.client).build();

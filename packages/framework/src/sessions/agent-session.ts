@@ -21,8 +21,8 @@ export class AgentSession implements ISession {
   pendingApproval: PendingApprovalBatch | undefined;
   private readonly history: ChatMessage[];
   private readonly state: Record<string, JSONValue>;
-  private readonly createdAt: string;
-  // A number until serialized: formatting a date on every write costs more than the write.
+  // Numbers until serialized: formatting a date per run or write costs more than the work.
+  private readonly createdAt: string | number;
   private updatedAt: number;
 
   constructor(id: string = randomUUID(), snapshot?: SessionSnapshot) {
@@ -32,7 +32,7 @@ export class AgentSession implements ISession {
     this.metadata = snapshot ? structuredClone(snapshot.metadata) : {};
     this.pendingApproval = snapshot?.pendingApproval ? structuredClone(snapshot.pendingApproval) : undefined;
     const now = Date.now();
-    this.createdAt = snapshot?.createdAt ?? new Date(now).toISOString();
+    this.createdAt = snapshot?.createdAt ?? now;
     this.updatedAt = snapshot ? Date.parse(snapshot.updatedAt) : now;
   }
 
@@ -73,7 +73,7 @@ export class AgentSession implements ISession {
       messages: structuredClone(this.history),
       state: structuredClone(this.state),
       metadata: structuredClone(this.metadata),
-      createdAt: this.createdAt,
+      createdAt: typeof this.createdAt === 'number' ? new Date(this.createdAt).toISOString() : this.createdAt,
       updatedAt: new Date(this.updatedAt).toISOString(),
     };
     if (this.pendingApproval) snapshot.pendingApproval = structuredClone(this.pendingApproval);

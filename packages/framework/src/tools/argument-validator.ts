@@ -5,7 +5,8 @@ const jsonSchema = lazyRequire<typeof import('@cfworker/json-schema')>('@cfworke
 
 import type { ITool, JSONValue } from '@raf/core';
 
-export type ArgumentCheck = { ok: true; args: JSONValue } | { ok: false; error: string };
+/** `validated`: what the tool's own `validateArguments` made of the arguments, for `execute`. */
+export type ArgumentCheck = { ok: true; args: JSONValue; validated?: unknown } | { ok: false; error: string };
 
 const validators = new WeakMap<object, Validator>();
 
@@ -48,7 +49,10 @@ export function checkArguments(tool: ITool, raw: string): ArgumentCheck {
   }
   if (tool.validateArguments) {
     const own = tool.validateArguments(args);
-    return own.ok ? { ok: true, args: args as JSONValue } : { ok: false, error: correction(tool, own.error) };
+    if (!own.ok) return { ok: false, error: correction(tool, own.error) };
+    return own.args === undefined
+      ? { ok: true, args: args as JSONValue }
+      : { ok: true, args: args as JSONValue, validated: own.args };
   }
   const result = validatorFor(tool).validate(args);
   if (!result.valid) {
