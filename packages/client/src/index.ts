@@ -9,7 +9,7 @@ export {
   createOpenAIClient,
   PROVIDER_BASE_URLS,
 } from './openai-compatible/providers.js';
-export { buildRequestBody, serializeRequestBody } from './openai-compatible/request-body.js';
+export { buildRequestBody } from './openai-compatible/request-body.js';
 export { mapFinishReason, mapUsage } from './openai-compatible/wire-mapping.js';
 export type { RetryOptions } from './retry/retry-policy.js';
 export { backoffDelay, DEFAULT_RETRY, isRetryableStatus, parseRetryAfter } from './retry/retry-policy.js';

@@ -1,66 +1,53 @@
-import {
-  assistantMessage,
-  type ChatClientRunOptions,
-  type ChatMessage,
-  systemMessage,
-  toolMessage,
-  userMessage,
-} from '@raf/core';
+import { assistantMessage, type ChatMessage, systemMessage, toolMessage, userMessage } from '@raf/core';
 import { describe, expect, it } from 'vitest';
-import { buildRequestBody, type RequestBodyOptions, serializeRequestBody } from './request-body.js';
+import { buildRequestBody, type RequestBodyOptions } from './request-body.js';
 
-const tools = [
-  {
-    name: 'lookup',
-    description: 'Look up',
-    parameters: { type: 'object', properties: { id: { type: 'number' } } },
-  },
-];
-const conversation = (): ChatMessage[] => [
+const tools = [{ name: 'lookup', description: 'Look up', parameters: { type: 'object' } }];
+const conversation: ChatMessage[] = [
   systemMessage('Be brief.'),
-  userMessage('go "quoted" ✓'),
+  userMessage('go'),
   { ...assistantMessage('', [{ id: 'c1', name: 'lookup', arguments: '{"id":1}' }]), reasoning: 'think' },
   toolMessage('{"ok":true}', 'c1'),
 ];
+const base: RequestBodyOptions = { model: 'm', stream: true, echoReasoning: false };
 
-describe('serializeRequestBody', () => {
-  const cases: [string, ChatClientRunOptions, Partial<RequestBodyOptions>][] = [
-    ['streaming with tools', { tools }, {}],
-    ['not streaming', {}, { stream: false }],
-    [
-      'tool choice and parallel calls',
-      { tools, toolChoice: { name: 'lookup' }, parallelToolCalls: false },
-      {},
-    ],
-    [
-      'model options over defaults',
-      { modelOptions: { temperature: 0.2, stop: ['x'] } },
-      { defaults: { temperature: 1, seed: 7 } },
-    ],
-    ['echoing reasoning', { tools }, { echoReasoning: true }],
-    [
-      'an extra body that replaces fields',
-      { extraBody: { model: 'other', thinking: { type: 'on' } } },
-      { defaultExtraBody: { a: 1 } },
-    ],
-  ];
-  it.each(cases)('sends the same JSON as buildRequestBody: %s', (_, run, extra) => {
-    const options: RequestBodyOptions = { model: 'm', stream: true, echoReasoning: false, ...extra };
-    const messages = conversation();
-    const expected = buildRequestBody(messages, run, options);
-    expect(JSON.parse(serializeRequestBody(messages, run, options))).toEqual(expected);
-    // The second call reads the cache and must not differ.
-    expect(JSON.parse(serializeRequestBody(messages, run, options))).toEqual(expected);
+describe('buildRequestBody', () => {
+  it('maps messages and tools to the Chat Completions wire format', () => {
+    expect(buildRequestBody(conversation, { tools }, base)).toEqual({
+      model: 'm',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'go' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{"id":1}' } }],
+        },
+        { role: 'tool', content: '{"ok":true}', tool_call_id: 'c1' },
+      ],
+      tools: [
+        {
+          type: 'function',
+          function: { name: 'lookup', description: 'Look up', parameters: { type: 'object' } },
+        },
+      ],
+    });
   });
 
-  it('serializes a message again when one of its fields was reassigned', () => {
-    const messages = conversation();
-    const options: RequestBodyOptions = { model: 'm', stream: true, echoReasoning: false };
-    serializeRequestBody(messages, {}, options);
-    messages[1]!.content = 'changed';
-    messages[2]!.toolCalls!.push({ id: 'c2', name: 'lookup', arguments: '{}' });
-    const body = JSON.parse(serializeRequestBody(messages, {}, options));
-    expect(body.messages[1].content).toBe('changed');
-    expect(body.messages[2].tool_calls).toHaveLength(2);
+  it('echoes reasoning only when asked (DeepSeek thinking mode)', () => {
+    const body = buildRequestBody(conversation, {}, { ...base, echoReasoning: true });
+    expect((body.messages as Record<string, unknown>[])[2]).toMatchObject({ reasoning_content: 'think' });
+  });
+
+  it('layers client defaults < per-run options < extra body', () => {
+    const body = buildRequestBody(
+      [userMessage('x')],
+      { modelOptions: { temperature: 0.2 }, extraBody: { model: 'other' } },
+      { ...base, stream: false, defaults: { temperature: 1, seed: 7 }, defaultExtraBody: { a: 1 } },
+    );
+    expect(body).toMatchObject({ model: 'other', temperature: 0.2, seed: 7, a: 1, stream: false });
+    expect(body).not.toHaveProperty('stream_options');
   });
 });

@@ -1,5 +1,4 @@
 import type { ChatClientRunOptions, ChatMessage, ModelOptions, ToolChoice, ToolDefinition } from '@raf/core';
-import { messageJson, toolsJson } from './wire-json-cache.js';
 
 export interface RequestBodyOptions {
   model: string;
@@ -73,38 +72,4 @@ export function buildRequestBody(
   }
   Object.assign(body, options.defaultExtraBody, run.extraBody);
   return body;
-}
-
-/**
- * `JSON.stringify(buildRequestBody(…))`, built from each message's cached JSON: the tool loop
- * resends the whole conversation every round, and only the new messages are serialized.
- */
-export function serializeRequestBody(
-  messages: readonly ChatMessage[],
-  run: ChatClientRunOptions,
-  options: RequestBodyOptions,
-): string {
-  // An extra body may replace any field: build the object and let it.
-  if (options.defaultExtraBody || run.extraBody)
-    return JSON.stringify(buildRequestBody(messages, run, options));
-  let json = `{"model":${JSON.stringify(options.model)},"messages":[`;
-  for (let i = 0; i < messages.length; i++) {
-    if (i > 0) json += ',';
-    json += messageJson(messages[i]!, options.echoReasoning, toWire);
-  }
-  json += options.stream ? '],"stream":true,"stream_options":{"include_usage":true}' : '],"stream":false';
-  if (options.defaults || run.modelOptions) {
-    const modelOptions = { ...options.defaults, ...run.modelOptions };
-    for (const [key, wire] of OPTION_FIELDS) {
-      const value = modelOptions[key];
-      if (value !== undefined) json += `,"${wire}":${JSON.stringify(value)}`;
-    }
-  }
-  if (run.tools && run.tools.length > 0) {
-    json += `,"tools":${toolsJson(run.tools, wireTool)}`;
-    if (run.toolChoice !== undefined)
-      json += `,"tool_choice":${JSON.stringify(wireToolChoice(run.toolChoice))}`;
-    if (run.parallelToolCalls !== undefined) json += `,"parallel_tool_calls":${run.parallelToolCalls}`;
-  }
-  return `${json}}`;
 }
