@@ -15,6 +15,7 @@ import {
 import type { Dispatcher } from 'undici';
 import { AbortHandle } from '../http/abort-handle.js';
 import { Deadline } from '../http/deadline.js';
+import { dispatchRequest } from '../http/dispatch-response.js';
 import { displayUrl, redactSecret } from '../http/redact.js';
 import { extractErrorMessage, readErrorBody } from '../http/response-error.js';
 import { abortableSleep } from '../retry/abortable-sleep.js';
@@ -74,6 +75,8 @@ export class OpenAICompatibleChatClient implements IChatClient {
   readonly provider: string;
   readonly modelMetadata?: ModelMetadata;
   private readonly url: string;
+  private readonly origin: string;
+  private readonly path: string;
   private readonly shownUrl: string;
   /** `provider: POST url`, the prefix of every error message. */
   private readonly label: string;
@@ -88,6 +91,9 @@ export class OpenAICompatibleChatClient implements IChatClient {
     this.provider = options.provider ?? 'custom';
     if (options.modelMetadata) this.modelMetadata = options.modelMetadata;
     this.url = `${options.baseURL.replace(/\/+$/, '')}/chat/completions`;
+    const url = new URL(this.url);
+    this.origin = url.origin;
+    this.path = `${url.pathname}${url.search}`;
     this.shownUrl = displayUrl(this.url);
     this.label = `${this.provider}: POST ${this.shownUrl}`;
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
@@ -197,15 +203,13 @@ export class OpenAICompatibleChatClient implements IChatClient {
       try {
         // Once loaded, no await: every step between two requests shows in the loop's latency.
         const http = undiciLoaded ?? (await loadUndici());
-        const response = await http.request(this.url, {
-          method: 'POST',
-          headers,
-          body,
-          signal: attempt,
-          dispatcher: this.getDispatcher(http),
-        });
+        const response = await dispatchRequest(
+          this.getDispatcher(http),
+          { origin: this.origin, path: this.path, headers, body },
+          attempt,
+        );
         if (response.statusCode >= 200 && response.statusCode < 300) {
-          const iterator = response.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+          const iterator = response.body;
           const first = await iterator.next();
           const contentType = String(response.headers['content-type'] ?? '');
           opened = { contentType, iterator, first, attempt, detach };
