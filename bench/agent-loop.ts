@@ -1,9 +1,9 @@
 import { Agent } from 'undici';
-import { bareChatCompletion } from './lib/bare-loop.js';
+import { type BareAnswer, bareChatCompletion, bareDispatchChatCompletion } from './lib/bare-loop.js';
 import { type Measurement, type MeasureOptions, measure, type Operation } from './lib/measure.js';
 
 export const LOOP_ROUNDS = 4;
-export const LOOP_CONTENDERS = ['floor', 'raf', 'openaiAgents', 'aiSdk'] as const;
+export const LOOP_CONTENDERS = ['floor', 'floorDispatch', 'raf', 'openaiAgents', 'aiSdk'] as const;
 export type LoopBenchResult = Record<(typeof LOOP_CONTENDERS)[number], Measurement>;
 
 const lookup = (id: number) => ({ id, value: `item ${id}` });
@@ -13,8 +13,13 @@ function check(condition: boolean, what: string): void {
   if (!condition) throw new Error(`loop benchmark contender did not finish the run: ${what}`);
 }
 
-/** The floor: the tool loop written by hand on undici with the minimum SSE handling. */
-function floorOperation(baseURL: string): Operation {
+type BareRequest = (baseURL: string, body: Record<string, unknown>, dispatcher: Agent) => Promise<BareAnswer>;
+
+/**
+ * The floor: the tool loop written by hand on undici with the minimum SSE handling, on
+ * `request()` (the floor) or on `dispatch` callbacks (`floorDispatch`, lower still).
+ */
+function floorOperation(baseURL: string, send: BareRequest): Operation {
   const dispatcher = new Agent();
   const tools = [
     {
@@ -32,11 +37,7 @@ function floorOperation(baseURL: string): Operation {
       { role: 'user', content: 'go' },
     ];
     for (let round = 0; round <= LOOP_ROUNDS; round++) {
-      const { text, calls } = await bareChatCompletion(
-        baseURL,
-        { model: 'loop', messages, tools },
-        dispatcher,
-      );
+      const { text, calls } = await send(baseURL, { model: 'loop', messages, tools }, dispatcher);
       if (calls.length === 0) {
         check(text.length > 0, 'floor');
         return;
@@ -155,7 +156,9 @@ async function aiSdkOperation(baseURL: string): Promise<Operation> {
 export async function loopOperation(baseURL: string, contender: string): Promise<Operation> {
   switch (contender) {
     case 'floor':
-      return floorOperation(baseURL);
+      return floorOperation(baseURL, bareChatCompletion);
+    case 'floorDispatch':
+      return floorOperation(baseURL, bareDispatchChatCompletion);
     case 'raf':
       return rafOperation(baseURL);
     case 'openaiAgents':

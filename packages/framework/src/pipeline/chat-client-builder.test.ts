@@ -5,6 +5,7 @@ import {
   type ChatMessage,
   ConfigError,
   type IChatClient,
+  updateBatches,
   userMessage,
 } from '@raf/core';
 import { describe, expect, it } from 'vitest';
@@ -73,5 +74,41 @@ describe('AgentBuilder', () => {
       'tool "echo" is registered twice',
     );
     expect(() => new AgentBuilder('a').maxToolRounds(0)).toThrow(/maxToolRounds must be a whole number/);
+  });
+});
+
+describe('DelegatingChatClient batches', () => {
+  const batching: IChatClient = {
+    modelId: 'm',
+    run: () => {
+      throw new Error('the batching path must be used');
+    },
+    async *runBatches() {
+      yield [{ type: 'text-delta', delta: 'a' } as AgentResponseUpdate, { type: 'text-delta', delta: 'b' }];
+      yield [{ type: 'finish', reason: 'stop' } as AgentResponseUpdate];
+    },
+  };
+
+  it('passes the inner batches through untouched', async () => {
+    const batches: (readonly AgentResponseUpdate[])[] = [];
+    for await (const batch of updateBatches(new DelegatingChatClient(batching), [userMessage('x')])) {
+      batches.push(batch);
+    }
+    expect(batches.map((b) => b.length)).toEqual([2, 1]);
+  });
+
+  it('reads a subclass that overrides only run through its run, so it sees every update', async () => {
+    class Upper extends DelegatingChatClient {
+      override async *run(): AsyncIterable<AgentResponseUpdate> {
+        yield { type: 'text-delta', delta: 'OVERRIDDEN' };
+        yield { type: 'finish', reason: 'stop' };
+      }
+    }
+    const updates: AgentResponseUpdate[] = [];
+    for await (const batch of updateBatches(new Upper(batching), [userMessage('x')])) updates.push(...batch);
+    expect(updates).toEqual([
+      { type: 'text-delta', delta: 'OVERRIDDEN' },
+      { type: 'finish', reason: 'stop' },
+    ]);
   });
 });
