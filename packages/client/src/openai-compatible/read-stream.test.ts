@@ -12,18 +12,20 @@ function chunk(content: string, extra = ''): string {
  * Reads `pieces` (the response body, cut where the network would cut it) through readStream.
  * With `hang`, the body never ends after its last piece, like a server that keeps it open.
  */
-async function read(pieces: string[], hang = false): Promise<AgentResponseUpdate[]> {
+async function read(pieces: string[], hang = false, stopAtFinish = hang): Promise<AgentResponseUpdate[]> {
   const buffers = pieces.map((piece) => Buffer.from(piece));
+  const attempt = new AbortHandle();
   async function* body() {
     for (const buffer of buffers.slice(1)) yield buffer;
-    if (hang) await new Promise(() => {});
+    // Like the real transport: an abort of the attempt breaks the body.
+    if (hang) await new Promise((_, reject) => attempt.on('abort', () => reject(attempt.reason)));
   }
   const iterator = body();
   const opened: OpenedResponse = {
     contentType: 'text/event-stream',
     iterator,
     first: buffers.length > 0 ? { value: buffers[0]!, done: false } : { value: undefined, done: true },
-    attempt: new AbortHandle(),
+    attempt,
     detach: () => {},
   };
   const updates: AgentResponseUpdate[] = [];
@@ -34,9 +36,10 @@ async function read(pieces: string[], hang = false): Promise<AgentResponseUpdate
     redact: (text) => text,
     cancelled: () => undefined,
     cleanup: () => {},
+    endGraceMs: 20,
   })) {
     updates.push(...batch);
-    if (hang && batch.some((update) => update.type === 'finish')) break;
+    if (stopAtFinish && batch.some((update) => update.type === 'finish')) break;
   }
   return updates;
 }
@@ -102,5 +105,11 @@ describe('readStream SSE parsing', () => {
   it('delivers the finish as soon as [DONE] arrives, with the updates of the same read', async () => {
     // The body stays open after [DONE]: the answer must not wait for the HTTP end.
     expect(await read([plain], true)).toEqual(EXPECTED);
+  });
+
+  it('ends the stream after a short grace when the body stays open after [DONE], with no error', async () => {
+    const started = Date.now();
+    expect(await read([plain], true, false)).toEqual(EXPECTED);
+    expect(Date.now() - started).toBeLessThan(1000);
   });
 });

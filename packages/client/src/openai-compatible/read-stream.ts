@@ -20,6 +20,8 @@ export interface ReadStreamOptions {
   cancelled(reason: unknown): CancelledError | undefined;
   /** Runs once the stream is over, however it ended. */
   cleanup(): void;
+  /** How long to wait for the HTTP end after `[DONE]` before dropping the connection (default 1 s). */
+  endGraceMs?: number;
 }
 
 type Failure = { code: string; message: string };
@@ -195,8 +197,15 @@ export async function* readStream(
     if (failure) out.push({ type: 'error', ...failure }, { type: 'finish', reason: 'other' });
     if (out.length > 0) yield out;
     if (!complete && !failure && sse.sawDone) {
-      idle.deadline.arm('idle', options.idleMs);
+      // The answer is whole: a server that keeps the body open after [DONE] costs at most the
+      // grace period (then the request is aborted, which frees the socket), not the idle timeout.
+      const attempt = opened.attempt;
+      const grace = setTimeout(
+        () => attempt.abort(new Error('no HTTP end after [DONE]')),
+        options.endGraceMs ?? 1000,
+      );
       complete = await readToEnd(opened.iterator);
+      clearTimeout(grace);
     }
   } finally {
     idle.deadline?.clear();
