@@ -46,7 +46,9 @@ class DispatchedBody implements AsyncIterableIterator<Buffer>, Dispatcher.Dispat
     private readonly attempt: AbortHandle,
     private readonly started: (response: DispatchedResponse) => void,
     private readonly failed: (error: unknown) => void,
-  ) {}
+  ) {
+    attempt.on('abort', this.onAbort);
+  }
 
   [Symbol.asyncIterator](): this {
     return this;
@@ -130,10 +132,6 @@ class DispatchedBody implements AsyncIterableIterator<Buffer>, Dispatcher.Dispat
     else this.waiter = waiter;
   };
 
-  listen(): void {
-    this.attempt.on('abort', this.onAbort);
-  }
-
   private release(): void {
     this.attempt.removeListener('abort', this.onAbort);
   }
@@ -150,7 +148,6 @@ export function dispatchRequest(
 ): Promise<DispatchedResponse> {
   return new Promise((resolve, reject) => {
     const body = new DispatchedBody(attempt, resolve, reject);
-    body.listen();
     dispatcher.dispatch(
       {
         origin: request.origin,

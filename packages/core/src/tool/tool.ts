@@ -35,12 +35,10 @@ export interface ITool<Args = unknown> extends ToolDefinition {
    */
   requiresApproval?(args?: Args): boolean | Promise<boolean>;
   /**
-   * Checks parsed arguments before execution (optional; the tool loop otherwise checks them
-   * against `parameters` with a JSON Schema validator). Return a description of what is wrong.
-   */
-  /**
-   * Checks a call's arguments (a JSON object). `args`, when returned, is what `execute` receives
-   * instead of the raw object, with `context.argumentsValidated` set (e.g. a zod schema's output).
+   * Checks a call's parsed arguments (a JSON object) before execution; without it the tool loop
+   * checks them against `parameters` with a JSON Schema validator. A failure describes what is
+   * wrong. `args`, when returned, is what `execute` receives instead of the raw object, with
+   * `context.argumentsValidated` set (e.g. a zod schema's output).
    */
   validateArguments?(args: unknown): { ok: true; args?: unknown } | { ok: false; error: string };
   /** The path or command a call will act on, shown in approval prompts and bound to the approval. */

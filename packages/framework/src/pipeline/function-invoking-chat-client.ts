@@ -24,7 +24,7 @@ import { checkApprovals } from '../approval/approval-batch.js';
 import { mergeTools } from '../tools/tool-registry.js';
 import { DelegatingChatClient } from './chat-client-builder.js';
 import { LoopGuard } from './loop-guard.js';
-import { planApprovals, prepareCalls, prepareResumedCalls } from './prepare-calls.js';
+import { anyGated, planApprovals, prepareCalls, prepareResumedCalls } from './prepare-calls.js';
 import { executeCalls, NEVER_ABORTED, type PreparedCall } from './tool-executor.js';
 
 export interface FunctionInvokingOptions {
@@ -44,12 +44,6 @@ function modelCallOptions(options: ChatClientRunOptions, tools: ToolDefinition[]
   if (options.extraBody) inner.extraBody = options.extraBody;
   if (options.extraHeaders) inner.extraHeaders = options.extraHeaders;
   return inner;
-}
-
-/** Whether any runnable call's tool has an approval gate (most batches: none, and no await). */
-function mayNeedApproval(prepared: readonly PreparedCall[]): boolean {
-  for (const { tool, preset } of prepared) if (!preset && tool?.requiresApproval) return true;
-  return false;
 }
 
 interface ToolIndex {
@@ -123,7 +117,7 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
       const batch = options.pendingApproval;
       const decisions = checkApprovals(batch, options.approvals);
       const prepared = prepareResumedCalls(batch, decisions, byName);
-      yield* this.runBatch(prepared, conversation, options, signal, []);
+      yield await this.runBatch(prepared, conversation, options, signal, []);
       if (signal.aborted) {
         yield finish('cancelled');
         return;
@@ -194,7 +188,7 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
       const prepared = prepareCalls(turn.calls, byName);
       const guarded = guard.check(prepared);
       // Always asked, guard or not: a gated call never runs without its human decision.
-      const approvals = mayNeedApproval(prepared) ? await planApprovals(prepared) : [];
+      const approvals = anyGated(prepared) ? await planApprovals(prepared) : [];
       if (approvals.length > 0) {
         const batch: PendingApprovalBatch = {
           toolCalls: turn.calls,
@@ -210,7 +204,7 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
         yield [...approvals.map((a) => a.update), ...finish('awaitingApproval')];
         return;
       }
-      yield* this.runBatch(prepared, conversation, options, signal, [assistant]);
+      yield await this.runBatch(prepared, conversation, options, signal, [assistant]);
       if (signal.aborted) {
         yield finish('cancelled');
         return;
@@ -238,14 +232,14 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
     return this.staticTools;
   }
 
-  /** Executes a batch, yields its results in call order and appends the messages to the conversation. */
-  private async *runBatch(
+  /** Executes a batch, appends its messages to the conversation, returns its results in call order. */
+  private async runBatch(
     prepared: PreparedCall[],
     conversation: ChatMessage[],
     options: ChatClientRunOptions,
     signal: AbortSignal,
     before: ChatMessage[],
-  ): AsyncGenerator<readonly AgentResponseUpdate[], void, undefined> {
+  ): Promise<AgentResponseUpdate[]> {
     let results: ToolResult[];
     try {
       results = await executeCalls(prepared, signal);
@@ -263,6 +257,6 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
     }
     options.onTurnMessages?.(produced);
     conversation.push(...produced);
-    yield called;
+    return called;
   }
 }

@@ -30,6 +30,12 @@ export interface PlannedApproval {
   target?: string;
 }
 
+/** Whether any runnable call's tool has an approval gate: most batches have none and skip `planApprovals`. */
+export function anyGated(prepared: readonly PreparedCall[]): boolean {
+  for (const { tool, preset } of prepared) if (!preset && tool?.requiresApproval) return true;
+  return false;
+}
+
 /** Asks each runnable call's tool whether it needs approval (per call, with its arguments). */
 export async function planApprovals(prepared: readonly PreparedCall[]): Promise<PlannedApproval[]> {
   const planned: PlannedApproval[] = [];

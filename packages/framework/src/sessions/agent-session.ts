@@ -22,7 +22,7 @@ export class AgentSession implements ISession {
   private readonly history: ChatMessage[];
   private readonly state: Record<string, JSONValue>;
   // Numbers until serialized: formatting a date per run or write costs more than the work.
-  private readonly createdAt: string | number;
+  private readonly createdAt: number;
   private updatedAt: number;
 
   constructor(id: string = randomUUID(), snapshot?: SessionSnapshot) {
@@ -32,7 +32,7 @@ export class AgentSession implements ISession {
     this.metadata = snapshot ? structuredClone(snapshot.metadata) : {};
     this.pendingApproval = snapshot?.pendingApproval ? structuredClone(snapshot.pendingApproval) : undefined;
     const now = Date.now();
-    this.createdAt = snapshot?.createdAt ?? now;
+    this.createdAt = snapshot ? Date.parse(snapshot.createdAt) : now;
     this.updatedAt = snapshot ? Date.parse(snapshot.updatedAt) : now;
   }
 
@@ -73,7 +73,7 @@ export class AgentSession implements ISession {
       messages: structuredClone(this.history),
       state: structuredClone(this.state),
       metadata: structuredClone(this.metadata),
-      createdAt: typeof this.createdAt === 'number' ? new Date(this.createdAt).toISOString() : this.createdAt,
+      createdAt: new Date(this.createdAt).toISOString(),
       updatedAt: new Date(this.updatedAt).toISOString(),
     };
     if (this.pendingApproval) snapshot.pendingApproval = structuredClone(this.pendingApproval);

@@ -17,6 +17,10 @@ const json: z.ZodType = z.lazy(() =>
   z.union([z.null(), z.string(), z.number(), z.boolean(), z.array(json), z.record(z.string(), json)]),
 );
 
+// A date the session can format again on save: a string Date.parse cannot read would make
+// toJSON() throw long after the file was loaded.
+const timestamp = z.string().refine((text) => !Number.isNaN(Date.parse(text)), 'expected a date (ISO 8601)');
+
 export const sessionSnapshotSchema = z.object({
   version: z.literal(1),
   id: z.string().min(1),
@@ -31,8 +35,8 @@ export const sessionSnapshotSchema = z.object({
       round: z.number().int().nonnegative(),
     })
     .optional(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
 });
 
 export type SafeParseSessionResult =

@@ -47,6 +47,15 @@ describe('AgentSession', () => {
       /^backup\.json is not a valid session: version: /,
     );
   });
+
+  it('refuses a timestamp it could not write back, when loading rather than on the next save', () => {
+    const data = { ...pausedSession().toJSON(), updatedAt: 'yesterday' };
+    expect(() => AgentSession.fromJSON(data, 'old.json')).toThrow(
+      /^old\.json is not a valid session: updatedAt: expected a date/,
+    );
+    const shifted = { ...pausedSession().toJSON(), createdAt: '2026-11-30T10:00:00+02:00' };
+    expect(AgentSession.fromJSON(shifted).toJSON().createdAt).toBe('2026-11-30T08:00:00.000Z');
+  });
 });
 
 describe('FileSessionStore', () => {
