@@ -7,12 +7,14 @@ Usage:
   raf run <agent.yaml> [-i TEXT | stdin] [--strict] [--session ID] [--sessions-dir DIR] [--var k=v]…
                        [--approve ask|all|none] [--json] [--model ID] [--base-url URL]
   raf chat <agent.yaml> [--session ID] [--sessions-dir DIR] [--var k=v]… [--model ID] [--base-url URL]
-  raf validate <agent.yaml>… [--json] [--lenient]   (unknown keys are errors unless --lenient)
+  raf validate <agent.yaml>… [--json] [--lenient | --strict]
+                       (unknown keys are errors unless --lenient; --strict: missing folders too)
   raf inspect <agent.yaml> [--json]
   raf schema
 
 Exit codes: 0 done, 2 bad config or usage, 3 paused for approval, 4 model/provider failure, 130 interrupted.
-Environment: RAF_MODEL, OPENAI_BASE_URL, OPENAI_API_KEY override the YAML's model.
+Environment: RAF_MODEL overrides the YAML's model id; OPENAI_BASE_URL, OPENAI_API_KEY, DEEPSEEK_API_KEY, …
+fill only what the YAML leaves empty, for their own provider.
 `;
 
 const OPTIONS = {

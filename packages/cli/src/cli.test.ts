@@ -57,7 +57,7 @@ describe('raf validate, inspect, schema', () => {
     const corpus = join(repo, 'packages/decl/test-fixtures/broken');
     for (const file of (await readdir(corpus)).sort()) {
       const run = memoryIO({ cwd: corpus });
-      expect(await main(['validate', file], run.io), file).toBe(2);
+      expect(await main(['validate', file, '--strict'], run.io), file).toBe(2);
       expect(run.err(), file).toMatch(new RegExp(`^error: ${file.replace('.', '\\.')}:\\d+:\\d+ `));
       expect(run.err(), file).not.toMatch(/\n\s+at /);
     }

@@ -28,7 +28,12 @@ async function installedPlugins(): Promise<RafPlugin[]> {
   return plugins;
 }
 
-/** A builder for the file, with the installed extensions and the CLI/env model overrides. */
+/**
+ * A builder for the file, with the installed extensions and the model overrides: `--model` (or
+ * `RAF_MODEL`) and `--base-url` beat the file. Provider variables (`OPENAI_BASE_URL`,
+ * `OPENAI_API_KEY`, `DEEPSEEK_API_KEY`, …) reach the builder as its environment and fill only what
+ * the file leaves empty, for their own provider.
+ */
 export async function builderFor(file: string, args: CliArgs, io: CliIO): Promise<DeclAgentBuilder> {
   const builder = new DeclAgentBuilder()
     .fromFile(resolve(io.cwd, file))
@@ -36,7 +41,7 @@ export async function builderFor(file: string, args: CliArgs, io: CliIO): Promis
     .strictMode(args.strict);
   for (const plugin of await installedPlugins()) builder.use(plugin);
   const id = args.model ?? io.env.RAF_MODEL;
-  const baseURL = args.baseURL ?? io.env.OPENAI_BASE_URL;
+  const baseURL = args.baseURL;
   builder.withModel({ ...(id && { id }), ...(baseURL && { baseURL }) });
   builder.withVariables(args.variables);
   return builder;

@@ -1,11 +1,12 @@
 export type { AgentPlan, PlannedProvider, PlannedTool } from './builder/agent-plan.js';
-export type { NamedConnection, ValidationReport } from './builder/decl-agent-builder.js';
+export type { StrictOptions, ValidationReport } from './builder/decl-agent-builder.js';
 export { DeclAgentBuilder } from './builder/decl-agent-builder.js';
+export type { ModelOverride, NamedConnection } from './builder/plan-model.js';
 export type { Diagnostic } from './diagnostics/diagnostic.js';
 export { DeclError, formatDiagnostic } from './diagnostics/diagnostic.js';
 export type { Environment } from './env/resolve-env.js';
 export type { AgentExplanation, ExplainedTool } from './explain/explain.js';
-export type { LoadedDefinition, LoadOptions } from './load/load-definition.js';
+export type { LoadedDefinition, LoadOptions, PartialDefinition } from './load/load-definition.js';
 export {
   loadDefinitionFromFile,
   loadDefinitionFromObject,

@@ -163,7 +163,7 @@ describe('the linkage rules through YAML', () => {
         requiresApproval: false,
       });
       const builder = new DeclAgentBuilder()
-        .fromYaml(yaml)
+        .fromYaml(yaml, join(dir, 'mixed.yaml'))
         .registerFactory('lookup', () => lookup)
         .withTool('clock', clock);
       const plan = await builder.explain();
@@ -253,12 +253,12 @@ describe('compression from YAML', () => {
     );
     const plan = await new DeclAgentBuilder().fromYamlFile(exact).explain();
     expect(plan.contexts.at(-1)).toMatchObject({ kind: 'compression', name: 'compression:sliding_window' });
-    const summarize = await agentFile('cmp2', 'compression: { kind: summarize }\n');
-    const report = await new DeclAgentBuilder().fromYamlFile(summarize).validate();
+    const zip = await agentFile('cmp3', 'contexts:\n  - kind: compression\n    name: zip\n');
+    const report = await new DeclAgentBuilder().fromYamlFile(zip).validate();
     expect(report.errors).toEqual([
       expect.objectContaining({
-        path: 'compression',
-        message: expect.stringMatching(/"summarize" is not one of sliding_window, token_budget/),
+        path: 'contexts[0]',
+        message: expect.stringMatching(/"zip" is not one of sliding_window, token_budget, summarize/),
       }),
     ]);
   });

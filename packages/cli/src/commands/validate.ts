@@ -19,8 +19,10 @@ export async function validateCommand(args: CliArgs, io: CliIO): Promise<number>
   const errors: Diagnostic[] = [];
   const warnings: Diagnostic[] = [];
   for (const file of args.files) {
-    // Validation is where typos should stop you: unknown keys are errors unless --lenient.
-    const report = await (await builderFor(file, args, io)).strictMode(!args.lenient).validate();
+    // Validation is where typos should stop you: unknown keys are errors unless --lenient; what
+    // the upstream only warns about (a missing skills folder) is an error with --strict.
+    const strict = args.strict ? true : { unknownKeys: !args.lenient };
+    const report = await (await builderFor(file, args, io)).strictMode(strict).validate();
     errors.push(...asTyped(report.errors, file, io.cwd));
     warnings.push(...asTyped(report.warnings, file, io.cwd));
   }

@@ -1,3 +1,4 @@
+import type { ZodType } from 'zod';
 import type { IChatClient } from '../chat-client/chat-client.js';
 import type { IContextProvider } from '../context/context-provider.js';
 import { PluginError } from '../errors/error-classes.js';
@@ -17,7 +18,14 @@ export interface PluginBuildContext {
   baseDir: string;
   signal?: AbortSignal;
   env: Readonly<Record<string, string | undefined>>;
+  /** A warning placed at the declaration (`agent.yaml:14:5`); it shows in `validate` and `inspect`. */
   warn(message: string): void;
+  /** Strict mode: what would only warn (a missing folder, an unknown key) is an error. */
+  strict?: boolean;
+  /** `validate()`/`explain()`: check everything, but create nothing on disk or over the network. */
+  dryRun?: boolean;
+  /** The agent's chat client, for contexts that call the model (compression `summarize`). */
+  chatClient?: IChatClient;
 }
 
 /** One YAML entry as the plugin receives it: `kind`, optional `name`, the rest as given. */
@@ -30,10 +38,11 @@ export interface Declaration {
 }
 
 export type ToolKindFactory = (decl: Declaration, context: PluginBuildContext) => ITool[] | Promise<ITool[]>;
+/** Returns `undefined` to add nothing (after `context.warn`), as the upstream skips a provider it cannot build. */
 export type ContextKindFactory = (
   decl: Declaration,
   context: PluginBuildContext,
-) => IContextProvider | Promise<IContextProvider>;
+) => IContextProvider | undefined | Promise<IContextProvider | undefined>;
 export type ModelProviderFactory = (
   decl: Declaration,
   context: PluginBuildContext,
@@ -52,6 +61,17 @@ export interface RafPlugin {
   toolExpansions?: Record<string, readonly string[]>;
   contextKinds?: Record<string, ContextKindFactory>;
   modelProviders?: Record<string, ModelProviderFactory>;
+  /**
+   * The `config:` schema of each tool and context kind (a zod object), checked before the factory
+   * runs, which then gets the parsed config with canonical key names. Unknown keys warn (errors in
+   * strict mode); a near miss of a key marked `.meta({ policyBearing: true })` is always an error
+   * (a misspelt `policy` must not run under the default); `.meta({ aliases: ['allowed_commands'] })`
+   * accepts another spelling. The upstream snake_case of every key is accepted.
+   */
+  configSchemas?: {
+    tools?: Record<string, ZodType>;
+    contexts?: Record<string, ZodType>;
+  };
 }
 
 export const PLUGIN_SPECIFICATION_VERSION = 'v1';

@@ -10,12 +10,15 @@ import {
 } from '@raf/core';
 import { WorkspaceContextProvider } from '@raf/framework';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import type { LoadedDefinition } from '../load/load-definition.js';
+import type { Environment } from '../env/resolve-env.js';
+import type { LoadedDefinition, PartialDefinition } from '../load/load-definition.js';
 import { diagnosticAt } from '../load/source-document.js';
 import type { PluginRegistry } from '../registry/plugin-registry.js';
 import { type ResolvedTool, resolveTools, type ToolFactory } from '../resolve/tool-resolver.js';
 import type { AgentDefinition } from '../schema/agent-schema.js';
 import { writtenPath } from '../schema/normalize.js';
+import { type PlannedProvider, planContexts } from './plan-contexts.js';
+import { type ModelOverride, type NamedConnection, planModel } from './plan-model.js';
 
 /** What the builder was given besides the file. */
 export interface PlanInputs {
@@ -25,17 +28,22 @@ export interface PlanInputs {
   /** `withTool()` tools: given to the agent directly, never routed (the mixed mode). */
   codeTools: ReadonlyMap<string, ToolFactory>;
   codeProviders: readonly IContextProvider[];
-  model: { id?: string; baseURL?: string; apiKey?: string; provider?: string };
+  model: ModelOverride;
+  connections: ReadonlyMap<string, NamedConnection>;
   variables: Readonly<Record<string, unknown>>;
+  /** Where the providers' variables come from (`OPENAI_API_KEY`, …); default `process.env`. */
+  env?: Environment;
   baseDir?: string;
+  /** Everything that would warn is an error (`--strict`): missing folders, unknown config keys. */
+  strict?: boolean;
+  /** Unknown `config:` keys are errors (the load stage's unknown-key strictness). */
+  strictKeys?: boolean;
+  /** `validate()`/`explain()`: create nothing. */
+  dryRun?: boolean;
   signal?: AbortSignal;
 }
 
-export interface PlannedProvider {
-  provider: IContextProvider;
-  /** Index in `contexts:`; undefined for `withContext()` providers. */
-  index?: number;
-}
+export type { PlannedProvider } from './plan-contexts.js';
 
 export interface PlannedTool {
   tool: ITool;
@@ -89,81 +97,43 @@ export async function planAgent(
   const { loaded, registry } = inputs;
   const diagnostics = [...loaded.diagnostics];
   const { definition, document, normalized, origins } = loaded;
-  if (document && origins && !definition)
-    checkKinds(normalized, registry, (path, message) =>
-      diagnostics.push(diagnosticAt(document, writtenPath(normalized, origins, path), message)),
-    );
-  if (!definition || !document || !origins) return { diagnostics };
+  // With errors in the file, the parts that passed the schema are still checked: one `validate`
+  // reports every problem (and nothing is built).
+  const checked = definition ?? loaded.partial;
+  if (!checked || !document || !origins) return { diagnostics };
   const at = (path: (string | number)[], message: string, severity: Diagnostic['severity'] = 'error') =>
     diagnostics.push(diagnosticAt(document, writtenPath(normalized, origins, path), message, severity));
+  if (!definition) checkHoles(normalized, checked, registry, at);
   const baseDir =
     inputs.baseDir ?? (document.file.startsWith('(') ? process.cwd() : dirname(resolve(document.file)));
   const context: PluginBuildContext = {
     baseDir,
-    env: process.env,
-    warn: (message) =>
-      diagnostics.push({ file: document.file, line: 1, column: 1, path: '', message, severity: 'warning' }),
+    env: inputs.env ?? process.env,
+    warn: (message) => at([], message, 'warning'),
+    ...(inputs.strict && { strict: true }),
+    ...(inputs.dryRun && { dryRun: true }),
     ...(inputs.signal && { signal: inputs.signal }),
   };
 
-  const provider = inputs.model.provider ?? definition.model.provider ?? 'openai';
-  const modelId = inputs.model.id ?? definition.model.id;
-  let client: IChatClient | undefined;
-  const providerFactory = registry.modelProvider(provider);
-  if (!providerFactory) at(['model', 'provider'], registry.missing('model provider', provider));
-  else {
-    try {
-      const connection = { ...definition.model.connection };
-      if (inputs.model.baseURL) connection.endpoint = inputs.model.baseURL;
-      if (inputs.model.apiKey) connection.apiKey = inputs.model.apiKey;
-      client = await providerFactory(
-        { kind: provider, name: modelId, connection, options: definition.model.options ?? {} } as never,
-        context,
-      );
-    } catch (error) {
-      at(['model'], getErrorMessage(error));
-    }
-  }
+  const model = checked.model
+    ? await planModel(checked.model, inputs.model, inputs.connections, registry, context, at)
+    : undefined;
+  const client = model?.client;
+  if (client) context.chatClient = client;
 
   const resolved = await resolveTools(
-    definition.tools,
+    checked.tools,
     registry,
     inputs.factories,
     context,
+    inputs.strictKeys ?? false,
     (index, path, message, severity) => at(['tools', index, ...path], message, severity),
   );
-
-  const providers: PlannedProvider[] = [];
-  const counting = { tokenCounter: definition.tokenCounter?.kind ?? 'estimate', model: modelId };
-  for (const [index, decl] of definition.contexts.entries()) {
-    if (decl.kind === 'history') continue; // implicit, always first (rule 3)
-    const factory = registry.contextKind(decl.kind);
-    if (!factory) {
-      at(['contexts', index, 'kind'], registry.missing('context kind', decl.kind));
-      continue;
-    }
-    // Compression counts tokens the way the top-level `tokenCounter` says, for this model.
-    const config = decl.kind === 'compression' ? { ...counting, ...decl.config } : (decl.config ?? {});
-    try {
-      providers.push({ provider: await factory({ ...decl, config } as never, context), index });
-    } catch (error) {
-      at(['contexts', index], getErrorMessage(error));
-    }
-  }
-  const factory = registry.contextKind('compression');
-  if (definition.compression && factory) {
-    const { kind, ...config } = definition.compression;
-    const decl = { kind: 'compression', name: kind, config: { ...counting, strategy: kind, ...config } };
-    try {
-      providers.push({ provider: await factory(decl as never, context) });
-    } catch (error) {
-      at(['compression'], getErrorMessage(error));
-    }
-  }
+  const providers = await planContexts(checked, registry, context, inputs.strictKeys ?? false, at);
 
   const tools = routeTools(resolved, providers, at);
   for (const [name, factory] of inputs.codeTools) {
-    if (definition.tools.some((d) => d.name === name)) continue; // YAML declared it: resolved above
+    if (checked.tools.some((d) => d?.name === name)) continue; // YAML declared it: resolved above
     try {
       tools.push({ tool: await factory({}, context), source: 'code' });
     } catch (error) {
@@ -179,7 +149,8 @@ export async function planAgent(
   }
   for (const provider of inputs.codeProviders) providers.push({ provider });
 
-  if (!client || diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
+  if (!definition || !client || !model || diagnostics.some((d) => d.severity === 'error'))
+    return { diagnostics };
   let instructions: string;
   try {
     instructions = await renderInstructions(definition, inputs.variables, baseDir);
@@ -187,6 +158,7 @@ export async function planAgent(
     at(['template', 'sourcePath'], `cannot read the template: ${getErrorMessage(error)}`);
     return { diagnostics };
   }
+  const { provider, modelId } = model;
   return {
     plan: { definition, client, provider, modelId, instructions, tools, providers, diagnostics },
     diagnostics,
@@ -228,11 +200,12 @@ function routeTools(
 }
 
 /**
- * When the schema failed, the kinds are still checked, so one `validate` names the packages to
- * install along with the other problems.
+ * Entries that failed the schema are holes in the partial definition; their kinds are still
+ * checked, so one `validate` names the packages to install along with the other problems.
  */
-function checkKinds(
+function checkHoles(
   normalized: unknown,
+  partial: PartialDefinition,
   registry: PluginRegistry,
   report: (path: (string | number)[], message: string) => void,
 ): void {
@@ -240,15 +213,16 @@ function checkKinds(
   const entries = (list: unknown) =>
     (Array.isArray(list) ? list : []).map((e, i) => [i, (e as { kind?: unknown } | null)?.kind] as const);
   for (const [i, kind] of entries(root.tools)) {
-    if (typeof kind === 'string' && kind !== 'function' && kind !== 'custom' && !registry.toolKind(kind)) {
+    if (partial.tools[i] !== undefined || typeof kind !== 'string') continue;
+    if (kind !== 'function' && kind !== 'custom' && !registry.toolKind(kind))
       report(['tools', i, 'kind'], registry.missing('tool kind', kind));
-    }
   }
   for (const [i, kind] of entries(root.contexts)) {
-    if (typeof kind === 'string' && kind !== 'history' && !registry.contextKind(kind))
+    if (partial.contexts[i] !== undefined || typeof kind !== 'string') continue;
+    if (kind !== 'history' && !registry.contextKind(kind))
       report(['contexts', i, 'kind'], registry.missing('context kind', kind));
   }
   const provider = root.model?.provider;
-  if (typeof provider === 'string' && !registry.modelProvider(provider))
+  if (partial.model === undefined && typeof provider === 'string' && !registry.modelProvider(provider))
     report(['model', 'provider'], registry.missing('model provider', provider));
 }

@@ -14,6 +14,7 @@ import { corePlugin } from '../registry/core-plugin.js';
 import { PluginRegistry } from '../registry/plugin-registry.js';
 import type { ToolFactory } from '../resolve/tool-resolver.js';
 import { type AgentPlan, planAgent } from './agent-plan.js';
+import type { ModelOverride, NamedConnection } from './plan-model.js';
 
 export interface ValidationReport {
   ok: boolean;
@@ -26,11 +27,13 @@ type Source =
   | { type: 'file'; path: string }
   | { type: 'object'; value: unknown };
 
-/** Connection settings a YAML can refer to with `connection: { kind: reference, name }`. */
-export interface NamedConnection {
-  endpoint?: string;
-  apiKey?: string;
-  headers?: Record<string, string>;
+/**
+ * What strict mode turns into errors: unknown keys (top level and `config:`), and what is
+ * otherwise skipped with a warning (a missing skills folder). `strictMode()` sets both.
+ */
+export interface StrictOptions {
+  unknownKeys?: boolean;
+  missingFolders?: boolean;
 }
 
 /**
@@ -45,10 +48,10 @@ export class DeclAgentBuilder {
   private readonly codeTools = new Map<string, ToolFactory>();
   private readonly providers: IContextProvider[] = [];
   private readonly connections = new Map<string, NamedConnection>();
-  private modelOverride: { id?: string; baseURL?: string; apiKey?: string; provider?: string } = {};
+  private modelOverride: ModelOverride = {};
   private variables: Record<string, unknown> = {};
   private env: Environment | undefined;
-  private strict = false;
+  private strict: Required<StrictOptions> = { unknownKeys: false, missingFolders: false };
   private cached: Promise<LoadedDefinition> | undefined;
 
   fromYaml(text: string, file = 'agent.yaml'): this {
@@ -115,13 +118,17 @@ export class DeclAgentBuilder {
     return this;
   }
 
+  /** The target of `connection: { kind: reference, name }`; a reference to an unregistered name is an error. */
   withConnection(name: string, connection: NamedConnection): this {
     this.connections.set(name, connection);
     return this;
   }
 
-  /** Overrides `model` (the CLI's `--model`, `--base-url`, `RAF_MODEL`, `OPENAI_BASE_URL`, `OPENAI_API_KEY`). */
-  withModel(override: { id?: string; baseURL?: string; apiKey?: string; provider?: string }): this {
+  /**
+   * Overrides `model`, beating the file (the CLI's `--model`, `--base-url`). Provider variables
+   * such as `OPENAI_BASE_URL` are not overrides: they fill only what the file leaves empty.
+   */
+  withModel(override: ModelOverride): this {
     this.modelOverride = { ...this.modelOverride, ...override };
     return this;
   }
@@ -132,16 +139,19 @@ export class DeclAgentBuilder {
     return this;
   }
 
-  /** Where `$VAR` comes from (default `process.env`). */
+  /** Where `$VAR` and the providers' variables (`OPENAI_API_KEY`, …) come from (default `process.env`). */
   withEnvironment(env: Environment): this {
     this.env = env;
     this.cached = undefined;
     return this;
   }
 
-  /** Unknown keys become errors instead of warnings. */
-  strictMode(strict = true): this {
-    this.strict = strict;
+  /** Unknown keys and missing folders become errors instead of warnings (or only the ones named). */
+  strictMode(strict: boolean | StrictOptions = true): this {
+    this.strict =
+      typeof strict === 'boolean'
+        ? { unknownKeys: strict, missingFolders: strict }
+        : { unknownKeys: strict.unknownKeys ?? false, missingFolders: strict.missingFolders ?? false };
     this.cached = undefined;
     return this;
   }
@@ -162,7 +172,7 @@ export class DeclAgentBuilder {
         ],
       });
     }
-    const options = { strict: this.strict, ...(this.env && { env: this.env }) };
+    const options = { strict: this.strict.unknownKeys, ...(this.env && { env: this.env }) };
     this.cached ??=
       source.type === 'file'
         ? loadDefinitionFromFile(resolve(source.path), options).then((loaded) => ({
@@ -183,19 +193,10 @@ export class DeclAgentBuilder {
     return this.cached;
   }
 
-  private async plan(signal?: AbortSignal): Promise<{ plan?: AgentPlan; diagnostics: Diagnostic[] }> {
+  private async plan(
+    options: { signal?: AbortSignal; dryRun?: boolean } = {},
+  ): Promise<{ plan?: AgentPlan; diagnostics: Diagnostic[] }> {
     const loaded = await this.load();
-    const connection = loaded.definition?.model.connection;
-    let model = this.modelOverride;
-    if (connection?.kind === 'reference') {
-      const named = this.connections.get(connection.name ?? connection.target ?? '');
-      if (named)
-        model = {
-          ...(named.endpoint && { baseURL: named.endpoint }),
-          ...(named.apiKey && { apiKey: named.apiKey }),
-          ...model,
-        };
-    }
     const source = this.source;
     return planAgent({
       loaded,
@@ -203,16 +204,21 @@ export class DeclAgentBuilder {
       factories: this.factories,
       codeTools: this.codeTools,
       codeProviders: this.providers,
-      model,
+      model: this.modelOverride,
+      connections: this.connections,
       variables: this.variables,
+      strict: this.strict.missingFolders,
+      strictKeys: this.strict.unknownKeys,
+      ...(this.env && { env: this.env }),
+      ...(options.dryRun && { dryRun: true }),
       ...(source?.type === 'file' && { baseDir: resolve(source.path, '..') }),
-      ...(signal && { signal }),
+      ...(options.signal && { signal: options.signal }),
     });
   }
 
   /** Every problem at once, without calling a model. */
   async validate(): Promise<ValidationReport> {
-    const { diagnostics } = await this.plan();
+    const { diagnostics } = await this.plan({ dryRun: true });
     const ordered = [...diagnostics].sort((a, b) =>
       a.file === b.file ? a.line - b.line || a.column - b.column : 0,
     );
@@ -222,14 +228,14 @@ export class DeclAgentBuilder {
 
   /** The effective plan (SPEC §11.1, `raf inspect --json`); throws `DeclError` on errors. */
   async explain(): Promise<AgentExplanation> {
-    const { plan, diagnostics } = await this.plan();
+    const { plan, diagnostics } = await this.plan({ dryRun: true });
     if (!plan) throw new DeclError(diagnostics);
     return explainPlan(plan);
   }
 
   /** The agent; throws `DeclError` (every problem with file:line:column) when the file is wrong. */
   async build(options: { signal?: AbortSignal } = {}): Promise<ChatClientAgent> {
-    const { plan, diagnostics } = await this.plan(options.signal);
+    const { plan, diagnostics } = await this.plan(options.signal ? { signal: options.signal } : {});
     if (!plan) throw new DeclError(diagnostics);
     const builder = new AgentBuilder(plan.definition.name)
       .chatClient(plan.client)

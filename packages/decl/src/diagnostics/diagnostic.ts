@@ -1,4 +1,5 @@
 import { ConfigError } from '@raf/core';
+import type { z } from 'zod';
 
 /** One problem in an agent file, located as precisely as the source allows. */
 export interface Diagnostic {
@@ -67,4 +68,14 @@ export function suggest(word: string, candidates: Iterable<string>): string | un
     }
   }
   return best !== undefined && bestDistance <= Math.max(1, Math.floor(word.length / 3)) ? best : undefined;
+}
+
+/** A zod issue in the words of an agent file: "is required", "must be one of …". */
+export function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_type' && (issue as { input?: unknown }).input === undefined)
+    return 'is required';
+  if (issue.code === 'invalid_value' && 'values' in issue) {
+    return `must be one of ${(issue.values as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+  }
+  return issue.message;
 }

@@ -1,10 +1,20 @@
 import { readFile } from 'node:fs/promises';
-import type { z } from 'zod';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import { suggest } from '../diagnostics/diagnostic.js';
+import { describeIssue, suggest } from '../diagnostics/diagnostic.js';
 import { type Environment, resolveEnvironment } from '../env/resolve-env.js';
-import { type AgentDefinition, agentDefinitionSchema, KNOWN_KEYS } from '../schema/agent-schema.js';
+import {
+  type AgentDefinition,
+  agentDefinitionSchema,
+  type ContextDecl,
+  contextDeclSchema,
+  KNOWN_KEYS,
+  type ModelDecl,
+  type ToolDecl,
+  toolDeclSchema,
+} from '../schema/agent-schema.js';
 import { normalizeKeys, type Origins, writtenPath } from '../schema/normalize.js';
+import { applyUpstreamCompat } from '../schema/upstream-compat.js';
+import { classifyDocument } from './document-shape.js';
 import {
   diagnosticAt,
   formatOf,
@@ -24,22 +34,27 @@ export interface LoadOptions {
   strict?: boolean;
 }
 
+/**
+ * The parts of a definition that passed the schema when another part did not, so `validate()`
+ * still checks them (a schema error does not hide a missing factory). A failed `tools[i]` or
+ * `contexts[i]` is a hole (`undefined`), so indices keep matching the file.
+ */
+export type PartialDefinition = Omit<AgentDefinition, 'model' | 'tools' | 'contexts'> & {
+  model?: ModelDecl;
+  tools: (ToolDecl | undefined)[];
+  contexts: (ContextDecl | undefined)[];
+};
+
 export interface LoadedDefinition {
+  /** Set only when the file has no error. */
   definition?: AgentDefinition;
+  /** When it has errors: whatever still passed the schema (undefined for a file that is not an agent). */
+  partial?: PartialDefinition;
   document?: SourceDocument;
   /** The definition as parsed, with positions: for plugins that read their entries. */
   normalized?: unknown;
   origins?: Origins;
   diagnostics: Diagnostic[];
-}
-
-function describeIssue(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'invalid_type' && (issue as { input?: unknown }).input === undefined)
-    return 'is required';
-  if (issue.code === 'invalid_value' && 'values' in issue) {
-    return `must be one of ${(issue.values as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
-  }
-  return issue.message;
 }
 
 // Settings of the built-in contexts, often written one level too high.
@@ -102,6 +117,23 @@ function checkSchema(
   return { document, normalized, origins, diagnostics };
 }
 
+/** Each field on its own: what parses is kept (defaults fill the rest), each failed list entry is a hole. */
+function salvage(root: Record<string, unknown>): PartialDefinition {
+  const out: Record<string, unknown> = {};
+  const entries = <T>(list: unknown, schema: { safeParse(v: unknown): { success: boolean; data?: T } }) =>
+    (Array.isArray(list) ? list : []).map((entry) => schema.safeParse(entry).data);
+  for (const [key, schema] of Object.entries(agentDefinitionSchema.shape)) {
+    if (key === 'tools') out.tools = entries(root.tools, toolDeclSchema);
+    else if (key === 'contexts') out.contexts = entries(root.contexts, contextDeclSchema);
+    else {
+      const parsed = schema.safeParse(root[key]);
+      const value = parsed.success ? parsed.data : schema.safeParse(undefined).data;
+      if (value !== undefined) out[key] = value;
+    }
+  }
+  return { kind: 'prompt', name: '', ...out } as PartialDefinition;
+}
+
 /** Parses, resolves the environment and checks the schema, collecting every problem at once. */
 export function loadDefinitionFromDocument(
   document: SourceDocument,
@@ -116,29 +148,42 @@ export function loadDefinitionFromDocument(
       diagnostics: [diagnosticAt(document, [], 'an agent file must be a mapping (name:, model:, …)')],
     };
   }
+  const mapping = root as Record<string, unknown>;
+  const shape = classifyDocument(document, mapping, normalized.origins);
+  if (shape) return { document, diagnostics: [shape] };
+  const compat = applyUpstreamCompat(document, mapping, normalized.origins);
   const checked = checkSchema(document, root, normalized.origins, options.strict ?? false);
-  const diagnostics = [...env.problems, ...normalized.problems, ...checked.diagnostics];
-  const definition = diagnostics.some((d) => d.severity === 'error') ? undefined : checked.definition;
-  if (definition?.kind === 'workflow' || definition?.kind === 'hosted') {
-    diagnostics.push(
-      diagnosticAt(
-        document,
-        ['kind'],
-        `kind: ${definition.kind} agents need @raf/workflow, which is not available yet; use kind: prompt`,
-      ),
-    );
-  }
-  if (definition?.subAgents?.length) {
+  const diagnostics = [...env.problems, ...normalized.problems, ...compat, ...checked.diagnostics];
+  const subAgents = mapping.subAgents;
+  if (Array.isArray(subAgents) && subAgents.length > 0) {
     diagnostics.push(
       diagnosticAt(
         document,
         writtenPath(root, normalized.origins, ['subAgents']),
-        'subAgents need @raf/workflow, which is not available yet',
+        `subAgents need @raf/workflow, which is not available yet (${subAgents.length} sub-agent${subAgents.length > 1 ? 's' : ''}${orchestrationOf(mapping)})`,
+        'error',
+        { key: true },
       ),
     );
   }
-  const failed = diagnostics.some((d) => d.severity === 'error');
-  return { ...checked, ...(failed ? { definition: undefined } : {}), diagnostics };
+  if (!diagnostics.some((d) => d.severity === 'error')) return { ...checked, diagnostics };
+  return {
+    ...checked,
+    definition: undefined,
+    partial: checked.definition ?? salvage(mapping),
+    diagnostics,
+  };
+}
+
+/** `, orchestration pipeline`: the mode a multi-agent file asks for, so the message names it. */
+function orchestrationOf(root: Record<string, unknown>): string {
+  const metadata = root.metadata as Record<string, unknown> | undefined;
+  const orchestration = metadata?.orchestration;
+  const mode =
+    typeof orchestration === 'string'
+      ? orchestration
+      : (orchestration as { mode?: unknown } | undefined)?.mode;
+  return `, orchestration ${typeof mode === 'string' ? mode : 'magentic'}`;
 }
 
 export async function loadDefinitionFromText(

@@ -2,6 +2,7 @@ import { extname } from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { formatPath } from '../diagnostics/diagnostic.js';
+import { indexTomlPositions, pathKey } from './toml-positions.js';
 
 export type Path = readonly (string | number)[];
 
@@ -93,7 +94,7 @@ export function parseYamlSource(
   return { document: { file, value, locate }, problems: [] };
 }
 
-/** TOML through the optional `smol-toml` package (positions are not available: line 1). */
+/** TOML through the optional `smol-toml` package, with positions from a small index of the text. */
 export async function parseTomlSource(
   text: string,
   file: string,
@@ -117,7 +118,15 @@ export async function parseTomlSource(
   }
   try {
     const value = toml.parse(text);
-    return { document: { file, value, locate: () => ({ line: 1, column: 1 }) }, problems: [] };
+    const positions = indexTomlPositions(text);
+    const locate = (path: Path, options: { key?: boolean } = {}) => {
+      for (let length = path.length; length > 0; length--) {
+        const found = positions.get(pathKey(path.slice(0, length)));
+        if (found) return (length === path.length && options.key && found.key) || found.value;
+      }
+      return { line: 1, column: 1 };
+    };
+    return { document: { file, value, locate }, problems: [] };
   } catch (error) {
     const e = error as { line?: number; column?: number; message: string };
     return {

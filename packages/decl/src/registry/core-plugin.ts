@@ -1,3 +1,5 @@
+import { mkdirSync, statSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createChatClient } from '@raf/client';
 import { ReplayChatClient } from '@raf/client/testing';
@@ -19,10 +21,17 @@ import {
   FILE_TOOL_NAMES,
   type FileToolName,
   SlidingWindowStrategy,
+  SummarizeStrategy,
   TokenBudgetStrategy,
   WorkspaceContextProvider,
 } from '@raf/framework';
 import { snakeCase } from '../schema/normalize.js';
+import {
+  compressionConfigSchema,
+  fileToolConfigSchema,
+  skillsConfigSchema,
+  workspaceConfigSchema,
+} from './core-config-schemas.js';
 
 const FILE_TOOLS = new Set<string>([...FILE_TOOL_NAMES, 'apply_patch']);
 
@@ -46,6 +55,20 @@ function fileTool(decl: Declaration): ReturnType<typeof createFileTool>[] {
   return [createFileTool(name as FileToolName)];
 }
 
+/** A workspace root must exist; `create: true` makes it at build (never in a dry run). */
+function ensureFolder(path: string, create: boolean, context: PluginBuildContext): void {
+  let info: ReturnType<typeof statSync> | undefined;
+  try {
+    info = statSync(path);
+  } catch {
+    if (!create)
+      throw new ConfigError(`the workspace root ${path} does not exist (create it, or set create: true)`);
+    if (!context.dryRun) mkdirSync(path, { recursive: true });
+    return;
+  }
+  if (!info?.isDirectory()) throw new ConfigError(`the workspace root ${path} is not a folder`);
+}
+
 function workspace(decl: Declaration, context: PluginBuildContext) {
   const config = configOf(decl);
   const { policy, warning } = resolveScopePolicy(setting(config, 'policy') as string | undefined);
@@ -56,8 +79,10 @@ function workspace(decl: Declaration, context: PluginBuildContext) {
   if (allow !== undefined) properties.allowCommands = allow;
   const network = setting(config, 'network');
   if (network !== undefined) properties.network = network;
+  const root = resolve(context.baseDir, String(setting(config, 'root') ?? '.'));
+  ensureFolder(root, setting(config, 'create') === true, context);
   return new WorkspaceContextProvider({
-    root: resolve(context.baseDir, String(setting(config, 'root') ?? '.')),
+    root,
     ...(Array.isArray(roots) && { roots: roots.map((r) => resolve(context.baseDir, String(r))) }),
     name: decl.name ?? 'workspace',
     policy,
@@ -65,12 +90,21 @@ function workspace(decl: Declaration, context: PluginBuildContext) {
   });
 }
 
+/** A missing folder is skipped with a warning, as upstream; an error only in strict mode. */
 async function skills(decl: Declaration, context: PluginBuildContext) {
   const directory = setting(configOf(decl), 'directory') ?? `skills/${decl.name ?? 'skills'}`;
-  return AgentSkillsProvider.scan(resolve(context.baseDir, String(directory)));
+  const path = resolve(context.baseDir, String(directory));
+  const info = await stat(path).catch(() => undefined);
+  if (!info?.isDirectory()) {
+    const message = `${path}: the skills folder does not exist`;
+    if (context.strict) throw new ConfigError(message);
+    context.warn(`${message}; the skills provider is skipped`);
+    return undefined;
+  }
+  return AgentSkillsProvider.scan(path);
 }
 
-async function compression(decl: Declaration) {
+async function compression(decl: Declaration, context: PluginBuildContext) {
   const config = configOf(decl);
   const exact = setting(config, 'tokenCounter') === 'exact';
   const counter = exact
@@ -85,18 +119,53 @@ async function compression(decl: Declaration) {
         ? new TokenBudgetStrategy({
             toolResultEvictionThreshold: Number(setting(config, 'toolResultEvictionThreshold') ?? 0.5),
           })
-        : undefined;
+        : strategy === 'summarize'
+          ? summarize(config, context)
+          : undefined;
   if (!made)
-    throw new ConfigError(`compression strategy "${strategy}" is not one of sliding_window, token_budget`);
+    throw new ConfigError(
+      `compression strategy "${strategy}" is not one of sliding_window, token_budget, summarize`,
+    );
   return new CompressionProvider({ strategy: made, counter, maxTokens });
 }
 
-function modelClient(decl: Declaration) {
+/** An LLM summary of the oldest part, written by the agent's own model. */
+function summarize(config: Record<string, JSONValue>, context: PluginBuildContext) {
+  if (!context.chatClient) throw new ConfigError("compression summarize needs the agent's model");
+  const share = setting(config, 'keepRecentShare');
+  const prompt = setting(config, 'prompt');
+  return new SummarizeStrategy({
+    client: context.chatClient,
+    ...(typeof share === 'number' && { keepRecentShare: share }),
+    ...(typeof prompt === 'string' && { prompt }),
+  });
+}
+
+/**
+ * The environment variables of each provider. They fill only what the YAML leaves empty, and only
+ * for their own provider: an `OPENAI_BASE_URL` exported for another tool never redirects DeepSeek.
+ */
+const PROVIDER_ENV: Readonly<Record<string, { apiKey: string; baseURL: string }>> = {
+  openai: { apiKey: 'OPENAI_API_KEY', baseURL: 'OPENAI_BASE_URL' },
+  deepseek: { apiKey: 'DEEPSEEK_API_KEY', baseURL: 'DEEPSEEK_BASE_URL' },
+  agnes: { apiKey: 'AGNES_API_KEY', baseURL: 'AGNES_BASE_URL' },
+  anthropic: { apiKey: 'ANTHROPIC_API_KEY', baseURL: 'ANTHROPIC_BASE_URL' },
+};
+
+function modelClient(decl: Declaration, context: PluginBuildContext) {
   const connection = (decl.connection ?? {}) as {
+    kind?: string;
     endpoint?: string;
     apiKey?: string;
     headers?: Record<string, string>;
   };
+  const provider = String(decl.kind);
+  const names = PROVIDER_ENV[provider];
+  const endpoint = connection.endpoint || (names && context.env[names.baseURL]) || undefined;
+  const apiKey =
+    connection.apiKey ||
+    (names && connection.kind !== 'anonymous' ? context.env[names.apiKey] : undefined) ||
+    undefined;
   const options = (decl.options ?? {}) as Record<string, unknown>;
   const modelOptions: ModelOptions = {};
   if (typeof options.temperature === 'number') modelOptions.temperature = options.temperature;
@@ -108,10 +177,11 @@ function modelClient(decl: Declaration) {
   if (typeof options.reasoningEffort === 'string') modelOptions.reasoningEffort = options.reasoningEffort;
   if (Array.isArray(options.stopSequences)) modelOptions.stop = options.stopSequences as string[];
   return createChatClient({
-    provider: String(decl.kind),
+    // The client's provider union may lag the registry (agnes, anthropic arrive with @raf/client).
+    provider: provider as Parameters<typeof createChatClient>[0]['provider'],
     model: String(decl.name),
-    ...(connection.endpoint !== undefined && { baseURL: connection.endpoint }),
-    ...(connection.apiKey !== undefined && connection.apiKey !== '' && { apiKey: connection.apiKey }),
+    ...(endpoint !== undefined && { baseURL: endpoint }),
+    ...(apiKey !== undefined && { apiKey }),
     ...(connection.headers !== undefined && { headers: connection.headers }),
     ...(Object.keys(modelOptions).length > 0 && { modelOptions }),
     ...(options.extra !== undefined && { extraBody: options.extra as Record<string, unknown> }),
@@ -125,9 +195,19 @@ export const corePlugin: RafPlugin = {
   toolKinds: { file: fileTool, shell: fileTool },
   toolExpansions: { file: FILE_TOOL_NAMES, shell: ['run_command'] },
   contextKinds: { workspace, skills, compression },
+  configSchemas: {
+    tools: { file: fileToolConfigSchema, shell: fileToolConfigSchema },
+    contexts: {
+      workspace: workspaceConfigSchema,
+      skills: skillsConfigSchema,
+      compression: compressionConfigSchema,
+    },
+  },
   modelProviders: {
     openai: modelClient,
     deepseek: modelClient,
+    agnes: modelClient,
+    anthropic: modelClient,
     custom: modelClient,
     replay: async (decl, context) => {
       const connection = (decl.connection ?? {}) as Record<string, string | undefined>;

@@ -5,23 +5,29 @@ import {
   type RafPlugin,
   type ToolKindFactory,
 } from '@raf/core';
+import type { ZodType } from 'zod';
 import { suggest } from '../diagnostics/diagnostic.js';
 
-/** Kinds that live in extension packages: the install hint for a YAML that uses one unregistered. */
-export const EXTENSION_PACKAGES: Readonly<Record<string, { package: string; plugin: string }>> = {
-  web: { package: '@raf/web', plugin: 'webPlugin' },
-  mcp: { package: '@raf/mcp', plugin: 'mcpPlugin' },
-  knowledge: { package: '@raf/rag', plugin: 'ragPlugin' },
-  wiki: { package: '@raf/wiki', plugin: 'wikiPlugin' },
-  code: { package: '@raf/sandbox', plugin: 'sandboxPlugin' },
-  openapi: { package: '@raf/openapi', plugin: 'openapiPlugin' },
-  llama: { package: '@raf/llama', plugin: 'llamaPlugin' },
-  gguf: { package: '@raf/llama', plugin: 'llamaPlugin' },
-  lm: { package: '@raf/llama', plugin: 'llamaPlugin' },
-  local: { package: '@raf/llama', plugin: 'llamaPlugin' },
-};
-
 type Category = 'tool kind' | 'context kind' | 'model provider';
+
+/**
+ * Kinds that live in extension packages: the install hint for a YAML that uses one unregistered,
+ * and the "known kinds" of an error message (with the package that has each).
+ */
+export const EXTENSION_PACKAGES: Readonly<
+  Record<string, { package: string; plugin: string; categories: readonly Category[] }>
+> = {
+  web: { package: '@raf/web', plugin: 'webPlugin', categories: ['tool kind'] },
+  mcp: { package: '@raf/mcp', plugin: 'mcpPlugin', categories: ['tool kind', 'context kind'] },
+  knowledge: { package: '@raf/rag', plugin: 'ragPlugin', categories: ['context kind'] },
+  wiki: { package: '@raf/wiki', plugin: 'wikiPlugin', categories: ['context kind'] },
+  code: { package: '@raf/sandbox', plugin: 'sandboxPlugin', categories: ['tool kind'] },
+  openapi: { package: '@raf/openapi', plugin: 'openapiPlugin', categories: ['tool kind'] },
+  llama: { package: '@raf/llama', plugin: 'llamaPlugin', categories: ['model provider'] },
+  gguf: { package: '@raf/llama', plugin: 'llamaPlugin', categories: ['model provider'] },
+  lm: { package: '@raf/llama', plugin: 'llamaPlugin', categories: ['model provider'] },
+  local: { package: '@raf/llama', plugin: 'llamaPlugin', categories: ['model provider'] },
+};
 
 /** Kinds of the upstream schema that this version does not build yet: said plainly, not "unknown". */
 const NOT_YET: Readonly<Record<string, string>> = {
@@ -35,12 +41,21 @@ export class PluginRegistry {
   private readonly expansions = new Map<string, readonly string[]>();
   private readonly contexts = new Map<string, ContextKindFactory>();
   private readonly providers = new Map<string, ModelProviderFactory>();
+  private readonly schemas = new Map<string, ZodType>();
+  private readonly owners = new Map<string, string>();
   private readonly plugins: RafPlugin[] = [];
 
   use(plugin: RafPlugin): this {
     definePlugin(plugin);
     this.plugins.push(plugin);
-    for (const [kind, factory] of Object.entries(plugin.toolKinds ?? {})) this.tools.set(kind, factory);
+    for (const [kind, factory] of Object.entries(plugin.toolKinds ?? {})) {
+      this.tools.set(kind, factory);
+      this.owners.set(kind, plugin.packageName);
+    }
+    for (const [kind, schema] of Object.entries(plugin.configSchemas?.tools ?? {}))
+      this.schemas.set(`tool:${kind}`, schema);
+    for (const [kind, schema] of Object.entries(plugin.configSchemas?.contexts ?? {}))
+      this.schemas.set(`context:${kind}`, schema);
     for (const [kind, names] of Object.entries(plugin.toolExpansions ?? {})) this.expansions.set(kind, names);
     for (const [kind, factory] of Object.entries(plugin.contextKinds ?? {})) this.contexts.set(kind, factory);
     for (const [name, factory] of Object.entries(plugin.modelProviders ?? {}))
@@ -54,6 +69,16 @@ export class PluginRegistry {
 
   toolKind(kind: string): ToolKindFactory | undefined {
     return this.tools.get(kind);
+  }
+
+  /** The package whose plugin builds this tool kind. */
+  toolOwner(kind: string): string | undefined {
+    return this.owners.get(kind);
+  }
+
+  /** The `config:` schema of a tool or context kind, when its plugin gives one. */
+  configSchema(category: 'tool kind' | 'context kind', kind: string): ZodType | undefined {
+    return this.schemas.get(`${category === 'tool kind' ? 'tool' : 'context'}:${kind}`);
   }
 
   expansion(kind: string): readonly string[] | undefined {
@@ -76,15 +101,28 @@ export class PluginRegistry {
 
   /** Why a kind cannot be built: the package to install, or the kinds that exist. */
   missing(category: Category, kind: string): string {
-    const notYet = category === 'context kind' ? NOT_YET[kind] : undefined;
-    if (notYet) return `context kind "${kind}": ${notYet}`;
+    const reason = category === 'context kind' ? NOT_YET[kind] : undefined;
+    if (reason) return `context kind "${kind}": ${reason}`;
     const extension = EXTENSION_PACKAGES[kind];
-    if (extension) {
+    if (extension?.categories.includes(category)) {
       return `${category} "${kind}" needs ${extension.package} (pnpm add ${extension.package}; builder.use(${extension.plugin}()))`;
     }
     const known =
-      category === 'tool kind' ? [...this.known(category), 'function', 'custom'] : this.known(category);
-    const hint = suggest(kind, [...known, ...Object.keys(EXTENSION_PACKAGES)]);
-    return `unknown ${category} "${kind}"${hint ? ` (did you mean "${hint}"?)` : ''}; known: ${known.sort().join(', ')}`;
+      category === 'tool kind'
+        ? [...this.known(category), 'function', 'custom']
+        : category === 'context kind'
+          ? [...this.known(category), 'history']
+          : this.known(category);
+    const extensions = Object.entries(EXTENSION_PACKAGES)
+      .filter(([name, e]) => e.categories.includes(category) && !known.includes(name))
+      .map(([name, e]) => `${name} (${e.package})`)
+      .sort();
+    const notYet = category === 'context kind' ? Object.keys(NOT_YET).sort() : [];
+    const hint = suggest(kind, [...known, ...Object.keys(EXTENSION_PACKAGES), ...notYet]);
+    return [
+      `unknown ${category} "${kind}"${hint ? ` (did you mean "${hint}"?)` : ''}; known: ${known.sort().join(', ')}`,
+      ...(extensions.length ? [`with extensions: ${extensions.join(', ')}`] : []),
+      ...(notYet.length ? [`not available yet: ${notYet.join(', ')}`] : []),
+    ].join('; ');
   }
 }

@@ -1,5 +1,6 @@
 import { getErrorMessage, type ITool, type JSONSchema, type PluginBuildContext } from '@raf/core';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import { checkConfig } from '../registry/check-config.js';
 import type { PluginRegistry } from '../registry/plugin-registry.js';
 import type { ToolDecl } from '../schema/agent-schema.js';
 
@@ -40,40 +41,65 @@ function withDeclaredInterface(tool: ITool, decl: ToolDecl): ITool {
   return described;
 }
 
+/** Where a tool came from, to tell one built-in reached twice from two different tools. */
+interface Origin {
+  index: number;
+  /** The package whose tool kind built it; undefined for `function`/`custom` factories. */
+  owner: string | undefined;
+  expanded: boolean;
+}
+
 /**
  * Resolves `tools:` (rule 6 first: an entry without `name` expands to its whole category, e.g.
  * `file` → the 11 file and shell tools), then each entry through its plugin, or through a factory
- * for `function`/`custom`. Duplicate names are errors.
+ * for `function`/`custom`. When two entries reach the same built-in and one of them is an expansion
+ * (`kind: file` and `kind: shell` both give `run_command`), one copy is kept and a warning says so;
+ * any other duplicate name is an error. Holes (entries that failed the schema) are skipped.
  */
 export async function resolveTools(
-  decls: readonly ToolDecl[],
+  decls: readonly (ToolDecl | undefined)[],
   registry: PluginRegistry,
   factories: ReadonlyMap<string, ToolFactory>,
   context: PluginBuildContext,
+  strictKeys: boolean,
   report: (index: number, ...rest: Parameters<ReportAt>) => void,
 ): Promise<ResolvedTool[]> {
   const resolved: ResolvedTool[] = [];
-  const seen = new Map<string, number>();
+  const seen = new Map<string, Origin>();
   for (const [index, decl] of decls.entries()) {
+    if (!decl) continue;
     let tools: ITool[];
+    const entryContext = { ...context, warn: (message: string) => report(index, [], message, 'warning') };
     try {
-      tools = await resolveOne(decl, index, registry, factories, context, report);
+      tools = await resolveOne(decl, index, registry, factories, entryContext, strictKeys, report);
     } catch (error) {
       report(index, decl.name ? ['name'] : ['kind'], getErrorMessage(error));
       continue;
     }
+    const origin: Origin = {
+      index,
+      owner: FACTORY_KINDS.has(decl.kind) ? undefined : registry.toolOwner(decl.kind),
+      expanded: decl.name === undefined,
+    };
     for (const tool of tools) {
       const earlier = seen.get(tool.name);
-      if (earlier !== undefined) {
-        report(
-          index,
-          decl.name ? ['name'] : ['kind'],
-          `duplicate tool name '${tool.name}' (also from tools[${earlier}])`,
-        );
+      if (earlier === undefined) {
+        seen.set(tool.name, origin);
+        resolved.push({ tool, index, decl });
         continue;
       }
-      seen.set(tool.name, index);
-      resolved.push({ tool, index, decl });
+      const sameBuiltIn =
+        earlier.owner !== undefined &&
+        earlier.owner === origin.owner &&
+        (earlier.expanded || origin.expanded);
+      report(
+        index,
+        decl.name ? ['name'] : ['kind'],
+        sameBuiltIn
+          ? `'${tool.name}' is already in the tools (from tools[${earlier.index}]); one copy is kept`
+          : `duplicate tool name '${tool.name}' (also from tools[${earlier.index}])`,
+        sameBuiltIn ? 'warning' : 'error',
+      );
     }
   }
   return resolved;
@@ -85,9 +111,10 @@ async function resolveOne(
   registry: PluginRegistry,
   factories: ReadonlyMap<string, ToolFactory>,
   context: PluginBuildContext,
+  strictKeys: boolean,
   report: (index: number, ...rest: Parameters<ReportAt>) => void,
 ): Promise<ITool[]> {
-  const kind = decl.kind === 'shell' && decl.name === undefined ? 'shell' : decl.kind;
+  const kind = decl.kind;
   if (FACTORY_KINDS.has(kind)) {
     if (!decl.name) {
       report(
@@ -115,7 +142,15 @@ async function resolveOne(
     report(index, ['kind'], registry.missing('tool kind', kind));
     return [];
   }
-  const declaration = { ...decl, kind } as Parameters<typeof plugin>[0];
+  let config = decl.config;
+  const schema = registry.configSchema('tool kind', kind);
+  if (schema && decl.config !== undefined) {
+    config = checkConfig(schema, decl.config, strictKeys, (path, message, severity) =>
+      report(index, ['config', ...path], message, severity),
+    );
+    if (!config) return [];
+  }
+  const declaration = { ...decl, kind, ...(config && { config }) } as Parameters<typeof plugin>[0];
   const names = decl.name ? [decl.name] : registry.expansion(kind);
   if (!names) return plugin(declaration, context);
   const tools: ITool[] = [];

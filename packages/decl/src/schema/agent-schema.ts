@@ -67,6 +67,10 @@ export const compressionSchema = z.strictObject({
   toolResultEvictionThreshold: z.number().min(0).max(1).optional(),
   maxTokens: z.number().int().positive().optional(),
   keepRecent: z.number().int().positive().optional(),
+  /** `summarize`: share of the budget kept verbatim for the newest messages (default 0.5). */
+  keepRecentShare: z.number().gt(0).lt(1).optional(),
+  /** `summarize`: the instruction the summarizing model gets. */
+  prompt: z.string().min(1).optional(),
 });
 
 export const templateSchema = z.strictObject({

@@ -9,8 +9,6 @@ const SYNONYMS: Record<string, string> = {
   baseUrl: 'endpoint',
   baseURL: 'endpoint',
   stop: 'stopSequences',
-  auth_mode: 'authenticationMode',
-  authMode: 'authenticationMode',
 };
 
 /** Maps whose keys are data (names, JSON Schema, headers), never renamed or aliased. */

@@ -1,0 +1,85 @@
+import type { ZodType } from 'zod';
+import { type Diagnostic, describeIssue, suggest } from '../diagnostics/diagnostic.js';
+
+export type ConfigReport = (
+  path: (string | number)[],
+  message: string,
+  severity: Diagnostic['severity'],
+) => void;
+
+interface FieldMeta {
+  policyBearing?: boolean;
+  aliases?: readonly string[];
+}
+
+const camel = (key: string) => key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+
+function shapeOf(schema: ZodType): Record<string, ZodType> | undefined {
+  const shape = (schema as { shape?: unknown }).shape;
+  return shape && typeof shape === 'object' ? (shape as Record<string, ZodType>) : undefined;
+}
+
+const metaOf = (field: ZodType | undefined): FieldMeta =>
+  ((field as { meta?: () => unknown } | undefined)?.meta?.() as FieldMeta | undefined) ?? {};
+
+/**
+ * Checks a `config:` map against its kind's schema (`RafPlugin.configSchemas`). Keys are matched
+ * as written, in snake_case, or by a declared alias, and handed on under the schema's name. An
+ * unknown key warns (an error when `strict`), except a near miss of a policy-bearing key, which is
+ * always an error: a misspelt `policy` must not leave the workspace under the default. Wrong types
+ * are errors. Returns the parsed config, or undefined when it has an error.
+ */
+export function checkConfig(
+  schema: ZodType,
+  config: Readonly<Record<string, unknown>> | undefined,
+  strict: boolean,
+  report: ConfigReport,
+): Record<string, unknown> | undefined {
+  const shape = shapeOf(schema);
+  const canonical: Record<string, unknown> = {};
+  const writtenAs = new Map<string, string>();
+  let failed = false;
+  if (shape) {
+    const names = Object.keys(shape);
+    const target = new Map<string, string>();
+    for (const name of names) {
+      target.set(name, name);
+      for (const alias of metaOf(shape[name]).aliases ?? []) target.set(alias, name);
+    }
+    for (const [key, value] of Object.entries(config ?? {})) {
+      const name = target.get(key) ?? target.get(camel(key));
+      if (name === undefined) {
+        const hint = suggest(key, [...target.keys()]);
+        const meant = hint === undefined ? undefined : (target.get(hint) as string);
+        const policy = meant !== undefined && metaOf(shape[meant]).policyBearing === true;
+        if (policy) failed = true;
+        report(
+          [key],
+          `unknown key '${key}'${hint ? ` (did you mean '${hint}'?)` : `; known: ${names.join(', ')}`}${
+            policy ? `: a misspelt ${meant} would leave the default in force` : ''
+          }`,
+          policy || strict ? 'error' : 'warning',
+        );
+        continue;
+      }
+      const earlier = writtenAs.get(name);
+      if (earlier !== undefined) {
+        report([key], `'${key}' and '${earlier}' are the same setting; keep one`, 'error');
+        failed = true;
+        continue;
+      }
+      writtenAs.set(name, key);
+      canonical[name] = value;
+    }
+  } else Object.assign(canonical, config);
+  const parsed = schema.safeParse(canonical);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const [first, ...rest] = issue.path as (string | number)[];
+      const path = first === undefined ? [] : [writtenAs.get(String(first)) ?? first, ...rest];
+      report(path, describeIssue(issue), 'error');
+    }
+    return undefined;
+  }
+  return failed ? undefined : (parsed.data as Record<string, unknown>);
+}
