@@ -43,7 +43,7 @@ export function classifyDocument(
   if (root.kind === 'workflow') {
     return at(
       ['kind'],
-      'kind: workflow agents (trigger, actions) need @raf/workflow, which is not available yet; until that package exists, only kind: prompt agents run',
+      'workflow agents (trigger, actions) need @raf/workflow, which is not available yet; until that package exists, only kind: prompt agents run',
       false,
     );
   }

@@ -72,7 +72,7 @@ export function checkConfig(
       canonical[name] = value;
     }
   } else Object.assign(canonical, config);
-  const parsed = schema.safeParse(canonical);
+  const parsed = schema.safeParse(canonical, { reportInput: true });
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const [first, ...rest] = issue.path as (string | number)[];
