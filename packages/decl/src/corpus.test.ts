@@ -10,7 +10,7 @@ const files = readdirSync(dir)
   .filter((f) => f.endsWith('.yaml'))
   .sort();
 
-/** Each file's first line says which error it must produce: `# expect: <text>`. */
+/** Each file's first line says which error it must produce: `# expect: <text>` (a leading `:line:col` pins the position). */
 describe('the broken-file corpus', () => {
   it('has at least 60 files', () => {
     expect(files.length).toBeGreaterThanOrEqual(60);

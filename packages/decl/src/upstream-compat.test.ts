@@ -166,9 +166,16 @@ describe('item 4 and v1: files that are not a bare agent', () => {
       'id: old\nmodel:\n  model: gpt-4\ntools:\n  - type: builtin\n    name: read_file\n',
     );
     expect(lines.errors).toHaveLength(1);
-    expect(lines.errors[0]).toMatch(/^v1\.yaml:1:1 id: this is the retired Agent Declaration Protocol v1 format/);
-    const toolsOnly = await validate('v1b', `name: a\n${LOCAL}\ntools:\n  - type: builtin\n    name: read_file\n`);
-    expect(toolsOnly.shown.errors).toEqual([expect.stringMatching(/^v1b\.yaml:4:5 tools\[0\]\.type: this is the retired/)]);
+    expect(lines.errors[0]).toMatch(
+      /^v1\.yaml:1:1 id: this is the retired Agent Declaration Protocol v1 format/,
+    );
+    const toolsOnly = await validate(
+      'v1b',
+      `name: a\n${LOCAL}\ntools:\n  - type: builtin\n    name: read_file\n`,
+    );
+    expect(toolsOnly.shown.errors).toEqual([
+      expect.stringMatching(/^v1b\.yaml:4:5 tools\[0\]\.type: this is the retired/),
+    ]);
   });
 });
 
@@ -188,11 +195,20 @@ describe('item 5: reference connections', () => {
     const server = await startMockModelServer({ turns: [{ text: 'hi' }] });
     try {
       const agent = await new DeclAgentBuilder()
-        .fromYaml('name: a\nmodel: { id: m, provider: custom, connection: { kind: reference, target: corp } }\n')
-        .withConnection('corp', { endpoint: server.baseURL, apiKey: 'corp-key', headers: { 'x-team': 'ops' } })
+        .fromYaml(
+          'name: a\nmodel: { id: m, provider: custom, connection: { kind: reference, target: corp } }\n',
+        )
+        .withConnection('corp', {
+          endpoint: server.baseURL,
+          apiKey: 'corp-key',
+          headers: { 'x-team': 'ops' },
+        })
         .build();
       await drain(agent.run('x'));
-      expect(server.requests[0]?.headers).toMatchObject({ authorization: 'Bearer corp-key', 'x-team': 'ops' });
+      expect(server.requests[0]?.headers).toMatchObject({
+        authorization: 'Bearer corp-key',
+        'x-team': 'ops',
+      });
     } finally {
       await server.close();
     }
@@ -243,7 +259,9 @@ describe('items 6 and 9: connection and options as upstream writes them', () => 
 
   it('a near-miss connection key says what it probably meant', async () => {
     const { shown: lines } = await validate('kye', `name: a\n${LOCAL.replace('" }', '", api_kye: sk }')}\n`);
-    expect(lines.warnings).toEqual([expect.stringMatching(/'api_kye' .* HTTP header 'api_kye' \(did you mean 'api_key'\?\)/)]);
+    expect(lines.warnings).toEqual([
+      expect.stringMatching(/'api_kye' .* HTTP header 'api_kye' \(did you mean 'api_key'\?\)/),
+    ]);
   });
 });
 
@@ -271,7 +289,9 @@ describe('item 7: older tool kinds and the known-kinds list', () => {
       .explain();
     expect(seen).toEqual([{ kind: 'web', name: 'web_search' }]);
     expect(plan.warnings).toEqual([
-      expect.stringMatching(/ws\.yaml:4:11 tools\[0\]\.kind: kind: web_search is deprecated; it means kind: web, name: web_search$/),
+      expect.stringMatching(
+        /ws\.yaml:4:11 tools\[0\]\.kind: kind: web_search is deprecated; it means kind: web, name: web_search$/,
+      ),
     ]);
   });
 
@@ -303,7 +323,10 @@ describe('item 8: a missing skills folder', () => {
     expect(plan.warnings).toEqual([expect.stringContaining('the skills folder does not exist')]);
     const agent = await builder.build();
     expect(agent.contextProviders.map((p) => p.kind)).toEqual(['history']);
-    const strict = await new DeclAgentBuilder().fromYaml(yaml, join(dir, 'skills.yaml')).strictMode().validate();
+    const strict = await new DeclAgentBuilder()
+      .fromYaml(yaml, join(dir, 'skills.yaml'))
+      .strictMode()
+      .validate();
     expect(shown(strict).errors).toEqual([
       `skills.yaml:4:5 contexts[0]: ${dir}/skills/gone: the skills folder does not exist`,
     ]);
@@ -366,7 +389,9 @@ describe('item 12: provider variables fill only what the file leaves empty', () 
         await drain(agent.run('x'));
       };
       await run(`{ id: m, provider: deepseek, connection: { endpoint: "${server.baseURL}" } }`);
-      await run(`{ id: m, provider: openai, connection: { endpoint: "${server.baseURL}", api_key: yaml-key } }`);
+      await run(
+        `{ id: m, provider: openai, connection: { endpoint: "${server.baseURL}", api_key: yaml-key } }`,
+      );
       expect(server.requests.map((r) => r.headers.authorization)).toEqual([
         'Bearer deepseek-key',
         'Bearer yaml-key',
@@ -376,7 +401,9 @@ describe('item 12: provider variables fill only what the file leaves empty', () 
       expect(elsewhere.requests.map((r) => r.headers.authorization)).toEqual(['Bearer openai-key']);
       // withModel (the CLI's --base-url) stays an explicit override.
       const agent = await new DeclAgentBuilder()
-        .fromYaml(`name: a\nmodel: { id: m, provider: deepseek, connection: { endpoint: "${elsewhere.baseURL}" } }\n`)
+        .fromYaml(
+          `name: a\nmodel: { id: m, provider: deepseek, connection: { endpoint: "${elsewhere.baseURL}" } }\n`,
+        )
         .withEnvironment(env)
         .withModel({ baseURL: server.baseURL })
         .build();
@@ -391,7 +418,8 @@ describe('item 12: provider variables fill only what the file leaves empty', () 
 
 describe('item 13: workspace roots and duplicate contexts', () => {
   it('root: [1, 2] and root: "" are errors; a missing root is an error naming it unless create: true', async () => {
-    const ws = (config: string) => `name: a\n${LOCAL}\ncontexts:\n  - kind: workspace\n    config: ${config}\n`;
+    const ws = (config: string) =>
+      `name: a\n${LOCAL}\ncontexts:\n  - kind: workspace\n    config: ${config}\n`;
     expect((await validate('root-list', ws('{ root: [1, 2] }'))).shown.errors).toEqual([
       'root-list.yaml:5:21 contexts[0].config.root: Invalid input: expected string, received array',
     ]);
@@ -401,7 +429,10 @@ describe('item 13: workspace roots and duplicate contexts', () => {
     expect((await validate('root-missing', ws('{ root: ./nowhere }'))).shown.errors).toEqual([
       `root-missing.yaml:4:5 contexts[0]: the workspace root ${dir}/nowhere does not exist (create it, or set create: true)`,
     ]);
-    const create = new DeclAgentBuilder().fromYaml(ws('{ root: ./made, create: true }'), join(dir, 'create.yaml'));
+    const create = new DeclAgentBuilder().fromYaml(
+      ws('{ root: ./made, create: true }'),
+      join(dir, 'create.yaml'),
+    );
     expect((await create.validate()).ok).toBe(true);
     await expect(realpath(join(dir, 'made'))).rejects.toThrow(); // validate creates nothing
     await create.build();

@@ -101,8 +101,15 @@ export async function planAgent(
   // reports every problem (and nothing is built).
   const checked = definition ?? loaded.partial;
   if (!checked || !document || !origins) return { diagnostics };
-  const at = (path: (string | number)[], message: string, severity: Diagnostic['severity'] = 'error') =>
-    diagnostics.push(diagnosticAt(document, writtenPath(normalized, origins, path), message, severity));
+  const at = (
+    path: (string | number)[],
+    message: string,
+    severity: Diagnostic['severity'] = 'error',
+    key = false,
+  ) =>
+    diagnostics.push(
+      diagnosticAt(document, writtenPath(normalized, origins, path), message, severity, { key }),
+    );
   if (!definition) checkHoles(normalized, checked, registry, at);
   const baseDir =
     inputs.baseDir ?? (document.file.startsWith('(') ? process.cwd() : dirname(resolve(document.file)));
@@ -127,7 +134,7 @@ export async function planAgent(
     inputs.factories,
     context,
     inputs.strictKeys ?? false,
-    (index, path, message, severity) => at(['tools', index, ...path], message, severity),
+    (index, path, message, severity, key) => at(['tools', index, ...path], message, severity, key),
   );
   const providers = await planContexts(checked, registry, context, inputs.strictKeys ?? false, at);
 

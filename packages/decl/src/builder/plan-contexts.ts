@@ -10,7 +10,12 @@ export interface PlannedProvider {
   index?: number;
 }
 
-type At = (path: (string | number)[], message: string, severity?: Diagnostic['severity']) => void;
+type At = (
+  path: (string | number)[],
+  message: string,
+  severity?: Diagnostic['severity'],
+  key?: boolean,
+) => void;
 
 /**
  * The `contexts:` providers in declaration order (rule 7), each `config` checked against its kind's
@@ -52,8 +57,8 @@ export async function planContexts(
     let config: Record<string, unknown> | undefined = decl.config ?? {};
     const schema = registry.configSchema('context kind', decl.kind);
     if (schema) {
-      config = checkConfig(schema, decl.config, strictKeys, (path, message, severity) =>
-        at(['contexts', index, 'config', ...path], message, severity),
+      config = checkConfig(schema, decl.config, strictKeys, (path, message, severity, key) =>
+        at(['contexts', index, 'config', ...path], message, severity, key),
       );
       if (!config) continue;
     }

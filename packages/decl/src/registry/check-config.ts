@@ -5,6 +5,8 @@ export type ConfigReport = (
   path: (string | number)[],
   message: string,
   severity: Diagnostic['severity'],
+  /** The problem is the key itself (unknown, or a second spelling), not its value. */
+  key?: boolean,
 ) => void;
 
 interface FieldMeta {
@@ -59,12 +61,13 @@ export function checkConfig(
             policy ? `: a misspelt ${meant} would leave the default in force` : ''
           }`,
           policy || strict ? 'error' : 'warning',
+          true,
         );
         continue;
       }
       const earlier = writtenAs.get(name);
       if (earlier !== undefined) {
-        report([key], `'${key}' and '${earlier}' are the same setting; keep one`, 'error');
+        report([key], `'${key}' and '${earlier}' are the same setting; keep one`, 'error', true);
         failed = true;
         continue;
       }

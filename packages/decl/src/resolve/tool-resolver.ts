@@ -22,6 +22,8 @@ export type ReportAt = (
   path: (string | number)[],
   message: string,
   severity?: Diagnostic['severity'],
+  /** At the key rather than its value (an unknown key). */
+  key?: boolean,
 ) => void;
 
 const FACTORY_KINDS = new Set(['function', 'custom']);
@@ -145,8 +147,8 @@ async function resolveOne(
   let config = decl.config;
   const schema = registry.configSchema('tool kind', kind);
   if (schema && decl.config !== undefined) {
-    config = checkConfig(schema, decl.config, strictKeys, (path, message, severity) =>
-      report(index, ['config', ...path], message, severity),
+    config = checkConfig(schema, decl.config, strictKeys, (path, message, severity, key) =>
+      report(index, ['config', ...path], message, severity, key),
     );
     if (!config) return [];
   }
