@@ -75,4 +75,34 @@ describe('loading agent files', () => {
       model: { id: 'gpt-4o' },
     });
   });
+
+  it('gives TOML diagnostics their real line and column (tables, arrays of tables, inline tables, dotted keys)', async () => {
+    const toml = [
+      'name = "t"',
+      'max_tool_rounds = "many"',
+      '[model]',
+      'id = "m"',
+      'options = { temperature = 0.2, top_p = 7 }',
+      '[[tools]]',
+      'kind = "file"',
+      '[[tools]]',
+      'kind = "file"',
+      'approval_mode = "sometimes"',
+      '[[contexts]]',
+      'kind = "workspace"',
+      'config.root = "."',
+      'polcy = "deny"',
+    ].join('\n');
+    const { diagnostics } = await loadDefinitionFromText(toml, { file: 'a.toml' });
+    expect(diagnostics.map(formatDiagnostic)).toEqual([
+      "a.toml:14:1 contexts[0].polcy: unknown field 'polcy' (did you mean config.policy?)",
+      'a.toml:5:40 model.options.top_p: Too big: expected number to be <=1',
+      'a.toml:10:17 tools[1].approval_mode: must be one of "never", "always"',
+      'a.toml:2:19 max_tool_rounds: Invalid input: expected number, received string',
+    ]);
+    const syntax = await loadDefinitionFromText('name = "a"\nmodel = { id = "m" \n', { file: 'b.toml' });
+    expect(syntax.diagnostics.map(formatDiagnostic)).toEqual([
+      'b.toml:3:1 TOML syntax error: Invalid TOML document: expected comma or end of structure',
+    ]);
+  });
 });
