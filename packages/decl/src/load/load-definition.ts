@@ -71,7 +71,8 @@ const CONTEXT_SETTINGS = new Set([
 function unknownFieldMessage(key: string, parent: readonly (string | number)[]): string {
   const canonical = key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
   if (parent[0] === 'contexts' && parent.length === 2) {
-    if (CONTEXT_SETTINGS.has(canonical)) return `unknown field '${key}' (it goes under config: config.${key})`;
+    if (CONTEXT_SETTINGS.has(canonical))
+      return `unknown field '${key}' (it goes under config: config.${key})`;
     const setting = suggest(canonical, CONTEXT_SETTINGS);
     if (setting) return `unknown field '${key}' (did you mean config.${setting}?)`;
   }
