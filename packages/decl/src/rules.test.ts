@@ -262,4 +262,38 @@ describe('compression from YAML', () => {
       }),
     ]);
   });
+
+  it("summarize is built, top level and as a context, and summarizes with the agent's own model", async () => {
+    const contextForm = await agentFile('cmp4', 'contexts:\n  - kind: compression\n    name: summarize\n');
+    expect((await new DeclAgentBuilder().fromYamlFile(contextForm).explain()).contexts.at(-1)).toEqual({
+      kind: 'compression',
+      name: 'compression:summarize',
+      order: 1,
+    });
+    const server = await startMockModelServer({
+      turns: [{ text: 'first answer' }, { text: 'SUMMARY: the user said hello' }, { text: 'second answer' }],
+    });
+    try {
+      const yaml = `name: s\nmodel: { id: m, provider: custom, connection: { endpoint: "${server.baseURL}" } }\ncompression: { kind: summarize, maxTokens: 40, keepRecentShare: 0.5 }\n`;
+      const agent = await new DeclAgentBuilder().fromYaml(yaml).build();
+      const session = agent.createSession();
+      for await (const _ of agent.run(
+        `hello there: ${'a long opening message about many things. '.repeat(8)}`,
+        {
+          session,
+        },
+      )) {
+        // drain
+      }
+      for await (const _ of agent.run('and a second message', { session })) {
+        // drain
+      }
+      const bodies = server.requests.map((r) => JSON.stringify(r.body));
+      expect(bodies).toHaveLength(3);
+      expect(bodies[1]).toContain('Summarize the conversation');
+      expect(bodies[2]).toContain('SUMMARY: the user said hello');
+    } finally {
+      await server.close();
+    }
+  });
 });

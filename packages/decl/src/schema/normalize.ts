@@ -3,11 +3,15 @@ import { diagnosticAt, type Path, type SourceDocument } from '../load/source-doc
 
 /** Spellings that are not plain snake_case of the canonical name. */
 const SYNONYMS: Record<string, string> = {
-  maxTokens: 'maxOutputTokens',
-  max_tokens: 'maxOutputTokens',
   base_url: 'endpoint',
   baseUrl: 'endpoint',
   baseURL: 'endpoint',
+};
+
+// Only in `model.options`: `compression.maxTokens` is a budget of its own.
+const OPTION_SYNONYMS: Record<string, string> = {
+  maxTokens: 'maxOutputTokens',
+  max_tokens: 'maxOutputTokens',
   stop: 'stopSequences',
 };
 
@@ -53,7 +57,10 @@ export function normalizeKeys(
     const out: Record<string, unknown> = {};
     const origin = new Map<string, string>();
     for (const [key, item] of Object.entries(input)) {
-      const canonical = SYNONYMS[key] ?? camel(key);
+      const canonical =
+        (parentKey === 'options' && path.length === 2 ? OPTION_SYNONYMS[key] : undefined) ??
+        SYNONYMS[key] ??
+        camel(key);
       const earlier = origin.get(canonical);
       if (earlier !== undefined) {
         problems.push(
