@@ -1,31 +1,73 @@
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
 import type { ApprovalResponse, ToolApprovalRequestUpdate } from '@raf/core';
+import { escapeLine, escapeText } from './render/escape.js';
 
-/** For writes and edits: the change as a unified diff of the resolved target. */
+/** The most either side of a previewed change may hold; past it the prompt shows sizes only. */
+export const PREVIEW_MAX_BYTES = 256 * 1024;
+
+type Before = { text: string } | { unavailable: string };
+
+/**
+ * The current content of a write's target, read so that nothing the model names can stall or
+ * flood the prompt: opened non-blocking without following a link (a FIFO never waits for a
+ * writer), regular files only (no `/dev/zero`), and at most `PREVIEW_MAX_BYTES`.
+ */
+async function readBefore(target: string): Promise<Before> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(target, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { text: '' };
+    return { unavailable: `cannot read the target (${code ?? 'error'})` };
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) return { unavailable: 'the target is not a regular file' };
+    if (info.size > PREVIEW_MAX_BYTES) return { unavailable: `the target holds ${info.size} bytes` };
+    const buffer = Buffer.alloc(PREVIEW_MAX_BYTES + 1);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    if (bytesRead > PREVIEW_MAX_BYTES) return { unavailable: 'the target grew past the preview limit' };
+    return { text: buffer.toString('utf8', 0, bytesRead) };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** For writes and edits: the change as a unified diff of the resolved target, or why there is none. */
 export async function previewChange(request: ToolApprovalRequestUpdate): Promise<string | undefined> {
   const args = (request.arguments ?? {}) as Record<string, unknown>;
   const target = request.resolvedTarget;
   if (!target || (request.name !== 'write_file' && request.name !== 'edit_file')) return undefined;
-  const before = await readFile(target, 'utf8').catch(() => '');
+  const before = await readBefore(target);
+  if ('unavailable' in before) return `(no preview: ${before.unavailable})`;
   let after: string;
   if (request.name === 'write_file') after = String(args.content ?? '');
   else {
     const oldText = String(args.old_str ?? '');
-    const at = before.indexOf(oldText);
+    const at = before.text.indexOf(oldText);
     if (oldText === '' || at < 0) return undefined;
-    after = before.slice(0, at) + String(args.new_str ?? '') + before.slice(at + oldText.length);
+    after = before.text.slice(0, at) + String(args.new_str ?? '') + before.text.slice(at + oldText.length);
+  }
+  if (Buffer.byteLength(after) > PREVIEW_MAX_BYTES) {
+    return `(no preview: the new content holds ${Buffer.byteLength(after)} bytes)`;
   }
   const { createTwoFilesPatch } = await import('diff');
-  return createTwoFilesPatch(target, target, before, after, 'now', 'after', { context: 3 });
+  const patch = createTwoFilesPatch(target, target, before.text, after, 'now', 'after', { context: 3 });
+  return patch.split('\n').slice(2).join('\n');
 }
 
-/** The lines shown before asking: tool, resolved target, arguments, and a diff for writes. */
+/**
+ * The lines shown before asking: tool, resolved target, arguments, and a diff for writes. Every
+ * part the model controls is escaped, so it cannot redraw the prompt with terminal sequences.
+ */
 export async function describeRequest(request: ToolApprovalRequestUpdate): Promise<string> {
-  const lines = [`approve ${request.name}?`];
-  if (request.resolvedTarget) lines.push(`  target: ${request.resolvedTarget}`);
-  lines.push(`  arguments: ${JSON.stringify(request.arguments)}`);
+  const lines = [`approve ${escapeLine(request.name)}?`];
+  if (request.resolvedTarget) lines.push(`  target: ${escapeLine(request.resolvedTarget)}`);
+  lines.push(`  arguments: ${escapeLine(JSON.stringify(request.arguments) ?? 'undefined')}`);
   const diff = await previewChange(request);
-  if (diff) lines.push(diff.split('\n').slice(2).join('\n'));
+  if (diff) lines.push(escapeText(diff));
   return lines.join('\n');
 }
 

@@ -3,6 +3,13 @@ import { CliError } from './io.js';
 
 export const USAGE = `raf — run declarative RAF agents
 
+Commands:
+  run <agent.yaml>        run one turn (or resume a paused one) and exit
+  chat <agent.yaml>       an interactive session; Ctrl-C cancels the turn, /exit leaves
+  validate <agent.yaml>…  every problem with file:line:col; exit 2 on errors
+  inspect <agent.yaml>    the effective plan: tools, routing, gating, provider order
+  schema                  the JSON Schema of agent files, for editors
+
 Usage:
   raf run <agent.yaml> [-i TEXT | stdin] [--strict] [--session ID] [--sessions-dir DIR] [--var k=v]…
                        [--approve ask|all|none] [--json] [--model ID] [--base-url URL]
@@ -11,6 +18,8 @@ Usage:
                        (unknown keys are errors unless --lenient; --strict: missing folders too)
   raf inspect <agent.yaml> [--json]
   raf schema
+  raf --version | -V
+  raf --help | -h
 
 Exit codes: 0 done, 2 bad config or usage, 3 paused for approval, 4 model/provider failure, 130 interrupted.
 Environment: RAF_MODEL overrides the YAML's model id; OPENAI_BASE_URL, OPENAI_API_KEY, DEEPSEEK_API_KEY, …
@@ -29,6 +38,7 @@ const OPTIONS = {
   model: { type: 'string' },
   'base-url': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'V' },
 } as const;
 
 export interface CliArgs {
@@ -45,6 +55,7 @@ export interface CliArgs {
   model?: string;
   baseURL?: string;
   help: boolean;
+  version: boolean;
 }
 
 export function parseCliArgs(argv: readonly string[]): CliArgs {
@@ -81,5 +92,6 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     ...(values.model !== undefined && { model: values.model }),
     ...(values['base-url'] !== undefined && { baseURL: values['base-url'] }),
     help: values.help ?? false,
+    version: values.version ?? false,
   };
 }

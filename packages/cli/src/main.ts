@@ -7,11 +7,17 @@ import { runCommand } from './commands/run.js';
 import { schemaCommand } from './commands/schema.js';
 import { asTyped, validateCommand } from './commands/validate.js';
 import { CliError, type CliIO, EXIT, processIO } from './io.js';
+import { escapeText } from './render/escape.js';
+import { cliVersion } from './version.js';
 
 /** Runs the CLI and returns the exit code; every failure is one readable message, never a stack. */
 export async function main(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
   try {
     const args = parseCliArgs(argv);
+    if (args.version) {
+      io.stdout.write(`raf ${cliVersion()}\n`);
+      return EXIT.ok;
+    }
     if (args.help || !args.command) {
       io.stdout.write(USAGE);
       return args.command || args.help ? EXIT.ok : EXIT.usage;
@@ -35,7 +41,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
       if (error instanceof DeclError) {
         const typed = args.files[0] ?? '';
         for (const d of asTyped(error.diagnostics, typed, io.cwd)) {
-          io.stderr.write(`${d.severity}: ${formatDiagnostic(d)}\n`);
+          io.stderr.write(`${d.severity}: ${escapeText(formatDiagnostic(d))}\n`);
         }
         return EXIT.config;
       }
@@ -43,19 +49,19 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     }
   } catch (error) {
     if (error instanceof CliError) {
-      io.stderr.write(`raf: ${error.message}\n`);
+      io.stderr.write(`raf: ${escapeText(error.message)}\n`);
       return error.exitCode;
     }
     if (ConfigError.isInstance(error)) {
-      io.stderr.write(`raf: ${error.message}\n`);
+      io.stderr.write(`raf: ${escapeText(error.message)}\n`);
       return EXIT.config;
     }
     if (ChatClientError.isInstance(error)) {
-      io.stderr.write(`raf: model error: ${error.message}\n`);
+      io.stderr.write(`raf: model error: ${escapeText(error.message)}\n`);
       return EXIT.model;
     }
     const kind = RafError.isInstance(error) ? '' : 'unexpected error: ';
-    io.stderr.write(`raf: ${kind}${getErrorMessage(error)}\n`);
+    io.stderr.write(`raf: ${kind}${escapeText(getErrorMessage(error))}\n`);
     return EXIT.model;
   }
 }

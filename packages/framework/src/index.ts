@@ -51,6 +51,37 @@ export {
   isHistoryProvider,
 } from './providers/in-memory-history-provider.js';
 export { BUILTIN_TOOL_MANIFESTS, manifestOf, TOOL_NAME_ALIASES } from './runtime-policy/builtin-manifests.js';
+export type { GovernanceStore } from './runtime-policy/governance-store.js';
+export {
+  DEFAULT_GOVERNANCE_FILE,
+  FileGovernanceStore,
+  InMemoryGovernanceStore,
+} from './runtime-policy/governance-store.js';
+export type {
+  BlockedReason,
+  Label,
+  LabelLanguage,
+  RuntimeRoute,
+  RuntimeState,
+} from './runtime-policy/runtime-labels.js';
+export { RUNTIME_LABELS, routeOfState } from './runtime-policy/runtime-labels.js';
+export type { ProjectionInput, ToolRuntime } from './runtime-policy/runtime-projection.js';
+export { profileRoute, projectToolRuntime } from './runtime-policy/runtime-projection.js';
+export type {
+  AgentToolPolicy,
+  GovernanceData,
+  ToolGovernanceEntry,
+  WorkerRoutingStrategy,
+} from './runtime-policy/tool-governance.js';
+export {
+  aliasesOf,
+  canonicalToolName,
+  DEFAULT_CORE_TOOLS,
+  ToolGovernance,
+  WORKER_ROUTING_STRATEGIES,
+} from './runtime-policy/tool-governance.js';
+export type { WorkerPolicy, WorkerSessionContext } from './runtime-policy/worker-policy.js';
+export { buildSubprocessWorkerPolicy } from './runtime-policy/worker-policy.js';
 export { AgentSession } from './sessions/agent-session.js';
 export { FileSessionStore } from './sessions/file-session-store.js';
 export type { SafeParseSessionResult } from './sessions/session-snapshot-schema.js';

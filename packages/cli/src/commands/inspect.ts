@@ -2,6 +2,7 @@ import type { AgentExplanation } from '@raf/decl';
 import type { CliArgs } from '../args.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
 import { builderFor } from '../load-agent.js';
+import { escapeJson, escapeLine } from '../render/escape.js';
 
 function readable(plan: AgentExplanation): string {
   const lines = [
@@ -21,7 +22,7 @@ function readable(plan: AgentExplanation): string {
   ];
   if (plan.tools.length === 0) lines.push('  (none)');
   for (const warning of plan.warnings) lines.push(`warning: ${warning}`);
-  return `${lines.join('\n')}\n`;
+  return `${lines.map(escapeLine).join('\n')}\n`;
 }
 
 /** `raf inspect <file> [--json]`: the effective plan (SPEC §11.1). */
@@ -29,6 +30,6 @@ export async function inspectCommand(args: CliArgs, io: CliIO): Promise<number> 
   const [file] = args.files;
   if (!file) throw new CliError('raf inspect needs an agent file: raf inspect agent.yaml');
   const plan = await (await builderFor(file, args, io)).explain();
-  io.stdout.write(args.json ? `${JSON.stringify(plan)}\n` : readable(plan));
+  io.stdout.write(args.json ? `${escapeJson(JSON.stringify(plan))}\n` : readable(plan));
   return EXIT.ok;
 }

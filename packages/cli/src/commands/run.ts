@@ -3,6 +3,7 @@ import { askApprovals } from '../approval-prompt.js';
 import type { CliArgs } from '../args.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
 import { builderFor } from '../load-agent.js';
+import { escapeLine } from '../render/escape.js';
 import { HumanRenderer } from '../render/human.js';
 import { NdjsonRenderer } from '../render/ndjson.js';
 import { askLine, readAll } from '../terminal.js';
@@ -16,7 +17,7 @@ function decide(
   return requests.map((r) => {
     const what = r.resolvedTarget ?? JSON.stringify(r.arguments);
     io.stderr.write(
-      `${approve ? '✓ approved' : '✗ denied'} (--approve ${approve ? 'all' : 'none'}): ${r.name} ${what}\n`,
+      `${approve ? '✓ approved' : '✗ denied'} (--approve ${approve ? 'all' : 'none'}): ${escapeLine(`${r.name} ${what}`)}\n`,
     );
     return approve
       ? { callId: r.callId, approved: true }

@@ -3,6 +3,7 @@ import { type Diagnostic, formatDiagnostic } from '@raf/decl';
 import type { CliArgs } from '../args.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
 import { builderFor } from '../load-agent.js';
+import { escapeJson, escapeText } from '../render/escape.js';
 
 /** Shows diagnostics under the file name the user typed. */
 export function asTyped(diagnostics: readonly Diagnostic[], typed: string, cwd: string): Diagnostic[] {
@@ -28,11 +29,11 @@ export async function validateCommand(args: CliArgs, io: CliIO): Promise<number>
   }
   if (args.json) {
     io.stdout.write(
-      `${JSON.stringify({ ok: errors.length === 0, errors: errors.map(plain), warnings: warnings.map(plain) })}\n`,
+      `${escapeJson(JSON.stringify({ ok: errors.length === 0, errors: errors.map(plain), warnings: warnings.map(plain) }))}\n`,
     );
   } else {
-    for (const d of errors) io.stderr.write(`error: ${formatDiagnostic(d)}\n`);
-    for (const d of warnings) io.stderr.write(`warning: ${formatDiagnostic(d)}\n`);
+    for (const d of errors) io.stderr.write(`error: ${escapeText(formatDiagnostic(d))}\n`);
+    for (const d of warnings) io.stderr.write(`warning: ${escapeText(formatDiagnostic(d))}\n`);
     if (errors.length === 0)
       io.stdout.write(
         `ok: ${args.files.join(', ')}${warnings.length ? ` (${warnings.length} warning${warnings.length > 1 ? 's' : ''})` : ''}\n`,

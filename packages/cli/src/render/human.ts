@@ -1,4 +1,5 @@
 import type { AgentResponseUpdate, JSONValue, ToolResult } from '@raf/core';
+import { escapeLine, escapeText } from './escape.js';
 import { Spinner } from './spinner.js';
 
 const MAX_ARGS = 80;
@@ -44,14 +45,14 @@ export class HumanRenderer {
   }
 
   private text(delta: string): void {
-    this.out.write(delta);
+    this.out.write(escapeText(delta));
     this.atLineStart = delta.endsWith('\n');
   }
 
   private line(text: string): void {
     if (!this.atLineStart) this.out.write('\n');
     this.atLineStart = true;
-    this.err.write(`${text}\n`);
+    this.err.write(`${escapeLine(text)}\n`);
   }
 
   render(update: AgentResponseUpdate): void {

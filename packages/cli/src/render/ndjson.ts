@@ -1,5 +1,6 @@
 import type { AgentResponseUpdate, JSONValue, Usage } from '@raf/core';
 import { addUsage } from '@raf/core';
+import { escapeJson } from './escape.js';
 
 function parseArguments(text: string): JSONValue {
   try {
@@ -20,7 +21,7 @@ export class NdjsonRenderer {
 
   render(update: AgentResponseUpdate, sessionId: string): void {
     const line = this.lineFor(update, sessionId);
-    if (line) this.write(`${JSON.stringify(line)}\n`);
+    if (line) this.write(`${escapeJson(JSON.stringify(line))}\n`);
   }
 
   private lineFor(update: AgentResponseUpdate, sessionId: string): Record<string, unknown> | undefined {

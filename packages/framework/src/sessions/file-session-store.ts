@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ISessionStore, SessionError, type SessionSnapshot, type SessionStoreOptions } from '@raf/core';
+import { writeFileAtomic } from '../io/atomic-write.js';
 import { safeParseSessionSnapshot } from './session-snapshot-schema.js';
 
 // Ids become file names: keep them to a safe alphabet so no id can name a path outside the folder.
@@ -55,16 +55,9 @@ export class FileSessionStore implements ISessionStore {
 
   async save(snapshot: SessionSnapshot, options: SessionStoreOptions = {}): Promise<void> {
     const file = join(this.directory, fileName(snapshot.id));
-    await mkdir(this.directory, { recursive: true });
-    const temp = join(this.directory, `.${fileName(snapshot.id)}.${randomUUID()}.tmp`);
     try {
-      await writeFile(temp, `${JSON.stringify(snapshot, null, 2)}\n`, {
-        encoding: 'utf8',
-        ...(options.signal && { signal: options.signal }),
-      });
-      await rename(temp, file);
+      await writeFileAtomic(file, `${JSON.stringify(snapshot, null, 2)}\n`, options);
     } catch (error) {
-      await rm(temp, { force: true });
       throw new SessionError(`cannot save session ${snapshot.id} to ${file}: ${(error as Error).message}`, {
         cause: error,
       });
