@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type MockModelServer, type MockTurnInput, startMockModelServer } from '../testing/mock-server.js';
 import { drain } from '../testing/test-helpers.js';
 import { OpenAICompatibleChatClient } from './openai-compatible-client.js';
-import { createDeepSeekClient } from './providers.js';
+import { createDeepSeekClient } from '../providers.js';
 
 let server: MockModelServer;
 let client: OpenAICompatibleChatClient;

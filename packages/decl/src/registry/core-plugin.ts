@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { createChatClient } from '@raf/client';
-import { ReplayChatClient } from '@raf/client/testing';
+import { ReplayChatClient } from '@raf/client/replay';
 import {
   ConfigError,
   type Declaration,
