@@ -11,7 +11,11 @@ import {
   createOpenAIClient,
   PROVIDER_BASE_URLS,
 } from './providers.js';
-import { type MockModelServer, startMockAnthropicServer, startMockModelServer } from './testing/mock-server.js';
+import {
+  type MockModelServer,
+  startMockAnthropicServer,
+  startMockModelServer,
+} from './testing/mock-server.js';
 import { drain } from './testing/test-helpers.js';
 
 let server: MockModelServer | undefined;
@@ -51,12 +55,17 @@ describe('providers', () => {
     expect(createAnthropicClient({ model: 'c' })).toBeInstanceOf(AnthropicChatClient);
   });
 
-  it('sends the AGNES_API_KEY as a bearer token to /chat/completions', async () => {
-    server = await startMockModelServer({ turns: [{ text: 'hi' }] });
+  it('sends the AGNES_API_KEY as a bearer token to /chat/completions and reads its reasoning_content', async () => {
+    server = await startMockModelServer({ turns: [{ reasoning: 'Thinking.', text: 'hi' }] });
     process.env.AGNES_API_KEY = 'agnes-key-123';
     const client = createAgnesClient({ model: 'agnes-1.5-pro', baseURL: server.baseURL });
-    await drain(client.run([userMessage('x')]));
+    const updates = await drain(client.run([userMessage('x')]));
     await client.close();
+    // The mock sends reasoning as `reasoning_content` deltas, as Agnes and DeepSeek do.
+    expect(updates.filter((u) => u.type === 'reasoning-delta')).toEqual([
+      { type: 'reasoning-delta', delta: 'Think' },
+      { type: 'reasoning-delta', delta: 'ing.' },
+    ]);
     expect(server.requests[0]?.path).toBe('/v1/chat/completions');
     expect(server.requests[0]?.headers.authorization).toBe('Bearer agnes-key-123');
   });

@@ -1,5 +1,9 @@
 import { ConfigError } from '@raf/core';
-import { ANTHROPIC_BASE_URL, AnthropicChatClient, type AnthropicClientOptions } from './anthropic/anthropic-client.js';
+import {
+  ANTHROPIC_BASE_URL,
+  AnthropicChatClient,
+  type AnthropicClientOptions,
+} from './anthropic/anthropic-client.js';
 import type { OpenAICompatibleClientOptions } from './openai-compatible/client-options.js';
 import { OpenAICompatibleChatClient } from './openai-compatible/openai-compatible-client.js';
 
@@ -91,7 +95,9 @@ function isProvider(name: string): name is ProviderName {
 }
 
 /** Picks the factory by provider name, as the YAML `model.provider` does (default `openai`). */
-export function createChatClient(options: AnthropicProviderOptions & { provider: 'anthropic' }): AnthropicChatClient;
+export function createChatClient(
+  options: AnthropicProviderOptions & { provider: 'anthropic' },
+): AnthropicChatClient;
 export function createChatClient(
   options: ProviderClientOptions & { provider?: Exclude<ProviderName, 'anthropic'> },
 ): OpenAICompatibleChatClient;

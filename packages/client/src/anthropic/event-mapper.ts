@@ -153,11 +153,7 @@ export class AnthropicEventMapper implements StreamMapper<AnthropicWireEvent> {
     }
   }
 
-  private reason(
-    block: { thinking: string },
-    text: string,
-    out: AgentResponseUpdate[],
-  ): void {
+  private reason(block: { thinking: string }, text: string, out: AgentResponseUpdate[]): void {
     block.thinking += text;
     out.push({ type: 'reasoning-delta', delta: text });
   }
@@ -169,10 +165,9 @@ export class AnthropicEventMapper implements StreamMapper<AnthropicWireEvent> {
         if (delta.text) out.push({ type: 'text-delta', delta: delta.text });
         return;
       case 'input_json_delta':
-        if (open?.kind !== 'tool') {
-          this.problem ??= `input_json_delta for block #${index}, which is not a tool_use block`;
-          return;
-        }
+        // A server tool's input (web search) streams too: not the tool loop's business.
+        if (open === undefined) this.problem ??= `input_json_delta for block #${index}, which never started`;
+        if (open?.kind !== 'tool') return;
         if (delta.partial_json && open.call.name !== '') {
           open.call.args += delta.partial_json;
           out.push({ type: 'tool-call-args', callId: open.call.id, delta: delta.partial_json });

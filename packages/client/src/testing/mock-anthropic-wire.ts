@@ -62,7 +62,10 @@ function streamEvents(turn: ScriptTurn, options: WireOptions): string[] {
   const usage = turn.usage && anthropicUsage(turn.usage);
   const start = { ...message(turn, options), content: [], stop_reason: null, stop_sequence: null };
   const events = [
-    event({ type: 'message_start', message: usage ? { ...start, usage: { ...usage, output_tokens: 1 } } : start }),
+    event({
+      type: 'message_start',
+      message: usage ? { ...start, usage: { ...usage, output_tokens: 1 } } : start,
+    }),
     event({ type: 'ping' }),
   ];
   let index = 0;
@@ -107,7 +110,8 @@ function streamEvents(turn: ScriptTurn, options: WireOptions): string[] {
 /** A non-streamed answer (`stream: false`). */
 function completionBody(turn: ScriptTurn, options: WireOptions): Record<string, unknown> {
   const content: Record<string, unknown>[] = [];
-  if (turn.reasoning) content.push({ type: 'thinking', thinking: turn.reasoning, signature: signature(options) });
+  if (turn.reasoning)
+    content.push({ type: 'thinking', thinking: turn.reasoning, signature: signature(options) });
   const text = textChunks(turn).join('');
   if (text) content.push({ type: 'text', text });
   (turn.toolCalls ?? []).forEach((call, position) => {
@@ -138,7 +142,8 @@ function blocks(content: unknown): WireBlock[] {
 function checkRequest(request: RecordedRequest): string | undefined {
   const body = request.body ?? {};
   if (request.headers['anthropic-version'] === undefined) return 'anthropic-version: header is required';
-  if (!Number.isInteger(body.max_tokens) || (body.max_tokens as number) < 1) return 'max_tokens: Field required';
+  if (!Number.isInteger(body.max_tokens) || (body.max_tokens as number) < 1)
+    return 'max_tokens: Field required';
   const messages = body.messages;
   if (!Array.isArray(messages) || messages.length === 0) return 'messages: at least one message is required';
   for (let i = 0; i < messages.length; i++) {

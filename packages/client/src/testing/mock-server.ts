@@ -224,7 +224,8 @@ async function startMockServer(
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) sendJson(res, 500, protocol.errorBody(500, `mock model server: ${String(error)}`));
+      if (!res.headersSent)
+        sendJson(res, 500, protocol.errorBody(500, `mock model server: ${String(error)}`));
       else res.destroy();
     });
   });
