@@ -49,51 +49,9 @@ function joinDeltas(updates: AgentResponseUpdate[]): AgentResponseUpdate[] {
   return out;
 }
 
+// Text, tool-call and reasoning streaming, and every fault, are checked for both protocols in
+// ../protocol-parity.test.ts.
 describe('AnthropicChatClient over HTTP', () => {
-  it('streams text as deltas and finishes with the usage', async () => {
-    await setup([
-      { text: 'Hello there world', usage: { promptTokens: 9, completionTokens: 3, totalTokens: 12 } },
-    ]);
-    const updates = await drain(client.run([userMessage('hi')]));
-    const usage = { promptTokens: 9, completionTokens: 3, totalTokens: 12 };
-    expect(updates).toEqual([
-      { type: 'response-metadata', id: 'msg_mock_0', model: 'claude-mock' },
-      { type: 'text-delta', delta: 'Hello ' },
-      { type: 'text-delta', delta: 'there ' },
-      { type: 'text-delta', delta: 'world' },
-      { type: 'usage', usage },
-      { type: 'finish', reason: 'stop', usage },
-    ]);
-  });
-
-  it('assembles tool calls from streamed input_json_delta and ends them in call order', async () => {
-    await setup([
-      {
-        text: 'Checking.',
-        toolCalls: [
-          { id: 'toolu_a', name: 'get_weather', arguments: { city: 'Paris' } },
-          { id: 'toolu_b', name: 'get_time', arguments: {} },
-        ],
-        argumentChunks: 3,
-      },
-    ]);
-    const updates = await drain(client.run([userMessage('go')], { tools: [weatherTool] }));
-    expect(updates).toEqual([
-      { type: 'response-metadata', id: 'msg_mock_0', model: 'claude-mock' },
-      { type: 'text-delta', delta: 'Checking.' },
-      { type: 'tool-call-start', callId: 'toolu_a', name: 'get_weather' },
-      { type: 'tool-call-args', callId: 'toolu_a', delta: '{"city' },
-      { type: 'tool-call-args', callId: 'toolu_a', delta: '":"Par' },
-      { type: 'tool-call-args', callId: 'toolu_a', delta: 'is"}' },
-      { type: 'tool-call-start', callId: 'toolu_b', name: 'get_time' },
-      { type: 'tool-call-args', callId: 'toolu_b', delta: '{' },
-      { type: 'tool-call-args', callId: 'toolu_b', delta: '}' },
-      { type: 'tool-call-end', callId: 'toolu_a', name: 'get_weather', arguments: '{"city":"Paris"}' },
-      { type: 'tool-call-end', callId: 'toolu_b', name: 'get_time', arguments: '{}' },
-      { type: 'finish', reason: 'toolCalls' },
-    ]);
-  });
-
   it('gives thinking as reasoning deltas and sends the signed thinking back with the tool calls', async () => {
     await setup([
       {

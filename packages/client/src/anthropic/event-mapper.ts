@@ -1,7 +1,8 @@
-import type { AgentResponseUpdate, FinishReason, Usage } from '@raf/core';
+import type { AgentResponseUpdate, Usage } from '@raf/core';
+import { finishUpdate } from '../stream/finish-update.js';
 import type { StreamMapper } from '../stream/stream-mapper.js';
 import type { ThinkingMemory } from './thinking-memory.js';
-import { mapAnthropicUsage, mapStopReason, mergeUsage } from './usage.js';
+import { mapAnthropicUsage, mergeUsage } from './usage.js';
 import type {
   AnthropicWireBlock,
   AnthropicWireDelta,
@@ -208,13 +209,7 @@ export class AnthropicEventMapper implements StreamMapper<AnthropicWireEvent> {
     }
     const first = this.calls[0];
     if (first && this.thinking.length > 0) this.memory?.remember(first.id, this.thinking);
-    let finish: { reason: FinishReason; rawReason?: string };
-    if (this.stopRaw !== undefined) finish = mapStopReason(this.stopRaw);
-    else finish = { reason: this.calls.length > 0 ? 'toolCalls' : 'stop' };
-    if (finish.reason === 'stop' && this.calls.length > 0) finish = { reason: 'toolCalls' };
-    const update: AgentResponseUpdate = { type: 'finish', ...finish };
-    if (this.usage) update.usage = this.usage;
-    out.push(update);
+    out.push(finishUpdate(this.stopRaw, this.calls.length, this.usage));
     return undefined;
   }
 }

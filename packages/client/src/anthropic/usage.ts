@@ -1,18 +1,5 @@
-import type { FinishReason, Usage } from '@raf/core';
+import type { Usage } from '@raf/core';
 import type { AnthropicWireUsage } from './wire-types.js';
-
-const FINISH: Record<string, FinishReason> = {
-  end_turn: 'stop',
-  stop_sequence: 'stop',
-  max_tokens: 'length',
-  tool_use: 'toolCalls',
-  refusal: 'contentFilter',
-};
-
-export function mapStopReason(raw: string): { reason: FinishReason; rawReason?: string } {
-  const reason = FINISH[raw];
-  return reason ? { reason } : { reason: 'other', rawReason: raw };
-}
 
 function count(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;

@@ -1,4 +1,10 @@
-import { CancelledError, ChatClientError, TimeoutError, userMessage } from '@raf/core';
+import {
+  type AgentResponseUpdate,
+  CancelledError,
+  ChatClientError,
+  TimeoutError,
+  userMessage,
+} from '@raf/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AnthropicChatClient } from './anthropic/anthropic-client.js';
 import type { HttpChatClient } from './http/http-chat-client.js';
@@ -15,7 +21,10 @@ import { drain, thrown } from './testing/test-helpers.js';
 
 type ClientOptions = Omit<HttpClientOptions, 'model'> & { model?: string };
 
-/** One wire protocol on the shared transport: the same faults must give the same results. */
+// Every protocol runs on the shared transport: the same answer gives the same updates, and the
+// same fault the same result, whatever the wire format.
+
+/** One wire protocol and its mock server. */
 interface Protocol {
   name: string;
   start(options: MockModelServerOptions): Promise<MockModelServer>;
@@ -80,7 +89,63 @@ const PROTOCOLS: Protocol[] = [
   },
 ];
 
-describe.each(PROTOCOLS)('$name faults', (protocol) => {
+const tool = { name: 'get_weather', description: 'Weather', parameters: { type: 'object' } };
+const usage = { promptTokens: 9, completionTokens: 3, totalTokens: 12 };
+const metadata: AgentResponseUpdate = { type: 'response-metadata', id: 'resp_1', model: 'mock-model' };
+
+/** Script turns and the exact updates every protocol must give for them. */
+const SCENARIOS: Record<string, { turn: MockTurnInput; expected: AgentResponseUpdate[] }> = {
+  'streams text as deltas and finishes with the usage': {
+    turn: { id: 'resp_1', text: 'Hello there world', usage },
+    expected: [
+      metadata,
+      { type: 'text-delta', delta: 'Hello ' },
+      { type: 'text-delta', delta: 'there ' },
+      { type: 'text-delta', delta: 'world' },
+      { type: 'usage', usage },
+      { type: 'finish', reason: 'stop', usage },
+    ],
+  },
+  'assembles tool calls whose arguments stream in pieces, and ends them in call order': {
+    turn: {
+      id: 'resp_1',
+      text: 'Checking.',
+      toolCalls: [
+        { id: 'call_a', name: 'get_weather', arguments: { city: 'Paris' } },
+        { id: 'call_b', name: 'get_time', arguments: {} },
+      ],
+      argumentChunks: 3,
+      usage,
+    },
+    expected: [
+      metadata,
+      { type: 'text-delta', delta: 'Checking.' },
+      { type: 'tool-call-start', callId: 'call_a', name: 'get_weather' },
+      { type: 'tool-call-args', callId: 'call_a', delta: '{"city' },
+      { type: 'tool-call-args', callId: 'call_a', delta: '":"Par' },
+      { type: 'tool-call-args', callId: 'call_a', delta: 'is"}' },
+      { type: 'tool-call-start', callId: 'call_b', name: 'get_time' },
+      { type: 'tool-call-args', callId: 'call_b', delta: '{' },
+      { type: 'tool-call-args', callId: 'call_b', delta: '}' },
+      { type: 'usage', usage },
+      { type: 'tool-call-end', callId: 'call_a', name: 'get_weather', arguments: '{"city":"Paris"}' },
+      { type: 'tool-call-end', callId: 'call_b', name: 'get_time', arguments: '{}' },
+      { type: 'finish', reason: 'toolCalls', usage },
+    ],
+  },
+  'gives reasoning (DeepSeek/Agnes reasoning_content, Anthropic thinking) as reasoning deltas': {
+    turn: { id: 'resp_1', reasoning: 'Let me think.', text: 'Yes.' },
+    expected: [
+      metadata,
+      { type: 'reasoning-delta', delta: 'Let me ' },
+      { type: 'reasoning-delta', delta: 'think.' },
+      { type: 'text-delta', delta: 'Yes.' },
+      { type: 'finish', reason: 'stop' },
+    ],
+  },
+};
+
+describe.each(PROTOCOLS)('$name', (protocol) => {
   let server: MockModelServer | undefined;
   let client: HttpChatClient | undefined;
   const KEY = 'sk-secret-1234567890';
@@ -104,6 +169,13 @@ describe.each(PROTOCOLS)('$name faults', (protocol) => {
   });
 
   const ok: MockTurnInput = { text: 'recovered' };
+
+  describe('the same updates', () => {
+    it.each(Object.entries(SCENARIOS))('%s', async (_label, { turn, expected }) => {
+      const { client } = await setup([turn]);
+      expect(await drain(client.run([userMessage('x')], { tools: [tool] }))).toEqual(expected);
+    });
+  });
 
   describe('retries', () => {
     it.each([
