@@ -1,6 +1,7 @@
 import type { ChatClientRunOptions, ChatMessage } from '@raf/core';
 import { HttpChatClient } from '../http/http-chat-client.js';
 import type { HttpClientOptions } from '../http/http-client-options.js';
+import type { StreamMapper } from '../stream/stream-mapper.js';
 import { AnthropicEventMapper } from './event-mapper.js';
 import { buildMessagesBody } from './request-body.js';
 import { ThinkingMemory } from './thinking-memory.js';
@@ -63,7 +64,7 @@ export class AnthropicChatClient extends HttpChatClient {
     );
   }
 
-  protected createMapper(): AnthropicEventMapper {
+  protected createMapper(): StreamMapper {
     return new AnthropicEventMapper(this.thinking);
   }
 }

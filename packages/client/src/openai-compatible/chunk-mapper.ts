@@ -33,7 +33,7 @@ export class ChunkMapper {
     return this.errorMessage;
   }
 
-  consume(chunk: WireChunk, out: AgentResponseUpdate[]): void {
+  consume(chunk: WireChunk, out: AgentResponseUpdate[]): undefined {
     if (chunk.error !== undefined) {
       const error = chunk.error;
       this.errorMessage = typeof error === 'string' ? error : (error.message ?? JSON.stringify(error));

@@ -1,5 +1,6 @@
 import type { ChatClientRunOptions, ChatMessage } from '@raf/core';
 import { HttpChatClient } from '../http/http-chat-client.js';
+import type { StreamMapper } from '../stream/stream-mapper.js';
 import { ChunkMapper } from './chunk-mapper.js';
 import type { OpenAICompatibleClientOptions } from './client-options.js';
 import { buildRequestBody } from './request-body.js';
@@ -42,7 +43,7 @@ export class OpenAICompatibleChatClient extends HttpChatClient {
     );
   }
 
-  protected createMapper(): ChunkMapper {
+  protected createMapper(): StreamMapper {
     return new ChunkMapper();
   }
 }

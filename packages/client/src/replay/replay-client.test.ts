@@ -6,9 +6,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OpenAICompatibleChatClient } from '../openai-compatible/openai-compatible-client.js';
 import { startMockModelServer } from '../testing/mock-server.js';
 import { ScriptedChatClient } from '../testing/scripted-chat-client.js';
+import { drain, thrown } from '../testing/test-helpers.js';
 import { RecordingChatClient, ReplayChatClient } from './replay-client.js';
 import { loadReplayFile } from './replay-file.js';
-import { drain, thrown } from '../testing/test-helpers.js';
 
 let dir: string;
 beforeEach(async () => {

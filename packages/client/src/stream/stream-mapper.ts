@@ -6,7 +6,7 @@ import type { AgentResponseUpdate } from '@raf/core';
  */
 export interface StreamMapper<Chunk = unknown> {
   /** Maps one payload; returns true when it ended the answer (Anthropic `message_stop`). */
-  consume(chunk: Chunk, out: AgentResponseUpdate[]): boolean | undefined | void;
+  consume(chunk: Chunk, out: AgentResponseUpdate[]): boolean | undefined;
   /** A provider error carried inside the stream, if one arrived. */
   readonly streamError: string | undefined;
   /**

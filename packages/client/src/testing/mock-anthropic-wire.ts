@@ -1,7 +1,7 @@
 import type { FinishReason, Usage } from '@raf/core';
+import { split } from './mock-openai-wire.js';
 import type { MockProtocol, WireOptions } from './mock-protocol.js';
 import type { RecordedRequest } from './mock-server.js';
-import { split } from './mock-openai-wire.js';
 import { callArguments, callId, type ScriptTurn, textChunks, turnFinishReason } from './script-turn.js';
 
 const STOP_REASON: Partial<Record<FinishReason, string>> = {

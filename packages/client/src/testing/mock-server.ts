@@ -2,8 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { anthropicProtocol } from './mock-anthropic-wire.js';
-import type { MockProtocol } from './mock-protocol.js';
 import { openAIProtocol } from './mock-openai-wire.js';
+import type { MockProtocol } from './mock-protocol.js';
 import type { ScriptTurn } from './script-turn.js';
 
 /** A turn for the mock server: a model answer, or a fault to inject. */
