@@ -1,15 +1,23 @@
-export type { OpenAICompatibleClientOptions, TimeoutOptions } from './openai-compatible/client-options.js';
-export { DEFAULT_TIMEOUTS } from './openai-compatible/client-options.js';
+export type { AnthropicClientOptions } from './anthropic/anthropic-client.js';
+export { AnthropicChatClient } from './anthropic/anthropic-client.js';
+export type { HttpClientOptions, TimeoutOptions } from './http/http-client-options.js';
+export { DEFAULT_TIMEOUTS } from './http/http-client-options.js';
+export type { OpenAICompatibleClientOptions } from './openai-compatible/client-options.js';
 export { OpenAICompatibleChatClient } from './openai-compatible/openai-compatible-client.js';
-export type { ProviderClientOptions, ProviderName } from './openai-compatible/providers.js';
+export type {
+  AnthropicProviderOptions,
+  ChatClientFactoryOptions,
+  ProviderClientOptions,
+  ProviderName,
+} from './providers.js';
 export {
+  createAgnesClient,
+  createAnthropicClient,
   createChatClient,
   createCustomClient,
   createDeepSeekClient,
   createOpenAIClient,
   PROVIDER_BASE_URLS,
-} from './openai-compatible/providers.js';
-export { buildRequestBody } from './openai-compatible/request-body.js';
-export { mapFinishReason, mapUsage } from './openai-compatible/wire-mapping.js';
+} from './providers.js';
 export type { RetryOptions } from './retry/retry-policy.js';
-export { backoffDelay, DEFAULT_RETRY, isRetryableStatus, parseRetryAfter } from './retry/retry-policy.js';
+export { DEFAULT_RETRY } from './retry/retry-policy.js';

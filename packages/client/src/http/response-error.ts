@@ -11,7 +11,10 @@ export async function readErrorBody(body: AsyncIterable<Buffer | Uint8Array>): P
   return text + decoder.decode();
 }
 
-/** The provider's own message (`{"error":{"message":…}}` and common variants), else the trimmed body. */
+/**
+ * The provider's own message (`{"error":{"message":…}}` and common variants, Anthropic's with its
+ * error type), else the trimmed body.
+ */
 export function extractErrorMessage(body: string): string {
   const trimmed = body.trim();
   if (trimmed === '') return '';
@@ -20,8 +23,10 @@ export function extractErrorMessage(body: string): string {
     const error = json.error;
     if (typeof error === 'string') return error;
     if (error && typeof error === 'object') {
-      const message = (error as Record<string, unknown>).message;
-      if (typeof message === 'string') return message;
+      const { message, type } = error as Record<string, unknown>;
+      // Anthropic: {"type":"error","error":{"type":"invalid_request_error","message":…}}
+      if (typeof message === 'string')
+        return json.type === 'error' && typeof type === 'string' ? `${type}: ${message}` : message;
     }
     if (typeof json.message === 'string') return json.message;
     if (typeof json.detail === 'string') return json.detail;

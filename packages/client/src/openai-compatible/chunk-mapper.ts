@@ -1,5 +1,6 @@
-import type { AgentResponseUpdate, FinishReason, Usage } from '@raf/core';
-import { mapFinishReason, mapUsage } from './wire-mapping.js';
+import type { AgentResponseUpdate, Usage } from '@raf/core';
+import { finishUpdate } from '../stream/finish-update.js';
+import { mapUsage } from './wire-mapping.js';
 import type { WireChunk, WireDelta, WireToolCallDelta } from './wire-types.js';
 
 interface PendingCall {
@@ -32,7 +33,7 @@ export class ChunkMapper {
     return this.errorMessage;
   }
 
-  consume(chunk: WireChunk, out: AgentResponseUpdate[]): void {
+  consume(chunk: WireChunk, out: AgentResponseUpdate[]): undefined {
     if (chunk.error !== undefined) {
       const error = chunk.error;
       this.errorMessage = typeof error === 'string' ? error : (error.message ?? JSON.stringify(error));
@@ -121,14 +122,7 @@ export class ChunkMapper {
       const call = this.calls.get(index)!;
       out.push({ type: 'tool-call-end', callId: call.id!, name: call.name, arguments: call.args });
     }
-    let finish: { reason: FinishReason; rawReason?: string };
-    if (this.finishRaw !== undefined) finish = mapFinishReason(this.finishRaw);
-    else finish = { reason: this.calls.size > 0 ? 'toolCalls' : 'stop' };
-    // Some servers say "stop" after tool calls; the loop needs to know calls are waiting.
-    if (finish.reason === 'stop' && this.calls.size > 0) finish = { reason: 'toolCalls' };
-    const update: AgentResponseUpdate = { type: 'finish', ...finish };
-    if (this.usage) update.usage = this.usage;
-    out.push(update);
+    out.push(finishUpdate(this.finishRaw, this.calls.size, this.usage));
     return undefined;
   }
 }

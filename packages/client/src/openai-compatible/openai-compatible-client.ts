@@ -1,301 +1,49 @@
-import {
-  type AgentResponseUpdate,
-  CancelledError,
-  ChatClientError,
-  type ChatClientRunOptions,
-  type ChatMessage,
-  flattenBatches,
-  getErrorMessage,
-  type IChatClient,
-  type ModelMetadata,
-  type RafError,
-  TimeoutError,
-  type TimeoutPhase,
-} from '@raf/core';
-import type { Dispatcher } from 'undici';
-import { AbortHandle } from '../http/abort-handle.js';
-import { Deadline } from '../http/deadline.js';
-import { dispatchRequest } from '../http/dispatch-response.js';
-import { displayUrl, redactSecret } from '../http/redact.js';
-import { extractErrorMessage, readErrorBody } from '../http/response-error.js';
-import { abortableSleep } from '../retry/abortable-sleep.js';
-import {
-  backoffDelay,
-  parseRetryAfter,
-  type ResolvedRetryOptions,
-  resolveRetryOptions,
-  shouldRetryResponse,
-} from '../retry/retry-policy.js';
-import {
-  DEFAULT_TIMEOUTS,
-  type OpenAICompatibleClientOptions,
-  type TimeoutOptions,
-} from './client-options.js';
-import { readStream } from './read-stream.js';
+import type { ChatClientRunOptions, ChatMessage } from '@raf/core';
+import { HttpChatClient } from '../http/http-chat-client.js';
+import type { StreamMapper } from '../stream/stream-mapper.js';
+import { ChunkMapper } from './chunk-mapper.js';
+import type { OpenAICompatibleClientOptions } from './client-options.js';
 import { buildRequestBody } from './request-body.js';
 
-type Undici = typeof import('undici');
-let undici: Promise<Undici> | undefined;
-let undiciLoaded: Undici | undefined;
-/** undici is a third of a cold start: it loads on the first request, not on import. */
-function loadUndici(): Promise<Undici> {
-  // A bundler may hand the CommonJS module back as `default` (the `raf` binary does).
-  undici ??= import('undici').then((module) => {
-    undiciLoaded = 'Agent' in module ? module : (module as { default: Undici }).default;
-    return undiciLoaded;
-  });
-  return undici;
-}
-
-/** A response whose first body chunk has arrived (or that ended empty). */
-export interface OpenedResponse {
-  contentType: string;
-  iterator: AsyncIterator<Buffer>;
-  first: IteratorResult<Buffer>;
-  attempt: AbortHandle;
-  /** Stops forwarding the call's abort (user signal, total timeout) to this attempt. */
-  detach(): void;
-}
-
-const PHASE_TEXT: Record<TimeoutPhase, string> = {
-  connect: 'could not connect',
-  firstChunk: 'no answer',
-  idle: 'no data',
-  total: 'did not complete',
-  tool: 'tool did not finish',
-};
-
 /**
- * `IChatClient` for any server that speaks OpenAI Chat Completions: OpenAI, DeepSeek, Ollama,
- * vLLM, llama.cpp server, LM Studio. Streams SSE over undici; retries connection errors, 408,
- * 409, 429 and 5xx before the first chunk; never retries an abort.
+ * `IChatClient` for any server that speaks OpenAI Chat Completions: OpenAI, DeepSeek, Agnes,
+ * Ollama, vLLM, llama.cpp server, LM Studio. Streams SSE over undici; retries connection errors,
+ * 408, 409, 429 and 5xx before the first chunk; never retries an abort.
  */
-export class OpenAICompatibleChatClient implements IChatClient {
-  readonly modelId: string;
-  readonly provider: string;
-  readonly modelMetadata?: ModelMetadata;
-  private readonly url: string;
-  private readonly origin: string;
-  private readonly path: string;
-  private readonly shownUrl: string;
-  /** `provider: POST url`, the prefix of every error message. */
-  private readonly label: string;
-  private readonly timeouts: Required<TimeoutOptions>;
-  private readonly retry: ResolvedRetryOptions;
-  private readonly headers: Record<string, string>;
-  private dispatcher: Dispatcher | undefined;
-  private readonly ownsDispatcher: boolean;
+export class OpenAICompatibleChatClient extends HttpChatClient {
+  private readonly options: OpenAICompatibleClientOptions;
+  private readonly echoReasoning: boolean;
 
-  constructor(private readonly options: OpenAICompatibleClientOptions) {
-    this.modelId = options.model;
-    this.provider = options.provider ?? 'custom';
-    if (options.modelMetadata) this.modelMetadata = options.modelMetadata;
-    this.url = `${options.baseURL.replace(/\/+$/, '')}/chat/completions`;
-    const url = new URL(this.url);
-    this.origin = url.origin;
-    this.path = `${url.pathname}${url.search}`;
-    this.shownUrl = displayUrl(this.url);
-    this.label = `${this.provider}: POST ${this.shownUrl}`;
-    this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
-    this.retry = resolveRetryOptions(options.retry, options.maxRetries);
-    this.headers = {
+  constructor(options: OpenAICompatibleClientOptions) {
+    const provider = options.provider ?? 'custom';
+    const headers: Record<string, string> = {
       'content-type': 'application/json',
       accept: options.stream === false ? 'application/json' : 'text/event-stream',
       ...options.headers,
     };
-    if (options.apiKey) this.headers.authorization = `Bearer ${options.apiKey}`;
-    this.dispatcher = options.dispatcher;
-    this.ownsDispatcher = options.dispatcher === undefined;
-  }
-
-  run(
-    messages: readonly ChatMessage[],
-    options: ChatClientRunOptions = {},
-  ): AsyncIterable<AgentResponseUpdate> {
-    return flattenBatches(this.stream(messages, options));
-  }
-
-  /** The updates of each network read as one batch (what the tool loop reads). */
-  runBatches(
-    messages: readonly ChatMessage[],
-    options: ChatClientRunOptions = {},
-  ): AsyncIterable<AgentResponseUpdate[]> {
-    return this.stream(messages, options);
-  }
-
-  /** Closes the connection pool this client created (not a dispatcher passed in). */
-  async close(): Promise<void> {
-    if (this.ownsDispatcher && this.dispatcher) await this.dispatcher.close();
-    this.dispatcher = undefined;
-  }
-
-  private redact(text: string): string {
-    return redactSecret(text, this.options.apiKey);
-  }
-
-  private getDispatcher(http: Undici): Dispatcher {
-    this.dispatcher ??= new http.Agent({
-      connect: { timeout: this.timeouts.connectMs },
-      headersTimeout: 0,
-      bodyTimeout: 0,
+    if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+    super(options, {
+      provider,
+      url: `${options.baseURL.replace(/\/+$/, '')}/chat/completions`,
+      headers,
     });
-    return this.dispatcher;
+    this.options = options;
+    this.echoReasoning = options.echoReasoning ?? provider === 'deepseek';
   }
 
-  // One generator layer only: every extra async-generator hop costs CPU per streamed batch.
-  private stream(
-    messages: readonly ChatMessage[],
-    options: ChatClientRunOptions,
-  ): AsyncGenerator<AgentResponseUpdate[], void, undefined> {
-    const userSignal = options.signal;
-    const total = new AbortHandle();
-    const totalDeadline = new Deadline(total, (phase, ms) => this.timeoutText(phase, ms));
-    const onAbort = () => total.abort(userSignal?.reason);
-    return readStream(
-      async () => {
-        if (userSignal?.aborted) throw this.cancelled(userSignal.reason);
-        const streaming = this.options.stream !== false;
-        // One JSON.stringify of the whole body: V8's serializer beats caching each message's JSON.
-        const body = JSON.stringify(
-          buildRequestBody(messages, options, {
-            model: this.modelId,
-            stream: streaming,
-            echoReasoning: this.options.echoReasoning ?? this.provider === 'deepseek',
-            ...(this.options.modelOptions && { defaults: this.options.modelOptions }),
-            ...(this.options.extraBody && { defaultExtraBody: this.options.extraBody }),
-          }),
-        );
-        const headers = options.extraHeaders ? { ...this.headers, ...options.extraHeaders } : this.headers;
-        totalDeadline.arm('total', this.timeouts.totalMs);
-        userSignal?.addEventListener('abort', onAbort, { once: true });
-        return this.open(body, headers, total, userSignal);
-      },
-      {
-        label: this.label,
-        idleMs: this.timeouts.idleMs,
-        describeTimeout: (phase, ms) => this.timeoutText(phase, ms),
-        redact: (text) => this.redact(text),
-        cancelled: (reason) => (userSignal?.aborted ? this.cancelled(reason) : undefined),
-        cleanup: () => {
-          totalDeadline.clear();
-          userSignal?.removeEventListener('abort', onAbort);
-        },
-      },
+  protected requestBody(messages: readonly ChatMessage[], options: ChatClientRunOptions): string {
+    return JSON.stringify(
+      buildRequestBody(messages, options, {
+        model: this.modelId,
+        stream: this.options.stream !== false,
+        echoReasoning: this.echoReasoning,
+        ...(this.options.modelOptions && { defaults: this.options.modelOptions }),
+        ...(this.options.extraBody && { defaultExtraBody: this.options.extraBody }),
+      }),
     );
   }
 
-  private async open(
-    body: string,
-    headers: Record<string, string>,
-    total: AbortHandle,
-    userSignal: AbortSignal | undefined,
-  ): Promise<OpenedResponse> {
-    for (let retry = 0; ; retry++) {
-      const attempt = new AbortHandle();
-      const link = () => attempt.abort(total.reason);
-      const detach = () => total.removeListener('abort', link);
-      if (total.aborted) link();
-      else total.once('abort', link);
-      let opened: OpenedResponse | undefined;
-      const deadline = new Deadline(attempt, (phase, ms) => this.timeoutText(phase, ms));
-      deadline.arm('firstChunk', this.timeouts.firstChunkMs);
-      let failure: { error: RafError; retryable: boolean; waitMs?: number };
-      try {
-        // Once loaded, no await: every step between two requests shows in the loop's latency.
-        const http = undiciLoaded ?? (await loadUndici());
-        const response = await dispatchRequest(
-          this.getDispatcher(http),
-          { origin: this.origin, path: this.path, headers, body },
-          attempt,
-        );
-        if (response.statusCode >= 200 && response.statusCode < 300) {
-          const iterator = response.body;
-          const first = await iterator.next();
-          const contentType = String(response.headers['content-type'] ?? '');
-          opened = { contentType, iterator, first, attempt, detach };
-          return opened;
-        }
-        const text = await readErrorBody(response.body).catch(() => '');
-        const message = extractErrorMessage(text);
-        const retryable = shouldRetryResponse(response.statusCode, response.headers);
-        const error = new ChatClientError(
-          this.redact(
-            `${this.label} failed with HTTP ${response.statusCode}${message ? `: ${message}` : ''}`,
-          ),
-          {
-            provider: this.provider,
-            url: this.shownUrl,
-            status: response.statusCode,
-            retryable,
-            responseBody: this.redact(text),
-          },
-        );
-        const waitMs = parseRetryAfter(response.headers, this.retry.maxRetryAfterMs);
-        failure = waitMs === undefined ? { error, retryable } : { error, retryable, waitMs };
-      } catch (error) {
-        failure = this.classify(error, attempt, userSignal);
-      } finally {
-        deadline.clear();
-        if (!opened) detach();
-      }
-      if (!failure.retryable || retry >= this.retry.maxRetries) {
-        attempt.abort();
-        throw retry > 0 ? this.withAttempts(failure.error, retry + 1) : failure.error;
-      }
-      attempt.abort();
-      try {
-        await abortableSleep(failure.waitMs ?? backoffDelay(retry, this.retry), total);
-      } catch (error) {
-        throw this.classify(error, total, userSignal).error;
-      }
-    }
-  }
-
-  private classify(
-    error: unknown,
-    attempt: AbortHandle,
-    userSignal: AbortSignal | undefined,
-  ): { error: RafError; retryable: boolean } {
-    if (userSignal?.aborted) return { error: this.cancelled(userSignal.reason), retryable: false };
-    const reason: unknown = attempt.aborted ? attempt.reason : undefined;
-    if (TimeoutError.isInstance(reason)) return { error: reason, retryable: reason.phase !== 'total' };
-    const code = (error as { code?: unknown } | null)?.code;
-    if (code === 'UND_ERR_CONNECT_TIMEOUT') {
-      const ms = this.timeouts.connectMs;
-      return {
-        error: new TimeoutError(this.timeoutText('connect', ms), {
-          phase: 'connect',
-          timeoutMs: ms,
-          cause: error,
-        }),
-        retryable: true,
-      };
-    }
-    const detail = this.redact(getErrorMessage(error));
-    return {
-      error: new ChatClientError(
-        `${this.label} failed: ${detail}${typeof code === 'string' ? ` (${code})` : ''}`,
-        {
-          provider: this.provider,
-          url: this.shownUrl,
-          retryable: true,
-          cause: error,
-        },
-      ),
-      retryable: true,
-    };
-  }
-
-  private withAttempts(error: RafError, attempts: number): RafError {
-    error.message = `${error.message} (after ${attempts} attempts)`;
-    return error;
-  }
-
-  private cancelled(reason: unknown): CancelledError {
-    return new CancelledError(`${this.label} cancelled`, { cause: reason });
-  }
-
-  private timeoutText(phase: TimeoutPhase, ms: number): string {
-    return `${this.label} timed out: ${PHASE_TEXT[phase]} within ${ms} ms (${phase} timeout)`;
+  protected createMapper(): StreamMapper {
+    return new ChunkMapper();
   }
 }

@@ -1,9 +1,9 @@
 import { userMessage } from '@raf/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createDeepSeekClient } from '../providers.js';
 import { type MockModelServer, type MockTurnInput, startMockModelServer } from '../testing/mock-server.js';
 import { drain } from '../testing/test-helpers.js';
 import { OpenAICompatibleChatClient } from './openai-compatible-client.js';
-import { createDeepSeekClient } from './providers.js';
 
 let server: MockModelServer;
 let client: OpenAICompatibleChatClient;

@@ -1,19 +1,5 @@
-import type { FinishReason, Usage } from '@raf/core';
+import type { Usage } from '@raf/core';
 import type { WireUsage } from './wire-types.js';
-
-const FINISH: Record<string, FinishReason> = {
-  stop: 'stop',
-  end_turn: 'stop',
-  length: 'length',
-  tool_calls: 'toolCalls',
-  function_call: 'toolCalls',
-  content_filter: 'contentFilter',
-};
-
-export function mapFinishReason(raw: string): { reason: FinishReason; rawReason?: string } {
-  const reason = FINISH[raw];
-  return reason ? { reason } : { reason: 'other', rawReason: raw };
-}
 
 function count(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;

@@ -1,3 +1,18 @@
+// Record/replay moved to `@raf/client/replay`; re-exported here so existing imports keep working.
+export type {
+  RecordingChatClientOptions,
+  ReplayChatClientOptions,
+  ReplayRecord,
+  ReplayTurn,
+  SafeParseReplayResult,
+} from '../replay/index.js';
+export {
+  loadReplayFile,
+  parseReplayRecord,
+  RecordingChatClient,
+  ReplayChatClient,
+  safeParseReplayRecord,
+} from '../replay/index.js';
 export type {
   MockModelServer,
   MockModelServerOptions,
@@ -5,11 +20,7 @@ export type {
   MockTurnInput,
   RecordedRequest,
 } from './mock-server.js';
-export { startMockModelServer } from './mock-server.js';
-export type { RecordingChatClientOptions, ReplayChatClientOptions } from './replay-client.js';
-export { RecordingChatClient, ReplayChatClient } from './replay-client.js';
-export type { ReplayRecord, ReplayTurn, SafeParseReplayResult } from './replay-file.js';
-export { loadReplayFile, parseReplayRecord, safeParseReplayRecord } from './replay-file.js';
+export { startMockAnthropicServer, startMockModelServer } from './mock-server.js';
 export type { ScriptToolCall, ScriptTurn } from './script-turn.js';
 export { scriptTurnToUpdates } from './script-turn.js';
 export type {

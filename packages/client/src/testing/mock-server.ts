@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
-import { completionBody, streamChunks } from './mock-wire.js';
+import { anthropicProtocol } from './mock-anthropic-wire.js';
+import { openAIProtocol } from './mock-openai-wire.js';
+import type { MockProtocol } from './mock-protocol.js';
 import type { ScriptTurn } from './script-turn.js';
 
 /** A turn for the mock server: a model answer, or a fault to inject. */
@@ -20,11 +22,11 @@ export interface MockTurn extends ScriptTurn {
   dropAfterChunks?: number;
   /** Send this many SSE events, then a line of broken JSON. */
   malformedAfterChunks?: number;
-  /** End the stream without `data: [DONE]`. */
+  /** End the stream without its end marker (`data: [DONE]`; Anthropic: the `message_stop` event). */
   omitDone?: boolean;
   /** Split each tool call's arguments into this many deltas (default 3). */
   argumentChunks?: number;
-  /** Wire usage object sent as is (e.g. DeepSeek's cache fields). */
+  /** Wire usage object sent as is (e.g. DeepSeek's cache fields; Anthropic: in `message_delta`). */
   rawUsage?: Record<string, unknown>;
   /** Send this exact body (SSE text) instead of generating one. */
   rawBody?: string;
@@ -47,7 +49,7 @@ export interface MockModelServerOptions {
   turns?: MockTurnInput[] | ((request: RecordedRequest, index: number) => MockTurn);
   /** The model name the answers report (default `mock-model`). */
   model?: string;
-  /** Path prefix before `/chat/completions` (default `/v1`). */
+  /** Path prefix before `/chat/completions` or `/messages` (default `/v1`). */
   basePath?: string;
   /** Keep every request for assertions (default true; turn off for long benchmarks). */
   recordRequests?: boolean;
@@ -87,7 +89,12 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-async function streamTurn(res: ServerResponse, turn: MockTurn, events: string[]): Promise<void> {
+async function streamTurn(
+  res: ServerResponse,
+  turn: MockTurn,
+  events: string[],
+  protocol: MockProtocol,
+): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...turn.headers });
   if (turn.rawBody !== undefined) {
     res.end(turn.rawBody);
@@ -103,20 +110,38 @@ async function streamTurn(res: ServerResponse, turn: MockTurn, events: string[])
       return;
     }
     if (i === turn.malformedAfterChunks) {
-      res.end('data: {"choices": [ {"delta": oops\n\n');
+      res.end(protocol.malformedEvent);
       return;
     }
-    res.write(`data: ${events[i]}\n\n`);
+    res.write(events[i]);
   }
   if (turn.stallAfterChunks !== undefined && turn.stallAfterChunks >= events.length) return;
-  res.end(turn.omitDone ? undefined : 'data: [DONE]\n\n');
+  res.end(turn.omitDone ? undefined : protocol.endEvent);
 }
 
 /**
  * A real HTTP server on 127.0.0.1 (ephemeral port) that speaks OpenAI Chat Completions, streamed
  * and not, answering from a script of turns and faults and recording every request.
  */
-export async function startMockModelServer(options: MockModelServerOptions = {}): Promise<MockModelServer> {
+export function startMockModelServer(options: MockModelServerOptions = {}): Promise<MockModelServer> {
+  return startMockServer(openAIProtocol, options);
+}
+
+/**
+ * The same server speaking the Anthropic Messages API (`POST /v1/messages`, SSE events
+ * `message_start` … `message_stop`, errors as `{"type":"error","error":{…}}`). Give a client
+ * `server.url` (or `server.baseURL`) as its base URL. Like the real API, it answers 400 to a
+ * request without `anthropic-version` or `max_tokens`, with a `system` role in `messages`, or with
+ * a `tool_result` that answers no `tool_use` of the message before it.
+ */
+export function startMockAnthropicServer(options: MockModelServerOptions = {}): Promise<MockModelServer> {
+  return startMockServer(anthropicProtocol, options);
+}
+
+async function startMockServer(
+  protocol: MockProtocol,
+  options: MockModelServerOptions,
+): Promise<MockModelServer> {
   const model = options.model ?? 'mock-model';
   const basePath = (options.basePath ?? '/v1').replace(/\/+$/, '');
   const script = typeof options.turns === 'function' ? undefined : [...(options.turns ?? [])];
@@ -145,26 +170,34 @@ export async function startMockModelServer(options: MockModelServerOptions = {})
       if (!res.writableFinished) recorded.closedEarly = true;
     });
     if (req.method === 'GET' && path === `${basePath}/models`) {
-      sendJson(res, 200, { object: 'list', data: [{ id: model, object: 'model', owned_by: 'raf-mock' }] });
+      sendJson(res, 200, protocol.modelList(model));
       return;
     }
-    if (req.method !== 'POST' || path !== `${basePath}/chat/completions`) {
-      sendJson(res, 404, { error: { message: `mock model server: no route for ${req.method} ${path}` } });
+    if (req.method !== 'POST' || path !== `${basePath}${protocol.route}`) {
+      sendJson(res, 404, protocol.errorBody(404, `mock model server: no route for ${req.method} ${path}`));
       return;
     }
     if (!body) {
-      sendJson(res, 400, { error: { message: 'mock model server: the request body is not JSON' } });
+      sendJson(res, 400, protocol.errorBody(400, 'mock model server: the request body is not JSON'));
+      return;
+    }
+    const problem = protocol.checkRequest?.(recorded);
+    if (problem !== undefined) {
+      sendJson(res, 400, protocol.errorBody(400, problem, 'invalid_request_error'));
       return;
     }
     const index = served;
     const input = answerAll ?? script?.[index];
     if (!input) {
-      sendJson(res, 500, {
-        error: {
-          message: `mock model server: script exhausted: ${index} turn(s) scripted, request #${index + 1} has no answer`,
-          type: 'script_exhausted',
-        },
-      });
+      sendJson(
+        res,
+        500,
+        protocol.errorBody(
+          500,
+          `mock model server: script exhausted: ${index} turn(s) scripted, request #${index + 1} has no answer`,
+          'script_exhausted',
+        ),
+      );
       return;
     }
     served++;
@@ -172,9 +205,7 @@ export async function startMockModelServer(options: MockModelServerOptions = {})
     if (turn.delayMs) await delay(turn.delayMs);
     if (res.destroyed) return;
     if (turn.status !== undefined && (turn.status < 200 || turn.status >= 300)) {
-      const errorBody = turn.errorBody ?? {
-        error: { message: `mock error ${turn.status}`, type: 'mock_error' },
-      };
+      const errorBody = turn.errorBody ?? protocol.errorBody(turn.status, `mock error ${turn.status}`);
       if (typeof errorBody === 'string') {
         res.writeHead(turn.status, { 'content-type': 'text/plain', ...turn.headers });
         res.end(errorBody);
@@ -187,13 +218,14 @@ export async function startMockModelServer(options: MockModelServerOptions = {})
       argumentChunks: turn.argumentChunks ?? 3,
       ...(turn.rawUsage && { rawUsage: turn.rawUsage }),
     };
-    if (body.stream === true) await streamTurn(res, turn, streamChunks(turn, wire));
-    else sendJson(res, 200, completionBody(turn, wire), turn.headers);
+    if (body.stream === true) await streamTurn(res, turn, protocol.streamEvents(turn, wire), protocol);
+    else sendJson(res, 200, protocol.completionBody(turn, wire), turn.headers);
   }
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) sendJson(res, 500, { error: { message: `mock model server: ${String(error)}` } });
+      if (!res.headersSent)
+        sendJson(res, 500, protocol.errorBody(500, `mock model server: ${String(error)}`));
       else res.destroy();
     });
   });

@@ -2,7 +2,7 @@ import { mkdirSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createChatClient } from '@raf/client';
-import { ReplayChatClient } from '@raf/client/testing';
+import { ReplayChatClient } from '@raf/client/replay';
 import {
   ConfigError,
   type Declaration,

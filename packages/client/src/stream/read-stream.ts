@@ -5,14 +5,25 @@ import {
   TimeoutError,
   type TimeoutPhase,
 } from '@raf/core';
-import { createParser, type EventSourceParser } from 'eventsource-parser';
+import type { AbortHandle } from '../http/abort-handle.js';
 import { Deadline } from '../http/deadline.js';
-import { ChunkMapper } from './chunk-mapper.js';
-import type { OpenedResponse } from './openai-compatible-client.js';
-import type { WireChunk } from './wire-types.js';
+import { preview, SseReader } from './sse-reader.js';
+import type { StreamMapper } from './stream-mapper.js';
+
+/** A response whose first body chunk has arrived (or that ended empty). */
+export interface OpenedResponse {
+  contentType: string;
+  iterator: AsyncIterator<Buffer>;
+  first: IteratorResult<Buffer>;
+  attempt: AbortHandle;
+  /** Stops forwarding the call's abort (user signal, total timeout) to this attempt. */
+  detach(): void;
+}
 
 export interface ReadStreamOptions {
   label: string;
+  /** A fresh mapper for this answer's wire format. */
+  mapper: StreamMapper;
   idleMs: number;
   describeTimeout(phase: TimeoutPhase, ms: number): string;
   redact(text: string): string;
@@ -25,77 +36,6 @@ export interface ReadStreamOptions {
 }
 
 type Failure = { code: string; message: string };
-
-function preview(text: string): string {
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
-}
-
-/**
- * Collects SSE `data:` payloads into the mapper; records the first protocol problem. A complete
- * one-line `data: …` event (what every Chat Completions server sends) is read here directly;
- * anything else (comments, other fields, multi-line data, CR line ends) goes to
- * eventsource-parser, one complete event at a time, or for the rest of the stream after a CR.
- */
-class SseReader {
-  sawDone = false;
-  malformed: string | undefined;
-  private pending = '';
-  private parser: EventSourceParser | undefined;
-  /** After a CR, every byte goes to the spec parser. */
-  private fallback = false;
-  private out: AgentResponseUpdate[] = [];
-
-  constructor(private readonly mapper: ChunkMapper) {}
-
-  feed(text: string, out: AgentResponseUpdate[]): void {
-    this.out = out;
-    if (this.fallback) {
-      this.specParser().feed(text);
-      return;
-    }
-    const buffer = this.pending === '' ? text : this.pending + text;
-    if (text.includes('\r')) {
-      this.fallback = true;
-      this.pending = '';
-      this.specParser().feed(buffer);
-      return;
-    }
-    let start = 0;
-    let end = buffer.indexOf('\n\n');
-    while (end !== -1) {
-      if (buffer.startsWith('data: ', start) && buffer.indexOf('\n', start) === end) {
-        this.onData(buffer.slice(start + 6, end));
-      } else {
-        this.specParser().feed(buffer.slice(start, end + 2));
-      }
-      start = end + 2;
-      end = buffer.indexOf('\n\n', start);
-    }
-    this.pending = start === 0 ? buffer : buffer.slice(start);
-  }
-
-  private specParser(): EventSourceParser {
-    this.parser ??= createParser({ onEvent: (event) => this.onData(event.data) });
-    return this.parser;
-  }
-
-  private onData(data: string): void {
-    if (this.sawDone || this.malformed !== undefined) return;
-    if (data === '[DONE]') {
-      this.sawDone = true;
-      return;
-    }
-    let chunk: WireChunk;
-    try {
-      chunk = JSON.parse(data) as WireChunk;
-    } catch {
-      this.malformed = `malformed SSE data: ${preview(data)}`;
-      return;
-    }
-    if (chunk === null || typeof chunk !== 'object') this.malformed = `unexpected SSE data: ${preview(data)}`;
-    else this.mapper.consume(chunk, this.out);
-  }
-}
 
 function failureOf(
   error: unknown,
@@ -139,7 +79,7 @@ export async function* readStream(
   const idle: { deadline?: Deadline } = {};
   try {
     opened = await open();
-    const mapper = new ChunkMapper();
+    const mapper = options.mapper;
     let out: AgentResponseUpdate[] = [];
     const isJson = opened.contentType.includes('application/json');
     const sse = new SseReader(mapper);
@@ -176,7 +116,7 @@ export async function* readStream(
     idle.deadline.clear();
     if (!failure && isJson) {
       try {
-        mapper.consume(JSON.parse(json) as WireChunk, out);
+        mapper.consume(JSON.parse(json) as unknown, out);
         sse.sawDone = true;
       } catch {
         sse.malformed = `malformed JSON answer: ${preview(json)}`;

@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { collectAgentResponse, ScriptError, userMessage, ValidationError } from '@raf/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OpenAICompatibleChatClient } from '../openai-compatible/openai-compatible-client.js';
-import { startMockModelServer } from './mock-server.js';
+import { startMockModelServer } from '../testing/mock-server.js';
+import { ScriptedChatClient } from '../testing/scripted-chat-client.js';
+import { drain, thrown } from '../testing/test-helpers.js';
 import { RecordingChatClient, ReplayChatClient } from './replay-client.js';
 import { loadReplayFile } from './replay-file.js';
-import { drain, thrown } from './test-helpers.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -98,7 +99,6 @@ describe('record and replay', () => {
   });
 
   it('keeps the record in memory when no file is given', async () => {
-    const { ScriptedChatClient } = await import('./scripted-chat-client.js');
     const recorder = new RecordingChatClient(new ScriptedChatClient([{ text: 'hello' }]));
     expect((await collectAgentResponse(recorder.run([userMessage('x')]))).text).toBe('hello');
     expect(recorder.toRecord().turns).toHaveLength(1);

@@ -1,4 +1,5 @@
 import type { Usage } from '@raf/core';
+import type { MockProtocol, WireOptions } from './mock-protocol.js';
 import { callArguments, callId, type ScriptTurn, textChunks, turnFinishReason } from './script-turn.js';
 
 const WIRE_FINISH: Record<string, string> = {
@@ -26,21 +27,12 @@ export function wireUsage(usage: Usage): Record<string, unknown> {
   return wire;
 }
 
-function split(text: string, pieces: number): string[] {
+export function split(text: string, pieces: number): string[] {
   if (pieces <= 1 || text.length <= 1) return [text];
   const size = Math.ceil(text.length / pieces);
   const out: string[] = [];
   for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
   return out;
-}
-
-export interface WireOptions {
-  turnIndex: number;
-  model: string;
-  /** Split each call's arguments into this many deltas (default 3). */
-  argumentChunks: number;
-  /** Raw usage object to send instead of the converted `usage`. */
-  rawUsage?: Record<string, unknown>;
 }
 
 /** The `data:` payloads of a streamed answer, in order, without `[DONE]`. */
@@ -108,3 +100,14 @@ export function completionBody(turn: ScriptTurn, options: WireOptions): Record<s
   if (usage) body.usage = usage;
   return body;
 }
+
+/** OpenAI Chat Completions, as `startMockModelServer` speaks it. */
+export const openAIProtocol: MockProtocol = {
+  route: '/chat/completions',
+  modelList: (model) => ({ object: 'list', data: [{ id: model, object: 'model', owned_by: 'raf-mock' }] }),
+  errorBody: (_status, message, type = 'mock_error') => ({ error: { message, type } }),
+  streamEvents: (turn, options) => streamChunks(turn, options).map((chunk) => `data: ${chunk}\n\n`),
+  endEvent: 'data: [DONE]\n\n',
+  malformedEvent: 'data: {"choices": [ {"delta": oops\n\n',
+  completionBody,
+};

@@ -1,8 +1,8 @@
 import type { AgentResponseUpdate } from '@raf/core';
 import { describe, expect, it } from 'vitest';
 import { AbortHandle } from '../http/abort-handle.js';
-import type { OpenedResponse } from './openai-compatible-client.js';
-import { readStream } from './read-stream.js';
+import { ChunkMapper } from '../openai-compatible/chunk-mapper.js';
+import { type OpenedResponse, readStream } from './read-stream.js';
 
 function chunk(content: string, extra = ''): string {
   return `{"id":"c1","model":"m","choices":[{"index":0,"delta":{"content":${JSON.stringify(content)}}${extra}}]}`;
@@ -31,6 +31,7 @@ async function read(pieces: string[], hang = false, stopAtFinish = hang): Promis
   const updates: AgentResponseUpdate[] = [];
   for await (const batch of readStream(async () => opened, {
     label: 'test',
+    mapper: new ChunkMapper(),
     idleMs: 0,
     describeTimeout: () => 'timeout',
     redact: (text) => text,

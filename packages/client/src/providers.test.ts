@@ -1,0 +1,99 @@
+import { ConfigError, userMessage } from '@raf/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AnthropicChatClient } from './anthropic/anthropic-client.js';
+import { OpenAICompatibleChatClient } from './openai-compatible/openai-compatible-client.js';
+import {
+  createAgnesClient,
+  createAnthropicClient,
+  createChatClient,
+  createCustomClient,
+  createDeepSeekClient,
+  createOpenAIClient,
+  PROVIDER_BASE_URLS,
+} from './providers.js';
+import {
+  type MockModelServer,
+  startMockAnthropicServer,
+  startMockModelServer,
+} from './testing/mock-server.js';
+import { drain } from './testing/test-helpers.js';
+
+let server: MockModelServer | undefined;
+const saved = { ...process.env };
+afterEach(async () => {
+  process.env = { ...saved };
+  await server?.close();
+  server = undefined;
+});
+
+describe('providers', () => {
+  it('use the documented base URLs and environment keys', () => {
+    process.env.OPENAI_API_KEY = 'from-env';
+    const openai = createOpenAIClient({ model: 'gpt-4o-mini' });
+    expect(openai.provider).toBe('openai');
+    expect(openai.modelId).toBe('gpt-4o-mini');
+    expect(createDeepSeekClient({ model: 'deepseek-chat' }).provider).toBe('deepseek');
+    expect(
+      createChatClient({ provider: 'custom', model: 'llama3', baseURL: 'http://127.0.0.1:11434/v1' })
+        .provider,
+    ).toBe('custom');
+    expect(PROVIDER_BASE_URLS).toEqual({
+      openai: 'https://api.openai.com/v1',
+      deepseek: 'https://api.deepseek.com',
+      agnes: 'https://apihub.agnes-ai.com/v1',
+      anthropic: 'https://api.anthropic.com',
+    });
+  });
+
+  it('picks the Anthropic client for anthropic and the OpenAI-compatible one for agnes', () => {
+    const anthropic = createChatClient({ provider: 'anthropic', model: 'claude-sonnet-4-5' });
+    expect(anthropic).toBeInstanceOf(AnthropicChatClient);
+    expect(anthropic.provider).toBe('anthropic');
+    const agnes = createChatClient({ provider: 'agnes', model: 'agnes-1.5-pro' });
+    expect(agnes).toBeInstanceOf(OpenAICompatibleChatClient);
+    expect(agnes.provider).toBe('agnes');
+    expect(createAnthropicClient({ model: 'c' })).toBeInstanceOf(AnthropicChatClient);
+  });
+
+  it('sends the AGNES_API_KEY as a bearer token to /chat/completions and reads its reasoning_content', async () => {
+    server = await startMockModelServer({ turns: [{ reasoning: 'Thinking.', text: 'hi' }] });
+    process.env.AGNES_API_KEY = 'agnes-key-123';
+    const client = createAgnesClient({ model: 'agnes-1.5-pro', baseURL: server.baseURL });
+    const updates = await drain(client.run([userMessage('x')]));
+    await client.close();
+    // The mock sends reasoning as `reasoning_content` deltas, as Agnes and DeepSeek do.
+    expect(updates.filter((u) => u.type === 'reasoning-delta')).toEqual([
+      { type: 'reasoning-delta', delta: 'Think' },
+      { type: 'reasoning-delta', delta: 'ing.' },
+    ]);
+    expect(server.requests[0]?.path).toBe('/v1/chat/completions');
+    expect(server.requests[0]?.headers.authorization).toBe('Bearer agnes-key-123');
+  });
+
+  it('sends the ANTHROPIC_API_KEY as x-api-key to /v1/messages, from a base with or without /v1', async () => {
+    server = await startMockAnthropicServer({ turns: [{ text: 'one' }, { text: 'two' }] });
+    process.env.ANTHROPIC_API_KEY = 'sk-ant-456';
+    for (const baseURL of [server.url, `${server.url}/v1/`]) {
+      const client = createChatClient({ provider: 'anthropic', model: 'claude', baseURL });
+      await drain(client.run([userMessage('x')]));
+      await client.close();
+    }
+    expect(server.requests.map((r) => r.path)).toEqual(['/v1/messages', '/v1/messages']);
+    expect(server.requests[0]?.headers['x-api-key']).toBe('sk-ant-456');
+    expect(server.requests[0]?.headers['anthropic-version']).toBe('2023-06-01');
+    expect(server.requests[0]?.headers.authorization).toBeUndefined();
+  });
+
+  it('explain what is missing or wrong', () => {
+    expect(() => createCustomClient({ model: 'x' })).toThrow(ConfigError);
+    expect(() => createCustomClient({ model: 'x' })).toThrow(/provider "custom" needs a base URL/);
+    expect(() => createCustomClient({ model: 'x', baseURL: 'not a url' })).toThrow(
+      /base URL "not a url" is not a valid URL/,
+    );
+    expect(() => createOpenAIClient({ model: '' })).toThrow(/needs a model id/);
+    expect(() => createAnthropicClient({ model: '' })).toThrow(/provider "anthropic" needs a model id/);
+    expect(() => createChatClient({ provider: 'gemini', model: 'g' })).toThrow(
+      'unknown model provider "gemini"; use openai, deepseek, agnes, anthropic or custom (any OpenAI-compatible server)',
+    );
+  });
+});

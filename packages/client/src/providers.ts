@@ -1,0 +1,122 @@
+import { ConfigError } from '@raf/core';
+import {
+  ANTHROPIC_BASE_URL,
+  AnthropicChatClient,
+  type AnthropicClientOptions,
+} from './anthropic/anthropic-client.js';
+import type { OpenAICompatibleClientOptions } from './openai-compatible/client-options.js';
+import { OpenAICompatibleChatClient } from './openai-compatible/openai-compatible-client.js';
+
+export type ProviderName = 'openai' | 'deepseek' | 'agnes' | 'anthropic' | 'custom';
+
+export const PROVIDER_BASE_URLS: Readonly<Record<Exclude<ProviderName, 'custom'>, string>> = {
+  openai: 'https://api.openai.com/v1',
+  // DeepSeek serves the API without a /v1 prefix.
+  deepseek: 'https://api.deepseek.com',
+  agnes: 'https://apihub.agnes-ai.com/v1',
+  // The client appends /v1/messages, as Anthropic's own SDKs do.
+  anthropic: ANTHROPIC_BASE_URL,
+};
+
+const API_KEY_ENV: Record<ProviderName, string | undefined> = {
+  openai: 'OPENAI_API_KEY',
+  deepseek: 'DEEPSEEK_API_KEY',
+  agnes: 'AGNES_API_KEY',
+  anthropic: 'ANTHROPIC_API_KEY',
+  custom: undefined,
+};
+
+const PROVIDERS = Object.keys(API_KEY_ENV) as ProviderName[];
+
+export type ProviderClientOptions = Omit<OpenAICompatibleClientOptions, 'provider' | 'baseURL'> & {
+  baseURL?: string;
+};
+
+export type AnthropicProviderOptions = Omit<AnthropicClientOptions, 'provider'>;
+
+/** What `createChatClient` takes: the options of every provider (each ignores the others' own). */
+export type ChatClientFactoryOptions = ProviderClientOptions &
+  Pick<AnthropicClientOptions, 'anthropicVersion'> & { provider?: string };
+
+function withDefaults<T extends { baseURL?: string; model: string; apiKey?: string }>(
+  provider: ProviderName,
+  options: T,
+): T & { provider: ProviderName; baseURL: string } {
+  const baseURL = options.baseURL ?? (provider === 'custom' ? undefined : PROVIDER_BASE_URLS[provider]);
+  if (!baseURL) {
+    throw new ConfigError(
+      'provider "custom" needs a base URL (e.g. http://127.0.0.1:11434/v1 for Ollama, http://127.0.0.1:8000/v1 for vLLM)',
+    );
+  }
+  try {
+    new URL(baseURL);
+  } catch {
+    throw new ConfigError(`base URL "${baseURL}" is not a valid URL`);
+  }
+  if (!options.model) throw new ConfigError(`provider "${provider}" needs a model id`);
+  const envName = API_KEY_ENV[provider];
+  const apiKey = options.apiKey ?? (envName ? process.env[envName] : undefined);
+  return { ...options, provider, baseURL, ...(apiKey !== undefined && { apiKey }) };
+}
+
+/** OpenAI (`https://api.openai.com/v1`); the key defaults to `OPENAI_API_KEY`. */
+export function createOpenAIClient(options: ProviderClientOptions): OpenAICompatibleChatClient {
+  return new OpenAICompatibleChatClient(withDefaults('openai', options));
+}
+
+/**
+ * DeepSeek (`https://api.deepseek.com`); the key defaults to `DEEPSEEK_API_KEY`. Reasoning arrives
+ * as `reasoning-delta` updates; enable thinking with `extraBody: { thinking: { type: 'enabled' } }`.
+ */
+export function createDeepSeekClient(options: ProviderClientOptions): OpenAICompatibleChatClient {
+  return new OpenAICompatibleChatClient(withDefaults('deepseek', options));
+}
+
+/**
+ * Agnes AI (`https://apihub.agnes-ai.com/v1`, OpenAI-compatible); the key defaults to
+ * `AGNES_API_KEY`. `reasoning_content` arrives as `reasoning-delta` updates, as with DeepSeek.
+ */
+export function createAgnesClient(options: ProviderClientOptions): OpenAICompatibleChatClient {
+  return new OpenAICompatibleChatClient(withDefaults('agnes', options));
+}
+
+/** Anthropic's Messages API (`https://api.anthropic.com`); the key defaults to `ANTHROPIC_API_KEY`. */
+export function createAnthropicClient(options: AnthropicProviderOptions): AnthropicChatClient {
+  return new AnthropicChatClient(withDefaults('anthropic', options));
+}
+
+/** Any OpenAI-compatible server (Ollama, vLLM, llama.cpp server, LM Studio); `baseURL` is required. */
+export function createCustomClient(options: ProviderClientOptions): OpenAICompatibleChatClient {
+  return new OpenAICompatibleChatClient(withDefaults('custom', options));
+}
+
+function isProvider(name: string): name is ProviderName {
+  return (PROVIDERS as string[]).includes(name);
+}
+
+/** Picks the factory by provider name, as the YAML `model.provider` does (default `openai`). */
+export function createChatClient(
+  options: AnthropicProviderOptions & { provider: 'anthropic' },
+): AnthropicChatClient;
+export function createChatClient(
+  options: ProviderClientOptions & { provider?: Exclude<ProviderName, 'anthropic'> },
+): OpenAICompatibleChatClient;
+export function createChatClient(
+  options: ChatClientFactoryOptions,
+): OpenAICompatibleChatClient | AnthropicChatClient;
+export function createChatClient(
+  options: ChatClientFactoryOptions,
+): OpenAICompatibleChatClient | AnthropicChatClient {
+  const provider = options.provider ?? 'openai';
+  const { provider: _ignored, ...rest } = options;
+  if (!isProvider(provider)) {
+    throw new ConfigError(
+      `unknown model provider "${provider}"; use ${PROVIDERS.slice(0, -1).join(', ')} or custom (any OpenAI-compatible server)`,
+    );
+  }
+  if (provider === 'anthropic') {
+    const { echoReasoning: _openAIOnly, ...anthropic } = rest;
+    return new AnthropicChatClient(withDefaults(provider, anthropic));
+  }
+  return new OpenAICompatibleChatClient(withDefaults(provider, rest));
+}
