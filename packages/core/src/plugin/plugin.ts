@@ -18,6 +18,11 @@ export interface PluginBuildContext {
   signal?: AbortSignal;
   env: Readonly<Record<string, string | undefined>>;
   warn(message: string): void;
+  /**
+   * The agent's own defaults for a kind's config, as written (either spelling): `sandbox:` for
+   * `kind: code` (SPEC §8). The plugin merges them under the entry's `config` (the entry wins).
+   */
+  agentDefaults?: { sandbox?: Record<string, unknown> };
 }
 
 /** One YAML entry as the plugin receives it: `kind`, optional `name`, the rest as given. */

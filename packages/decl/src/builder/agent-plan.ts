@@ -104,6 +104,7 @@ export async function planAgent(
     warn: (message) =>
       diagnostics.push({ file: document.file, line: 1, column: 1, path: '', message, severity: 'warning' }),
     ...(inputs.signal && { signal: inputs.signal }),
+    ...(definition.sandbox && { agentDefaults: { sandbox: definition.sandbox } }),
   };
 
   const provider = inputs.model.provider ?? definition.model.provider ?? 'openai';
