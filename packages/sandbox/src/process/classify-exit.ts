@@ -3,6 +3,7 @@ import type { CodeRun } from '../code-run.js';
 
 const SIGXCPU = 24;
 const SIGXFSZ = 25;
+const SIGSEGV = 11;
 
 export interface ExitFacts {
   exitCode: number;
@@ -28,6 +29,8 @@ export function classifyExit(facts: ExitFacts): CodeRun['limit'] {
       name: 'file_size_limit',
       detail: `a file grew past ${formatByteSize(facts.fileSizeBytes)}`,
     };
+  if (exitCode === 128 + SIGSEGV || /RecursionError|maximum recursion depth/.test(stderr))
+    return { name: 'stack_limit', detail: 'recursion went deeper than the interpreter allows' };
   if (/MemoryError|Cannot allocate memory|out of memory|std::bad_alloc|\[Errno 12\]/i.test(stderr))
     return {
       name: 'memory_limit',

@@ -1,5 +1,5 @@
 import { constants, existsSync } from 'node:fs';
-import { access, mkdtemp, readdir, symlink } from 'node:fs/promises';
+import { access, mkdtemp, readdir, readFile, stat, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type { ToolResult } from '@raf/core';
@@ -61,4 +61,24 @@ export async function peakRssGrowth<T>(work: () => Promise<T>): Promise<{ value:
   } finally {
     clearInterval(timer);
   }
+}
+
+/**
+ * How many live processes the user owns now (to check that nothing outlived a run). Zombies do
+ * not count: bubblewrap's namespace init is reparented to PID 1 when bwrap exits, and waits
+ * there (briefly) to be reaped.
+ */
+export async function processesOf(uid: number): Promise<number> {
+  let count = 0;
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if ((await stat(`/proc/${name}`)).uid !== uid) continue;
+      const status = await readFile(`/proc/${name}/stat`, 'utf8');
+      if (status.slice(status.lastIndexOf(')') + 2, status.lastIndexOf(')') + 3) !== 'Z') count++;
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return count;
 }
