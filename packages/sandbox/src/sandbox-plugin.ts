@@ -7,11 +7,17 @@ export interface SandboxPluginOptions {
   pathEnv?: string;
 }
 
-function parsed(input: unknown, where: string, context: PluginBuildContext): SandboxConfig {
-  const result = safeParseSandboxConfig(input, where);
-  if (!result.success) throw new ConfigError(result.error);
-  for (const key of result.unknownKeys) context.warn(`code_interpreter: unknown sandbox setting '${key}' ignored`);
-  return result.config;
+/** Both maps are checked before either fails, so one `validate` names every bad field. */
+function parseBoth(defaults: unknown, own: unknown, context: PluginBuildContext): SandboxConfig {
+  const results = [safeParseSandboxConfig(defaults, 'sandbox'), safeParseSandboxConfig(own, 'config')];
+  const errors = results.flatMap((r) => (r.success ? [] : [r.error]));
+  if (errors.length > 0) throw new ConfigError(errors.join('; '));
+  const [base, tool] = results.map((r) => {
+    if (!r.success) return {};
+    for (const key of r.unknownKeys) context.warn(`code_interpreter: unknown sandbox setting '${key}' ignored`);
+    return r.config;
+  });
+  return mergeSandboxConfig(base ?? {}, tool ?? {});
 }
 
 async function buildCode(
@@ -22,10 +28,7 @@ async function buildCode(
   const name = decl.name ?? CODE_INTERPRETER;
   if (name !== CODE_INTERPRETER)
     throw new ConfigError(`kind: code has one tool, ${CODE_INTERPRETER} (got "${name}")`);
-  const config = mergeSandboxConfig(
-    parsed(context.agentDefaults?.sandbox, 'sandbox', context),
-    parsed(decl.config, 'config', context),
-  );
+  const config = parseBoth(context.agentDefaults?.sandbox, decl.config, context);
   if (config.backend && config.backend !== 'process' && config.backend !== 'wasm')
     context.warn(
       `code_interpreter: backend '${config.backend}' is not available in @raf/sandbox; using 'process' (bubblewrap)`,
