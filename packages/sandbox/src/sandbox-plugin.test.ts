@@ -67,7 +67,9 @@ tools:
 
   it('reports a bad setting with the field as written, in validate()', async () => {
     const report = await new DeclAgentBuilder()
-      .fromYaml(`${header}sandbox:\n  pids_limit: -1\ntools:\n  - kind: code\n    config:\n      memory_limit: lots\n`)
+      .fromYaml(
+        `${header}sandbox:\n  pids_limit: -1\ntools:\n  - kind: code\n    config:\n      memory_limit: lots\n`,
+      )
       .use(sandboxPlugin())
       .validate();
     expect(report.ok).toBe(false);
@@ -117,6 +119,8 @@ tools:
     };
     const built = Promise.resolve(factory?.({ kind: 'code' }, context));
     await expect(built).rejects.toThrow(ConfigError);
-    await expect(built).rejects.toThrow('sandbox.timeout_secs: Invalid input: expected number, received string');
+    await expect(built).rejects.toThrow(
+      'sandbox.timeout_secs: Invalid input: expected number, received string',
+    );
   });
 });

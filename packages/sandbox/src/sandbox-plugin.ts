@@ -1,6 +1,16 @@
-import { ConfigError, type Declaration, definePlugin, type PluginBuildContext, type RafPlugin } from '@raf/core';
+import {
+  ConfigError,
+  type Declaration,
+  definePlugin,
+  type PluginBuildContext,
+  type RafPlugin,
+} from '@raf/core';
 import { mergeSandboxConfig, type SandboxConfig, safeParseSandboxConfig } from './config/sandbox-config.js';
-import { CODE_INTERPRETER, type CodeInterpreterTool, createCodeInterpreterTool } from './tool/code-interpreter.js';
+import {
+  CODE_INTERPRETER,
+  type CodeInterpreterTool,
+  createCodeInterpreterTool,
+} from './tool/code-interpreter.js';
 
 export interface SandboxPluginOptions {
   /** The PATH searched for bwrap, prlimit, setpriv, python3 and bash (default: the build's env PATH). */
@@ -14,7 +24,8 @@ function parseBoth(defaults: unknown, own: unknown, context: PluginBuildContext)
   if (errors.length > 0) throw new ConfigError(errors.join('; '));
   const [base, tool] = results.map((r) => {
     if (!r.success) return {};
-    for (const key of r.unknownKeys) context.warn(`code_interpreter: unknown sandbox setting '${key}' ignored`);
+    for (const key of r.unknownKeys)
+      context.warn(`code_interpreter: unknown sandbox setting '${key}' ignored`);
     return r.config;
   });
   return mergeSandboxConfig(base ?? {}, tool ?? {});

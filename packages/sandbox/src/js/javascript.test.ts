@@ -76,7 +76,9 @@ describe('JavaScript in QuickJS', () => {
 
   it('ends 100,000-deep recursion at the stack limit, and survives unguarded native recursion', async () => {
     const deep = await js('function f(n) { return n === 0 ? 0 : 1 + f(n - 1) } f(100000)');
-    expect(deep.error).toMatch(/^stack_limit exceeded: recursion went deeper than the interpreter's 256k stack/);
+    expect(deep.error).toMatch(
+      /^stack_limit exceeded: recursion went deeper than the interpreter's 256k stack/,
+    );
     const nested = await js('let a = []; for (let i = 0; i < 100000; i++) a = [a]; JSON.stringify(a).length');
     expect(nested.ok).toBe(false);
     expect(nested.error).toMatch(/^(stack_limit|memory_limit) exceeded/);
@@ -139,6 +141,8 @@ describe('persist: true', () => {
     );
     expect(full.error).toMatch(/^memory_limit exceeded: .*; the session state was reset$/);
     expect(full.data.stateReset).toBe(true);
-    expect((await call(persisted, { code: 'typeof keep' }, { sessionId: 'm' })).data.result).toBe('undefined');
+    expect((await call(persisted, { code: 'typeof keep' }, { sessionId: 'm' })).data.result).toBe(
+      'undefined',
+    );
   });
 });

@@ -65,6 +65,11 @@ export class JsSandbox {
 
   constructor(private readonly settings: JsSettings) {}
 
+  /** Starts the worker thread (and compiles the WebAssembly) ahead of the first call. */
+  async warmUp(): Promise<void> {
+    await this.start();
+  }
+
   private async start(): Promise<Worker> {
     if (this.worker) return this.worker;
     const wasmModule = await compiledModule();
@@ -90,7 +95,12 @@ export class JsSandbox {
       if (this.worker !== worker) return;
       this.worker = undefined;
       for (const waiting of this.pending.values())
-        waiting.resolve({ stdout: '', stderr: '', error: `the interpreter stopped: ${why}`, stateReset: true });
+        waiting.resolve({
+          stdout: '',
+          stderr: '',
+          error: `the interpreter stopped: ${why}`,
+          stateReset: true,
+        });
       this.pending.clear();
     };
     worker.on('error', (error) => lost(error.message));
@@ -101,7 +111,11 @@ export class JsSandbox {
   }
 
   /** Runs `code` in the session `key`'s interpreter (kept between calls when `persist`). */
-  async run(key: string, code: string, options: { signal: AbortSignal; timeoutMs: number }): Promise<CodeRun> {
+  async run(
+    key: string,
+    code: string,
+    options: { signal: AbortSignal; timeoutMs: number },
+  ): Promise<CodeRun> {
     options.signal.throwIfAborted();
     const worker = await this.start();
     const id = this.nextId++;
@@ -124,7 +138,13 @@ export class JsSandbox {
       // A native call QuickJS cannot interrupt: the whole worker goes, with every session's state.
       watchdog = setTimeout(() => {
         this.pending.delete(id);
-        resolve({ stdout: '', stderr: '', error: 'the interpreter did not stop', limit: 'timeout_secs', stateReset: true });
+        resolve({
+          stdout: '',
+          stderr: '',
+          error: 'the interpreter did not stop',
+          limit: 'timeout_secs',
+          stateReset: true,
+        });
         void this.terminate();
       }, options.timeoutMs + WATCHDOG_GRACE_MS);
     });

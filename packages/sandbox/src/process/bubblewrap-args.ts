@@ -74,7 +74,8 @@ export function bubblewrapArguments(options: BubblewrapOptions): string[] {
   if (options.network) args.push('--share-net');
   args.push('--cap-drop', 'ALL', '--die-with-parent', '--new-session', '--hostname', 'sandbox');
   args.push(...systemArguments());
-  if (options.network) for (const path of ETC_NETWORK) if (existsSync(path)) args.push('--ro-bind', path, path);
+  if (options.network)
+    for (const path of ETC_NETWORK) if (existsSync(path)) args.push('--ro-bind', path, path);
   args.push('--proc', '/proc', '--dev', '/dev');
   args.push('--size', String(options.scratchBytes), '--tmpfs', '/tmp');
   if (options.scratchHostDir) args.push('--bind', options.scratchHostDir, SANDBOX_DIR);

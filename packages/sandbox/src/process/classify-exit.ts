@@ -1,5 +1,5 @@
-import { formatByteSize } from '../config/byte-size.js';
 import type { CodeRun } from '../code-run.js';
+import { formatByteSize } from '../config/byte-size.js';
 
 const SIGXCPU = 24;
 const SIGXFSZ = 25;

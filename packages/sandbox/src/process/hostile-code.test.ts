@@ -181,7 +181,11 @@ describe.runIf(has('bwrap') && has('python3'))('persist: true with Python', () =
   it('keeps the scratch folder of a session between calls, and removes it on dispose', async () => {
     const tool = await createCodeInterpreterTool({ persist: true, timeout_secs: 5 });
     try {
-      await call(tool, { language: 'python', code: 'open("data.csv", "w").write("a,b\\n1,2\\n")' }, { sessionId: 's1' });
+      await call(
+        tool,
+        { language: 'python', code: 'open("data.csv", "w").write("a,b\\n1,2\\n")' },
+        { sessionId: 's1' },
+      );
       const again = await call(tool, { language: 'shell', code: 'cat data.csv' }, { sessionId: 's1' });
       expect(again.data.stdout).toBe('a,b\n1,2\n');
       const other = await call(tool, { language: 'shell', code: 'ls' }, { sessionId: 's2' });

@@ -26,12 +26,17 @@ export interface ProcessRunOptions {
 /** How Python and shell run on this host: `bubblewrap`, `none` (unconfined), or not at all and why. */
 export type ProcessMode = { mode: 'bubblewrap' | 'none' } | { mode: 'disabled'; reason: string };
 
-export function processMode(language: CodeLanguage, host: ProcessHost, settings: SandboxSettings): ProcessMode {
+export function processMode(
+  language: CodeLanguage,
+  host: ProcessHost,
+  settings: SandboxSettings,
+): ProcessMode {
   if (settings.backend === 'wasm') return { mode: 'disabled', reason: 'backend: wasm runs JavaScript only' };
   if (!host.prlimit && !host.bash)
     return { mode: 'disabled', reason: 'neither prlimit nor bash is installed to set resource limits' };
   const program = language === 'python' ? host.python : host.shell;
-  if (!program) return { mode: 'disabled', reason: `${language === 'python' ? 'python3' : 'sh'} is not installed` };
+  if (!program)
+    return { mode: 'disabled', reason: `${language === 'python' ? 'python3' : 'sh'} is not installed` };
   if (host.bwrap) {
     if (!SYSTEM_DIRS.some((dir) => program.startsWith(dir)))
       return {
@@ -81,7 +86,8 @@ export async function runInProcess(
   options: ProcessRunOptions,
 ): Promise<CodeRun> {
   const mode = processMode(language, host, settings);
-  if (mode.mode === 'disabled') return { stdout: '', stderr: '', error: `${language} is disabled: ${mode.reason}` };
+  if (mode.mode === 'disabled')
+    return { stdout: '', stderr: '', error: `${language} is disabled: ${mode.reason}` };
   const confined = mode.mode === 'bubblewrap';
   const fresh = !confined && !options.scratchDir ? await makeScratchDir(host) : undefined;
   const hostDir = options.scratchDir ?? fresh;

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { OutputBudget } from '../code-run.js';
 
 export interface ProcessRunRequest {

@@ -33,7 +33,10 @@ async function runAsNobody(...flags: string[]) {
     uid: number;
     connections: number;
     notes: string[];
-    results: Record<string, { ok: boolean; error?: string; result?: string; stdout: string; confinement: string }>;
+    results: Record<
+      string,
+      { ok: boolean; error?: string; result?: string; stdout: string; confinement: string }
+    >;
   };
 }
 

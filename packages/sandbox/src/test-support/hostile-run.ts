@@ -25,15 +25,28 @@ const cases: Record<string, { language: string; code: string }> = {
   forks: { language: 'python', code: 'import os\nwhile True:\n    os.fork()' },
   etc: { language: 'python', code: 'open("/etc/x", "w").write("x")' },
   outside: { language: 'python', code: 'open("../outside", "w").write("x")' },
-  socket: { language: 'python', code: `import socket\nsocket.create_connection(("127.0.0.1", ${port}), timeout=2)` },
+  socket: {
+    language: 'python',
+    code: `import socket\nsocket.create_connection(("127.0.0.1", ${port}), timeout=2)`,
+  },
   env: { language: 'shell', code: 'env' },
-  print: { language: 'python', code: 'import sys\nfor _ in range(100):\n    sys.stdout.write("x" * (1 << 20))' },
+  print: {
+    language: 'python',
+    code: 'import sys\nfor _ in range(100):\n    sys.stdout.write("x" * (1 << 20))',
+  },
   js: { language: 'javascript', code: 'function f(n) { return n === 0 ? 0 : 1 + f(n - 1) } f(100000)' },
 };
 const results: Record<string, unknown> = {};
 for (const [name, args] of Object.entries(cases)) {
   const result = await call(tool, args);
-  results[name] = { ok: result.ok, error: result.error, result: result.data.result, stdout: String(result.data.stdout).slice(0, 2000), stderr: String(result.data.stderr).slice(-500), confinement: (result.data.limits as { confinement?: string }).confinement };
+  results[name] = {
+    ok: result.ok,
+    error: result.error,
+    result: result.data.result,
+    stdout: String(result.data.stdout).slice(0, 2000),
+    stderr: String(result.data.stderr).slice(-500),
+    confinement: (result.data.limits as { confinement?: string }).confinement,
+  };
 }
 await tool.dispose();
 server.close();

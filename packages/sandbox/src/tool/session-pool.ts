@@ -31,9 +31,7 @@ export class SessionPool {
   private readonly entries = new Map<string, SessionEntry>();
   private sweeper: NodeJS.Timeout | undefined;
 
-  constructor(
-    private readonly options: { maxSessions: number; idleMs: number; onDrop(key: string): void },
-  ) {}
+  constructor(private readonly options: { maxSessions: number; idleMs: number; onDrop(key: string): void }) {}
 
   get(key: string): SessionEntry {
     let entry = this.entries.get(key);
