@@ -1,8 +1,9 @@
+import { rm } from 'node:fs/promises';
 import { ConfigError, type PluginBuildContext } from '@raf/core';
 import { DeclAgentBuilder } from '@raf/decl';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sandboxPlugin } from './sandbox-plugin.js';
-import { call } from './test-support/harness.js';
+import { call, pathWithout } from './test-support/harness.js';
 import type { CodeInterpreterTool } from './tool/code-interpreter.js';
 
 const header = `kind: prompt
@@ -107,6 +108,22 @@ tools:
       .use(sandboxPlugin())
       .validate();
     expect(named.errors[0]?.message).toBe('kind: code has one tool, code_interpreter (got "run_python")');
+  });
+
+  it('puts what is disabled on this machine into explain() warnings (a PATH without bwrap)', async () => {
+    const pathEnv = await pathWithout('bwrap');
+    try {
+      const plan = await new DeclAgentBuilder()
+        .fromYaml(`${header}tools:\n  - kind: code\n`)
+        .use(sandboxPlugin({ pathEnv }))
+        .explain();
+      expect(plan.warnings).toEqual([
+        'agent.yaml:1:1 code_interpreter: python is disabled: bubblewrap (bwrap) is not installed; set unconfined: true to run it without isolation',
+        'agent.yaml:1:1 code_interpreter: shell is disabled: bubblewrap (bwrap) is not installed; set unconfined: true to run it without isolation',
+      ]);
+    } finally {
+      await rm(pathEnv, { recursive: true, force: true });
+    }
   });
 
   it('the factory throws a ConfigError naming the field (for code that calls it directly)', async () => {

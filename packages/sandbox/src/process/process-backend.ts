@@ -122,14 +122,19 @@ export async function runInProcess(
           }),
         ]
       : [];
-    const outcome = await runProcess({
-      argv: [...dropArguments(host), ...sandbox, ...limits, ...program],
-      cwd: confined ? tmpdir() : home,
-      env: confined ? { PATH: SANDBOX_PATH } : env,
-      timeoutMs: options.timeoutMs,
-      outputBytes: settings.outputBytes,
-      signal: options.signal,
-    });
+    let outcome: Awaited<ReturnType<typeof runProcess>>;
+    try {
+      outcome = await runProcess({
+        argv: [...dropArguments(host), ...sandbox, ...limits, ...program],
+        cwd: confined ? tmpdir() : home,
+        env: confined ? { PATH: SANDBOX_PATH } : env,
+        timeoutMs: options.timeoutMs,
+        outputBytes: settings.outputBytes,
+        signal: options.signal,
+      });
+    } catch (error) {
+      return { stdout: '', stderr: '', error: `could not start ${language}: ${(error as Error).message}` };
+    }
     const run: CodeRun = { stdout: outcome.stdout, stderr: outcome.stderr, exitCode: outcome.exitCode };
     if (outcome.result) run.result = outcome.result;
     if (outcome.timedOut) {

@@ -185,6 +185,7 @@ export async function createCodeInterpreterTool(
       .refine((code) => Buffer.byteLength(code) <= MAX_CODE_BYTES, {
         message: `code must be at most ${MAX_CODE_BYTES} bytes`,
       })
+      .refine((code) => !code.includes('\0'), { message: 'code must not contain NUL characters' })
       .describe('The program to run'),
   });
 
