@@ -171,10 +171,11 @@ async function run(request) {
     else {
       disposeLive(instance, live);
       instance.live = undefined;
-      // The state that filled the memory would fill it again on the next call.
-      if (request.persist) {
+      // WebAssembly memory never shrinks: after a memory bomb the instance goes, and its memory
+      // with it. A persisted state that filled the memory would fill it again anyway.
+      if (limit === 'memory_limit') {
         sessions.delete(request.key);
-        stateReset = true;
+        stateReset = request.persist;
       }
     }
     return { stdout: budget.out.join(''), stderr: budget.err.join(''), ...outcome, limit, stateReset, aborted: stop === 'aborted' };

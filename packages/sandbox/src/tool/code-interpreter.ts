@@ -24,7 +24,8 @@ const TOOL_SESSION = '(tool)';
 /** Non-persisted JavaScript calls share one interpreter instance, each in a fresh runtime. */
 const CALLS_SESSION = '(calls)';
 const MAX_CODE_BYTES = 100_000;
-const MAX_SESSIONS = 16;
+/** Persisted sessions per tool; each JavaScript one may hold up to 2 × memory_limit + 32 MiB. */
+const MAX_SESSIONS = 8;
 const IDLE_MS = 15 * 60_000;
 
 /**
