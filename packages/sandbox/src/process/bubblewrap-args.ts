@@ -54,6 +54,17 @@ function systemArguments(): string[] {
   return args;
 }
 
+/** Flags of newer bubblewraps: `--size` (0.7) and `--disable-userns` (0.8). */
+export interface BubblewrapFeatures {
+  tmpfsSize: boolean;
+  disableUserns: boolean;
+}
+
+export const ALL_FEATURES: Readonly<BubblewrapFeatures> = Object.freeze({
+  tmpfsSize: true,
+  disableUserns: true,
+});
+
 export interface BubblewrapOptions {
   /** A host folder bound read-write at /sandbox (persisted sessions); else a fresh tmpfs. */
   scratchHostDir?: string;
@@ -61,6 +72,8 @@ export interface BubblewrapOptions {
   scratchBytes: number;
   network: boolean;
   env: Readonly<Record<string, string>>;
+  /** What this bubblewrap supports (default: everything); without them the sandbox is a bit weaker. */
+  features?: BubblewrapFeatures;
 }
 
 /**
@@ -70,16 +83,19 @@ export interface BubblewrapOptions {
  * terminal to inject into); killed with its parent; only the given environment.
  */
 export function bubblewrapArguments(options: BubblewrapOptions): string[] {
-  const args = ['--unshare-all', '--unshare-user', '--disable-userns'];
+  const features = options.features ?? ALL_FEATURES;
+  const args = ['--unshare-all', '--unshare-user'];
+  if (features.disableUserns) args.push('--disable-userns');
   if (options.network) args.push('--share-net');
   args.push('--cap-drop', 'ALL', '--die-with-parent', '--new-session', '--hostname', 'sandbox');
   args.push(...systemArguments());
   if (options.network)
     for (const path of ETC_NETWORK) if (existsSync(path)) args.push('--ro-bind', path, path);
   args.push('--proc', '/proc', '--dev', '/dev');
-  args.push('--size', String(options.scratchBytes), '--tmpfs', '/tmp');
+  const size = features.tmpfsSize ? ['--size', String(options.scratchBytes)] : [];
+  args.push(...size, '--tmpfs', '/tmp');
   if (options.scratchHostDir) args.push('--bind', options.scratchHostDir, SANDBOX_DIR);
-  else args.push('--size', String(options.scratchBytes), '--tmpfs', SANDBOX_DIR);
+  else args.push(...size, '--tmpfs', SANDBOX_DIR);
   args.push('--remount-ro', '/', '--chdir', SANDBOX_DIR, '--clearenv');
   for (const [name, value] of Object.entries(options.env)) args.push('--setenv', name, value);
   args.push('--');

@@ -119,6 +119,7 @@ export async function runInProcess(
             scratchBytes: settings.fileSizeBytes * SCRATCH_FILES,
             network: settings.network,
             env,
+            ...(host.bwrapFeatures && { features: host.bwrapFeatures }),
           }),
         ]
       : [];

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, realpath, stat } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
-import { bubblewrapArguments } from './bubblewrap-args.js';
+import { ALL_FEATURES, type BubblewrapFeatures, bubblewrapArguments } from './bubblewrap-args.js';
 
 /** The user a root host runs code as (nobody): root ignores the process-count limit. */
 export const UNPRIVILEGED = Object.freeze({ uid: 65534, gid: 65534 });
@@ -11,6 +11,8 @@ export const UNPRIVILEGED = Object.freeze({ uid: 65534, gid: 65534 });
 export interface ProcessHost {
   /** bubblewrap, when installed and able to create its namespaces here. */
   bwrap?: string;
+  /** The newer bubblewrap flags this one supports. */
+  bwrapFeatures?: BubblewrapFeatures;
   prlimit?: string;
   bash?: string;
   /** `bash` or `sh`: runs `language: shell` and, without prlimit, sets the limits with `ulimit`. */
@@ -64,17 +66,38 @@ export function dropArguments(host: ProcessHost): string[] {
   return [host.setpriv, `--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--'];
 }
 
-async function probeBubblewrap(host: ProcessHost, bwrap: string, shell: string): Promise<boolean> {
+async function probeBubblewrap(
+  host: ProcessHost,
+  bwrap: string,
+  shell: string,
+  features: BubblewrapFeatures,
+): Promise<boolean> {
   if (process.platform !== 'linux') return false;
   const [file, ...args] = [
     ...dropArguments(host),
     bwrap,
-    ...bubblewrapArguments({ scratchBytes: 1024 * 1024, network: false, env: {} }),
+    ...bubblewrapArguments({ scratchBytes: 1024 * 1024, network: false, env: {}, features }),
     shell,
     '-c',
     ':',
   ];
   return (await exitCode(file as string, args)) === 0;
+}
+
+const OLDER: readonly BubblewrapFeatures[] = [
+  { tmpfsSize: true, disableUserns: false }, // bubblewrap 0.7
+  { tmpfsSize: false, disableUserns: false }, // before 0.7
+];
+
+/** Which flag set this bubblewrap runs with, newest first; undefined when it cannot run here. */
+async function bubblewrapFeatures(
+  host: ProcessHost,
+  bwrap: string,
+  shell: string,
+): Promise<BubblewrapFeatures | undefined> {
+  for (const features of [ALL_FEATURES, ...OLDER])
+    if (await probeBubblewrap(host, bwrap, shell, features)) return features;
+  return undefined;
 }
 
 const hosts = new Map<string, Promise<ProcessHost>>();
@@ -95,11 +118,19 @@ async function detect(pathEnv: string): Promise<ProcessHost> {
     host.dropTo = { ...UNPRIVILEGED };
   }
   if (bwrap && shell) {
-    if (await probeBubblewrap(host, bwrap, shell)) host.bwrap = bwrap;
-    else if (host.dropTo) {
+    let features = await bubblewrapFeatures(host, bwrap, shell);
+    if (!features && host.dropTo) {
       // Some hosts forbid unprivileged user namespaces: bubblewrap still works as root.
       delete host.dropTo;
-      if (await probeBubblewrap(host, bwrap, shell)) host.bwrap = bwrap;
+      features = await bubblewrapFeatures(host, bwrap, shell);
+    }
+    if (features) {
+      host.bwrap = bwrap;
+      host.bwrapFeatures = features;
+      if (!features.tmpfsSize)
+        host.notes.push('this bubblewrap has no --size: the scratch folders are not capped in size');
+      if (!features.disableUserns)
+        host.notes.push('this bubblewrap has no --disable-userns: code may create nested user namespaces');
     }
   }
   if (root && !host.dropTo)
