@@ -1,6 +1,6 @@
 // `pnpm bench` runs every benchmark against a mock model server in a separate process and prints
 // ratios measured in this one run. Flags: `--json` (figures as JSON), `--quick` (a smoke test:
-// one short round), `--only client|loop|search|cold-start`, `--instructions` (count instructions with valgrind's
+// one short round), `--only client|loop|search|cold-start|sandbox`, `--instructions` (count instructions with valgrind's
 // callgrind instead of timing: repeatable where CPU times swing by ±30% between runs).
 import { LOOP_ROUNDS, type LoopBenchResult, runLoopBench } from './agent-loop.js';
 import { type ClientBenchResult, type ClientScenario, runClientBench } from './client-overhead.js';
@@ -8,6 +8,7 @@ import { runColdStartBench } from './cold-start.js';
 import { runSearchBench, type SearchBenchResult } from './file-search.js';
 import type { Measurement, MeasureOptions } from './lib/measure.js';
 import { startServerProcess } from './lib/server.js';
+import { runSandboxBench, type SandboxBenchResult } from './sandbox.js';
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
@@ -114,6 +115,16 @@ function printColdStart(
   console.log(`raf inspect     ${cold.inspect.toFixed(0)} ms  (+${above.inspect.toFixed(0)} ms over node)\n`);
 }
 
+function printSandbox(result: SandboxBenchResult): void {
+  const ms = (v: number | undefined) => (v === undefined ? 'n/a' : `${v.toFixed(2)} ms`);
+  console.log('Code interpreter (median wall ms per call)');
+  console.log(`JavaScript, new session   ${ms(result.jsColdMs)}  (target ≤ 30 ms)`);
+  console.log(`JavaScript, warm call     ${ms(result.jsWarmMs)}  (target ≤ 2 ms)`);
+  console.log(`JavaScript, new tool      ${ms(result.jsNewToolMs)}  (worker thread start included)`);
+  console.log(`Python in bubblewrap      ${ms(result.pyColdMs)}  (target ≤ 150 ms)`);
+  console.log(`bare python3 -c           ${ms(result.pyFloorMs)}\n`);
+}
+
 const wantsModel = !only || only === 'client' || only === 'loop';
 const server = wantsModel ? await startServerProcess() : undefined;
 try {
@@ -134,6 +145,11 @@ try {
       if (json) output.coldStart = { wallMs: cold, aboveNodeMs: above };
       else printColdStart(cold, above);
     }
+  }
+  if ((!only || only === 'sandbox') && !instructions) {
+    const sandbox = await runSandboxBench(quick ? 3 : 20);
+    if (json) output.sandbox = sandbox;
+    else printSandbox(sandbox);
   }
   if (server && (!only || only === 'client')) {
     const client = await runClientBench(server.baseURL, clientOptions());

@@ -26,6 +26,11 @@ export interface PluginBuildContext {
   dryRun?: boolean;
   /** The agent's chat client, for contexts that call the model (compression `summarize`). */
   chatClient?: IChatClient;
+  /**
+   * The agent's own defaults for a kind's config, as written (either spelling): `sandbox:` for
+   * `kind: code` (SPEC §8). The plugin merges them under the entry's `config` (the entry wins).
+   */
+  agentDefaults?: { sandbox?: Record<string, unknown> };
 }
 
 /** One YAML entry as the plugin receives it: `kind`, optional `name`, the rest as given. */

@@ -120,6 +120,7 @@ export async function planAgent(
     ...(inputs.strict && { strict: true }),
     ...(inputs.dryRun && { dryRun: true }),
     ...(inputs.signal && { signal: inputs.signal }),
+    ...(definition.sandbox && { agentDefaults: { sandbox: definition.sandbox } }),
   };
 
   const model = checked.model

@@ -31,7 +31,13 @@ export const BUILTIN_TOOL_MANIFESTS: Readonly<Record<string, ToolManifest>> = Ob
   escalate: createToolManifest({ kind: 'admin', ...proxied, executionMode: 'sequential' }),
   web_search: createToolManifest({ kind: 'builtin', ...local }),
   web_fetch: createToolManifest({ kind: 'builtin', ...local }),
-  code_interpreter: createToolManifest({ kind: 'builtin', ...proxied, requiresShell: true }),
+  // Sequential: a persisted session's calls share one interpreter and scratch folder (@raf/sandbox).
+  code_interpreter: createToolManifest({
+    kind: 'builtin',
+    ...proxied,
+    executionMode: 'sequential',
+    requiresShell: true,
+  }),
 });
 
 /** Tool names from seed 002's other platform, accepted as aliases of ours. */
