@@ -17,7 +17,12 @@ import type { z } from 'zod';
 import { manifestOf } from '../runtime-policy/builtin-manifests.js';
 import { defaultToolOperations } from '../workspace/operations/local-tool-operations.js';
 import type { ToolOperations } from '../workspace/operations/tool-operations.js';
-import { type GuardFs, PathRejectedError, type ResolvedPath, resolveInScope } from '../workspace/path-guard.js';
+import {
+  type GuardFs,
+  PathRejectedError,
+  type ResolvedPath,
+  resolveInScope,
+} from '../workspace/path-guard.js';
 import {
   type ProtectionIndex,
   protectionDecision,
@@ -232,7 +237,9 @@ export class BuiltinTool<Schema extends z.ZodType> implements IScopeTool<z.outpu
     const { paths } = judged;
     if (judged.refusal !== undefined) return toolFailure(judged.refusal);
     if (judged.asks && !context.approved)
-      return toolFailure(`Refused: ${this.name} needs approval (${judged.why}) and this call was not approved`);
+      return toolFailure(
+        `Refused: ${this.name} needs approval (${judged.why}) and this call was not approved`,
+      );
     if (context.approvedTarget !== undefined) {
       const now = this.targetOf(parsed.data, paths);
       if (now !== context.approvedTarget)

@@ -103,7 +103,20 @@ function sandboxChecks(make: (options?: Options) => ITool) {
     expect(outside.err).toMatch(/No such file/);
     const listing = await sh(tool, 'ls -a /');
     const top = listing.out.split('\n').filter((n) => n && n !== '.' && n !== '..');
-    for (const name of top) expect(['bin', 'dev', 'etc', 'lib', 'lib32', 'lib64', 'libx32', 'proc', 'sbin', 'tmp', 'usr']).toContain(name);
+    for (const name of top)
+      expect([
+        'bin',
+        'dev',
+        'etc',
+        'lib',
+        'lib32',
+        'lib64',
+        'libx32',
+        'proc',
+        'sbin',
+        'tmp',
+        'usr',
+      ]).toContain(name);
     const hidden = await sh(tool, `ls ${homedir()}/.ssh /root /home /run /var/run 2>&1; echo "rc=$?"`);
     expect(hidden.out).toMatch(/rc=2/);
     expect(hidden.out).not.toMatch(/id_rsa|authorized_keys/);
@@ -140,7 +153,10 @@ function sandboxChecks(make: (options?: Options) => ITool) {
       const probe = `${process.execPath} -e "require('net').connect('${path}').on('data',d=>process.stdout.write('got '+d)).on('error',e=>console.log('error',e.code))"`;
       // The same probe outside the sandbox reaches the server: the check below can fail.
       const open = commandTool({ policy: 'AllowAll' });
-      const direct = await open.execute({ command: probe }, { signal: new AbortController().signal, callId: 'c' });
+      const direct = await open.execute(
+        { command: probe },
+        { signal: new AbortController().signal, callId: 'c' },
+      );
       expect(direct.ok && (direct.data as { stdout: string }).stdout).toBe('got HELLO\n');
       const confined = await sh(make(), probe);
       expect(confined.out).toMatch(/^error (ENOENT|EACCES)/);

@@ -151,7 +151,9 @@ describe('the command environment, under every policy (issue 10 item 4)', () => 
         expect(out).toMatch(/^FOO=bar$/m);
         expect(out).toMatch(/^LC_ALL=C\.UTF-8$/m);
         expect(out).toMatch(/^PATH=/m);
-        expect(out).toMatch(new RegExp(`^HOME=${policy === 'DenyOutside' ? fx.root : process.env.HOME}$`, 'm'));
+        expect(out).toMatch(
+          new RegExp(`^HOME=${policy === 'DenyOutside' ? fx.root : process.env.HOME}$`, 'm'),
+        );
         // Named explicitly in the workspace's env: (`env: {OPENAI_API_KEY: $OPENAI_API_KEY}`), it passes.
         expect(await run({ OPENAI_API_KEY: 'sk-explicit' })).toMatch(/^OPENAI_API_KEY=sk-explicit$/m);
       } finally {
@@ -163,7 +165,14 @@ describe('the command environment, under every policy (issue 10 item 4)', () => 
 
   it('drops secret-looking names in any case, even from the allowlist', () => {
     expect(
-      commandEnvironment({ PATH: '/bin', LC_TOKEN: 'x', lc_all: 'y', api_key: 'k', TERM: 'xterm', TZ: 'UTC' }),
+      commandEnvironment({
+        PATH: '/bin',
+        LC_TOKEN: 'x',
+        lc_all: 'y',
+        api_key: 'k',
+        TERM: 'xterm',
+        TZ: 'UTC',
+      }),
     ).toEqual({ PATH: '/bin', TERM: 'xterm', TZ: 'UTC' });
     expect(commandEnvironment({ HOME: '/h' }, { home: '/w', explicit: { A_SECRET: 's' } })).toEqual({
       HOME: '/w',
@@ -233,9 +242,9 @@ describe('allowCommands under approve', () => {
     expect(await asks(`git diff --output ${join(fx.outside, 'x')}`, diff)).toBe(true);
     // A working folder inside: relative arguments resolve against it.
     expect(await cat.requiresApproval?.({ command: 'cat a.txt', working_dir: 'src' })).toBe(false);
-    expect(await cat.requiresApproval?.({ command: 'cat ../../outside/secret.txt', working_dir: 'src' })).toBe(
-      true,
-    );
+    expect(
+      await cat.requiresApproval?.({ command: 'cat ../../outside/secret.txt', working_dir: 'src' }),
+    ).toBe(true);
     // Protected paths as arguments ask too.
     await writeFile(join(fx.root, '.env'), 'K=v\n');
     expect(await asks('cat .env')).toBe(true);

@@ -140,7 +140,8 @@ export function createRunCommandTool(options: RunCommandOptions = {}) {
           });
         } else if (sandbox.truncated) {
           Object.assign(result, {
-            warning: 'the workspace is too large to search fully for protected files (.env, .raf, .git); deeper ones may be visible to the command',
+            warning:
+              'the workspace is too large to search fully for protected files (.env, .raf, .git); deeper ones may be visible to the command',
           });
         }
       }

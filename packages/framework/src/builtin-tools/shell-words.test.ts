@@ -7,14 +7,27 @@ const READ: [string, string[][]][] = [
   ['echo hi', [['echo', 'hi']]],
   ['  echo   hi  ', [['echo', 'hi']]],
   ['echo\thi', [['echo', 'hi']]],
-  ['echo hi#; touch M', [['echo', 'hi#'], ['touch', 'M']]],
+  [
+    'echo hi#; touch M',
+    [
+      ['echo', 'hi#'],
+      ['touch', 'M'],
+    ],
+  ],
   ['echo hi #; touch M', [['echo', 'hi']]],
   ['# only a comment', []],
   ['echo a#b', [['echo', 'a#b']]],
   ["echo '#'; ls", [['echo', '#'], ['ls']]],
   ['echo "#"', [['echo', '#']]],
   ['echo \\#x', [['echo', '#x']]],
-  ['echo a && git status -s | wc -l', [['echo', 'a'], ['git', 'status', '-s'], ['wc', '-l']]],
+  [
+    'echo a && git status -s | wc -l',
+    [
+      ['echo', 'a'],
+      ['git', 'status', '-s'],
+      ['wc', '-l'],
+    ],
+  ],
   ['a || b; c & d', [['a'], ['b'], ['c'], ['d']]],
   ['echo hi;', [['echo', 'hi']]],
   ['sleep 1 &', [['sleep', '1']]],
@@ -24,7 +37,7 @@ const READ: [string, string[][]][] = [
   ["echo 'it''s'", [['echo', 'its']]],
   ['echo "a b"', [['echo', 'a b']]],
   ['echo a"b c"d', [['echo', 'ab cd']]],
-  ["echo 'a;b' \"c|d\"", [['echo', 'a;b', 'c|d']]],
+  ['echo \'a;b\' "c|d"', [['echo', 'a;b', 'c|d']]],
   ["echo '$(rm -rf ~)'", [['echo', '$(rm -rf ~)']]],
   ["echo '`id`'", [['echo', '`id`']]],
   ['echo "a\\"b"', [['echo', 'a"b']]],
@@ -115,7 +128,7 @@ describe('parseShellCommand reads sh command lines conservatively', () => {
   });
 
   it('marks only an unquoted leading ~ as a tilde expansion', () => {
-    const parsed = parseShellCommand("ls ~ ~/a ~root '~' \"~\" \\~ a~");
+    const parsed = parseShellCommand('ls ~ ~/a ~root \'~\' "~" \\~ a~');
     expect(parsed.ok && parsed.commands[0]?.slice(1).map((w) => [w.value, w.tilde])).toEqual([
       ['~', true],
       ['~/a', true],

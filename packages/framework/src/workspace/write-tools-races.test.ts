@@ -83,63 +83,72 @@ const rows = CASES.flatMap((c) =>
   (['AllowAll', 'ApproveOutside', 'DenyOutside'] as const).map((policy) => [c.tool, policy, c] as const),
 );
 
-describe.runIf(RACE_PROOF_DIRECTORIES)('write tools while a folder flips between a directory and a link', () => {
-  it.each(rows)(`%s under %s: 0 of ${TRIES}+ calls change anything outside`, async (_name, policy, c) => {
-    for (let i = 0; i < MAX_TRIES; i++) await c.prepare?.(i);
-    const before = (await readdir(fx.outside)).sort();
-    const tool = tools(policy).get(c.tool) as ITool;
-    const flipper = startFlipping(fx.root, 4);
-    const outcomes: Record<string, number> = {};
-    try {
-      for (let batch = 0; batch < MAX_TRIES / 50; batch++) {
-        if (batch * 50 >= TRIES && outcomes.ok) break;
-        const results = await Promise.all(
-          Array.from({ length: 50 }, (_, k) => {
-            const i = batch * 50 + k;
-            return loopCall(tool, c.args(i), `c${i}`);
-          }),
-        );
-        for (const r of results) outcomes[r] = (outcomes[r] ?? 0) + 1;
-      }
-    } finally {
-      await flipper.stop();
-    }
-    // Under allow a call that resolved outside may act there: that is the policy, not a race.
-    if (policy !== 'AllowAll') {
-      expect((await readdir(fx.outside)).sort()).toEqual(before);
-      for (const name of before)
-        if (name.startsWith('e-')) expect(await readFile(join(fx.outside, name), 'utf8')).toBe('old');
-    }
-    expect(outcomes.ok ?? 0, JSON.stringify(outcomes)).toBeGreaterThan(0);
-  }, 120_000);
+describe.runIf(RACE_PROOF_DIRECTORIES)(
+  'write tools while a folder flips between a directory and a link',
+  () => {
+    it.each(rows)(
+      `%s under %s: 0 of ${TRIES}+ calls change anything outside`,
+      async (_name, policy, c) => {
+        for (let i = 0; i < MAX_TRIES; i++) await c.prepare?.(i);
+        const before = (await readdir(fx.outside)).sort();
+        const tool = tools(policy).get(c.tool) as ITool;
+        const flipper = startFlipping(fx.root, 4);
+        const outcomes: Record<string, number> = {};
+        try {
+          for (let batch = 0; batch < MAX_TRIES / 50; batch++) {
+            if (batch * 50 >= TRIES && outcomes.ok) break;
+            const results = await Promise.all(
+              Array.from({ length: 50 }, (_, k) => {
+                const i = batch * 50 + k;
+                return loopCall(tool, c.args(i), `c${i}`);
+              }),
+            );
+            for (const r of results) outcomes[r] = (outcomes[r] ?? 0) + 1;
+          }
+        } finally {
+          await flipper.stop();
+        }
+        // Under allow a call that resolved outside may act there: that is the policy, not a race.
+        if (policy !== 'AllowAll') {
+          expect((await readdir(fx.outside)).sort()).toEqual(before);
+          for (const name of before)
+            if (name.startsWith('e-')) expect(await readFile(join(fx.outside, name), 'utf8')).toBe('old');
+        }
+        expect(outcomes.ok ?? 0, JSON.stringify(outcomes)).toBeGreaterThan(0);
+      },
+      120_000,
+    );
 
-  it('removes a tree without following a subfolder swapped for a link mid-removal', async () => {
-    // The same 100 folders of 20 files inside and outside: a removal by path (`rm -r`) that
-    // resumes in `tree/sub` after the swap deletes the outside ones.
-    const tree = join(fx.root, 'tree');
-    const names: string[] = [];
-    for (let d = 0; d < 100; d++) {
-      await mkdir(join(tree, 'sub', `d-${d}`), { recursive: true });
-      await mkdir(join(fx.outside, `d-${d}`));
-      for (let k = 0; k < 20; k++) {
-        await writeFile(join(tree, 'sub', `d-${d}`, `f-${k}.txt`), 'x');
-        await writeFile(join(fx.outside, `d-${d}`, `f-${k}.txt`), 'x');
-        names.push(join(`d-${d}`, `f-${k}.txt`));
+    it('removes a tree without following a subfolder swapped for a link mid-removal', async () => {
+      // The same 100 folders of 20 files inside and outside: a removal by path (`rm -r`) that
+      // resumes in `tree/sub` after the swap deletes the outside ones.
+      const tree = join(fx.root, 'tree');
+      const names: string[] = [];
+      for (let d = 0; d < 100; d++) {
+        await mkdir(join(tree, 'sub', `d-${d}`), { recursive: true });
+        await mkdir(join(fx.outside, `d-${d}`));
+        for (let k = 0; k < 20; k++) {
+          await writeFile(join(tree, 'sub', `d-${d}`, `f-${k}.txt`), 'x');
+          await writeFile(join(fx.outside, `d-${d}`, `f-${k}.txt`), 'x');
+          names.push(join(`d-${d}`, `f-${k}.txt`));
+        }
       }
-    }
-    const tool = tools('DenyOutside').get('remove_path') as ITool;
-    const removal = loopCall(tool, { path: 'tree' }, 't1');
-    // Once the removal is under way in `tree/sub`, swap the folder for a link to outside.
-    const started = async () => {
-      for (let d = 0; d < 100; d++)
-        if ((await readdir(join(tree, 'sub', `d-${d}`)).catch(() => [])).length < 20) return true;
-      return false;
-    };
-    while (!(await started())) await new Promise((r) => setImmediate(r));
-    await rename(join(tree, 'sub'), join(fx.root, 'sub-moved'));
-    await symlink(fx.outside, join(tree, 'sub'));
-    expect(['ok', 'refused']).toContain(await removal);
-    const left = await Promise.all(names.map((n) => readFile(join(fx.outside, n), 'utf8').catch(() => 'gone')));
-    expect(left.filter((v) => v === 'gone').length).toBe(0);
-  }, 120_000);
-});
+      const tool = tools('DenyOutside').get('remove_path') as ITool;
+      const removal = loopCall(tool, { path: 'tree' }, 't1');
+      // Once the removal is under way in `tree/sub`, swap the folder for a link to outside.
+      const started = async () => {
+        for (let d = 0; d < 100; d++)
+          if ((await readdir(join(tree, 'sub', `d-${d}`)).catch(() => [])).length < 20) return true;
+        return false;
+      };
+      while (!(await started())) await new Promise((r) => setImmediate(r));
+      await rename(join(tree, 'sub'), join(fx.root, 'sub-moved'));
+      await symlink(fx.outside, join(tree, 'sub'));
+      expect(['ok', 'refused']).toContain(await removal);
+      const left = await Promise.all(
+        names.map((n) => readFile(join(fx.outside, n), 'utf8').catch(() => 'gone')),
+      );
+      expect(left.filter((v) => v === 'gone').length).toBe(0);
+    }, 120_000);
+  },
+);

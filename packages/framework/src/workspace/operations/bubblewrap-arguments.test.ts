@@ -30,7 +30,13 @@ describe.runIf(process.platform === 'linux')('bubblewrap arguments', () => {
     const without = bubblewrapArguments({ cwd: '/w' }, sandbox, { systemMounts: [], userNamespace: false });
     for (const args of [withUser, without]) {
       expect(has(args, '--cap-drop', 'ALL')).toBe(true);
-      for (const flag of ['--unshare-pid', '--unshare-ipc', '--unshare-net', '--die-with-parent', '--new-session'])
+      for (const flag of [
+        '--unshare-pid',
+        '--unshare-ipc',
+        '--unshare-net',
+        '--die-with-parent',
+        '--new-session',
+      ])
         expect(args, flag).toContain(flag);
       expect(has(args, '--bind', '/w', '/w')).toBe(true);
       expect(has(args, '--tmpfs', '/tmp')).toBe(true);

@@ -30,7 +30,8 @@ export function commandEnvironment(
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(parent)) {
     if (value === undefined || SECRET_NAME.test(name)) continue;
-    if ((INHERITED_VARIABLES as readonly string[]).includes(name) || name.startsWith('LC_')) env[name] = value;
+    if ((INHERITED_VARIABLES as readonly string[]).includes(name) || name.startsWith('LC_'))
+      env[name] = value;
   }
   if (options.home !== undefined) env.HOME = options.home;
   return { ...env, ...options.explicit };
