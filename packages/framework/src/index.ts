@@ -86,11 +86,13 @@ export type {
   SearchMatch,
   SearchOperations,
   SearchOutcome,
+  SandboxRequest,
   SearchRequest,
   ToolOperations,
 } from './workspace/operations/tool-operations.js';
 export type { GuardFs, ResolvedPath, ResolveOptions, ScopeStatus } from './workspace/path-guard.js';
 export { PathRejectedError, resolveInScope } from './workspace/path-guard.js';
+export type { ProtectedPathRule, ProtectionDecision } from './workspace/protected-paths.js';
 export type {
   WorkspaceContextProviderOptions,
   WorkspaceState,

@@ -7,6 +7,7 @@ import {
   type ITool,
   isScopeTool,
   type PluginBuildContext,
+  type ProtectedPath,
 } from '@raf/core';
 import { WorkspaceContextProvider } from '@raf/framework';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
@@ -28,6 +29,8 @@ export interface PlanInputs {
   model: { id?: string; baseURL?: string; apiKey?: string; provider?: string };
   variables: Readonly<Record<string, unknown>>;
   baseDir?: string;
+  /** Paths every workspace protects: the agent definition file, the sessions folder. */
+  protectedPaths?: readonly ProtectedPath[];
   signal?: AbortSignal;
 }
 
@@ -104,6 +107,7 @@ export async function planAgent(
     warn: (message) =>
       diagnostics.push({ file: document.file, line: 1, column: 1, path: '', message, severity: 'warning' }),
     ...(inputs.signal && { signal: inputs.signal }),
+    ...(inputs.protectedPaths && inputs.protectedPaths.length > 0 && { protectedPaths: inputs.protectedPaths }),
   };
 
   const provider = inputs.model.provider ?? definition.model.provider ?? 'openai';

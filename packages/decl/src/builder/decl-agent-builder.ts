@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { IContextProvider, ITool, RafPlugin } from '@raf/core';
+import type { IContextProvider, ITool, ProtectedPath, RafPlugin } from '@raf/core';
 import { AgentBuilder, type ChatClientAgent } from '@raf/framework';
 import { DeclError, type Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Environment } from '../env/resolve-env.js';
@@ -49,6 +49,7 @@ export class DeclAgentBuilder {
   private variables: Record<string, unknown> = {};
   private env: Environment | undefined;
   private strict = false;
+  private readonly protectedPaths: ProtectedPath[] = [];
   private cached: Promise<LoadedDefinition> | undefined;
 
   fromYaml(text: string, file = 'agent.yaml'): this {
@@ -139,6 +140,16 @@ export class DeclAgentBuilder {
     return this;
   }
 
+  /**
+   * Paths the agent's workspaces protect besides the agent file itself (which a file source
+   * protects on its own): the file tools neither read nor write them and a sandboxed command
+   * never sees them. The CLI passes its sessions folder: `.protectPaths([dir], 'sessions')`.
+   */
+  protectPaths(paths: readonly string[], reason = 'protected'): this {
+    for (const path of paths) this.protectedPaths.push({ path: resolve(path), reason });
+    return this;
+  }
+
   /** Unknown keys become errors instead of warnings. */
   strictMode(strict = true): this {
     this.strict = strict;
@@ -206,6 +217,10 @@ export class DeclAgentBuilder {
       model,
       variables: this.variables,
       ...(source?.type === 'file' && { baseDir: resolve(source.path, '..') }),
+      protectedPaths: [
+        ...(source?.type === 'file' ? [{ path: resolve(source.path), reason: 'agent definition' }] : []),
+        ...this.protectedPaths,
+      ],
       ...(signal && { signal }),
     });
   }
