@@ -83,10 +83,10 @@ export type {
   ProcessOperations,
   ProcessRequest,
   ProcessResult,
+  SandboxRequest,
   SearchMatch,
   SearchOperations,
   SearchOutcome,
-  SandboxRequest,
   SearchRequest,
   ToolOperations,
 } from './workspace/operations/tool-operations.js';

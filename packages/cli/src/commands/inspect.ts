@@ -26,7 +26,10 @@ function readable(plan: AgentExplanation): string {
   const lines = [
     `agent ${plan.name}: model ${plan.model.provider}/${plan.model.id}, tool loop ${plan.toolLoop ? 'on' : 'off'} (max ${plan.maxToolRounds} rounds)`,
     'contexts (run order):',
-    ...plan.contexts.flatMap((c) => [`  ${c.order}. ${c.kind} ${c.name}`, ...protectedLines(c.protectedPaths)]),
+    ...plan.contexts.flatMap((c) => [
+      `  ${c.order}. ${c.kind} ${c.name}`,
+      ...protectedLines(c.protectedPaths),
+    ]),
     'tools:',
     ...plan.tools.map((t) => {
       const where =

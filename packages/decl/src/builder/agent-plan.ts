@@ -107,7 +107,8 @@ export async function planAgent(
     warn: (message) =>
       diagnostics.push({ file: document.file, line: 1, column: 1, path: '', message, severity: 'warning' }),
     ...(inputs.signal && { signal: inputs.signal }),
-    ...(inputs.protectedPaths && inputs.protectedPaths.length > 0 && { protectedPaths: inputs.protectedPaths }),
+    ...(inputs.protectedPaths &&
+      inputs.protectedPaths.length > 0 && { protectedPaths: inputs.protectedPaths }),
   };
 
   const provider = inputs.model.provider ?? definition.model.provider ?? 'openai';

@@ -44,7 +44,11 @@ describe('the agent definition file is protected (the default root is its folder
           toolCalls: [
             { id: 'c1', name: 'read_file', arguments: { path: 'agent.yaml' } },
             { id: 'c2', name: 'write_file', arguments: { path: 'agent.yaml', content: 'policy: allow\n' } },
-            { id: 'c3', name: 'edit_file', arguments: { path: 'agent.yaml', old_str: 'approve', new_str: 'allow' } },
+            {
+              id: 'c3',
+              name: 'edit_file',
+              arguments: { path: 'agent.yaml', old_str: 'approve', new_str: 'allow' },
+            },
           ],
         },
         { text: 'done' },
@@ -122,7 +126,9 @@ describe('workspace keys', () => {
   it('passes env: to commands, with $VAR resolved, and nothing else secret', async () => {
     server = await startMockModelServer({
       turns: [
-        { toolCalls: [{ id: 'c1', name: 'run_command', arguments: { command: 'env', output_level: 'all' } }] },
+        {
+          toolCalls: [{ id: 'c1', name: 'run_command', arguments: { command: 'env', output_level: 'all' } }],
+        },
         { text: 'done' },
       ],
     });

@@ -197,6 +197,11 @@ export class BuiltinTool<Schema extends z.ZodType> implements IScopeTool<z.outpu
     if (args === undefined) return this.scope?.policy === 'ApproveOutside';
     const parsed = this.spec.parameters.safeParse(args);
     if (!parsed.success) return false;
+    // Cheap exits: `deny` never asks (it refuses), `allow` asks only for protected writes.
+    const policy = this.scope?.policy ?? 'AllowAll';
+    if (policy === 'DenyOutside') return false;
+    if (policy === 'AllowAll' && !this.spec.paths(parsed.data).some((p) => p.access === 'write'))
+      return false;
     try {
       const judged = await this.judge(parsed.data);
       return judged.refusal === undefined && judged.asks === true;

@@ -5,9 +5,9 @@ import type { ITool, ToolResult } from '@raf/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentSession } from '../sessions/agent-session.js';
 import { makeWorkspaceFixture, type WorkspaceFixture } from '../test-support/workspace-fixture.js';
+import { commandEnvironment } from '../workspace/operations/command-environment.js';
 import { createLocalToolOperations } from '../workspace/operations/local-tool-operations.js';
 import { WorkspaceContextProvider } from '../workspace/workspace-context-provider.js';
-import { commandEnvironment } from '../workspace/operations/command-environment.js';
 import { isCommandAllowed } from './command-allowlist.js';
 import { createRunCommandTool } from './run-command.js';
 

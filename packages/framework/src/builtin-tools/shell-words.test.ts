@@ -61,6 +61,7 @@ const READ: [string, string[][]][] = [
 /** Commands the reader refuses to vouch for (each then asks), and why. */
 const REFUSED: [string, RegExp][] = [
   ['echo $HOME', /parameter expansion/],
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the shell text itself
   ['echo ${HOME}', /parameter expansion/],
   ['echo $(id)', /parameter expansion or substitution/],
   ["echo $'a'", /parameter expansion/],

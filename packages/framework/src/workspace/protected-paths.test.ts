@@ -87,9 +87,8 @@ describe('protected paths × policy (real temporary directories)', () => {
     for (const policy of ['AllowAll', 'ApproveOutside', 'DenyOutside'] as const) {
       const search = tools(policy).get('search_file') as ITool;
       const result = await callTool(search, { pattern: 'sk-|TOKEN|policy', directory: '.' });
-      const files = ((result.result?.data as { matches: { file: string }[] }).matches ?? []).map(
-        (m) => m.file,
-      );
+      const data = (result.result?.data ?? { matches: [] }) as { matches: { file: string }[] };
+      const files = data.matches.map((m) => m.file);
       // agent.yaml and .env match too, but are dropped.
       expect(files, policy).toEqual([join(fx.root, 'plain', 'notes.md')]);
     }

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { commandEnvironment } from './command-environment.js';
 import { bubblewrapArguments, systemMountArguments } from './bubblewrap-arguments.js';
+import { commandEnvironment } from './command-environment.js';
 import { OutputCapture } from './output-capture.js';
 import type { ProcessOperations, ProcessRequest, ProcessResult } from './tool-operations.js';
 
