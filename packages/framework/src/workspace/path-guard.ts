@@ -48,7 +48,8 @@ const ESCAPE_HATCHES = [
 ];
 const MAX_LINK_HOPS = 40;
 
-function isInside(path: string, root: string): boolean {
+/** Whether `path` is `root` or below it, on a path-separator boundary (`/a/bc` is not inside `/a/b`). */
+export function isInside(path: string, root: string): boolean {
   return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 }
 

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { type ProtectedPath, type ScopePolicy, scopeRoots, type WorkspaceScope } from '@raf/core';
-import { type GuardFs, resolveInScope } from './path-guard.js';
+import { type GuardFs, isInside, resolveInScope } from './path-guard.js';
 
 /**
  * Why a path is protected. `secret` paths (the agent definition file, the sessions folder, `.raf/`,
@@ -20,10 +20,6 @@ const ENV_FILE = /^\.env(\..*)?$/i;
 const SECRET_DIR = '.raf';
 /** Reading a folder this large for protected entries (before removing or moving it) stops here. */
 export const PROTECTED_SCAN_LIMIT = 50_000;
-
-function isWithin(path: string, outer: string): boolean {
-  return path === outer || path.startsWith(outer.endsWith(sep) ? outer : outer + sep);
-}
 
 /** The built-in rules, by the names on a real (symlink-free) path. */
 export function protectionByName(real: string): Protection | undefined {
@@ -79,11 +75,11 @@ export function protectionOf(
   access: 'read' | 'write',
   index: ProtectionIndex,
 ): Protection | undefined {
-  const root = index.roots.find((r) => isWithin(real, r));
+  const root = index.roots.find((r) => isInside(real, r));
   const named = protectionByName(root ? real.slice(root.length) : real);
   if (named) return named;
   for (const entry of index.explicit) {
-    if (isWithin(real, entry.real) || (access === 'write' && isWithin(entry.real, real)))
+    if (isInside(real, entry.real) || (access === 'write' && isInside(entry.real, real)))
       return { reason: entry.reason, kind: 'secret' };
   }
   return undefined;

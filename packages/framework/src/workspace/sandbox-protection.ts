@@ -1,6 +1,7 @@
 import { lstat, mkdir, readdir, realpath } from 'node:fs/promises';
-import { join, sep } from 'node:path';
+import { join } from 'node:path';
 import { withDirectory } from './operations/safe-directory.js';
+import { isInside } from './path-guard.js';
 import { type ProtectionIndex, protectionByName } from './protected-paths.js';
 
 /** Reading the roots for protected entries before a sandboxed command stops after this many. */
@@ -15,10 +16,6 @@ export interface SandboxProtection {
   hidden: { path: string; directory: boolean }[];
   /** The scan stopped at `SANDBOX_SCAN_LIMIT` entries: deeper protected files may be visible. */
   truncated: boolean;
-}
-
-function isWithin(path: string, outer: string): boolean {
-  return path === outer || path.startsWith(outer.endsWith(sep) ? outer : outer + sep);
 }
 
 /**
@@ -89,11 +86,11 @@ export async function sandboxProtection(
   }
   // A mask inside a hidden folder would need a mount point in an empty read-only tmpfs.
   const folders = hidden.filter((h) => h.directory).map((h) => h.path);
-  const outermost = hidden.filter((h) => !folders.some((f) => f !== h.path && isWithin(h.path, f)));
+  const outermost = hidden.filter((h) => !folders.some((f) => f !== h.path && isInside(h.path, f)));
   const unique = [...new Map(outermost.map((h) => [h.path, h])).values()];
   return {
     hidden: unique,
-    readOnly: [...new Set(readOnly)].filter((p) => !folders.some((f) => isWithin(p, f))),
+    readOnly: [...new Set(readOnly)].filter((p) => !folders.some((f) => isInside(p, f))),
     truncated,
   };
 }

@@ -1,5 +1,6 @@
 import { lstat, readdir, readlink } from 'node:fs/promises';
-import { join, sep } from 'node:path';
+import { join } from 'node:path';
+import { isInside } from '../path-guard.js';
 import type { ProcessRequest, SandboxRequest } from './tool-operations.js';
 
 /** The system's program folders, mounted read-only (or recreated as links on a merged-/usr system). */
@@ -8,10 +9,6 @@ const SYSTEM_DIRECTORIES = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64',
 const ETC_SECRETS = [/^shadow-?$/, /^gshadow-?$/, /^sudoers/, /^ssh\/.*_key/, /^ssl\/private$/];
 /** Reading `/etc` for secrets to hide stops after this many entries. */
 const ETC_SCAN_LIMIT = 20_000;
-
-function isWithin(path: string, outer: string): boolean {
-  return path === outer || path.startsWith(outer.endsWith(sep) ? outer : outer + sep);
-}
 
 /** Hides an existing path: an empty read-only folder over a folder, an unreadable node over a file. */
 export function maskArguments(path: string, directory: boolean): string[] {
@@ -86,9 +83,9 @@ export function bubblewrapArguments(
   for (const root of sandbox.writableRoots) args.push('--bind', root, root);
   const mounted = [...readable, ...sandbox.writableRoots];
   for (const path of sandbox.readOnly ?? [])
-    if (mounted.some((m) => isWithin(path, m))) args.push('--ro-bind', path, path);
+    if (mounted.some((m) => isInside(path, m))) args.push('--ro-bind', path, path);
   for (const { path, directory } of sandbox.hidden ?? [])
-    if (mounted.some((m) => isWithin(path, m))) args.push(...maskArguments(path, directory));
+    if (mounted.some((m) => isInside(path, m))) args.push(...maskArguments(path, directory));
   if (options.userNamespace) args.push('--unshare-user');
   args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
   if (!sandbox.network) args.push('--unshare-net');
