@@ -22,15 +22,22 @@ export interface SandboxProtection {
  * `<root>/.raf` is hidden even before it exists, so a command cannot plant governance or
  * sessions there: it is created (empty) when missing. A link there is refused.
  */
-async function rafFolder(root: string): Promise<{ path: string; directory: boolean }> {
+async function rafFolder(root: string): Promise<{ path: string; directory: boolean } | undefined> {
   const path = join(root, '.raf');
   let info = await lstat(path).catch(() => undefined);
   if (!info) {
-    await withDirectory(root, false, (dir) =>
-      mkdir(dir.at('.raf')).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'EEXIST') throw error;
-      }),
+    const created = await withDirectory(root, false, (dir) =>
+      mkdir(dir.at('.raf')).then(
+        () => true,
+        (error: NodeJS.ErrnoException) => {
+          if (error.code === 'EEXIST') return true;
+          // A root this process cannot write to, the command (same user, no capabilities) cannot either.
+          if (error.code === 'EROFS' || error.code === 'EACCES' || error.code === 'EPERM') return false;
+          throw error;
+        },
+      ),
     );
+    if (!created) return undefined;
     info = await lstat(path);
   }
   if (info.isSymbolicLink())
@@ -50,7 +57,10 @@ export async function sandboxProtection(
 ): Promise<SandboxProtection> {
   const hidden: SandboxProtection['hidden'] = [];
   const readOnly: string[] = [];
-  for (const root of roots) hidden.push(await rafFolder(root));
+  for (const root of roots) {
+    const raf = await rafFolder(root);
+    if (raf) hidden.push(raf);
+  }
   for (const { real } of index.explicit) {
     const info = await lstat(real).catch(() => undefined);
     if (info) hidden.push({ path: real, directory: info.isDirectory() });
