@@ -154,12 +154,12 @@ export class BuiltinTool<Schema extends z.ZodType> implements IScopeTool<z.outpu
   private async judge(args: z.output<Schema>): Promise<Judgement> {
     const scope = this.effectiveScope();
     const requested = this.spec.paths(args);
-    const paths = await this.resolve(args);
+    // Both at once: the protected paths' real locations do not depend on the call.
+    const [paths, index] = await Promise.all([this.resolve(args), protectionIndex(scope, this.ops.fs)]);
     const outside = paths.findIndex((p) => p.scope === 'outside_workspace');
     const shown = (i: number) => requested[i]?.path ?? paths[i]?.real ?? '';
     if (this.scope && outside >= 0 && scope.policy === 'DenyOutside')
       return { paths, refusal: `Access denied: '${shown(outside)}' is outside workspace '${scope.name}'` };
-    const index = await protectionIndex(scope, this.ops.fs);
     const judged = (rest: Omit<Judgement, 'paths' | 'protection'>): Judgement => ({
       paths,
       protection: index,

@@ -100,6 +100,14 @@ async function realLocation(
   }
 }
 
+/**
+ * The real location of an absolute path (every link followed; for a path not there yet, its
+ * nearest existing ancestor's real path plus the rest), without any containment check.
+ */
+export async function realPathOf(absolute: string, fs: GuardFs = LOCAL_FS): Promise<string> {
+  return (await realLocation(fs, resolve(absolute))).real;
+}
+
 /** Like `realLocation`, but a link in the last component is the answer itself. */
 async function linkLocation(
   fs: GuardFs,

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
-import { join, sep } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { type ProtectedPath, type ScopePolicy, scopeRoots, type WorkspaceScope } from '@raf/core';
-import { type GuardFs, isInside, resolveInScope } from './path-guard.js';
+import { type GuardFs, isInside, realPathOf } from './path-guard.js';
 
 /**
  * Why a path is protected. `secret` paths (the agent definition file, the sessions folder, `.raf/`,
@@ -53,10 +53,7 @@ export async function protectionIndex(scope: WorkspaceScope, fs: GuardFs): Promi
     Promise.all(
       listed.map(async ({ path, reason }) => ({
         // A path not there yet: its nearest existing ancestor's real path plus the rest.
-        real: await resolveInScope(scope, path, fs).then(
-          (resolved) => resolved.real,
-          () => path,
-        ),
+        real: await realPathOf(resolve(scope.root, path), fs).catch(() => path),
         reason,
       })),
     ),
