@@ -158,13 +158,13 @@ export class BuiltinTool<Schema extends z.ZodType> implements IScopeTool<z.outpu
     const [paths, index] = await Promise.all([this.resolve(args), protectionIndex(scope, this.ops.fs)]);
     const outside = paths.findIndex((p) => p.scope === 'outside_workspace');
     const shown = (i: number) => requested[i]?.path ?? paths[i]?.real ?? '';
-    if (this.scope && outside >= 0 && scope.policy === 'DenyOutside')
-      return { paths, refusal: `Access denied: '${shown(outside)}' is outside workspace '${scope.name}'` };
     const judged = (rest: Omit<Judgement, 'paths' | 'protection'>): Judgement => ({
       paths,
       protection: index,
       ...rest,
     });
+    if (this.scope && outside >= 0 && scope.policy === 'DenyOutside')
+      return judged({ refusal: `Access denied: '${shown(outside)}' is outside workspace '${scope.name}'` });
     let asks = this.scope !== undefined && outside >= 0 && scope.policy === 'ApproveOutside';
     let why = asks ? `'${shown(outside)}' is outside workspace '${scope.name}'` : '';
     for (const [i, path] of paths.entries()) {
@@ -183,7 +183,7 @@ export class BuiltinTool<Schema extends z.ZodType> implements IScopeTool<z.outpu
     }
     if (!asks && this.scope?.policy === 'ApproveOutside' && this.spec.asksFor) {
       asks = await this.spec.asksFor(args, { scope: this.scope, paths, fs: this.ops.fs, protection: index });
-      if (asks) why = 'the command is not covered by allowCommands';
+      if (asks) why = 'not covered by allowCommands, or an argument reaches outside the workspace';
     }
     return judged({ asks, why });
   }
@@ -262,7 +262,7 @@ export class BuiltinTool<Schema extends z.ZodType> implements IScopeTool<z.outpu
         ops: this.ops,
         label,
         context,
-        protection: judged.protection ?? { roots: [], explicit: [] },
+        protection: judged.protection,
       });
       return toolSuccess({ ...data, scope: label });
     } catch (error) {
@@ -276,7 +276,7 @@ export class BuiltinTool<Schema extends z.ZodType> implements IScopeTool<z.outpu
 
 interface Judgement {
   paths: ResolvedPath[];
-  protection?: ProtectionIndex;
+  protection: ProtectionIndex;
   refusal?: string;
   asks?: boolean;
   why?: string;
