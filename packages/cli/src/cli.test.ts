@@ -91,6 +91,28 @@ describe('raf validate, inspect, schema', () => {
     });
   });
 
+  it('inspect lists the protected paths of each workspace: the agent file and the sessions folder', async () => {
+    const file = await agent('http://127.0.0.1:9/v1');
+    const json = memoryIO({ cwd: dir });
+    expect(await main(['inspect', file, '--json', '--sessions-dir', 'runs'], json.io)).toBe(0);
+    const plan = json.lines()[0] as { contexts: { kind: string; protectedPaths?: unknown[] }[] };
+    expect(plan.contexts.find((c) => c.kind === 'workspace')?.protectedPaths).toEqual([
+      { path: join(dir, 'agent.yaml'), reason: 'agent definition', reads: 'refused', writes: 'refused' },
+      { path: join(dir, 'runs'), reason: 'sessions', reads: 'refused', writes: 'refused' },
+      { path: '**/.raf/', reason: '.raf', reads: 'refused', writes: 'refused' },
+      { path: '**/.env', reason: '.env', reads: 'refused', writes: 'refused' },
+      { path: '**/.env.*', reason: '.env', reads: 'refused', writes: 'refused' },
+      { path: '**/.git/hooks/', reason: '.git', reads: 'allowed', writes: 'ask' },
+      { path: '**/.git/config', reason: '.git', reads: 'allowed', writes: 'ask' },
+    ]);
+    const human = memoryIO({ cwd: dir });
+    expect(await main(['inspect', file], human.io)).toBe(0);
+    expect(human.out()).toContain(
+      `     protected (not readable or writable by the file tools): ${join(dir, 'agent.yaml')} (agent definition), ${join(dir, '.raf', 'sessions')} (sessions), **/.raf/ (.raf), **/.env (.env), **/.env.* (.env)\n` +
+        '     writes ask: **/.git/hooks/ (.git), **/.git/config (.git)\n',
+    );
+  });
+
   it('schema prints the JSON Schema of agent files', async () => {
     const run = memoryIO({ cwd: dir });
     expect(await main(['schema'], run.io)).toBe(0);

@@ -38,7 +38,9 @@ export async function builderFor(file: string, args: CliArgs, io: CliIO): Promis
   const builder = new DeclAgentBuilder()
     .fromFile(resolve(io.cwd, file))
     .withEnvironment(io.env)
-    .strictMode(args.strict);
+    .strictMode(args.strict)
+    // The model must not read or rewrite its own sessions (nor, protected by the builder, its YAML).
+    .protectPaths([resolve(io.cwd, args.sessionsDir)], 'sessions');
   for (const plugin of await installedPlugins()) builder.use(plugin);
   const id = args.model ?? io.env.RAF_MODEL;
   const baseURL = args.baseURL;

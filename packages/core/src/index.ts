@@ -65,7 +65,7 @@ export {
 } from './scope/scope-policy.js';
 export type { IScopeTool } from './scope/scope-tool.js';
 export { isScopeTool } from './scope/scope-tool.js';
-export type { WorkspaceScope } from './scope/workspace-scope.js';
+export type { ProtectedPath, WorkspaceScope } from './scope/workspace-scope.js';
 export { scopeRoots } from './scope/workspace-scope.js';
 export type {
   ISession,

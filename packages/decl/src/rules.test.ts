@@ -93,7 +93,12 @@ describe('the linkage rules through YAML', () => {
     expect(plan.contexts).toEqual([
       { kind: 'history', name: 'InMemoryHistoryProvider', order: 0 },
       { kind: 'skills', name: 'AgentSkillsProvider', order: 1 },
-      { kind: 'workspace', name: 'WorkspaceContextProvider', order: 2 },
+      {
+        kind: 'workspace',
+        name: 'WorkspaceContextProvider',
+        order: 2,
+        protectedPaths: expect.arrayContaining([expect.objectContaining({ reason: 'agent definition' })]),
+      },
       { kind: 'compression', name: 'compression:sliding_window', order: 3 },
     ]);
     const only = await new DeclAgentBuilder()

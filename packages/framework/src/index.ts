@@ -114,6 +114,7 @@ export type {
   ProcessOperations,
   ProcessRequest,
   ProcessResult,
+  SandboxRequest,
   SearchMatch,
   SearchOperations,
   SearchOutcome,
@@ -122,6 +123,7 @@ export type {
 } from './workspace/operations/tool-operations.js';
 export type { GuardFs, ResolvedPath, ResolveOptions, ScopeStatus } from './workspace/path-guard.js';
 export { PathRejectedError, resolveInScope } from './workspace/path-guard.js';
+export type { ProtectedPathRule, ProtectionDecision } from './workspace/protected-paths.js';
 export type {
   WorkspaceContextProviderOptions,
   WorkspaceState,

@@ -118,8 +118,8 @@ tools:
         .use(sandboxPlugin({ pathEnv }))
         .explain();
       expect(plan.warnings).toEqual([
-        'agent.yaml:1:1 code_interpreter: python is disabled: bubblewrap (bwrap) is not installed; set unconfined: true to run it without isolation',
-        'agent.yaml:1:1 code_interpreter: shell is disabled: bubblewrap (bwrap) is not installed; set unconfined: true to run it without isolation',
+        'agent.yaml:5:5 tools[0]: code_interpreter: python is disabled: bubblewrap (bwrap) is not installed; set unconfined: true to run it without isolation',
+        'agent.yaml:5:5 tools[0]: code_interpreter: shell is disabled: bubblewrap (bwrap) is not installed; set unconfined: true to run it without isolation',
       ]);
     } finally {
       await rm(pathEnv, { recursive: true, force: true });

@@ -4,11 +4,33 @@ import { CliError, type CliIO, EXIT } from '../io.js';
 import { builderFor } from '../load-agent.js';
 import { escapeJson, escapeLine } from '../render/escape.js';
 
+/** One line each for what a workspace refuses to read or write, and what it keeps read-only or asks for. */
+function protectedLines(rules: AgentExplanation['contexts'][number]['protectedPaths']): string[] {
+  if (!rules || rules.length === 0) return [];
+  const list = (items: typeof rules) => items.map((r) => `${r.path} (${r.reason})`).join(', ');
+  const hidden = rules.filter((r) => r.reads === 'refused');
+  const readOnly = rules.filter((r) => r.reads !== 'refused' && r.writes !== 'allowed');
+  const lines: string[] = [];
+  if (hidden.length > 0) {
+    const writes = hidden.every((r) => r.writes === 'ask') ? '; writing asks' : '';
+    lines.push(`     protected (not readable or writable by the file tools${writes}): ${list(hidden)}`);
+  }
+  for (const writes of ['refused', 'ask'] as const) {
+    const group = readOnly.filter((r) => r.writes === writes);
+    if (group.length > 0)
+      lines.push(`     ${writes === 'refused' ? 'read-only' : 'writes ask'}: ${list(group)}`);
+  }
+  return lines;
+}
+
 function readable(plan: AgentExplanation): string {
   const lines = [
     `agent ${plan.name}: model ${plan.model.provider}/${plan.model.id}, tool loop ${plan.toolLoop ? 'on' : 'off'} (max ${plan.maxToolRounds} rounds)`,
     'contexts (run order):',
-    ...plan.contexts.map((c) => `  ${c.order}. ${c.kind} ${c.name}`),
+    ...plan.contexts.flatMap((c) => [
+      `  ${c.order}. ${c.kind} ${c.name}`,
+      ...protectedLines(c.protectedPaths),
+    ]),
     'tools:',
     ...plan.tools.map((t) => {
       const where =

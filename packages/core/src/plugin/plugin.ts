@@ -3,6 +3,7 @@ import type { IChatClient } from '../chat-client/chat-client.js';
 import type { IContextProvider } from '../context/context-provider.js';
 import { PluginError } from '../errors/error-classes.js';
 import type { JSONValue } from '../json/json.js';
+import type { ProtectedPath } from '../scope/workspace-scope.js';
 import type { ITool } from '../tool/tool.js';
 
 /** Where a declaration came from, for error messages (`agent.yaml:14:5`). */
@@ -31,6 +32,8 @@ export interface PluginBuildContext {
    * `kind: code` (SPEC §8). The plugin merges them under the entry's `config` (the entry wins).
    */
   agentDefaults?: { sandbox?: Record<string, unknown> };
+  /** Paths a workspace built here protects (the agent definition file, the sessions folder). */
+  protectedPaths?: readonly ProtectedPath[];
 }
 
 /** One YAML entry as the plugin receives it: `kind`, optional `name`, the rest as given. */

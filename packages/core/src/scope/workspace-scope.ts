@@ -1,6 +1,16 @@
 import type { JSONValue } from '../json/json.js';
 import type { ScopePolicy } from './scope-policy.js';
 
+/**
+ * A file or folder the workspace's file tools must neither read nor write, and that a sandboxed
+ * command never sees (the agent definition file, the sessions folder). `reason` names it in errors.
+ */
+export interface ProtectedPath {
+  /** Absolute, or relative to the main root. */
+  path: string;
+  reason: string;
+}
+
 /** The folder(s) a workspace's tools act on, and what happens outside them. */
 export interface WorkspaceScope {
   /** Absolute path of the main root. */
@@ -9,7 +19,12 @@ export interface WorkspaceScope {
   roots?: readonly string[];
   name: string;
   policy: ScopePolicy;
-  /** Free-form settings from the YAML (`allowCommands`, `network`, …). */
+  /**
+   * Paths protected besides the built-in ones (`.raf/`, `.env*`, `.git/hooks`, `.git/config`):
+   * typically the agent definition file and the sessions folder.
+   */
+  protectedPaths?: readonly ProtectedPath[];
+  /** Free-form settings from the YAML (`allowCommands`, `network`, `env`, `readableOutside`, …). */
   properties?: Readonly<Record<string, JSONValue>>;
 }
 

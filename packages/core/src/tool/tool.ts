@@ -17,6 +17,13 @@ export interface ToolExecutionContext {
    * and passes the value it returned: `execute` need not parse them again.
    */
   argumentsValidated?: boolean;
+  /**
+   * True when a human approved this call. A tool that gates its own calls refuses an unapproved
+   * call that needs approval when it runs (its target changed after the gate was asked).
+   */
+  approved?: boolean;
+  /** The `resolveTarget` value the human approved: a tool now acting on another target refuses. */
+  approvedTarget?: string;
 }
 
 /** What the model is told about a tool. */

@@ -7,6 +7,7 @@ import {
   type ITool,
   isScopeTool,
   type PluginBuildContext,
+  type ProtectedPath,
 } from '@raf/core';
 import { WorkspaceContextProvider } from '@raf/framework';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
@@ -40,6 +41,8 @@ export interface PlanInputs {
   strictKeys?: boolean;
   /** `validate()`/`explain()`: create nothing. */
   dryRun?: boolean;
+  /** Paths every workspace protects: the agent definition file, the sessions folder. */
+  protectedPaths?: readonly ProtectedPath[];
   signal?: AbortSignal;
 }
 
@@ -120,7 +123,9 @@ export async function planAgent(
     ...(inputs.strict && { strict: true }),
     ...(inputs.dryRun && { dryRun: true }),
     ...(inputs.signal && { signal: inputs.signal }),
-    ...(definition.sandbox && { agentDefaults: { sandbox: definition.sandbox } }),
+    ...(checked.sandbox && { agentDefaults: { sandbox: checked.sandbox } }),
+    ...(inputs.protectedPaths &&
+      inputs.protectedPaths.length > 0 && { protectedPaths: inputs.protectedPaths }),
   };
 
   const model = checked.model

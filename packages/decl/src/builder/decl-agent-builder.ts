@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { IContextProvider, ITool, RafPlugin } from '@raf/core';
+import type { IContextProvider, ITool, ProtectedPath, RafPlugin } from '@raf/core';
 import { AgentBuilder, type ChatClientAgent } from '@raf/framework';
 import { DeclError, type Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Environment } from '../env/resolve-env.js';
@@ -52,6 +52,7 @@ export class DeclAgentBuilder {
   private variables: Record<string, unknown> = {};
   private env: Environment | undefined;
   private strict: Required<StrictOptions> = { unknownKeys: false, missingFolders: false };
+  private readonly protectedPaths: ProtectedPath[] = [];
   private cached: Promise<LoadedDefinition> | undefined;
 
   fromYaml(text: string, file = 'agent.yaml'): this {
@@ -146,6 +147,16 @@ export class DeclAgentBuilder {
     return this;
   }
 
+  /**
+   * Paths the agent's workspaces protect besides the agent file itself (which a file source
+   * protects on its own): the file tools neither read nor write them and a sandboxed command
+   * never sees them. The CLI passes its sessions folder: `.protectPaths([dir], 'sessions')`.
+   */
+  protectPaths(paths: readonly string[], reason = 'protected'): this {
+    for (const path of paths) this.protectedPaths.push({ path: resolve(path), reason });
+    return this;
+  }
+
   /** Unknown keys and missing folders become errors instead of warnings (or only the ones named). */
   strictMode(strict: boolean | StrictOptions = true): this {
     this.strict =
@@ -212,6 +223,10 @@ export class DeclAgentBuilder {
       ...(this.env && { env: this.env }),
       ...(options.dryRun && { dryRun: true }),
       ...(source?.type === 'file' && { baseDir: resolve(source.path, '..') }),
+      protectedPaths: [
+        ...(source?.type === 'file' ? [{ path: resolve(source.path), reason: 'agent definition' }] : []),
+        ...this.protectedPaths,
+      ],
       ...(options.signal && { signal: options.signal }),
     });
   }

@@ -1,5 +1,10 @@
 import type { ITool } from '@raf/core';
-import { ApprovalRequiredTool, manifestOf, WorkspaceContextProvider } from '@raf/framework';
+import {
+  ApprovalRequiredTool,
+  manifestOf,
+  type ProtectedPathRule,
+  WorkspaceContextProvider,
+} from '@raf/framework';
 import type { AgentPlan } from '../builder/agent-plan.js';
 import { formatDiagnostic } from '../diagnostics/diagnostic.js';
 
@@ -23,7 +28,8 @@ export interface AgentExplanation {
   toolLoop: boolean;
   maxToolRounds: number;
   instructions: string;
-  contexts: { kind: string; name: string; order: number }[];
+  /** A workspace entry also lists its protected paths and what its policy does with them. */
+  contexts: { kind: string; name: string; order: number; protectedPaths?: ProtectedPathRule[] }[];
   tools: ExplainedTool[];
   warnings: string[];
 }
@@ -88,7 +94,11 @@ export async function explainPlan(plan: AgentPlan): Promise<AgentExplanation> {
   }
   const contexts = [
     { kind: 'history', name: 'InMemoryHistoryProvider' },
-    ...plan.providers.map(({ provider }) => ({ kind: provider.kind, name: provider.name })),
+    ...plan.providers.map(({ provider }) => ({
+      kind: provider.kind,
+      name: provider.name,
+      ...(provider instanceof WorkspaceContextProvider && { protectedPaths: provider.protectedPaths }),
+    })),
   ].map((c, order) => ({ ...c, order }));
   const toolLoop =
     plan.tools.length > 0 || plan.providers.some(({ provider }) => provider.injectsTools !== false);

@@ -73,20 +73,26 @@ function workspace(decl: Declaration, context: PluginBuildContext) {
   const config = configOf(decl);
   const { policy, warning } = resolveScopePolicy(setting(config, 'policy') as string | undefined);
   if (warning) context.warn(`workspace '${decl.name ?? 'workspace'}': ${warning}`);
+  const root = setting(config, 'root');
   const roots = setting(config, 'roots');
+  // Paths in the YAML are relative to its folder; an empty one stays empty (an error, not `.`).
+  const local = (path: JSONValue) => (path === '' ? '' : resolve(context.baseDir, String(path)));
   const properties: Record<string, JSONValue> = {};
-  const allow = setting(config, 'allowCommands');
-  if (allow !== undefined) properties.allowCommands = allow;
-  const network = setting(config, 'network');
-  if (network !== undefined) properties.network = network;
-  const root = resolve(context.baseDir, String(setting(config, 'root') ?? '.'));
-  ensureFolder(root, setting(config, 'create') === true, context);
+  for (const key of ['allowCommands', 'network', 'env'] as const) {
+    const value = setting(config, key);
+    if (value !== undefined) properties[key] = value;
+  }
+  const readable = setting(config, 'readableOutside');
+  if (Array.isArray(readable)) properties.readableOutside = readable.map(local);
+  const rootPath = root === undefined ? context.baseDir : local(root);
+  if (rootPath !== '') ensureFolder(rootPath, setting(config, 'create') === true, context);
   return new WorkspaceContextProvider({
-    root,
-    ...(Array.isArray(roots) && { roots: roots.map((r) => resolve(context.baseDir, String(r))) }),
+    root: rootPath,
+    ...(Array.isArray(roots) && { roots: roots.map(local) }),
     name: decl.name ?? 'workspace',
     policy,
     properties,
+    ...(context.protectedPaths && { protectedPaths: context.protectedPaths }),
   });
 }
 

@@ -75,7 +75,11 @@ export function createApplyPatchTool() {
     parameters,
     paths: (args) => {
       try {
-        return changesOf(args.patch).map((c) => ({ path: c.path, followFinalLink: c.kind !== 'delete' }));
+        return changesOf(args.patch).map((c) => ({
+          path: c.path,
+          followFinalLink: c.kind !== 'delete',
+          access: 'write' as const,
+        }));
       } catch {
         return [];
       }

@@ -17,7 +17,19 @@ import type { z } from 'zod';
 import { manifestOf } from '../runtime-policy/builtin-manifests.js';
 import { defaultToolOperations } from '../workspace/operations/local-tool-operations.js';
 import type { ToolOperations } from '../workspace/operations/tool-operations.js';
-import { PathRejectedError, type ResolvedPath, resolveInScope } from '../workspace/path-guard.js';
+import {
+  type GuardFs,
+  PathRejectedError,
+  type ResolvedPath,
+  resolveInScope,
+} from '../workspace/path-guard.js';
+import {
+  type ProtectionIndex,
+  protectionDecision,
+  protectionIndex,
+  protectionInside,
+  protectionOf,
+} from '../workspace/protected-paths.js';
 import { describeFsError, ToolFailure } from './tool-failure.js';
 
 /** Where a call acted: inside the workspace, outside it, or a tool bound to no workspace. */
@@ -27,6 +39,18 @@ export type ScopeLabel = 'workspace' | 'outside_workspace' | 'none';
 export interface PathArgument {
   path: string;
   followFinalLink?: boolean;
+  /** `write` for a path the call changes (default `read`): protected paths are judged by it. */
+  access?: 'read' | 'write';
+  /** The call acts on everything below the path (remove, move): protected entries inside count. */
+  tree?: boolean;
+}
+
+/** What `asksFor` may look at besides the arguments. */
+export interface AskContext {
+  scope: WorkspaceScope;
+  paths: ResolvedPath[];
+  fs: GuardFs;
+  protection: ProtectionIndex;
 }
 
 export interface BuiltinCall<Args> {
@@ -37,6 +61,8 @@ export interface BuiltinCall<Args> {
   ops: ToolOperations;
   label: ScopeLabel;
   context: ToolExecutionContext;
+  /** The protected paths of the scope (a search drops results among them). */
+  protection: ProtectionIndex;
 }
 
 export interface BuiltinToolSpec<Schema extends z.ZodType> {
@@ -46,7 +72,7 @@ export interface BuiltinToolSpec<Schema extends z.ZodType> {
   /** The path arguments of a call (guarded before `run`). */
   paths(args: z.output<Schema>): PathArgument[];
   /** More reasons to ask under `ApproveOutside` than a path outside (run_command's commands). */
-  asksFor?(args: z.output<Schema>, scope: WorkspaceScope): boolean;
+  asksFor?(args: z.output<Schema>, context: AskContext): boolean | Promise<boolean>;
   /** What an approval prompt shows and binds to; defaults to the resolved paths. */
   target?(args: z.output<Schema>, paths: ResolvedPath[]): string;
   run(call: BuiltinCall<z.output<Schema>>): Promise<JSONObject>;
@@ -121,20 +147,71 @@ export class BuiltinTool<Schema extends z.ZodType> implements IScopeTool<z.outpu
   }
 
   /**
-   * Under `ApproveOutside`: true for calls that reach outside the workspace (and, without
-   * arguments, true, so `explain` shows the tool as gated). Other policies never ask.
+   * What the policy says about a call before it runs: a refusal (a message), or whether it must
+   * be approved first. Under `ApproveOutside` calls that reach outside ask; under every policy
+   * protected paths are refused or ask (`protectionDecision`).
+   */
+  private async judge(args: z.output<Schema>): Promise<Judgement> {
+    const scope = this.effectiveScope();
+    const requested = this.spec.paths(args);
+    // Both at once: the protected paths' real locations do not depend on the call.
+    const [paths, index] = await Promise.all([this.resolve(args), protectionIndex(scope, this.ops.fs)]);
+    const outside = paths.findIndex((p) => p.scope === 'outside_workspace');
+    const shown = (i: number) => requested[i]?.path ?? paths[i]?.real ?? '';
+    const judged = (rest: Omit<Judgement, 'paths' | 'protection'>): Judgement => ({
+      paths,
+      protection: index,
+      ...rest,
+    });
+    if (this.scope && outside >= 0 && scope.policy === 'DenyOutside')
+      return judged({ refusal: `Access denied: '${shown(outside)}' is outside workspace '${scope.name}'` });
+    let asks = this.scope !== undefined && outside >= 0 && scope.policy === 'ApproveOutside';
+    let why = asks ? `'${shown(outside)}' is outside workspace '${scope.name}'` : '';
+    for (const [i, path] of paths.entries()) {
+      const access = requested[i]?.access ?? 'read';
+      let protection = protectionOf(path.real, access, index);
+      if (!protection && access === 'write' && requested[i]?.tree && path.kind === 'directory')
+        protection = await protectionInside(path.real);
+      if (!protection) continue;
+      const decision = protectionDecision(protection, access, scope.policy);
+      if (decision === 'refused')
+        return judged({ refusal: `Protected path: '${shown(i)}' (${protection.reason})` });
+      if (decision === 'ask' && !asks) {
+        asks = true;
+        why = `'${shown(i)}' is a protected path (${protection.reason})`;
+      }
+    }
+    if (!asks && this.scope?.policy === 'ApproveOutside' && this.spec.asksFor) {
+      asks = await this.spec.asksFor(args, { scope: this.scope, paths, fs: this.ops.fs, protection: index });
+      if (asks) why = 'not covered by allowCommands, or an argument reaches outside the workspace';
+    }
+    return judged({ asks, why });
+  }
+
+  /**
+   * True for calls a human must approve first: under `ApproveOutside`, calls that reach outside
+   * the workspace (without arguments: true, so `explain` shows the tool as gated); under any
+   * policy, writes to protected paths that the policy lets a human decide.
    */
   async requiresApproval(args?: z.output<Schema>): Promise<boolean> {
-    if (this.scope?.policy !== 'ApproveOutside') return false;
-    if (args === undefined) return true;
+    if (args === undefined) return this.scope?.policy === 'ApproveOutside';
     const parsed = this.spec.parameters.safeParse(args);
     if (!parsed.success) return false;
-    if (this.spec.asksFor?.(parsed.data, this.scope)) return true;
+    // Cheap exits: `deny` never asks (it refuses), `allow` asks only for protected writes.
+    const policy = this.scope?.policy ?? 'AllowAll';
+    if (policy === 'DenyOutside') return false;
+    if (policy === 'AllowAll' && !this.spec.paths(parsed.data).some((p) => p.access === 'write'))
+      return false;
     try {
-      return (await this.resolve(parsed.data)).some((p) => p.scope === 'outside_workspace');
+      const judged = await this.judge(parsed.data);
+      return judged.refusal === undefined && judged.asks === true;
     } catch {
       return false; // a rejected path fails in execute, whatever a human would say
     }
+  }
+
+  private targetOf(args: z.output<Schema>, paths: ResolvedPath[]): string {
+    return this.spec.target ? this.spec.target(args, paths) : paths.map((p) => p.real).join(' -> ');
   }
 
   async resolveTarget(args: z.output<Schema>): Promise<string | undefined> {
@@ -142,27 +219,41 @@ export class BuiltinTool<Schema extends z.ZodType> implements IScopeTool<z.outpu
     if (!parsed.success) return undefined;
     const paths = await this.resolve(parsed.data).catch(() => undefined);
     if (!paths) return undefined;
-    return this.spec.target ? this.spec.target(parsed.data, paths) : paths.map((p) => p.real).join(' -> ');
+    return this.targetOf(parsed.data, paths);
   }
 
+  /**
+   * Runs a call. The policy is judged again here, on the very paths the call then acts on: a call
+   * nobody approved that now needs approval (a folder swapped for a link since the gate was
+   * asked) is refused, and so is an approved call whose target is no longer the one approved.
+   */
   async execute(args: z.output<Schema>, context: ToolExecutionContext): Promise<ToolResult> {
     const parsed = this.spec.parameters.safeParse(args);
     if (!parsed.success)
       return toolFailure(`Invalid arguments for ${this.name}: ${describeZodIssues(parsed.error)}`);
     const requested = this.spec.paths(parsed.data);
-    let paths: ResolvedPath[];
+    let judged: Judgement;
     try {
-      paths = await this.resolve(parsed.data);
+      judged = await this.judge(parsed.data);
     } catch (error) {
       if (error instanceof PathRejectedError) return toolFailure(error.message);
       return toolFailure(describeFsError(error, requested[0]?.path ?? ''));
     }
-    const outside = paths.findIndex((p) => p.scope === 'outside_workspace');
-    if (this.scope && outside >= 0 && this.scope.policy === 'DenyOutside') {
-      const shown = requested[outside]?.path ?? paths[outside]?.real;
-      return toolFailure(`Access denied: '${shown}' is outside workspace '${this.scope.name}'`);
+    const { paths } = judged;
+    if (judged.refusal !== undefined) return toolFailure(judged.refusal);
+    if (judged.asks && !context.approved)
+      return toolFailure(
+        `Refused: ${this.name} needs approval (${judged.why}) and this call was not approved`,
+      );
+    if (context.approvedTarget !== undefined) {
+      const now = this.targetOf(parsed.data, paths);
+      if (now !== context.approvedTarget)
+        return toolFailure(
+          `Refused: the approval was for '${context.approvedTarget}', but the call now resolves to '${now}'`,
+        );
     }
-    const label: ScopeLabel = !this.scope ? 'none' : outside >= 0 ? 'outside_workspace' : 'workspace';
+    const outside = paths.some((p) => p.scope === 'outside_workspace');
+    const label: ScopeLabel = !this.scope ? 'none' : outside ? 'outside_workspace' : 'workspace';
     try {
       const data = await this.spec.run({
         args: parsed.data,
@@ -171,6 +262,7 @@ export class BuiltinTool<Schema extends z.ZodType> implements IScopeTool<z.outpu
         ops: this.ops,
         label,
         context,
+        protection: judged.protection,
       });
       return toolSuccess({ ...data, scope: label });
     } catch (error) {
@@ -180,6 +272,14 @@ export class BuiltinTool<Schema extends z.ZodType> implements IScopeTool<z.outpu
       return toolFailure(describeFsError(error, requested[0]?.path ?? ''));
     }
   }
+}
+
+interface Judgement {
+  paths: ResolvedPath[];
+  protection: ProtectionIndex;
+  refusal?: string;
+  asks?: boolean;
+  why?: string;
 }
 
 /** Paths never deleted or moved: a workspace root or what contains one, `/`, the home folder. */

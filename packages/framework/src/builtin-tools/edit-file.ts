@@ -23,7 +23,7 @@ export function createEditFileTool() {
     description:
       'Replace `old_str` with `new_str` in a file. `old_str` must match exactly once (copy it exactly).',
     parameters,
-    paths: (args) => [{ path: args.path }],
+    paths: (args) => [{ path: args.path, access: 'write' }],
     async run({ args, paths, ops, context }) {
       const file = requireFile(paths[0], args.path);
       if (args.old_str === '') throw new ToolFailure('old_str must not be empty');

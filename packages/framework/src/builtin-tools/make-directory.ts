@@ -10,7 +10,7 @@ export function createMakeDirectoryTool() {
     name: 'make_directory',
     description: 'Create a folder and any missing parent folders (like mkdir -p).',
     parameters,
-    paths: (args) => [{ path: args.path }],
+    paths: (args) => [{ path: args.path, access: 'write' }],
     async run({ args, paths, ops }) {
       const [dir] = paths;
       if (!dir) throw new ToolFailure('no path');

@@ -15,8 +15,8 @@ export function createMoveFileTool() {
       'Move or rename a file or folder. The destination must not exist; its parent folders are created.',
     parameters,
     paths: (args) => [
-      { path: args.from, followFinalLink: false },
-      { path: args.to, followFinalLink: false },
+      { path: args.from, followFinalLink: false, access: 'write', tree: true },
+      { path: args.to, followFinalLink: false, access: 'write' },
     ],
     async run({ args, paths, ops, scope }) {
       const [from, to] = paths;

@@ -11,7 +11,7 @@ export function createRemovePathTool() {
     description:
       'Delete a file or a folder with everything in it. A symbolic link is removed, not its target.',
     parameters,
-    paths: (args) => [{ path: args.path, followFinalLink: false }],
+    paths: (args) => [{ path: args.path, followFinalLink: false, access: 'write', tree: true }],
     async run({ args, paths, ops, scope }) {
       const [entry] = paths;
       if (!entry?.exists) throw new ToolFailure(`No such file or folder: '${args.path}'`);

@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ITool, ToolResult } from '@raf/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentSession } from '../sessions/agent-session.js';
 import { makeWorkspaceFixture, type WorkspaceFixture } from '../test-support/workspace-fixture.js';
+import { commandEnvironment } from '../workspace/operations/command-environment.js';
 import { createLocalToolOperations } from '../workspace/operations/local-tool-operations.js';
 import { WorkspaceContextProvider } from '../workspace/workspace-context-provider.js';
 import { isCommandAllowed } from './command-allowlist.js';
@@ -114,6 +116,71 @@ describe('run_command', () => {
   });
 });
 
+describe('the command environment, under every policy (issue 10 item 4)', () => {
+  const SECRETS = {
+    OPENAI_API_KEY: 'sk-parent-1',
+    GITHUB_TOKEN: 'ghp-parent-2',
+    DB_PASSWORD: 'pw-parent-3',
+    aws_secret: 'aws-parent-4',
+  };
+
+  it.each(['AllowAll', 'ApproveOutside', 'DenyOutside'] as const)(
+    '%s: the allowlist and env:, never a key, token, secret or password unless named',
+    async (policy) => {
+      const saved = { ...process.env };
+      Object.assign(process.env, SECRETS, { LC_ALL: 'C.UTF-8', RANDOM_THING: 'x' });
+      try {
+        const run = async (env: Record<string, string>) => {
+          const provider = new WorkspaceContextProvider({
+            root: fx.root,
+            name: 'ws',
+            policy,
+            properties: { allowCommands: ['env'], env },
+          }).addTool(createRunCommandTool());
+          const tool = provider.tools[0] as ITool;
+          expect(await tool.requiresApproval?.({ command: 'env' })).toBe(false);
+          const result = await exec(tool, { command: 'env', output_level: 'all' });
+          return String((result.data as { stdout: string }).stdout);
+        };
+        const out = await run({ FOO: 'bar' });
+        for (const [name, value] of Object.entries(SECRETS)) {
+          expect(out).not.toContain(name);
+          expect(out).not.toContain(value);
+        }
+        expect(out).not.toContain('RANDOM_THING');
+        expect(out).toMatch(/^FOO=bar$/m);
+        expect(out).toMatch(/^LC_ALL=C\.UTF-8$/m);
+        expect(out).toMatch(/^PATH=/m);
+        expect(out).toMatch(
+          new RegExp(`^HOME=${policy === 'DenyOutside' ? fx.root : process.env.HOME}$`, 'm'),
+        );
+        // Named explicitly in the workspace's env: (`env: {OPENAI_API_KEY: $OPENAI_API_KEY}`), it passes.
+        expect(await run({ OPENAI_API_KEY: 'sk-explicit' })).toMatch(/^OPENAI_API_KEY=sk-explicit$/m);
+      } finally {
+        for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
+        Object.assign(process.env, saved);
+      }
+    },
+  );
+
+  it('drops secret-looking names in any case, even from the allowlist', () => {
+    expect(
+      commandEnvironment({
+        PATH: '/bin',
+        LC_TOKEN: 'x',
+        lc_all: 'y',
+        api_key: 'k',
+        TERM: 'xterm',
+        TZ: 'UTC',
+      }),
+    ).toEqual({ PATH: '/bin', TERM: 'xterm', TZ: 'UTC' });
+    expect(commandEnvironment({ HOME: '/h' }, { home: '/w', explicit: { A_SECRET: 's' } })).toEqual({
+      HOME: '/w',
+      A_SECRET: 's',
+    });
+  });
+});
+
 describe('allowCommands under approve', () => {
   it('matches each sub-command on word boundaries', () => {
     const allowed = ['echo', 'git status'];
@@ -126,6 +193,64 @@ describe('allowCommands under approve', () => {
     expect(isCommandAllowed('echo hi\nrm -rf ~', allowed)).toBe(false);
     expect(isCommandAllowed('echo "unterminated', allowed)).toBe(false);
     expect(isCommandAllowed('echo hi', [])).toBe(false);
+  });
+
+  it('reads `#` as sh does: `echo hi#; touch M` asks (issue 10 item 5)', async () => {
+    expect(isCommandAllowed('echo hi#; touch M', ['echo'])).toBe(false);
+    expect(isCommandAllowed('echo hi # touch M', ['echo'])).toBe(true);
+    const { tool } = commandTool('ApproveOutside');
+    expect(await tool.requiresApproval?.({ command: 'echo hi#; touch M' })).toBe(true);
+    // Run without the approval it needs, the call is refused and nothing ran.
+    expect(await exec(tool, { command: 'echo hi#; touch M' })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^Refused: run_command needs approval/),
+    });
+    expect(existsSync(join(fx.root, 'M'))).toBe(false);
+  });
+
+  it('asks when an argument of an allowed command reaches outside the roots (issue 10 item 6)', async () => {
+    const tool = (allowCommands: string[]) =>
+      new WorkspaceContextProvider({
+        root: fx.root,
+        name: 'ws',
+        policy: 'ApproveOutside',
+        properties: { allowCommands },
+      }).addTool(createRunCommandTool()).tools[0] as ITool;
+    const cat = tool(['cat', 'sort', 'curl', 'ls']);
+    const asks = (command: string, t = cat) => t.requiresApproval?.({ command });
+    await writeFile(join(fx.root, 'inside.txt'), 'in\n');
+    expect(await asks('cat inside.txt')).toBe(false);
+    expect(await asks('cat src/a.txt ./inside.txt')).toBe(false);
+    expect(await asks('ls -la src')).toBe(false);
+    expect(await asks(`cat ${join(fx.outside, 'secret.txt')}`)).toBe(true);
+    expect(await asks('cat ../outside/secret.txt')).toBe(true);
+    expect(await asks('cat src/../../outside/secret.txt')).toBe(true);
+    expect(await asks('cat ~/.ssh/id_rsa')).toBe(true);
+    expect(await asks('cat ~')).toBe(true);
+    expect(await asks('cat ~root/x')).toBe(true);
+    expect(await asks('cat final-link')).toBe(true); // a link inside pointing outside
+    expect(await asks('cat dir-link/secret.txt')).toBe(true);
+    expect(await asks(`sort -o${join(fx.outside, 'x')} inside.txt`)).toBe(true);
+    expect(await asks(`sort --output=${join(fx.outside, 'x')} inside.txt`)).toBe(true);
+    expect(await asks('curl file:///etc/passwd')).toBe(true);
+    expect(await asks('cat /proc/self/root/etc/passwd')).toBe(true);
+    expect(await asks('cat inside.txt; cat /etc/passwd')).toBe(true);
+    expect(await asks(`cat inside.txt`, tool(['cat']))).toBe(false);
+    const diff = tool(['git diff']);
+    expect(await asks('git diff --stat', diff)).toBe(false);
+    expect(await asks(`git diff --output=${join(fx.outside, 'x')}`, diff)).toBe(true);
+    expect(await asks(`git diff --output ${join(fx.outside, 'x')}`, diff)).toBe(true);
+    // A working folder inside: relative arguments resolve against it.
+    expect(await cat.requiresApproval?.({ command: 'cat a.txt', working_dir: 'src' })).toBe(false);
+    expect(
+      await cat.requiresApproval?.({ command: 'cat ../../outside/secret.txt', working_dir: 'src' }),
+    ).toBe(true);
+    // Protected paths as arguments ask too.
+    await writeFile(join(fx.root, '.env'), 'K=v\n');
+    expect(await asks('cat .env')).toBe(true);
+    expect(await asks('cat .git/config')).toBe(true);
+    // Allowed and inside: it runs without asking.
+    expect((await exec(cat, { command: 'cat inside.txt' })).data).toMatchObject({ stdout: 'in\n' });
   });
 
   it('asks for commands the list does not cover and binds the approval to folder and command', async () => {

@@ -1,8 +1,14 @@
+import { isAbsolute, resolve } from 'node:path';
 import { scopeRoots, type WorkspaceScope } from '@raf/core';
 import { z } from 'zod';
+import { commandEnvironment, workspaceEnvOf } from '../workspace/operations/command-environment.js';
+import type { SandboxRequest, ToolOperations } from '../workspace/operations/tool-operations.js';
+import type { ProtectionIndex } from '../workspace/protected-paths.js';
+import { sandboxProtection } from '../workspace/sandbox-protection.js';
 import { BuiltinTool } from './builtin-tool.js';
-import { allowedCommandsOf, isCommandAllowed } from './command-allowlist.js';
+import { allowedArguments, allowedCommandsOf } from './command-allowlist.js';
 import { formatCommandOutput } from './command-output.js';
+import { argumentsReachOutside } from './command-paths.js';
 import { ToolFailure } from './tool-failure.js';
 
 export const DEFAULT_TIMEOUT_SECS = 30;
@@ -32,6 +38,40 @@ export function sandboxOf(scope: WorkspaceScope | undefined): { network: boolean
   return { network: scope.properties?.network === true };
 }
 
+/** The workspace's `readableOutside` (or `readable_outside`), absolute (relative to the main root). */
+export function readableOutsideOf(scope: WorkspaceScope): string[] {
+  const value = scope.properties?.readableOutside ?? scope.properties?.readable_outside;
+  if (!Array.isArray(value)) return [];
+  return value
+    .filter((v): v is string => typeof v === 'string' && v.trim() !== '')
+    .map((p) => (isAbsolute(p) ? p : resolve(scope.root, p)));
+}
+
+async function sandboxRequest(
+  scope: WorkspaceScope,
+  ops: ToolOperations,
+  protection: ProtectionIndex,
+): Promise<SandboxRequest & { truncated: boolean }> {
+  const real = async (paths: string[]) =>
+    (await Promise.all(paths.map((p) => ops.fs.realpath(p).catch(() => undefined)))).filter(
+      (p): p is string => p !== undefined,
+    );
+  const writableRoots = await real(scopeRoots(scope));
+  const network = scope.properties?.network === true;
+  // Without bubblewrap the command runs unconfined (and says so): nothing to search for.
+  if (!(await ops.process.canConfine())) return { writableRoots, network, truncated: false };
+  const readable = await real(readableOutsideOf(scope));
+  const found = await sandboxProtection(writableRoots, readable, protection);
+  return {
+    writableRoots,
+    readable,
+    network,
+    readOnly: found.readOnly,
+    hidden: found.hidden,
+    truncated: found.truncated,
+  };
+}
+
 export interface RunCommandOptions {
   /** Default timeout when the call gives none (seconds). */
   timeoutSecs?: number;
@@ -39,8 +79,9 @@ export interface RunCommandOptions {
 
 /**
  * `run_command {command, working_dir?, timeout_secs?, output_level?}`. The workspace checks the
- * working folder; under `approve` a command asks unless `allowCommands` covers each of its parts;
- * under `deny` it runs inside bubblewrap when installed, otherwise unconfined with a warning.
+ * working folder; under `approve` a command asks unless `allowCommands` covers each of its parts
+ * and none of its arguments reaches outside the roots; under `deny` it runs inside bubblewrap
+ * when installed, otherwise unconfined with a warning. Every policy scrubs the environment.
  */
 export function createRunCommandTool(options: RunCommandOptions = {}) {
   return new BuiltinTool({
@@ -49,17 +90,29 @@ export function createRunCommandTool(options: RunCommandOptions = {}) {
       'Run a shell command (sh -c) in a fresh shell with stdin closed. A non-zero exit code is reported, not an error.',
     parameters,
     paths: (args) => [{ path: args.working_dir ?? '.' }],
-    asksFor: (args, scope) => !isCommandAllowed(args.command, allowedCommandsOf(scope.properties)),
+    async asksFor(args, context) {
+      const rest = allowedArguments(args.command, allowedCommandsOf(context.scope.properties));
+      const cwd = context.paths[0];
+      if (!rest || !cwd) return true;
+      return argumentsReachOutside(rest, cwd.real, context);
+    },
     target: (args, paths) => `${paths[0]?.real ?? '.'}$ ${args.command}`,
-    async run({ args, paths, ops, scope, context }) {
+    async run({ args, paths, ops, scope, context, protection }) {
       const [cwd] = paths;
       if (!cwd?.exists || cwd.kind !== 'directory')
         throw new ToolFailure(`No such folder: '${args.working_dir ?? '.'}'`);
       const timeout = args.timeout_secs ?? options.timeoutSecs ?? DEFAULT_TIMEOUT_SECS;
-      const sandbox = sandboxOf(scope);
-      const writableRoots = scope
-        ? await Promise.all(scopeRoots(scope).map((root) => ops.fs.realpath(root).catch(() => root)))
-        : [];
+      const deny = scope !== undefined && sandboxOf(scope) !== undefined;
+      // Without bubblewrap there is nothing to prepare: the command runs unconfined and says so.
+      const sandbox = deny
+        ? await sandboxRequest(scope, ops, protection).catch((error: Error) => {
+            throw new ToolFailure(`cannot prepare the sandbox: ${error.message}`);
+          })
+        : undefined;
+      const env = commandEnvironment(process.env, {
+        explicit: workspaceEnvOf(scope),
+        ...(deny && { home: await ops.fs.realpath(scope.root).catch(() => scope.root) }),
+      });
       let outcome: Awaited<ReturnType<typeof ops.process.run>>;
       try {
         outcome = await ops.process.run({
@@ -67,7 +120,8 @@ export function createRunCommandTool(options: RunCommandOptions = {}) {
           cwd: cwd.real,
           timeoutMs: timeout * 1000,
           signal: context.signal,
-          ...(sandbox && { sandbox: { ...sandbox, writableRoots } }),
+          env,
+          ...(sandbox && { sandbox }),
         });
       } catch (error) {
         if (context.signal.aborted) throw error;
@@ -83,6 +137,11 @@ export function createRunCommandTool(options: RunCommandOptions = {}) {
         if (outcome.confinement === 'none') {
           Object.assign(result, {
             warning: 'not confined: bubblewrap is not available, so only working_dir was checked',
+          });
+        } else if (sandbox.truncated) {
+          Object.assign(result, {
+            warning:
+              'the workspace is too large to search fully for protected files (.env, .raf, .git); deeper ones may be visible to the command',
           });
         }
       }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isReadable } from '../workspace/protected-paths.js';
 import { BuiltinTool } from './builtin-tool.js';
 import { ToolFailure } from './tool-failure.js';
 
@@ -22,7 +23,7 @@ export function createSearchFileTool() {
     description: `Search file contents with a regular expression (at most ${SEARCH_FILE_MAX_MATCHES} matches; hidden folders and binary files skipped).`,
     parameters,
     paths: (args) => [{ path: args.directory }],
-    async run({ args, paths, ops, context }) {
+    async run({ args, paths, ops, context, protection, scope }) {
       const [dir] = paths;
       if (!dir?.exists || (dir.kind !== 'directory' && dir.kind !== 'file')) {
         throw new ToolFailure(`No such folder or file: '${args.directory}'`);
@@ -40,11 +41,14 @@ export function createSearchFileTool() {
           if (error.code === 'EPATTERN') throw new ToolFailure(error.message);
           throw error;
         });
+      // Protected files (`.env`, the agent definition) are never read out through a search.
+      const policy = scope?.policy ?? 'AllowAll';
+      const matches = outcome.matches.filter((m) => isReadable(m.file, protection, policy));
       return {
         pattern: args.pattern,
         directory: dir.real,
-        matches: outcome.matches.map((m) => ({ file: m.file, line: m.line, content: m.content })),
-        total: outcome.matches.length,
+        matches: matches.map((m) => ({ file: m.file, line: m.line, content: m.content })),
+        total: matches.length,
         truncated: outcome.truncated,
       };
     },

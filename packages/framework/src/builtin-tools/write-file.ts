@@ -15,7 +15,7 @@ export function createWriteFileTool() {
     name: 'write_file',
     description: 'Create or overwrite a file with the given content (parent folders are created).',
     parameters,
-    paths: (args) => [{ path: args.path }],
+    paths: (args) => [{ path: args.path, access: 'write' }],
     async run({ args, paths, ops, context }) {
       const [file] = paths;
       if (!file) throw new ToolFailure('no path');

@@ -78,6 +78,9 @@ async function runOne(
     }
     const context: ToolExecutionContext = { signal, callId: call.id };
     if (sessionId !== undefined) context.sessionId = sessionId;
+    // A tool that judges its own calls again as it runs (the built-in file tools) needs to know.
+    if (prepared.approved) context.approved = true;
+    if (prepared.approvedTarget !== undefined) context.approvedTarget = prepared.approvedTarget;
     let args: unknown = prepared.args;
     if (prepared.validated !== undefined) {
       args = prepared.validated;

@@ -48,7 +48,8 @@ const ESCAPE_HATCHES = [
 ];
 const MAX_LINK_HOPS = 40;
 
-function isInside(path: string, root: string): boolean {
+/** Whether `path` is `root` or below it, on a path-separator boundary (`/a/bc` is not inside `/a/b`). */
+export function isInside(path: string, root: string): boolean {
   return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 }
 
@@ -97,6 +98,14 @@ async function realLocation(
       throw new PathRejectedError(`symbolic link loop resolving '${absolute}'`);
     throw new PathRejectedError(`cannot resolve '${absolute}': ${(error as Error).message}`);
   }
+}
+
+/**
+ * The real location of an absolute path (every link followed; for a path not there yet, its
+ * nearest existing ancestor's real path plus the rest), without any containment check.
+ */
+export async function realPathOf(absolute: string, fs: GuardFs = LOCAL_FS): Promise<string> {
+  return (await realLocation(fs, resolve(absolute))).real;
 }
 
 /** Like `realLocation`, but a link in the last component is the answer itself. */

@@ -13,6 +13,7 @@ import { ApprovalRequiredTool } from '../approval/approval-required-tool.js';
 import { BuiltinTool } from '../builtin-tools/builtin-tool.js';
 import { defaultToolOperations } from './operations/local-tool-operations.js';
 import type { ToolOperations } from './operations/tool-operations.js';
+import { type ProtectedPathRule, protectedPathRules } from './protected-paths.js';
 import { workspaceInstructions } from './workspace-instructions.js';
 
 export const WORKSPACE_PROVIDER_NAME = 'WorkspaceContextProvider';
@@ -43,12 +44,26 @@ export class WorkspaceContextProvider implements IContextProvider {
   private readonly operations: ToolOperations | undefined;
 
   constructor(scope: WorkspaceScope, options: WorkspaceContextProviderOptions = {}) {
+    // An empty root would silently become the current folder.
+    if (typeof scope.root !== 'string' || scope.root.trim() === '')
+      throw new ConfigError(`workspace '${scope.name}': root must be a folder path, not an empty string`);
+    if (scope.roots?.some((r) => typeof r !== 'string' || r.trim() === ''))
+      throw new ConfigError(`workspace '${scope.name}': roots must be folder paths, not empty strings`);
+    const root = resolve(scope.root);
     this.scope = {
       ...scope,
-      root: resolve(scope.root),
-      ...(scope.roots && { roots: scope.roots.map((r) => resolve(scope.root, r)) }),
+      root,
+      ...(scope.roots && { roots: scope.roots.map((r) => resolve(root, r)) }),
+      ...(scope.protectedPaths && {
+        protectedPaths: scope.protectedPaths.map((p) => ({ ...p, path: resolve(root, p.path) })),
+      }),
     };
     this.operations = options.operations;
+  }
+
+  /** The protected paths of this workspace and what its policy does with them (for `explain`). */
+  get protectedPaths(): ProtectedPathRule[] {
+    return protectedPathRules(this.scope);
   }
 
   /** The tools as the model gets them: scoped, and gated under `ApproveOutside`. */

@@ -27,6 +27,7 @@ export function workspaceInstructions(
     '- Relative paths resolve inside the workspace root.',
     '- Absolute paths outside the workspace are labelled `outside_workspace`.',
     '- Every tool result carries `scope`: `workspace`, `outside_workspace` or `none`.',
+    `- Protected: the agent definition, the sessions folder, \`.raf/\` and \`.env*\` files are not readable or writable by the tools${scope.policy === 'AllowAll' ? ' (writing them asks)' : ''}; \`.git/hooks\` and \`.git/config\` ${scope.policy === 'DenyOutside' ? 'are read-only' : scope.policy === 'ApproveOutside' ? 'ask before a write' : 'are writable'}.`,
   ];
   if (options.hasCommands) {
     if (scope.policy === 'ApproveOutside') {
@@ -39,7 +40,7 @@ export function workspaceInstructions(
     } else if (scope.policy === 'DenyOutside') {
       lines.push(
         options.confined
-          ? `- run_command runs confined: the workspace is writable, the rest of the machine read-only, network ${scope.properties?.network === true ? 'on' : 'off'}.`
+          ? `- run_command runs confined: the workspace is writable, only the system's program folders are readable (no home folder), network ${scope.properties?.network === true ? 'on' : 'off'}.`
           : '- run_command is NOT confined on this machine (bubblewrap is not installed): only its working_dir is checked.',
       );
     }

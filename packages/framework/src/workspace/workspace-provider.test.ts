@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { defineTool, providerStateKey, toolSuccess } from '@raf/core';
+import { ConfigError, defineTool, providerStateKey, toolSuccess } from '@raf/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AgentBuilder } from '../agent/agent-builder.js';
@@ -173,5 +173,19 @@ describe('WorkspaceContextProvider', () => {
       createFileTools(),
     );
     for (const tool of deny.tools) expect(await tool.requiresApproval?.()).toBe(false);
+  });
+
+  it("refuses an empty root (issue 10 item 16: '' used to become the current folder)", () => {
+    for (const root of ['', '  ']) {
+      expect(() => new WorkspaceContextProvider({ root, name: 'p', policy: 'DenyOutside' })).toThrow(
+        ConfigError,
+      );
+      expect(() => new WorkspaceContextProvider({ root, name: 'p', policy: 'DenyOutside' })).toThrow(
+        "workspace 'p': root must be a folder path, not an empty string",
+      );
+    }
+    expect(
+      () => new WorkspaceContextProvider({ root: fx.root, roots: [''], name: 'p', policy: 'DenyOutside' }),
+    ).toThrow(/roots must be folder paths/);
   });
 });

@@ -4,6 +4,7 @@ import type { JSONValue } from '@raf/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWriteFileTool } from '../builtin-tools/write-file.js';
 import { executeCalls } from '../pipeline/tool-executor.js';
+import { startFlipping } from '../test-support/flipper.js';
 import { makeWorkspaceFixture, type WorkspaceFixture } from '../test-support/workspace-fixture.js';
 import { createLocalToolOperations } from './operations/local-tool-operations.js';
 import { RACE_PROOF_DIRECTORIES } from './operations/safe-directory.js';
@@ -64,17 +65,7 @@ describe('writes race-proof against a parent swapped for a link', () => {
     await mkdir(join(fx.root, 'sub-real'));
     await symlink(fx.outside, join(fx.root, 'sub-link'));
     await rm(join(fx.root, 'sub'), { recursive: true });
-    let flipping = true;
-    const flipper = (async () => {
-      while (flipping) {
-        await rename(join(fx.root, 'sub-real'), join(fx.root, 'sub')).catch(() => {});
-        await new Promise((r) => setTimeout(r, 1));
-        await rename(join(fx.root, 'sub'), join(fx.root, 'sub-real')).catch(() => {});
-        await rename(join(fx.root, 'sub-link'), join(fx.root, 'sub')).catch(() => {});
-        await new Promise((r) => setTimeout(r, 1));
-        await rename(join(fx.root, 'sub'), join(fx.root, 'sub-link')).catch(() => {});
-      }
-    })();
+    const flipper = startFlipping(fx.root);
     // Batches of 100 writes until both sides of the race were seen (a slow machine needs more).
     const outcomes = new Set<string>();
     for (let batch = 0; batch < 20 && outcomes.size < 2; batch++) {
@@ -86,12 +77,49 @@ describe('writes race-proof against a parent swapped for a link', () => {
       );
       for (const r of results) outcomes.add(r.ok ? 'ok' : 'refused');
     }
-    flipping = false;
-    await flipper;
+    await flipper.stop();
     expect(await readdir(fx.outside)).toEqual(['secret.txt']);
     // Both sides of the race happened: some writes landed inside, others were refused.
     expect([...outcomes].sort()).toEqual(['ok', 'refused']);
   });
+
+  // Issue 10 item 9: under approve the gate said "inside", the folder flipped to a link before
+  // the write resolved its path again, and the write landed outside (1–9 in 3,000).
+  it('under approve, 0 of 3,000 writes judged inside land outside while a folder flips', async () => {
+    const provider = new WorkspaceContextProvider({
+      root: fx.root,
+      name: 'ws',
+      policy: 'ApproveOutside',
+    }).addTool(createWriteFileTool());
+    const tool = provider.tools[0]!;
+    await mkdir(join(fx.root, 'sub-real'));
+    await symlink(fx.outside, join(fx.root, 'sub-link'));
+    await rm(join(fx.root, 'sub'), { recursive: true });
+    const flipper = startFlipping(fx.root);
+    const outcomes = { asked: 0, ok: 0, refused: 0 };
+    const TRIES = 3000;
+    for (let batch = 0; batch < TRIES / 100; batch++) {
+      await Promise.all(
+        Array.from({ length: 100 }, async (_, i) => {
+          const args = { path: `sub/f-${batch}-${i}.txt`, content: 'x' };
+          // The tool loop: ask the gate; only calls judged inside run without a human.
+          if (await tool.requiresApproval?.(args)) {
+            outcomes.asked++;
+            return;
+          }
+          const call = { id: `c${batch}-${i}`, name: 'write_file', arguments: JSON.stringify(args) };
+          const [result] = await executeCalls([{ call, tool, args }], new AbortController().signal);
+          outcomes[result?.ok ? 'ok' : 'refused']++;
+        }),
+      );
+    }
+    await flipper.stop();
+    expect(await readdir(fx.outside)).toEqual(['secret.txt']);
+    expect(outcomes.asked + outcomes.ok + outcomes.refused).toBe(TRIES);
+    // Both sides of the race happened.
+    expect(outcomes.ok).toBeGreaterThan(0);
+    expect(outcomes.asked + outcomes.refused).toBeGreaterThan(0);
+  }, 120_000);
 
   it('refuses an unapproved call whose target moved outside after the approval check', async () => {
     const provider = new WorkspaceContextProvider({

@@ -9,12 +9,12 @@ import {
   readlink,
   realpath,
   rename,
-  rm,
   stat,
   unlink,
 } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { PathChangedError, withDirectory } from './safe-directory.js';
+import { removeTree } from './safe-remove.js';
 import type { DirectoryEntry, EntryInfo, FsOperations } from './tool-operations.js';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = constants;
@@ -146,8 +146,8 @@ export class LocalFsOperations implements FsOperations {
     return withDirectory(dirname(path), false, async (dir) => {
       const target = dir.at(name);
       const info = await lstat(target);
-      // rm does not follow links inside the tree; a link itself is unlinked, never its target.
-      if (info.isDirectory()) await rm(target, { recursive: true });
+      // A link itself is unlinked, never its target; a tree is removed folder by held folder.
+      if (info.isDirectory()) await removeTree(dir.at(''), name);
       else await unlink(target);
     });
   }

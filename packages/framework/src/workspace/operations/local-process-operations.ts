@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { bubblewrapArguments, systemMountArguments } from './bubblewrap-arguments.js';
+import { commandEnvironment } from './command-environment.js';
 import { OutputCapture } from './output-capture.js';
 import type { ProcessOperations, ProcessRequest, ProcessResult } from './tool-operations.js';
 
@@ -12,48 +14,66 @@ function exitOf(child: ChildProcess): Promise<{ code: number | null; error?: Err
   });
 }
 
-/** bubblewrap arguments: the whole machine read-only, the workspace roots writable, a private /tmp. */
-export function bubblewrapArguments(request: ProcessRequest): string[] {
-  const sandbox = request.sandbox;
-  if (!sandbox) return [];
-  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
-  for (const root of sandbox.writableRoots) args.push('--bind', root, root);
-  if (!sandbox.network) args.push('--unshare-net');
-  args.push('--unshare-pid', '--die-with-parent', '--new-session', '--chdir', request.cwd);
-  return args;
+interface Confinement {
+  available: boolean;
+  /** Whether bubblewrap can give the command its own user namespace on this machine. */
+  userNamespace: boolean;
 }
 
-let confinable: Promise<boolean> | undefined;
+const probes = new Map<string, Promise<Confinement>>();
 
 /** Runs `sh -c` on this machine; confines with bubblewrap when asked and installed. */
 export class LocalProcessOperations implements ProcessOperations {
   constructor(private readonly options: { bubblewrapPath?: string } = {}) {}
 
-  canConfine(): Promise<boolean> {
-    const bwrap = this.options.bubblewrapPath ?? 'bwrap';
-    if (this.options.bubblewrapPath !== undefined) return this.probe(bwrap);
-    confinable ??= this.probe(bwrap);
-    return confinable;
+  private get bwrap(): string {
+    return this.options.bubblewrapPath ?? 'bwrap';
   }
 
-  private async probe(bwrap: string): Promise<boolean> {
-    if (process.platform !== 'linux') return false;
-    const child = spawn(bwrap, ['--ro-bind', '/', '/', '--unshare-net', 'true'], { stdio: 'ignore' });
-    const { code } = await exitOf(child);
-    return code === 0;
+  private confinement(): Promise<Confinement> {
+    let probe = probes.get(this.bwrap);
+    if (!probe) {
+      probe = this.probe();
+      probes.set(this.bwrap, probe);
+    }
+    return probe;
+  }
+
+  async canConfine(): Promise<boolean> {
+    return (await this.confinement()).available;
+  }
+
+  /** Tries the flags every sandbox uses, then the same with a new user namespace. */
+  private async probe(): Promise<Confinement> {
+    if (process.platform !== 'linux') return { available: false, userNamespace: false };
+    const attempt = async (extra: string[]) => {
+      const args = ['--ro-bind', '/', '/', ...extra, '--unshare-pid', '--unshare-ipc', '--unshare-net'];
+      args.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL', 'true');
+      const { code } = await exitOf(spawn(this.bwrap, args, { stdio: 'ignore' }));
+      return code === 0;
+    };
+    if (!(await attempt([]))) return { available: false, userNamespace: false };
+    return { available: true, userNamespace: await attempt(['--unshare-user']) };
   }
 
   async run(request: ProcessRequest): Promise<ProcessResult> {
     request.signal.throwIfAborted();
-    const confine = request.sandbox !== undefined && (await this.canConfine());
-    const [file, args] = confine
-      ? [
-          this.options.bubblewrapPath ?? 'bwrap',
-          [...bubblewrapArguments(request), 'sh', '-c', request.command],
-        ]
-      : ['sh', ['-c', request.command]];
+    const confinement = request.sandbox ? await this.confinement() : undefined;
+    let file = 'sh';
+    let args = ['-c', request.command];
+    if (request.sandbox && confinement?.available) {
+      const sandbox = bubblewrapArguments(request, request.sandbox, {
+        systemMounts: await systemMountArguments(),
+        userNamespace: confinement.userNamespace,
+      });
+      file = this.bwrap;
+      args = [...sandbox, 'sh', ...args];
+    }
+    const confine = file !== 'sh';
     const child = spawn(file, args, {
       cwd: request.cwd,
+      // Never this process's environment as is: provider keys and tokens stay out.
+      env: request.env ?? commandEnvironment(process.env),
       stdio: ['ignore', 'pipe', 'pipe'],
       // Its own process group, so a timeout or cancel kills the command's children too.
       detached: true,

@@ -37,13 +37,30 @@ export interface FsOperations {
   list(path: string): Promise<DirectoryEntry[]>;
 }
 
+/**
+ * How to confine a command: the roots writable, the system's program folders and `readable`
+ * read-only, nothing else visible; network off unless `network`. Every path is real (no links).
+ */
+export interface SandboxRequest {
+  writableRoots: readonly string[];
+  network: boolean;
+  /** Paths outside the roots the command may read (`readableOutside`). */
+  readable?: readonly string[];
+  /** Paths inside the mounted trees kept read-only (`.git`). */
+  readOnly?: readonly string[];
+  /** Existing paths inside the mounted trees the command must not see (protected paths). */
+  hidden?: readonly { path: string; directory: boolean }[];
+}
+
 export interface ProcessRequest {
   command: string;
   cwd: string;
   timeoutMs: number;
   signal: AbortSignal;
-  /** Confine the command: these folders writable, everything else read-only, network off unless set. */
-  sandbox?: { writableRoots: readonly string[]; network: boolean };
+  /** The whole environment of the command (default: a scrubbed copy of this process's, see `commandEnvironment`). */
+  env?: Readonly<Record<string, string>>;
+  /** Confine the command (bubblewrap when installed). */
+  sandbox?: SandboxRequest;
 }
 
 /** Captured output: the first and last bytes, and the total, so memory stays bounded. */

@@ -1,0 +1,150 @@
+import { readdir } from 'node:fs/promises';
+import { join, resolve, sep } from 'node:path';
+import { type ProtectedPath, type ScopePolicy, scopeRoots, type WorkspaceScope } from '@raf/core';
+import { type GuardFs, isInside, realPathOf } from './path-guard.js';
+
+/**
+ * Why a path is protected. `secret` paths (the agent definition file, the sessions folder, `.raf/`,
+ * `.env*`) are neither read nor written by the file tools; `git` paths (`.git` itself, its hooks
+ * and config) are read freely but written only with approval (`approve`) or never (`deny`).
+ */
+export interface Protection {
+  reason: string;
+  kind: 'secret' | 'git';
+}
+
+/** What happens to a call on a protected path under a policy. */
+export type ProtectionDecision = 'allowed' | 'ask' | 'refused';
+
+const ENV_FILE = /^\.env(\..*)?$/i;
+const SECRET_DIR = '.raf';
+/** Reading a folder this large for protected entries (before removing or moving it) stops here. */
+export const PROTECTED_SCAN_LIMIT = 50_000;
+
+/** The built-in rules, by the names on a real (symlink-free) path. */
+export function protectionByName(real: string): Protection | undefined {
+  const parts = real.split(sep).filter((p) => p !== '');
+  for (let i = 0; i < parts.length; i++) {
+    const part = (parts[i] as string).toLowerCase();
+    if (part === SECRET_DIR) return { reason: '.raf', kind: 'secret' };
+    if (ENV_FILE.test(part)) return { reason: '.env', kind: 'secret' };
+    if (part === '.git') {
+      const rest = parts.slice(i + 1).map((p) => p.toLowerCase());
+      const last = rest.at(-1);
+      // A hook or a config (`core.fsmonitor`, `core.hooksPath`) runs code at the user's next `git status`.
+      if (rest.length === 0 || rest.includes('hooks') || last === 'config' || last === 'config.worktree')
+        return { reason: '.git', kind: 'git' };
+    }
+  }
+  return undefined;
+}
+
+/** What a check needs, gathered once per call: the real roots and explicit protected paths. */
+export interface ProtectionIndex {
+  roots: string[];
+  explicit: { real: string; reason: string }[];
+}
+
+/** Reads the scope's roots and explicit protected paths at their real locations. */
+export async function protectionIndex(scope: WorkspaceScope, fs: GuardFs): Promise<ProtectionIndex> {
+  const listed: readonly ProtectedPath[] = scope.protectedPaths ?? [];
+  const [roots, explicit] = await Promise.all([
+    Promise.all(scopeRoots(scope).map((root) => fs.realpath(root).catch(() => root))),
+    Promise.all(
+      listed.map(async ({ path, reason }) => ({
+        // A path not there yet: its nearest existing ancestor's real path plus the rest.
+        real: await realPathOf(resolve(scope.root, path), fs).catch(() => path),
+        reason,
+      })),
+    ),
+  ]);
+  return { roots, explicit };
+}
+
+/**
+ * Whether a real path is protected. The name rules apply below the root that holds the path (a
+ * workspace kept inside some `.raf/` folder is not protected as a whole), or to the whole path
+ * outside the roots. A write also counts when the target holds an explicit protected path
+ * (moving or removing the folder of `agent.yaml`).
+ */
+export function protectionOf(
+  real: string,
+  access: 'read' | 'write',
+  index: ProtectionIndex,
+): Protection | undefined {
+  const root = index.roots.find((r) => isInside(real, r));
+  const named = protectionByName(root ? real.slice(root.length) : real);
+  if (named) return named;
+  for (const entry of index.explicit) {
+    if (isInside(real, entry.real) || (access === 'write' && isInside(entry.real, real)))
+      return { reason: entry.reason, kind: 'secret' };
+  }
+  return undefined;
+}
+
+/** The first protected entry inside a folder (links not followed), for removals and moves. */
+export async function protectionInside(directory: string): Promise<Protection | undefined> {
+  let budget = PROTECTED_SCAN_LIMIT;
+  const pending = [directory];
+  while (pending.length > 0) {
+    const folder = pending.pop() as string;
+    const entries = await readdir(folder, { withFileTypes: true }).catch(() => []);
+    budget -= entries.length;
+    if (budget < 0) return { reason: `over ${PROTECTED_SCAN_LIMIT} entries to check`, kind: 'secret' };
+    for (const entry of entries) {
+      const found = protectionByName(join(folder.slice(directory.length), entry.name));
+      if (found) return found;
+      if (entry.isDirectory()) pending.push(join(folder, entry.name));
+    }
+  }
+  return undefined;
+}
+
+/** What a policy does with a call that reads or writes a protected path. */
+export function protectionDecision(
+  protection: Protection,
+  access: 'read' | 'write',
+  policy: ScopePolicy,
+): ProtectionDecision {
+  if (protection.kind === 'secret') {
+    if (access === 'read') return 'refused';
+    return policy === 'AllowAll' ? 'ask' : 'refused';
+  }
+  if (access === 'read') return 'allowed';
+  return policy === 'DenyOutside' ? 'refused' : policy === 'ApproveOutside' ? 'ask' : 'allowed';
+}
+
+/** Whether the file tools may read a path (a search keeps only such results). */
+export function isReadable(path: string, index: ProtectionIndex, policy: ScopePolicy): boolean {
+  const protection = protectionOf(path, 'read', index);
+  return !protection || protectionDecision(protection, 'read', policy) === 'allowed';
+}
+
+/** One line per protection, for `explain` and the README. */
+export interface ProtectedPathRule {
+  /** An absolute path, or a pattern under each root (`**\/.env`). */
+  path: string;
+  reason: string;
+  reads: 'refused' | 'allowed';
+  writes: ProtectionDecision;
+}
+
+/** The protected paths of a workspace and what its policy does with them. */
+export function protectedPathRules(scope: WorkspaceScope): ProtectedPathRule[] {
+  const rule = (path: string, protection: Protection): ProtectedPathRule => ({
+    path,
+    reason: protection.reason,
+    reads: protectionDecision(protection, 'read', scope.policy) === 'refused' ? 'refused' : 'allowed',
+    writes: protectionDecision(protection, 'write', scope.policy),
+  });
+  const secret = (reason: string): Protection => ({ reason, kind: 'secret' });
+  const git: Protection = { reason: '.git', kind: 'git' };
+  return [
+    ...(scope.protectedPaths ?? []).map((p) => rule(p.path, secret(p.reason))),
+    rule('**/.raf/', secret('.raf')),
+    rule('**/.env', secret('.env')),
+    rule('**/.env.*', secret('.env')),
+    rule('**/.git/hooks/', git),
+    rule('**/.git/config', git),
+  ];
+}
