@@ -84,9 +84,19 @@ export interface SearchRequest {
   signal: AbortSignal;
 }
 
+/** A file a search did not read because it is over the size cap. */
+export interface SkippedFile {
+  file: string;
+  size: number;
+  /** Why, for the model: `over 50 MB`. */
+  reason?: string;
+}
+
 export interface SearchOutcome {
   matches: SearchMatch[];
   truncated: boolean;
+  /** Files over the size cap, met before the last match (in path order). */
+  skipped?: SkippedFile[];
   /** `ripgrep` or `walker`: which engine answered. */
   engine: string;
 }
