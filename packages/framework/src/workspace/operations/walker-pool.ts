@@ -1,4 +1,3 @@
-import { closeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -114,25 +113,15 @@ export class WalkerPool {
     }
   }
 
-  /** Terminates the slot's worker (closing the descriptors it held) and starts a fresh one. */
+  /** Terminates the slot's worker and starts a fresh one. */
   private replace(slot: Slot, dropRunning = true): void {
-    const { worker, shared, running } = slot;
+    const { worker, running } = slot;
     slot.running = undefined;
     worker.removeAllListeners('message');
     worker.removeAllListeners('error');
     worker.on('error', () => {});
-    void worker.terminate().then(() => {
-      for (let i = SHARED.firstFd; i < SHARED.firstFd + SHARED.fdSlots; i++) {
-        const fd = shared[i] as number;
-        if (fd >= 0) {
-          try {
-            closeSync(fd);
-          } catch {
-            // already closed
-          }
-        }
-      }
-    });
+    // Node closes the descriptors the worker opened (`trackUnmanagedFds`, on by default).
+    void worker.terminate();
     this.start(slot);
     if (dropRunning && running) running.done({ id: running.job.id, items: [], cancelled: true });
   }
@@ -144,8 +133,7 @@ export class WalkerPool {
 
   /** Gives the slot a fresh worker and its shared memory. */
   private start(slot: Slot): Slot {
-    const shared = new Int32Array(new SharedArrayBuffer((SHARED.firstFd + SHARED.fdSlots) * 4));
-    shared.fill(-1, SHARED.firstFd);
+    const shared = new Int32Array(new SharedArrayBuffer(SHARED.length * 4));
     const worker = startWorker(shared.buffer as SharedArrayBuffer);
     Object.assign(slot, { worker, shared, running: undefined, lastProgress: 0, lastChange: 0 });
     worker.on('message', (reply: WalkReply) => {
@@ -178,13 +166,14 @@ export class WalkerPool {
 function startWorker(shared: SharedArrayBuffer): Worker {
   const here = import.meta.url;
   if (!here.endsWith('.ts')) {
-    return new Worker(new URL('./walker-worker.js', here), { workerData: { shared } });
+    return new Worker(new URL('./walker-worker.js', here), { workerData: { shared }, trackUnmanagedFds: true });
   }
   const tsx = createRequire(here).resolve('tsx/cjs/api');
   const entry = fileURLToPath(new URL('./walker-worker.ts', here));
   return new Worker(`require(${JSON.stringify(tsx)}).register(); require(${JSON.stringify(entry)});`, {
     eval: true,
     workerData: { shared },
+    trackUnmanagedFds: true,
   });
 }
 

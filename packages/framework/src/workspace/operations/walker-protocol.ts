@@ -49,7 +49,6 @@ export interface WalkReply {
 
 /**
  * Layout of the Int32Array each worker shares with the pool: a progress counter (bumped after
- * every file and regex run, so a stuck regex is visible), the id of a job to give up, and the
- * descriptors the worker holds open (closed by the pool when it has to terminate the worker).
+ * every file and regex run, so a stuck regex is visible) and the id of a job to give up.
  */
-export const SHARED = { progress: 0, cancel: 1, firstFd: 2, fdSlots: 40 } as const;
+export const SHARED = { progress: 0, cancel: 1, length: 2 } as const;

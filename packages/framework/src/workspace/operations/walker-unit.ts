@@ -50,28 +50,23 @@ export function runUnit(job: WalkJob, context: UnitContext): WalkReply {
   const literal = job.source && job.flags ? literalOf(job.source, job.flags) : undefined;
   const literalBytes = literal === undefined ? undefined : Buffer.from(literal);
 
-  const hold = (fd: number) => {
-    shared[SHARED.firstFd + held.length] = fd;
-    held.push(fd);
-  };
-  const release = () => {
-    const fd = held.pop() as number;
-    shared[SHARED.firstFd + held.length] = -1; // cleared before closing: never close a reused number
-    closeSync(fd);
-  };
+  // A terminated worker's descriptors are closed by Node (`trackUnmanagedFds`).
+  const hold = (fd: number) => held.push(fd);
+  const release = () => closeSync(held.pop() as number);
   const stop = () => {
     if (Atomics.load(shared, SHARED.cancel) === job.id) cancelled = true;
     return cancelled || results >= job.limit;
   };
 
-  const scan = (at: string, file: string) => {
+  /** Scans `at` (a path to open without following a link, or the unit's open descriptor). */
+  const scan = (at: string | number, file: string) => {
     let fd: number;
     try {
-      fd = openSync(at, FILE_FLAGS);
+      fd = typeof at === 'number' ? at : openSync(at, FILE_FLAGS);
     } catch {
       return;
     }
-    hold(fd);
+    if (typeof at !== 'number') hold(fd);
     try {
       const info = fstatSync(fd);
       if (!info.isFile()) return;
@@ -98,7 +93,7 @@ export function runUnit(job: WalkJob, context: UnitContext): WalkReply {
     } catch {
       // unreadable (permissions, vanished, an I/O error): skipped like ripgrep does
     } finally {
-      release();
+      if (typeof at !== 'number') release();
       Atomics.add(shared, SHARED.progress, 1);
     }
   };
@@ -155,7 +150,7 @@ export function runUnit(job: WalkJob, context: UnitContext): WalkReply {
   try {
     if (unit.directory) walk(unit.fd, job.path, job.relative, job.depth);
     // A file named directly is searched whatever `include` says, as ripgrep does.
-    else if (job.kind === 'search') scan(FD_PATHS ? `/proc/self/fd/${unit.fd}` : job.path, job.path);
+    else if (job.kind === 'search') scan(unit.fd, job.path);
   } finally {
     while (held.length > 0) release();
   }

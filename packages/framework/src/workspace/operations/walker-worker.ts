@@ -10,7 +10,6 @@ import { runUnit, type UnitContext } from './walker-unit.js';
 const port = isMainThread ? null : parentPort;
 if (port) {
   const shared = new Int32Array(workerData.shared as SharedArrayBuffer);
-  shared.fill(-1, SHARED.firstFd);
   let re2: Re2Module | undefined;
   const matchers = new Map<string, TextMatcher>();
   const globs = new Map<string, (relative: string, name: string) => boolean>();
