@@ -66,26 +66,35 @@ const engines = [
 describe(`searches while a folder flips between a directory and a link to outside (${TRIES} tries)`, () => {
   for (const [engine, installed] of engines) {
     it.runIf(installed)(`${engine}: search_file of the root never returns an outside line`, async () => {
-      const { inside, leaks } = await race(tool(createSearchFileTool, engine), { pattern: 'needle', directory: '.' }, (t) =>
-        /needle secret|only outside/.test(t),
+      const { inside, leaks } = await race(
+        tool(createSearchFileTool, engine),
+        { pattern: 'needle', directory: '.' },
+        (t) => /needle secret|only outside/.test(t),
       );
       expect(leaks).toEqual([]);
       expect(inside).toBeGreaterThan(0); // the race ran: the real folder was searched too
     });
 
-    it.runIf(installed)(`${engine}: search_file of the flipping folder itself never returns an outside line`, async () => {
-      const { leaks } = await race(tool(createSearchFileTool, engine), { pattern: 'needle', directory: 'sub' }, (t) =>
-        /needle secret|only outside/.test(t),
-      );
-      expect(leaks).toEqual([]);
-    });
+    it.runIf(installed)(
+      `${engine}: search_file of the flipping folder itself never returns an outside line`,
+      async () => {
+        const { leaks } = await race(
+          tool(createSearchFileTool, engine),
+          { pattern: 'needle', directory: 'sub' },
+          (t) => /needle secret|only outside/.test(t),
+        );
+        expect(leaks).toEqual([]);
+      },
+    );
   }
 
   it('find_files never lists an outside name', async () => {
     const find = tool(createFindFilesTool, 'walker');
     const { leaks } = await race(find, { pattern: '**/*.txt' }, (t) => t.includes('only-outside'));
     expect(leaks).toEqual([]);
-    const direct = await race(find, { pattern: '*.txt', directory: 'sub' }, (t) => t.includes('only-outside'));
+    const direct = await race(find, { pattern: '*.txt', directory: 'sub' }, (t) =>
+      t.includes('only-outside'),
+    );
     expect(direct.leaks).toEqual([]);
     expect(direct.inside).toBeGreaterThan(0);
   });

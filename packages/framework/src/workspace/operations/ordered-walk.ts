@@ -106,7 +106,13 @@ export function orderedWalk(
               continue;
             }
             const node: UnitNode = {};
-            waiting.push({ node, path: item.path, relative: item.relative, depth: item.depth, budget: UNIT_BUDGET });
+            waiting.push({
+              node,
+              path: item.path,
+              relative: item.relative,
+              depth: item.depth,
+              budget: UNIT_BUDGET,
+            });
             entries.push({ type: 'node', node });
           }
           unit.node.items = entries;

@@ -29,7 +29,11 @@ export function hasRipgrep(path = 'rg'): Promise<boolean> {
 }
 
 /** The flags that make ripgrep walk exactly like the JS walker (see `SEARCH_LIMITS`). */
-export function ripgrepArguments(request: SearchRequest, target = '.', maxFileBytes = SEARCH_LIMITS.maxFileBytes): string[] {
+export function ripgrepArguments(
+  request: SearchRequest,
+  target = '.',
+  maxFileBytes = SEARCH_LIMITS.maxFileBytes,
+): string[] {
   const args = [
     '--no-config',
     '--null',
@@ -68,13 +72,23 @@ export async function ripgrepSearch(
 ): Promise<SearchOutcome> {
   const info = await stat(request.directory);
   if (info.isFile() && info.size > options.maxFileBytes) {
-    return { matches: [], truncated: false, engine: 'ripgrep', skipped: [{ file: request.directory, size: info.size }] };
+    return {
+      matches: [],
+      truncated: false,
+      engine: 'ripgrep',
+      skipped: [{ file: request.directory, size: info.size }],
+    };
   }
   const found = await runRipgrep(request, info.isFile(), options);
   const matches = await verifyMatches(found.matches.slice(0, request.maxMatches + 1), options.maxFileBytes);
   matches.sort(byFileAndLine);
   const truncated = matches.length > request.maxMatches;
-  return { matches: matches.slice(0, request.maxMatches), truncated, engine: 'ripgrep', skipped: found.skipped };
+  return {
+    matches: matches.slice(0, request.maxMatches),
+    truncated,
+    engine: 'ripgrep',
+    skipped: found.skipped,
+  };
 }
 
 function runRipgrep(

@@ -21,7 +21,11 @@ export async function verifyMatches(matches: SearchMatch[], maxFileBytes: number
   }
   const kept: SearchMatch[] = [];
   for (const [file, group] of byFile) {
-    const lines = await readLinesAt(file, maxFileBytes, group.reduce((most, m) => Math.max(most, m.line), 0));
+    const lines = await readLinesAt(
+      file,
+      maxFileBytes,
+      group.reduce((most, m) => Math.max(most, m.line), 0),
+    );
     if (!lines) continue;
     for (const match of group) {
       if (lines[match.line - 1] === match.content) kept.push(match);

@@ -166,7 +166,10 @@ export class WalkerPool {
 function startWorker(shared: SharedArrayBuffer): Worker {
   const here = import.meta.url;
   if (!here.endsWith('.ts')) {
-    return new Worker(new URL('./walker-worker.js', here), { workerData: { shared }, trackUnmanagedFds: true });
+    return new Worker(new URL('./walker-worker.js', here), {
+      workerData: { shared },
+      trackUnmanagedFds: true,
+    });
   }
   const tsx = createRequire(here).resolve('tsx/cjs/api');
   const entry = fileURLToPath(new URL('./walker-worker.ts', here));

@@ -35,7 +35,10 @@ export interface Re2Module {
     compile(
       regex: string,
       flags: number,
-    ): { matcher(input: string): { find(start: number): boolean; start(): number }; test(input: string): boolean };
+    ): {
+      matcher(input: string): { find(start: number): boolean; start(): number };
+      test(input: string): boolean;
+    };
   };
 }
 

@@ -64,9 +64,12 @@ export async function walkerSearch(request: SearchRequest, limits: WalkerLimits)
 /** Refuses a glob that could leave the folder. */
 export function checkFindPattern(pattern: string): void {
   if (posix.isAbsolute(pattern) || /^[a-zA-Z]:[\\/]/.test(pattern) || pattern.split(/[\\/]/).includes('..')) {
-    throw Object.assign(new Error("the pattern must be relative to the directory and must not contain '..'"), {
-      code: 'EPATTERN',
-    });
+    throw Object.assign(
+      new Error("the pattern must be relative to the directory and must not contain '..'"),
+      {
+        code: 'EPATTERN',
+      },
+    );
   }
 }
 

@@ -188,7 +188,8 @@ function openUnit(path: string): { fd: number; directory: boolean } | undefined 
  */
 function readFile(fd: number, size: number, maxBytes: number, probeBytes: number): number {
   const wanted = Math.min(size, maxBytes) + 1; // one more byte shows a file that grew
-  if (buffer.length < wanted) buffer = Buffer.allocUnsafe(Math.min(Math.max(wanted, buffer.length * 2), maxBytes + 1));
+  if (buffer.length < wanted)
+    buffer = Buffer.allocUnsafe(Math.min(Math.max(wanted, buffer.length * 2), maxBytes + 1));
   let length = readSync(fd, buffer, 0, Math.min(buffer.length, FIRST_READ), null);
   if (length === 0 || buffer.subarray(0, Math.min(length, probeBytes)).includes(0)) return length;
   for (;;) {

@@ -20,7 +20,10 @@ if (port) {
     let matcher = matchers.get(key);
     if (!matcher) {
       if (job.linear) re2 ??= (await import('re2js')) as Re2Module;
-      matcher = job.linear && re2 ? linearMatcher(re2, job.source, job.flags ?? '') : jsMatcher(job.source, job.flags ?? '');
+      matcher =
+        job.linear && re2
+          ? linearMatcher(re2, job.source, job.flags ?? '')
+          : jsMatcher(job.source, job.flags ?? '');
       if (matchers.size > 16) matchers.clear();
       matchers.set(key, matcher);
     }
@@ -37,7 +40,9 @@ if (port) {
       // include: on the name at any depth, or on the relative path when it has a `/`.
       const match = picomatch(glob, { dot: job.kind === 'search' });
       accepts =
-        job.kind === 'find' || glob.includes('/') ? (relative) => match(relative) : (_relative, name) => match(name);
+        job.kind === 'find' || glob.includes('/')
+          ? (relative) => match(relative)
+          : (_relative, name) => match(name);
       if (globs.size > 16) globs.clear();
       globs.set(key, accepts);
     }
