@@ -30,9 +30,9 @@ export interface UnitContext {
   accepts?: (relative: string, name: string) => boolean;
 }
 
-let buffer = Buffer.allocUnsafe(1 << 16);
-/** A binary file is recognised from its first chunk and not read further. */
+/** The first read of every file; the buffer is never smaller. */
 const FIRST_READ = 1 << 16;
+let buffer = Buffer.allocUnsafe(FIRST_READ);
 
 /**
  * Walks one unit synchronously (in a worker, sync calls are the fastest and block no one). Every
@@ -68,13 +68,7 @@ export function runUnit(job: WalkJob, context: UnitContext): WalkReply {
     }
     if (typeof at !== 'number') hold(fd);
     try {
-      const info = fstatSync(fd);
-      if (!info.isFile()) return;
-      if (info.size > job.maxFileBytes) {
-        items.push({ type: 'skipped', file, size: info.size });
-        return;
-      }
-      const length = readFile(fd, info.size, job.maxFileBytes, job.probeBytes);
+      const length = readFile(fd, job.maxFileBytes, job.probeBytes);
       if (length < 0) {
         items.push({ type: 'skipped', file, size: -length });
         return;
@@ -182,20 +176,21 @@ function openUnit(path: string): { fd: number; directory: boolean } | undefined 
 }
 
 /**
- * Reads the open file (`size` bytes by `fstat`) into the worker's buffer: the first chunk alone when
- * it is binary (the caller sees the NUL in the probe), else all of it. Returns the length, or
- * minus the length read when the file grew past the cap.
+ * Reads the open regular file into the worker's buffer and returns its length, or minus its size
+ * when it is over the cap (reading no more than the cap). A small file takes one read and no
+ * `fstat` (most files in a tree are small: the syscalls are the cost); a binary one is recognised
+ * from its first chunk and not read further (the caller sees the NUL in the probe).
  */
-function readFile(fd: number, size: number, maxBytes: number, probeBytes: number): number {
-  const wanted = Math.min(size, maxBytes) + 1; // one more byte shows a file that grew
-  if (buffer.length < wanted)
-    buffer = Buffer.allocUnsafe(Math.min(Math.max(wanted, buffer.length * 2), maxBytes + 1));
-  let length = readSync(fd, buffer, 0, Math.min(buffer.length, FIRST_READ), null);
-  if (length === 0 || buffer.subarray(0, Math.min(length, probeBytes)).includes(0)) return length;
+function readFile(fd: number, maxBytes: number, probeBytes: number): number {
+  let length = readSync(fd, buffer, 0, FIRST_READ, null);
+  if (length < FIRST_READ) return length > maxBytes ? -length : length;
+  const size = fstatSync(fd).size;
+  if (size > maxBytes) return -size;
+  if (buffer.subarray(0, probeBytes).includes(0)) return length;
   for (;;) {
     if (length === buffer.length) {
       if (length > maxBytes) return -length;
-      const bigger = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
+      const bigger = Buffer.allocUnsafe(Math.min(Math.max(size + 1, buffer.length * 2), maxBytes + 1));
       buffer.copy(bigger, 0, 0, length);
       buffer = bigger;
     }
