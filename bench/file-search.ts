@@ -41,7 +41,9 @@ function scoped(tool: ITool & { createScoped(scope: object): ITool }, root: stri
   return tool.createScoped({ root, name: 'bench', policy: 'AllowAll' });
 }
 
-export async function runSearchBench(options: SearchBenchOptions): Promise<SearchBenchResult & { files: number }> {
+export async function runSearchBench(
+  options: SearchBenchOptions,
+): Promise<SearchBenchResult & { files: number }> {
   const real = options.tree === 'real';
   const { root, files } = real
     ? await makeRealTree(options.files)
@@ -85,8 +87,13 @@ if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/^.*\//,
   const args = process.argv.slice(2);
   const real = args.includes('--real');
   const runs = args.includes('--runs') ? Number(args[args.indexOf('--runs') + 1]) : 5;
-  const result = await runSearchBench({ tree: real ? 'real' : 'generated', files: real ? 100_000 : 50_000, runs });
-  const r = (a?: number, b?: number) => (a === undefined || b === undefined ? 'n/a' : `${(a / b).toFixed(2)}×`);
+  const result = await runSearchBench({
+    tree: real ? 'real' : 'generated',
+    files: real ? 100_000 : 50_000,
+    runs,
+  });
+  const r = (a?: number, b?: number) =>
+    a === undefined || b === undefined ? 'n/a' : `${(a / b).toFixed(2)}×`;
   console.log(JSON.stringify(result));
   console.log(
     `walker/grep -rn ${r(result.searchWalker, result.grep)} · ripgrep engine/rg ${r(result.searchRipgrep, result.rg)} · rg --sort path/rg ${r(result.rgSorted, result.rg)} · find_files/rg --files ${r(result.findFiles, result.rgFiles)} · find_files/find ${r(result.findFiles, result.findName)}`,

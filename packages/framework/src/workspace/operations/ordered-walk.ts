@@ -1,6 +1,6 @@
 import { comparePaths } from './path-order.js';
-import type { WalkItem, WalkJob } from './walker-protocol.js';
 import type { WalkerPool } from './walker-pool.js';
+import type { WalkItem, WalkJob } from './walker-protocol.js';
 
 /** A unit's results, once its worker answered: its items in path order, folders as child nodes. */
 interface UnitNode {

@@ -3,7 +3,7 @@
 // small files and never block the agent's event loop.
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import picomatch from 'picomatch';
-import { SHARED, type WalkJob, type WalkReply } from './walker-protocol.js';
+import type { WalkJob, WalkReply } from './walker-protocol.js';
 import { jsMatcher, linearMatcher, type Re2Module, type TextMatcher } from './walker-scan.js';
 import { runUnit, type UnitContext } from './walker-unit.js';
 
