@@ -80,7 +80,11 @@ export async function ripgrepSearch(
     };
   }
   const found = await runRipgrep(request, info.isFile(), options);
-  const matches = await verifyMatches(found.matches.slice(0, request.maxMatches + 1), options.maxFileBytes);
+  const matches = await verifyMatches(
+    found.matches.slice(0, request.maxMatches + 1),
+    options.maxFileBytes,
+    request.signal,
+  );
   matches.sort(byFileAndLine);
   const truncated = matches.length > request.maxMatches;
   return {

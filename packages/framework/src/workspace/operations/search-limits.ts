@@ -12,7 +12,7 @@ export const SEARCH_LIMITS = {
    * backtracking): it is terminated and its share rerun on a linear-time engine when the pattern
    * allows one.
    */
-  stallMs: 1_000,
+  stallMs: 2_000,
   /** How many skipped files a result lists by name (the rest are counted). */
   listedSkips: 20,
 } as const;

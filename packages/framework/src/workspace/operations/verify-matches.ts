@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { constants, open, readlink, realpath } from 'node:fs/promises';
-import { clipLine } from './search-limits.js';
+import { StringDecoder } from 'node:string_decoder';
+import { clipLine, SEARCH_LIMITS } from './search-limits.js';
 import type { SearchMatch } from './tool-operations.js';
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants;
@@ -12,7 +13,11 @@ const FD_PATHS = process.platform === 'linux' && existsSync('/proc/self/fd');
  * same. A file ripgrep reached through a folder swapped for a link is outside the tree, so its
  * matches are dropped even if the folder has been swapped back since.
  */
-export async function verifyMatches(matches: SearchMatch[], maxFileBytes: number): Promise<SearchMatch[]> {
+export async function verifyMatches(
+  matches: SearchMatch[],
+  maxFileBytes: number,
+  signal: AbortSignal,
+): Promise<SearchMatch[]> {
   const byFile = new Map<string, SearchMatch[]>();
   for (const match of matches) {
     const group = byFile.get(match.file);
@@ -21,6 +26,7 @@ export async function verifyMatches(matches: SearchMatch[], maxFileBytes: number
   }
   const kept: SearchMatch[] = [];
   for (const [file, group] of byFile) {
+    signal.throwIfAborted();
     const lines = await readLinesAt(
       file,
       maxFileBytes,
@@ -46,15 +52,19 @@ async function readLinesAt(file: string, maxBytes: number, upTo: number): Promis
     const real = FD_PATHS ? await readlink(`/proc/self/fd/${handle.fd}`) : await realpath(file);
     const info = await handle.stat();
     if (real !== file || !info.isFile() || info.size > maxBytes) return undefined;
-    const text = (await handle.readFile()).toString('utf8');
+    // Read only as far as the last line needed, a chunk at a time.
     const lines: string[] = [];
-    let start = 0;
-    while (lines.length < upTo && start <= text.length) {
-      const newline = text.indexOf('\n', start);
-      const end = newline < 0 ? text.length : newline;
-      lines.push(clipLine(text.slice(start, end)));
-      if (newline < 0) break;
-      start = newline + 1;
+    const chunk = Buffer.allocUnsafe(1 << 16);
+    const decoder = new StringDecoder('utf8');
+    let partial = '';
+    while (lines.length < upTo) {
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      const text = partial + (bytesRead === 0 ? decoder.end() : decoder.write(chunk.subarray(0, bytesRead)));
+      const parts = text.split('\n');
+      // Only the first 300 characters of a line are compared: a huge line need not be kept whole.
+      partial = bytesRead === 0 ? '' : (parts.pop() as string).slice(0, 2 * SEARCH_LIMITS.lineChars);
+      for (const part of parts) if (lines.length < upTo) lines.push(clipLine(part));
+      if (bytesRead === 0) break;
     }
     return lines;
   } catch {
