@@ -109,6 +109,10 @@ export interface FindRequest {
 }
 
 export interface SearchOperations {
+  /**
+   * The first `maxMatches` matching lines in path order (paths compared component by component,
+   * names by code point; lines in order), the same on every call over the same tree.
+   */
   search(request: SearchRequest): Promise<SearchOutcome>;
   find(request: FindRequest): Promise<{ results: string[]; truncated: boolean }>;
 }
