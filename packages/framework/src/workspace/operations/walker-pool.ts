@@ -8,7 +8,7 @@ import { SHARED, type WalkJob, type WalkReply } from './walker-protocol.js';
 interface Pending {
   job: WalkJob;
   owner: object;
-  /** Called with a reply, or `undefined` when the job is dropped (its owner gave up). */
+  /** Called with the reply (`cancelled` when the job was dropped because its owner gave up). */
   done(reply: WalkReply): void;
   /** Whether a stuck run may be retried on the linear engine (asked once, on the stall). */
   canGoLinear: boolean;
