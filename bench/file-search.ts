@@ -1,10 +1,15 @@
-// search_file and find_files over a generated tree, against rg and grep -rn (and find), in one run.
+// search_file and find_files against rg, grep -rn and find, in one run, on a generated tree or on
+// a real one (hard-linked copies of the repository's node_modules/.pnpm). Run alone:
+// `npx tsx bench/file-search.ts [--real] [--runs N]` (the framework must be built).
 import { spawn } from 'node:child_process';
 import type { ITool } from '@raf/core';
 import { createFindFilesTool, createLocalToolOperations, createSearchFileTool } from '@raf/framework';
 import { makeTree, NEEDLE } from './lib/make-tree.js';
+import { makeRealTree } from './lib/real-tree.js';
 
 export interface SearchBenchOptions {
+  /** `generated`: `files` small text files; `real`: a node_modules tree of at least `files` files. */
+  tree: 'generated' | 'real';
   files: number;
   runs: number;
 }
@@ -36,42 +41,61 @@ function scoped(tool: ITool & { createScoped(scope: object): ITool }, root: stri
   return tool.createScoped({ root, name: 'bench', policy: 'AllowAll' });
 }
 
-export async function runSearchBench(options: SearchBenchOptions): Promise<SearchBenchResult> {
-  const root = await makeTree(options.files);
+export async function runSearchBench(
+  options: SearchBenchOptions,
+): Promise<SearchBenchResult & { files: number }> {
+  const real = options.tree === 'real';
+  const { root, files } = real
+    ? await makeRealTree(options.files)
+    : { root: await makeTree(options.files), files: options.files };
   const signal = new AbortController().signal;
   const context = { signal, callId: 'bench' };
   const searchWith = (engine: 'ripgrep' | 'walker') =>
     scoped(createSearchFileTool().withOperations(createLocalToolOperations({ search: { engine } })), root);
-  const viaTool = (tool: ITool, args: Record<string, unknown>, expected: number) => async () => {
+  const viaTool = (tool: ITool, args: Record<string, unknown>, expected: number | undefined) => async () => {
     const result = await tool.execute(args, context);
-    const count =
-      (result.data as { total?: number; count?: number } | undefined)?.total ??
-      (result.data as { count?: number }).count;
-    if (!result.ok || count !== expected)
+    const data = result.data as { total?: number; count?: number } | undefined;
+    const count = data?.total ?? data?.count;
+    if (!result.ok || (expected !== undefined && count !== expected))
       throw new Error(`unexpected result: ${JSON.stringify(result).slice(0, 300)}`);
     return true;
   };
-  const expectedMatches = Math.ceil((options.files - 7) / 500);
+  // The real tree holds no needle and no file named after it: both searches walk everything.
+  const expectedMatches = real ? 0 : Math.ceil((options.files - 7) / 500);
+  const glob = real ? `*${NEEDLE}*` : '*.md';
+  const expectedFiles = real ? 0 : Math.min(500, options.files / 10);
   const hasRg = await runProgram('rg', ['--version']);
   const find = scoped(createFindFilesTool(), root);
+  const search = { pattern: NEEDLE, directory: '.' };
   return {
+    files,
     rg: await median(options.runs, () => runProgram('rg', ['-n', NEEDLE, root])),
+    // The price of deterministic results: one thread walking in path order.
+    rgSorted: await median(options.runs, () => runProgram('rg', ['-n', '--sort=path', NEEDLE, root])),
     grep: await median(options.runs, () => runProgram('grep', ['-rn', NEEDLE, root])),
     searchRipgrep: hasRg
-      ? await median(
-          options.runs,
-          viaTool(searchWith('ripgrep'), { pattern: NEEDLE, directory: '.' }, expectedMatches),
-        )
+      ? await median(options.runs, viaTool(searchWith('ripgrep'), search, expectedMatches))
       : undefined,
-    searchWalker: await median(
-      options.runs,
-      viaTool(searchWith('walker'), { pattern: NEEDLE, directory: '.' }, expectedMatches),
-    ),
-    rgFiles: await median(options.runs, () => runProgram('rg', ['--files', '-g', '*.md', root])),
-    findName: await median(options.runs, () => runProgram('find', [root, '-name', '*.md'])),
-    findFiles: await median(
-      options.runs,
-      viaTool(find, { pattern: '**/*.md' }, Math.min(500, options.files / 10)),
-    ),
+    searchWalker: await median(options.runs, viaTool(searchWith('walker'), search, expectedMatches)),
+    rgFiles: await median(options.runs, () => runProgram('rg', ['--files', '-g', glob, root])),
+    findName: await median(options.runs, () => runProgram('find', [root, '-name', glob])),
+    findFiles: await median(options.runs, viaTool(find, { pattern: `**/${glob}` }, expectedFiles)),
   };
+}
+
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/^.*\//, '/'))) {
+  const args = process.argv.slice(2);
+  const real = args.includes('--real');
+  const runs = args.includes('--runs') ? Number(args[args.indexOf('--runs') + 1]) : 5;
+  const result = await runSearchBench({
+    tree: real ? 'real' : 'generated',
+    files: real ? 100_000 : 50_000,
+    runs,
+  });
+  const r = (a?: number, b?: number) =>
+    a === undefined || b === undefined ? 'n/a' : `${(a / b).toFixed(2)}×`;
+  console.log(JSON.stringify(result));
+  console.log(
+    `walker/grep -rn ${r(result.searchWalker, result.grep)} · ripgrep engine/rg ${r(result.searchRipgrep, result.rg)} · rg --sort path/rg ${r(result.rgSorted, result.rg)} · find_files/rg --files ${r(result.findFiles, result.rgFiles)} · find_files/find ${r(result.findFiles, result.findName)}`,
+  );
 }

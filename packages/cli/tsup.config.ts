@@ -28,4 +28,16 @@ export default defineConfig([
       js: "import { createRequire as __rafRequire } from 'node:module'; const require = __rafRequire(import.meta.url);",
     },
   },
+  {
+    // The search walker's worker thread, beside `bin.js`, where the bundled pool looks for it.
+    ...packageBuild([]),
+    entry: { 'walker-worker': '../framework/src/workspace/operations/walker-worker.ts' },
+    dts: false,
+    clean: false,
+    noExternal: [/.*/],
+    minify: true,
+    banner: {
+      js: "import { createRequire as __rafRequire } from 'node:module'; const require = __rafRequire(import.meta.url);",
+    },
+  },
 ]);

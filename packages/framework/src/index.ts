@@ -119,6 +119,7 @@ export type {
   SearchOperations,
   SearchOutcome,
   SearchRequest,
+  SkippedFile,
   ToolOperations,
 } from './workspace/operations/tool-operations.js';
 export type { GuardFs, ResolvedPath, ResolveOptions, ScopeStatus } from './workspace/path-guard.js';

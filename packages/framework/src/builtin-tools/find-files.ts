@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BuiltinTool } from './builtin-tool.js';
+import { searchFailure } from './search-file.js';
 import { ToolFailure } from './tool-failure.js';
 
 export const FIND_FILES_MAX_RESULTS = 500;
@@ -9,7 +10,7 @@ const parameters = z.object({
   directory: z.string().optional().describe('Folder to search from (default: the workspace root)'),
 });
 
-/** `find_files {pattern, directory?}`: files matching a glob, never following links out. */
+/** `find_files {pattern, directory?}`: files matching a glob in path order, never following links out. */
 export function createFindFilesTool() {
   return new BuiltinTool({
     name: 'find_files',
@@ -27,10 +28,7 @@ export function createFindFilesTool() {
           maxResults: FIND_FILES_MAX_RESULTS,
           signal: context.signal,
         })
-        .catch((error: NodeJS.ErrnoException) => {
-          if (error.code === 'EPATTERN') throw new ToolFailure(error.message);
-          throw error;
-        });
+        .catch(searchFailure);
       return { pattern: args.pattern, directory: dir.real, results, count: results.length, truncated };
     },
   });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SEARCH_LIMITS } from '../workspace/operations/search-limits.js';
 import { isReadable } from '../workspace/protected-paths.js';
 import { BuiltinTool } from './builtin-tool.js';
 import { ToolFailure } from './tool-failure.js';
@@ -12,15 +13,21 @@ const parameters = z.object({
   case_insensitive: z.boolean().optional().describe('Ignore case (default false)'),
 });
 
+/** A search error the model can act on (bad pattern, time bound) becomes a tool failure. */
+export function searchFailure(error: NodeJS.ErrnoException): never {
+  if (error.code === 'EPATTERN' || error.code === 'ETIMEDOUT') throw new ToolFailure(error.message);
+  throw error;
+}
+
 /**
  * `search_file {pattern, directory, include?, case_insensitive?}`: regex search, ripgrep when
- * installed, else a JS walker with the same limits (200 matches, 300-char lines, depth 20, hidden
- * folders and binary files skipped, links not followed).
+ * installed, else a JS walker with the same limits (200 matches in path order, 300-char lines,
+ * depth 20, hidden folders, binary files and files over 50 MB skipped, links not followed).
  */
 export function createSearchFileTool() {
   return new BuiltinTool({
     name: 'search_file',
-    description: `Search file contents with a regular expression (at most ${SEARCH_FILE_MAX_MATCHES} matches; hidden folders and binary files skipped).`,
+    description: `Search file contents with a regular expression (the first ${SEARCH_FILE_MAX_MATCHES} matches in path order; hidden folders and binary files skipped).`,
     parameters,
     paths: (args) => [{ path: args.directory }],
     async run({ args, paths, ops, context, protection, scope }) {
@@ -37,10 +44,8 @@ export function createSearchFileTool() {
           signal: context.signal,
           ...(args.include !== undefined && { include: args.include }),
         })
-        .catch((error: NodeJS.ErrnoException) => {
-          if (error.code === 'EPATTERN') throw new ToolFailure(error.message);
-          throw error;
-        });
+        .catch(searchFailure);
+      const skipped = outcome.skipped ?? [];
       // Protected files (`.env`, the agent definition) are never read out through a search.
       const policy = scope?.policy ?? 'AllowAll';
       const matches = outcome.matches.filter((m) => isReadable(m.file, protection, policy));
@@ -50,6 +55,12 @@ export function createSearchFileTool() {
         matches: matches.map((m) => ({ file: m.file, line: m.line, content: m.content })),
         total: matches.length,
         truncated: outcome.truncated,
+        ...(skipped.length > 0 && {
+          skipped: skipped
+            .slice(0, SEARCH_LIMITS.listedSkips)
+            .map((s) => ({ path: s.file, reason: s.reason ?? 'too large' })),
+          skipped_count: skipped.length,
+        }),
       };
     },
   });

@@ -1,12 +1,16 @@
 import { spawn } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { basename, dirname, resolve as resolvePath } from 'node:path';
-import { createInterface } from 'node:readline';
-import { byFileAndLine, clipLine, SEARCH_LIMITS } from './search-limits.js';
-import type { SearchMatch, SearchOutcome, SearchRequest } from './tool-operations.js';
+import { byFileAndLine } from './path-order.js';
+import { clipLine, SEARCH_LIMITS } from './search-limits.js';
+import type { SearchMatch, SearchOutcome, SearchRequest, SkippedFile } from './tool-operations.js';
+import { verifyMatches } from './verify-matches.js';
 
 /** ripgrep reported a problem with the pattern itself (its regex dialect differs from JS). */
 export class RipgrepPatternError extends Error {}
+
+/** ripgrep could not be started (not installed, not executable): the walker answers instead. */
+export class RipgrepMissingError extends Error {}
 
 const probes = new Map<string, Promise<boolean>>();
 
@@ -25,7 +29,11 @@ export function hasRipgrep(path = 'rg'): Promise<boolean> {
 }
 
 /** The flags that make ripgrep walk exactly like the JS walker (see `SEARCH_LIMITS`). */
-export function ripgrepArguments(request: SearchRequest, target = '.'): string[] {
+export function ripgrepArguments(
+  request: SearchRequest,
+  target = '.',
+  maxFileBytes = SEARCH_LIMITS.maxFileBytes,
+): string[] {
   const args = [
     '--no-config',
     '--null',
@@ -36,10 +44,14 @@ export function ripgrepArguments(request: SearchRequest, target = '.'): string[]
     '--no-ignore',
     '--hidden',
     '--glob=!.*/',
+    // One thread in path order: a truncated search returns the first matches, the same each time.
+    '--sort=path',
     `--max-depth=${SEARCH_LIMITS.maxDepth}`,
-    `--max-filesize=${SEARCH_LIMITS.maxFileBytes}`,
+    `--max-filesize=${maxFileBytes}`,
     '--max-columns=2000',
     '--max-columns-preview',
+    // The only way ripgrep names the files it skipped for their size ("ignoring PATH: N bytes").
+    '--debug',
   ];
   if (request.caseInsensitive) args.push('--ignore-case');
   if (request.include) args.push(`--glob=${request.include}`);
@@ -47,27 +59,70 @@ export function ripgrepArguments(request: SearchRequest, target = '.'): string[]
   return args;
 }
 
-/** Runs ripgrep, reading its output as it comes and stopping it once enough matches arrived. */
-export function ripgrepSearch(request: SearchRequest, path = 'rg'): Promise<SearchOutcome> {
+const SKIPPED_LINE = /^DEBUG\|ignore::walk\|.*: ignoring (.+): (\d+) bytes$/;
+
+/**
+ * Runs ripgrep, reading its output as it comes and stopping it once enough matches arrived.
+ * ripgrep opens files by path, so a folder swapped for a link mid-walk could show it a file
+ * outside the tree: every match is checked afterwards by descriptor (`verifyMatches`).
+ */
+export async function ripgrepSearch(
+  request: SearchRequest,
+  options: { path?: string; maxFileBytes: number },
+): Promise<SearchOutcome> {
+  const info = await stat(request.directory);
+  if (info.isFile() && info.size > options.maxFileBytes) {
+    return {
+      matches: [],
+      truncated: false,
+      engine: 'ripgrep',
+      skipped: [{ file: request.directory, size: info.size }],
+    };
+  }
+  const found = await runRipgrep(request, info.isFile(), options);
+  const matches = await verifyMatches(
+    found.matches.slice(0, request.maxMatches + 1),
+    options.maxFileBytes,
+    request.signal,
+  );
+  matches.sort(byFileAndLine);
+  const truncated = matches.length > request.maxMatches;
+  return {
+    matches: matches.slice(0, request.maxMatches),
+    truncated,
+    engine: 'ripgrep',
+    skipped: found.skipped,
+  };
+}
+
+function runRipgrep(
+  request: SearchRequest,
+  isFile: boolean,
+  options: { path?: string; maxFileBytes: number },
+): Promise<{ matches: SearchMatch[]; skipped: SkippedFile[] }> {
   return new Promise((resolve, reject) => {
     // Run inside the folder: ripgrep matches globs with a `/` against paths relative to it.
-    const isFile = statSync(request.directory, { throwIfNoEntry: false })?.isFile() ?? false;
     const cwd = isFile ? dirname(request.directory) : request.directory;
     const target = isFile ? basename(request.directory) : '.';
-    const child = spawn(path, ripgrepArguments(request, target), { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(options.path ?? 'rg', ripgrepArguments(request, target, options.maxFileBytes), {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const matches: SearchMatch[] = [];
-    let stderr = '';
+    const skipped: SkippedFile[] = [];
+    let errors = '';
     let stopped = false;
     const stop = () => {
       stopped = true;
       child.kill('SIGKILL');
     };
     request.signal.addEventListener('abort', stop, { once: true });
-    child.stderr.setEncoding('utf8').on('data', (text: string) => {
-      if (stderr.length < 4096) stderr += text;
+    eachLine(child.stderr, (line) => {
+      const skip = SKIPPED_LINE.exec(line);
+      if (skip) skipped.push({ file: resolvePath(cwd, skip[1] as string), size: Number(skip[2]) });
+      else if (!line.startsWith('DEBUG|') && errors.length < 4096) errors += `${line}\n`;
     });
-    const lines = createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY });
-    lines.on('line', (line) => {
+    eachLine(child.stdout, (line) => {
       if (stopped) return;
       const nul = line.indexOf('\0');
       const colon = line.indexOf(':', nul + 1);
@@ -79,16 +134,35 @@ export function ripgrepSearch(request: SearchRequest, path = 'rg'): Promise<Sear
       });
       if (matches.length > request.maxMatches) stop();
     });
-    child.once('error', reject);
+    child.once('error', (error) => {
+      request.signal.removeEventListener('abort', stop);
+      reject(new RipgrepMissingError(error.message));
+    });
     child.once('close', (code) => {
       request.signal.removeEventListener('abort', stop);
       if (request.signal.aborted) return reject(request.signal.reason);
-      if (!stopped && code === 2 && /regex parse error|error parsing|unrecognized/i.test(stderr)) {
-        return reject(new RipgrepPatternError(stderr.trim()));
+      if (!stopped && code === 2 && /regex parse error|error parsing|unrecognized/i.test(errors)) {
+        return reject(new RipgrepPatternError(errors.trim()));
       }
-      matches.sort(byFileAndLine);
-      const truncated = matches.length > request.maxMatches;
-      resolve({ matches: matches.slice(0, request.maxMatches), truncated, engine: 'ripgrep' });
+      resolve({ matches, skipped });
     });
+  });
+}
+
+/** Splits a stream on `\n` only (readline would also split on a lone `\r` inside a line). */
+function eachLine(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
+  let rest = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    const text = rest + chunk;
+    let start = 0;
+    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
+      onLine(text.slice(start, nl));
+      start = nl + 1;
+    }
+    rest = text.slice(start);
+  });
+  stream.on('end', () => {
+    if (rest !== '') onLine(rest);
   });
 }

@@ -50,11 +50,14 @@ describe('search engines give the same answers', () => {
     ['include glob with a folder', { include: 'src/**/*.rs' }],
     ['regex classes', { pattern: '^needle \\d+$' }],
   ];
-  it.each(cases)('%s', async (_name, over) => {
+  it.each(cases)('walker: %s', async (_name, over) => {
     const fromWalker = await walker.search(request(over));
     expect(fromWalker.engine).toBe('walker');
     expect(fromWalker.matches.length).toBeGreaterThan(0);
-    if (!rgInstalled) return;
+  });
+
+  it.runIf(rgInstalled).each(cases)('ripgrep gives what the walker gives: %s', async (_name, over) => {
+    const fromWalker = await walker.search(request(over));
     const fromRipgrep = await ripgrep.search(request(over));
     expect(fromRipgrep.engine).toBe('ripgrep');
     expect(fromRipgrep).toEqual({ ...fromWalker, engine: 'ripgrep' });
@@ -80,12 +83,20 @@ describe('search engines give the same answers', () => {
     );
   });
 
-  it('stops at the match limit and says it truncated', async () => {
-    for (const engine of rgInstalled ? [walker, ripgrep] : [walker]) {
-      const outcome = await engine.search(request({ directory: join(dir, 'many.txt'), maxMatches: 200 }));
-      expect(outcome.matches).toHaveLength(200);
-      expect(outcome.truncated).toBe(true);
-    }
+  const stopsAtTheLimit = async (engine: LocalSearchOperations, name: string) => {
+    const outcome = await engine.search(request({ directory: join(dir, 'many.txt'), maxMatches: 200 }));
+    expect(outcome).toMatchObject({ engine: name, truncated: true });
+    expect(outcome.matches.map((m) => m.line)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+  };
+  it('walker stops at the match limit and says it truncated', () => stopsAtTheLimit(walker, 'walker'));
+  it.runIf(rgInstalled)('ripgrep stops at the match limit and says it truncated', () =>
+    stopsAtTheLimit(ripgrep, 'ripgrep'),
+  );
+
+  it('falls back to the walker when ripgrep is missing (no "spawn rg ENOENT")', async () => {
+    const missing = new LocalSearchOperations({ engine: 'ripgrep', ripgrepPath: join(dir, 'no-such-rg') });
+    const outcome = await missing.search(request({ include: '*.ts' }));
+    expect(outcome).toEqual(await walker.search(request({ include: '*.ts' })));
   });
 
   it('reports an invalid pattern, and runs JS-only syntax (lookbehind) with the walker', async () => {

@@ -101,9 +101,19 @@ export interface SearchRequest {
   signal: AbortSignal;
 }
 
+/** A file a search did not read because it is over the size cap. */
+export interface SkippedFile {
+  file: string;
+  size: number;
+  /** Why, for the model: `over 50 MB`. */
+  reason?: string;
+}
+
 export interface SearchOutcome {
   matches: SearchMatch[];
   truncated: boolean;
+  /** Files over the size cap, met before the last match (in path order). */
+  skipped?: SkippedFile[];
   /** `ripgrep` or `walker`: which engine answered. */
   engine: string;
 }
@@ -116,6 +126,10 @@ export interface FindRequest {
 }
 
 export interface SearchOperations {
+  /**
+   * The first `maxMatches` matching lines in path order (paths compared component by component,
+   * names by code point; lines in order), the same on every call over the same tree.
+   */
   search(request: SearchRequest): Promise<SearchOutcome>;
   find(request: FindRequest): Promise<{ results: string[]; truncated: boolean }>;
 }

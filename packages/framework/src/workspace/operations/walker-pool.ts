@@ -1,121 +1,189 @@
+import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { SEARCH_LIMITS } from './search-limits.js';
-import type { SearchMatch } from './tool-operations.js';
+import { SHARED, type WalkJob, type WalkReply } from './walker-protocol.js';
 
-// Runs in worker threads (plain JS, no imports): synchronous reads are the fastest way to scan
-// many small files, and in a worker they never block the agent's event loop.
-const WORKER_SOURCE = `
-const { parentPort } = require('node:worker_threads');
-const { openSync, readSync, closeSync, constants } = require('node:fs');
-const FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-let buffer = Buffer.allocUnsafe(1 << 16);
-function clip(line, max) {
-  if (line.endsWith('\\r')) line = line.slice(0, -1);
-  return line.length > max ? line.slice(0, max) + '\\u2026' : line;
+interface Pending {
+  job: WalkJob;
+  owner: object;
+  /** Called with the reply (`cancelled` when the job was dropped because its owner gave up). */
+  done(reply: WalkReply): void;
+  /** Whether a stuck run may be retried on the linear engine (asked once, on the stall). */
+  canGoLinear: boolean;
 }
-function readAll(file, maxBytes) {
-  let fd;
-  try { fd = openSync(file, FLAGS); } catch { return -1; }
-  try {
-    let length = 0;
-    for (;;) {
-      if (length === buffer.length) {
-        if (length > maxBytes) return -1;
-        const bigger = Buffer.allocUnsafe(buffer.length * 2);
-        buffer.copy(bigger, 0, 0, length);
-        buffer = bigger;
-      }
-      const read = readSync(fd, buffer, length, buffer.length - length, null);
-      if (read === 0) return length > maxBytes ? -1 : length;
-      length += read;
-    }
-  } catch { return -1; } finally { closeSync(fd); }
+
+interface Slot {
+  worker: Worker;
+  shared: Int32Array;
+  running?: Pending;
+  lastProgress: number;
+  lastChange: number;
 }
-parentPort.on('message', (job) => {
-  const regex = new RegExp(job.source, job.flags);
-  const matches = [];
-  for (const file of job.files) {
-    const length = readAll(file, job.maxFileBytes);
-    if (length < 0 || buffer.subarray(0, Math.min(length, job.probeBytes)).includes(0)) continue;
-    const text = buffer.toString('utf8', 0, length);
-    if (!regex.test(text)) continue;
-    const lines = text.split('\\n');
-    for (let i = 0; i < lines.length; i++) {
-      if (regex.test(lines[i])) matches.push({ file, line: i + 1, content: clip(lines[i], job.lineChars) });
-    }
-    if (matches.length > job.maxMatches) break;
+
+/**
+ * The walker's worker threads: one unit at a time each, a shared queue, and the means to take a
+ * worker back: a cooperative cancel flag for a search that has enough results, `terminate()` for
+ * one that is aborted or timed out (a regex run cannot be interrupted otherwise), after which the
+ * worker is replaced. A worker making no progress for `stallMs` is stuck in one regex run: it is
+ * replaced and its unit rerun on a linear-time engine when the pattern allows.
+ */
+export class WalkerPool {
+  private slots: Slot[] | undefined;
+  private readonly queue: Pending[] = [];
+  private nextId = 1;
+  private monitor: ReturnType<typeof setInterval> | undefined;
+
+  constructor(
+    readonly size = Math.max(1, Math.min(4, availableParallelism())),
+    private readonly stallMs: number = SEARCH_LIMITS.stallMs,
+  ) {}
+
+  /** Runs a unit; `owner` groups the jobs of one search for `cancel` and `abort`. */
+  run(job: Omit<WalkJob, 'id'>, owner: object, canGoLinear: boolean): Promise<WalkReply> {
+    return new Promise((resolve) => {
+      this.queue.push({ job: { ...job, id: this.nextId++ }, owner, done: resolve, canGoLinear });
+      this.dispatch();
+    });
   }
-  parentPort.postMessage({ id: job.id, matches });
-});
-`;
 
-interface Job {
-  id: number;
-  files: string[];
-  source: string;
-  flags: string;
-  maxMatches: number;
-}
+  /** The owner needs no more results: queued jobs are dropped, running ones asked to stop. */
+  cancel(owner: object): void {
+    this.drop(owner);
+    for (const slot of this.slots ?? []) {
+      if (slot.running?.owner === owner) Atomics.store(slot.shared, SHARED.cancel, slot.running.job.id);
+    }
+  }
 
-let workers: Worker[] | undefined;
-// Jobs in flight per worker: a busy worker keeps the process alive, an idle one must not.
-const busy = new Map<Worker, number>();
+  /** The owner was aborted: queued jobs are dropped, workers running its jobs are replaced. */
+  abort(owner: object): void {
+    this.drop(owner);
+    for (const slot of this.slots ?? []) {
+      if (slot.running?.owner === owner) this.replace(slot);
+    }
+    this.dispatch();
+  }
 
-function track(worker: Worker, delta: 1 | -1): void {
-  const count = (busy.get(worker) ?? 0) + delta;
-  busy.set(worker, count);
-  if (delta === 1 && count === 1) worker.ref();
-  if (count === 0) worker.unref();
-}
-let nextWorker = 0;
-let nextId = 0;
-const waiting = new Map<number, { resolve(matches: SearchMatch[]): void; reject(error: Error): void }>();
+  private drop(owner: object): void {
+    for (let i = this.queue.length - 1; i >= 0; i--) {
+      const pending = this.queue[i] as Pending;
+      if (pending.owner !== owner) continue;
+      this.queue.splice(i, 1);
+      pending.done({ id: pending.job.id, items: [], cancelled: true });
+    }
+  }
 
-function pool(): Worker[] {
-  if (workers) return workers;
-  const size = Math.max(1, Math.min(4, availableParallelism()));
-  workers = Array.from({ length: size }, () => {
-    const worker = new Worker(WORKER_SOURCE, { eval: true });
-    worker.on('message', (message: { id: number; matches: SearchMatch[] }) => {
-      track(worker, -1);
-      waiting.get(message.id)?.resolve(message.matches);
-      waiting.delete(message.id);
+  private dispatch(): void {
+    const slots = this.spawnAll();
+    for (const slot of slots) {
+      if (slot.running || this.queue.length === 0) continue;
+      const pending = this.queue.shift() as Pending;
+      slot.running = pending;
+      slot.lastChange = performance.now();
+      slot.lastProgress = Atomics.load(slot.shared, SHARED.progress);
+      slot.worker.ref();
+      slot.worker.postMessage(pending.job);
+    }
+    const busy = slots.some((slot) => slot.running);
+    if (busy && !this.monitor) {
+      this.monitor = setInterval(() => this.checkStalls(), Math.max(50, this.stallMs / 4));
+      this.monitor.unref();
+    } else if (!busy && this.monitor) {
+      clearInterval(this.monitor);
+      this.monitor = undefined;
+    }
+  }
+
+  private checkStalls(): void {
+    const now = performance.now();
+    for (const slot of this.slots ?? []) {
+      const running = slot.running;
+      if (!running) continue;
+      const progress = Atomics.load(slot.shared, SHARED.progress);
+      if (progress !== slot.lastProgress) {
+        slot.lastProgress = progress;
+        slot.lastChange = now;
+      } else if (now - slot.lastChange > this.stallMs && !running.job.linear && running.canGoLinear) {
+        // Stuck in one regex run: rerun the unit first thing on the linear engine.
+        this.replace(slot, false);
+        this.queue.unshift({ ...running, job: { ...running.job, linear: true } });
+        this.dispatch();
+      }
+    }
+  }
+
+  /** Terminates the slot's worker and starts a fresh one. */
+  private replace(slot: Slot, dropRunning = true): void {
+    const { worker, running } = slot;
+    slot.running = undefined;
+    worker.removeAllListeners('message');
+    worker.removeAllListeners('error');
+    worker.on('error', () => {});
+    // Node closes the descriptors the worker opened (`trackUnmanagedFds`, on by default).
+    void worker.terminate();
+    this.start(slot);
+    if (dropRunning && running) running.done({ id: running.job.id, items: [], cancelled: true });
+  }
+
+  private spawnAll(): Slot[] {
+    this.slots ??= Array.from({ length: this.size }, () => this.start({} as Slot));
+    return this.slots;
+  }
+
+  /** Gives the slot a fresh worker and its shared memory. */
+  private start(slot: Slot): Slot {
+    const shared = new Int32Array(new SharedArrayBuffer(SHARED.length * 4));
+    const worker = startWorker(shared.buffer as SharedArrayBuffer);
+    Object.assign(slot, { worker, shared, running: undefined, lastProgress: 0, lastChange: 0 });
+    worker.on('message', (reply: WalkReply) => {
+      if (slot.worker !== worker) return;
+      const running = slot.running;
+      if (!running || running.job.id !== reply.id) return;
+      slot.running = undefined;
+      worker.unref();
+      running.done(reply);
+      this.dispatch();
     });
     worker.on('error', (error) => {
-      // A crashed worker fails every search in flight; the next search starts a fresh pool.
-      for (const [id, job] of waiting) {
-        job.reject(error);
-        waiting.delete(id);
-      }
-      for (const other of workers ?? []) void other.terminate();
-      busy.clear();
-      workers = undefined;
+      // The worker died (it could not load, or ran out of memory): fail its job, start another.
+      const running = slot.running;
+      if (slot.worker !== worker) return;
+      this.start(slot);
+      running?.done({ id: running.job.id, items: [], error: `search worker failed: ${error.message}` });
+      this.dispatch();
     });
     worker.unref(); // after adding listeners, which ref it again
-    return worker;
-  });
-  return workers;
+    return slot;
+  }
 }
 
-/** Searches a batch of files on the shared worker pool. */
-export function searchBatch(files: string[], regex: RegExp, maxMatches: number): Promise<SearchMatch[]> {
-  const all = pool();
-  const worker = all[nextWorker++ % all.length] as Worker;
-  const id = nextId++;
-  const job: Job & Record<string, unknown> = {
-    id,
-    files,
-    source: regex.source,
-    flags: regex.flags,
-    maxMatches,
-    maxFileBytes: SEARCH_LIMITS.maxFileBytes,
-    probeBytes: SEARCH_LIMITS.binaryProbeBytes,
-    lineChars: SEARCH_LIMITS.lineChars,
-  };
-  return new Promise((resolve, reject) => {
-    waiting.set(id, { resolve, reject });
-    track(worker, 1);
-    worker.postMessage(job);
+/**
+ * Starts `walker-worker`: the built `.js` beside this module (the package's `dist`, or the `raf`
+ * bundle, which carries its own copy), or the `.ts` source under tests, loaded through tsx (Node 20
+ * cannot load TypeScript, and loader hooks do not reach a worker's entry).
+ */
+function startWorker(shared: SharedArrayBuffer): Worker {
+  const here = import.meta.url;
+  if (!here.endsWith('.ts')) {
+    return new Worker(new URL('./walker-worker.js', here), {
+      workerData: { shared },
+      trackUnmanagedFds: true,
+    });
+  }
+  const tsx = createRequire(here).resolve('tsx/cjs/api');
+  const entry = fileURLToPath(new URL('./walker-worker.ts', here));
+  return new Worker(`require(${JSON.stringify(tsx)}).register(); require(${JSON.stringify(entry)});`, {
+    eval: true,
+    workerData: { shared },
+    trackUnmanagedFds: true,
   });
+}
+
+let shared: WalkerPool | undefined;
+
+/** The pool every local search shares (started on first use). */
+export function walkerPool(): WalkerPool {
+  shared ??= new WalkerPool();
+  return shared;
 }

@@ -1,14 +1,11 @@
-import type { Dirent } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { posix } from 'node:path';
 import { lazyRequire } from '../../lazy-require.js';
-import { byFileAndLine, SEARCH_LIMITS } from './search-limits.js';
-import type { SearchMatch, SearchOutcome, SearchRequest } from './tool-operations.js';
-import { searchBatch } from './walker-pool.js';
+import { orderedWalk } from './ordered-walk.js';
+import { SEARCH_LIMITS } from './search-limits.js';
+import type { FindRequest, SearchMatch, SearchOutcome, SearchRequest } from './tool-operations.js';
+import { type WalkerPool, walkerPool } from './walker-pool.js';
 
 const picomatchLib = lazyRequire<typeof import('picomatch')>('picomatch');
-
-const BATCH = 256;
 
 /** Compiles the model's pattern; an invalid one is an error the model reads. */
 export function compileSearchPattern(pattern: string, caseInsensitive: boolean): RegExp {
@@ -21,62 +18,93 @@ export function compileSearchPattern(pattern: string, caseInsensitive: boolean):
   }
 }
 
-/** A glob like `*.ts` matches the file name at any depth; one with a `/` matches the relative path. */
-export function includeMatcher(
-  include: string | undefined,
-): ((relative: string, name: string) => boolean) | undefined {
-  if (!include) return undefined;
-  const match = picomatchLib()(include, { dot: true });
-  return include.includes('/') ? (relative) => match(relative) : (_relative, name) => match(name);
+/** Look-arounds and backreferences have no linear-time engine: such a pattern can only time out. */
+function linearPossible(pattern: string): boolean {
+  return !/\(\?<?[=!]|\\[1-9]|\\k</.test(pattern);
+}
+
+export interface WalkerLimits {
+  maxFileBytes: number;
+  pool?: WalkerPool;
 }
 
 /**
- * The search without ripgrep: walks the tree without following links, skips folders whose name
- * starts with `.` and binary files (a NUL in the first 8 KiB), and runs the regex line by line.
+ * The search without ripgrep: walks the tree in path order without following links, skips
+ * folders whose name starts with `.`, binary files (a NUL in the first 8 KiB) and files over the
+ * size cap, and matches the regex line by line (V8's engine, re-run on a linear-time engine for a
+ * unit whose regex run is stuck).
  */
-export async function walkerSearch(request: SearchRequest): Promise<SearchOutcome> {
+export async function walkerSearch(request: SearchRequest, limits: WalkerLimits): Promise<SearchOutcome> {
   const regex = compileSearchPattern(request.pattern, request.caseInsensitive);
-  const include = includeMatcher(request.include);
+  const walk = await orderedWalk(
+    limits.pool ?? walkerPool(),
+    {
+      kind: 'search',
+      root: request.directory,
+      maxDepth: SEARCH_LIMITS.maxDepth,
+      maxFileBytes: limits.maxFileBytes,
+      probeBytes: SEARCH_LIMITS.binaryProbeBytes,
+      lineChars: SEARCH_LIMITS.lineChars,
+      source: regex.source,
+      flags: regex.flags,
+      ...(request.include !== undefined && { include: request.include }),
+    },
+    { path: request.directory, relative: '', depth: 0 },
+    request.maxMatches,
+    request.signal,
+    linearPossible(request.pattern),
+  );
   const matches: SearchMatch[] = [];
-  const files: { path: string; relative: string }[] = [];
-  const enough = () => matches.length > request.maxMatches;
-
-  const pending: Promise<void>[] = [];
-  const dispatch = () => {
-    const batch = files.splice(0, files.length).map((f) => f.path);
-    pending.push(
-      searchBatch(batch, regex, request.maxMatches).then((found) => {
-        matches.push(...found);
-      }),
-    );
-  };
-
-  const stack: { path: string; relative: string; depth: number }[] = [];
-  // A file named directly is searched whatever `include` says, as ripgrep does.
-  if ((await stat(request.directory)).isFile()) files.push({ path: request.directory, relative: '' });
-  else stack.push({ path: request.directory, relative: '', depth: 0 });
-  if (files.length > 0) dispatch();
-  while (stack.length > 0 && !enough()) {
-    request.signal.throwIfAborted();
-    const dir = stack.pop() as (typeof stack)[number];
-    const entries: Dirent[] = await readdir(dir.path, { withFileTypes: true }).catch(() => []);
-    for (const entry of entries) {
-      const relative = dir.relative === '' ? entry.name : `${dir.relative}/${entry.name}`;
-      const path = join(dir.path, entry.name);
-      if (entry.isDirectory()) {
-        if (!entry.name.startsWith('.') && dir.depth + 1 < SEARCH_LIMITS.maxDepth)
-          stack.push({ path, relative, depth: dir.depth + 1 });
-      } else if (entry.isFile() && (!include || include(relative, entry.name))) {
-        files.push({ path, relative });
-      }
-    }
-    if (files.length >= BATCH || (stack.length === 0 && files.length > 0)) dispatch();
-    // Keep the walk a little ahead of the workers, not the whole tree ahead.
-    if (pending.length >= 8) await Promise.all(pending.splice(0, 4));
+  for (const item of walk.results) {
+    if (item.type === 'match') matches.push({ file: item.file, line: item.line, content: item.content });
   }
-  await Promise.all(pending);
-  request.signal.throwIfAborted();
-  matches.sort(byFileAndLine);
-  const truncated = matches.length > request.maxMatches;
-  return { matches: matches.slice(0, request.maxMatches), truncated, engine: 'walker' };
+  return { matches, truncated: walk.truncated, engine: 'walker', skipped: walk.skipped };
+}
+
+/** Refuses a glob that could leave the folder. */
+export function checkFindPattern(pattern: string): void {
+  if (posix.isAbsolute(pattern) || /^[a-zA-Z]:[\\/]/.test(pattern) || pattern.split(/[\\/]/).includes('..')) {
+    throw Object.assign(
+      new Error("the pattern must be relative to the directory and must not contain '..'"),
+      {
+        code: 'EPATTERN',
+      },
+    );
+  }
+}
+
+/**
+ * `find_files` on the same walker: the glob's fixed prefix is where the walk starts, a glob
+ * without `**` bounds the depth, and dot folders are entered only when the glob names one
+ * (`*` and `**` never match a leading dot).
+ */
+export async function walkerFind(
+  request: FindRequest,
+  limits: WalkerLimits,
+): Promise<{ results: string[]; truncated: boolean }> {
+  checkFindPattern(request.pattern);
+  const glob = request.pattern.replace(/^(\.\/)+/, '');
+  const scan = picomatchLib().scan(glob);
+  const base = scan.isGlob ? scan.base : posix.dirname(glob);
+  const prefix = base === '.' ? '' : base.replace(/\/+$/, '');
+  const unbounded = glob.includes('**') || /\{[^}]*\//.test(glob);
+  const depth = prefix === '' ? 0 : prefix.split('/').length;
+  const walk = await orderedWalk(
+    limits.pool ?? walkerPool(),
+    {
+      kind: 'find',
+      root: request.directory,
+      maxDepth: unbounded ? SEARCH_LIMITS.maxDepth : Math.min(SEARCH_LIMITS.maxDepth, glob.split('/').length),
+      maxFileBytes: limits.maxFileBytes,
+      probeBytes: SEARCH_LIMITS.binaryProbeBytes,
+      lineChars: SEARCH_LIMITS.lineChars,
+      glob,
+      enterDotFolders: /(^|[/{,])\./.test(glob),
+    },
+    { path: prefix === '' ? request.directory : `${request.directory}/${prefix}`, relative: prefix, depth },
+    request.maxResults,
+    request.signal,
+    false,
+  );
+  return { results: walk.results.map((item) => item.file), truncated: walk.truncated };
 }
