@@ -57,7 +57,9 @@ export function parseAddress(host: string): Address | undefined {
 }
 
 /** One `allowPrivate` entry: a CIDR range (or one address), or a host name. */
-export type AllowEntry = { kind: 'range'; range: [Address, number]; text: string } | { kind: 'host'; host: string };
+export type AllowEntry =
+  | { kind: 'range'; range: [Address, number]; text: string }
+  | { kind: 'host'; host: string };
 
 /** Reads `allowPrivate` entries; a malformed CIDR throws a `TypeError` naming it. */
 export function parseAllowList(entries: readonly string[]): AllowEntry[] {

@@ -89,9 +89,13 @@ function parseHttpUrl(input: string | URL): URL {
     });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new WebRequestError('unsupported-url', `${url.protocol} URLs are not fetched (http and https only)`, {
-      url: url.href,
-    });
+    throw new WebRequestError(
+      'unsupported-url',
+      `${url.protocol} URLs are not fetched (http and https only)`,
+      {
+        url: url.href,
+      },
+    );
   }
   return url;
 }
@@ -209,10 +213,14 @@ export class GuardedHttpClient {
       if (WebRequestError.isInstance(error) || signal.aborted) throw error;
       const code = (error as { code?: string }).code;
       const detail = error instanceof errors.UndiciError ? error.message : getErrorMessage(error);
-      throw new WebRequestError('network', `${method} ${url.href} failed: ${code ? `${code} ` : ''}${detail}`, {
-        url: url.href,
-        cause: error,
-      });
+      throw new WebRequestError(
+        'network',
+        `${method} ${url.href} failed: ${code ? `${code} ` : ''}${detail}`,
+        {
+          url: url.href,
+          cause: error,
+        },
+      );
     }
   }
 
@@ -241,13 +249,21 @@ export class GuardedHttpClient {
     }
     const chunks: Buffer[] = [];
     let size = 0;
-    for await (const chunk of response.body as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > limit) {
-        response.body.destroy();
-        throw tooLarge();
+    try {
+      for await (const chunk of response.body as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > limit) break;
+        chunks.push(chunk);
       }
-      chunks.push(chunk);
+    } catch (error) {
+      throw new WebRequestError('network', `${url.href}: the body broke off: ${getErrorMessage(error)}`, {
+        url: url.href,
+        cause: error,
+      });
+    }
+    if (size > limit) {
+      response.body.destroy();
+      throw tooLarge();
     }
     return {
       url: url.href,

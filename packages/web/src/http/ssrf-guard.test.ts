@@ -185,7 +185,11 @@ describe('DNS answers that change between lookups (rebinding)', () => {
     // Now the name points inside: refused, although it passed a moment ago.
     await expect(once()).rejects.toMatchObject({ reason: 'blocked' });
     expect((await once()).body.toString()).toBe('front page');
-    expect(lookups).toEqual(['rebind.example→127.0.0.2', 'rebind.example→127.0.0.1', 'rebind.example→127.0.0.2']);
+    expect(lookups).toEqual([
+      'rebind.example→127.0.0.2',
+      'rebind.example→127.0.0.1',
+      'rebind.example→127.0.0.2',
+    ]);
     expect(target.requests.length).toBe(before);
   });
 
@@ -249,7 +253,9 @@ describe('the address policy for ranges never contacted from tests', () => {
       return [v4('8.8.8.8')];
     };
     for (const host of ['metadata.google.internal', 'METADATA.google.internal.', 'metadata']) {
-      await expect(resolveChecked(host, { allow, resolver: spy }, 'http://m')).rejects.toThrow(/metadata host/);
+      await expect(resolveChecked(host, { allow, resolver: spy }, 'http://m')).rejects.toThrow(
+        /metadata host/,
+      );
     }
     expect(looked).toBe(false);
   });

@@ -1,0 +1,44 @@
+import type { Readability } from '@mozilla/readability';
+import type TurndownService from 'turndown';
+
+export interface HtmlLibraries {
+  parseHTML: (html: string) => { document: Document };
+  Readability: typeof Readability;
+  turndown: TurndownService;
+}
+
+let loading: Promise<HtmlLibraries> | undefined;
+
+/**
+ * The DOM, Readability and Turndown, loaded on the first `web_fetch` that needs them: building
+ * or inspecting an agent (and `raf validate`'s cold start) never pays for them.
+ */
+export function htmlLibraries(): Promise<HtmlLibraries> {
+  loading ??= (async () => {
+    const [{ parseHTML }, { Readability }, { default: Turndown }] = await Promise.all([
+      import('linkedom'),
+      import('@mozilla/readability'),
+      import('turndown'),
+    ]);
+    const turndown = new Turndown({
+      headingStyle: 'atx',
+      codeBlockStyle: 'fenced',
+      bulletListMarker: '-',
+      emDelimiter: '_',
+    });
+    // Leftovers a model cannot use: forms, media without a text form.
+    turndown.remove([
+      'script',
+      'style',
+      'noscript',
+      'template',
+      'iframe',
+      'form',
+      'button',
+      'select',
+      'svg',
+    ] as never);
+    return { parseHTML: parseHTML as unknown as HtmlLibraries['parseHTML'], Readability, turndown };
+  })();
+  return loading;
+}
