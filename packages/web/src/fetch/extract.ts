@@ -50,7 +50,7 @@ export function stripNoise(html: string): string {
 }
 
 const REMOVED =
-  'script,style,noscript,template,iframe,object,embed,svg,canvas,link,meta,form,button,input,select,textarea,[hidden],[aria-hidden="true"]';
+  'script,style,noscript,template,iframe,object,embed,svg,canvas,link,meta,form,button,input,select,textarea,[hidden],[aria-hidden="true"],[role="dialog"],[role="alertdialog"]';
 const KEPT_ATTRIBUTES = new Set(['href', 'src', 'alt', 'title', 'colspan', 'rowspan', 'lang']);
 
 async function parsePage(html: string, url: string): Promise<Document> {
@@ -123,25 +123,44 @@ const BLOCK = new Set([
   'SUMMARY',
 ]);
 
-/** Text with a line break at each block boundary, runs of spaces and blank lines collapsed. */
+const CELL = new Set(['TD', 'TH']);
+
+/**
+ * Text with a line break at each block boundary and a tab between table cells; runs of spaces
+ * and blank lines collapsed, except inside `<pre>`, which keeps its lines as they are.
+ */
 export function blockText(root: Element): string {
   const parts: string[] = [];
+  const preformatted: string[] = [];
   const walk = (node: Node) => {
     if (node.nodeType === 3) parts.push(node.nodeValue ?? '');
     else if (node.nodeType === 1) {
-      const block = BLOCK.has((node as Element).tagName);
+      const tag = (node as Element).tagName;
+      if (tag === 'PRE') {
+        // A placeholder survives the collapsing below; the text goes back in afterwards.
+        parts.push(`\n\u0000${preformatted.push((node.textContent ?? '').replace(/\n$/, '')) - 1}\u0000\n`);
+        return;
+      }
+      const block = BLOCK.has(tag);
       if (block) parts.push('\n');
       for (let child = node.firstChild; child; child = child.nextSibling) walk(child);
       if (block) parts.push('\n');
+      else if (CELL.has(tag)) parts.push('\t');
     }
   };
   walk(root);
   return parts
     .join('')
     .split('\n')
-    .map((line) => line.replace(/[ \t\f\r\u00a0]+/g, ' ').trim())
+    .map((line) =>
+      line
+        .replace(/[ \f\r\u00a0]+/g, ' ')
+        .replace(/ ?\t ?/g, '\t')
+        .trim(),
+    )
     .filter((line, i, lines) => line !== '' || (i > 0 && lines[i - 1] !== ''))
     .join('\n')
+    .replace(/\u0000(\d+)\u0000/g, (_, i: string) => preformatted[Number(i)] ?? '')
     .trim();
 }
 
@@ -161,7 +180,15 @@ export async function extractContent(
   if (mode === 'cleaned')
     return { content: collapse(cleanBody(document, url).innerHTML), ...(title && { title }) };
   const { Readability, turndown } = await htmlLibraries();
-  const article = new Readability(document, { serializer: (element: Node) => element }).parse() as {
+  // Readability drops classes; code blocks keep `language-*` so Markdown fences name the language.
+  const languages = new Set<string>();
+  for (const code of document.querySelectorAll('pre [class*="language-"], pre[class*="language-"]')) {
+    for (const name of code.classList) if (name.startsWith('language-')) languages.add(name);
+  }
+  const article = new Readability(document, {
+    serializer: (element: Node) => element,
+    classesToPreserve: [...languages],
+  }).parse() as {
     content: Element | null;
     title?: string | null;
     byline?: string | null;
@@ -184,7 +211,8 @@ export async function extractContent(
     root = cleanBody(await parsePage(text, url), url);
     found = { content: '', source: 'page', ...(title && { title }) };
   }
-  if (mode === 'readability') found.content = collapse(root.outerHTML);
+  // Readability makes its wrappers with createElement('DIV'); linkedom keeps that spelling.
+  if (mode === 'readability') found.content = collapse(root.innerHTML.replace(/<(\/?)DIV\b/g, '<$1div'));
   else if (mode === 'markdown') found.content = turndown.turndown(root.outerHTML);
   else found.content = blockText(root);
   return found;

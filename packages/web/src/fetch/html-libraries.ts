@@ -15,10 +15,11 @@ let loading: Promise<HtmlLibraries> | undefined;
  */
 export function htmlLibraries(): Promise<HtmlLibraries> {
   loading ??= (async () => {
-    const [{ parseHTML }, { Readability }, { default: Turndown }] = await Promise.all([
+    const [{ parseHTML }, { Readability }, { default: Turndown }, gfm] = await Promise.all([
       import('linkedom'),
       import('@mozilla/readability'),
       import('turndown'),
+      import('turndown-plugin-gfm'),
     ]);
     const turndown = new Turndown({
       headingStyle: 'atx',
@@ -26,6 +27,8 @@ export function htmlLibraries(): Promise<HtmlLibraries> {
       bulletListMarker: '-',
       emDelimiter: '_',
     });
+    // Tables as GitHub tables (docs pages are full of them), ~~strikethrough~~, task lists.
+    turndown.use([gfm.tables, gfm.strikethrough, gfm.taskListItems]);
     // Leftovers a model cannot use: forms, media without a text form.
     turndown.remove([
       'script',

@@ -239,12 +239,12 @@ export class GuardedHttpClient {
         url: url.href,
       });
     if (refused) {
-      response.body.destroy();
+      discard(response.body);
       throw new WebRequestError('unsupported-content', refused, { url: url.href });
     }
     const declared = Number(headers['content-length']);
     if (Number.isFinite(declared) && declared > limit) {
-      response.body.destroy();
+      discard(response.body);
       throw tooLarge();
     }
     const chunks: Buffer[] = [];
@@ -262,7 +262,7 @@ export class GuardedHttpClient {
       });
     }
     if (size > limit) {
-      response.body.destroy();
+      discard(response.body);
       throw tooLarge();
     }
     return {
@@ -275,6 +275,12 @@ export class GuardedHttpClient {
       redirects,
     };
   }
+}
+
+/** Drops a body not to be read; its abort must not surface as an unhandled stream error. */
+function discard(body: NodeJS.ReadableStream & { destroy(): void }): void {
+  body.on('error', () => {});
+  body.destroy();
 }
 
 function lowerKeys(headers: Record<string, string>): Record<string, string> {
