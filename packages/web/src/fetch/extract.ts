@@ -138,7 +138,7 @@ export function blockText(root: Element): string {
       const tag = (node as Element).tagName;
       if (tag === 'PRE') {
         // A placeholder survives the collapsing below; the text goes back in afterwards.
-        parts.push(`\n\u0000${preformatted.push((node.textContent ?? '').replace(/\n$/, '')) - 1}\u0000\n`);
+        parts.push(`\n\uE000${preformatted.push((node.textContent ?? '').replace(/\n$/, '')) - 1}\uE000\n`);
         return;
       }
       const block = BLOCK.has(tag);
@@ -160,7 +160,7 @@ export function blockText(root: Element): string {
     )
     .filter((line, i, lines) => line !== '' || (i > 0 && lines[i - 1] !== ''))
     .join('\n')
-    .replace(/\u0000(\d+)\u0000/g, (_, i: string) => preformatted[Number(i)] ?? '')
+    .replace(/\uE000(\d+)\uE000/g, (_, i: string) => preformatted[Number(i)] ?? '')
     .trim();
 }
 

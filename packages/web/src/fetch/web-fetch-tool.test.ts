@@ -125,6 +125,7 @@ describe('web_fetch on a docs page', () => {
     const content = data(await fetchPage({ url: `${server.origin}/docs/guides/retries` })).content as string;
     expect(content).toContain('| Option | Default | Meaning |\n| --- | --- | --- |\n| `maxRetries` | 2 |');
     expect(content).toContain("```ts\nimport { createClient } from '@ferrylink/sdk';");
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the page's own code holds a template literal
     expect(content).toContain('console.warn(`attempt ${attempt} failed: ${reason}`);');
     expect(content).toContain(`[Timeouts](${server.origin}/docs/timeouts)`);
     expect(content).not.toMatch(/On this page|Edit this page|Getting started/);

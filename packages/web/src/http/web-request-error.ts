@@ -20,6 +20,7 @@ const brand = Symbol.for(key);
 
 /** A request the guarded HTTP client refused or could not complete (code `RAF_TOOL`). */
 export class WebRequestError extends ToolError {
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: the brand `isInstance` looks for
   private readonly [brand] = true;
   readonly reason: WebRequestFailure;
   /** The URL of the hop that failed (after redirects). */
