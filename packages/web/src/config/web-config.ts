@@ -1,8 +1,7 @@
 import { ConfigError, describeZodIssues } from '@raf/core';
 import { z } from 'zod';
 import { FETCH_MODES } from '../fetch/extract.js';
-import { httpConfigShape } from '../http/http-options.js';
-import { camelKeys } from './config-keys.js';
+import { camelCaseKeys as camelKeys, httpConfigShape } from '../http/http-options.js';
 
 export const SEARCH_BACKENDS = ['duckduckgo', 'searxng', 'brave', 'tavily'] as const;
 export type SearchBackendName = (typeof SEARCH_BACKENDS)[number];

@@ -1,3 +1,4 @@
+import type { DomDocument, DomElement, DomNode } from './dom.js';
 import { htmlLibraries } from './html-libraries.js';
 
 export const FETCH_MODES = ['raw', 'cleaned', 'readability', 'markdown', 'plaintext'] as const;
@@ -53,7 +54,7 @@ const REMOVED =
   'script,style,noscript,template,iframe,object,embed,svg,canvas,link,meta,form,button,input,select,textarea,[hidden],[aria-hidden="true"],[role="dialog"],[role="alertdialog"]';
 const KEPT_ATTRIBUTES = new Set(['href', 'src', 'alt', 'title', 'colspan', 'rowspan', 'lang']);
 
-async function parsePage(html: string, url: string): Promise<Document> {
+async function parsePage(html: string, url: string): Promise<DomDocument> {
   const { parseHTML } = await htmlLibraries();
   const { document } = parseHTML(stripNoise(html));
   // Readability resolves links against the document's base: give it the page's URL.
@@ -74,7 +75,7 @@ function absolute(value: string, base: string): string {
 }
 
 /** The page body without noise, with only link-like attributes, links made absolute. */
-function cleanBody(document: Document, url: string): Element {
+function cleanBody(document: DomDocument, url: string): DomElement {
   for (const element of document.querySelectorAll(REMOVED)) element.remove();
   const body = document.body ?? document.documentElement;
   for (const element of body.querySelectorAll('*')) {
@@ -129,13 +130,13 @@ const CELL = new Set(['TD', 'TH']);
  * Text with a line break at each block boundary and a tab between table cells; runs of spaces
  * and blank lines collapsed, except inside `<pre>`, which keeps its lines as they are.
  */
-export function blockText(root: Element): string {
+export function blockText(root: DomElement): string {
   const parts: string[] = [];
   const preformatted: string[] = [];
-  const walk = (node: Node) => {
+  const walk = (node: DomNode) => {
     if (node.nodeType === 3) parts.push(node.nodeValue ?? '');
     else if (node.nodeType === 1) {
-      const tag = (node as Element).tagName;
+      const tag = (node as DomElement).tagName;
       if (tag === 'PRE') {
         // A placeholder survives the collapsing below; the text goes back in afterwards.
         parts.push(`\n\uE000${preformatted.push((node.textContent ?? '').replace(/\n$/, '')) - 1}\uE000\n`);
@@ -185,11 +186,11 @@ export async function extractContent(
   for (const code of document.querySelectorAll('pre [class*="language-"], pre[class*="language-"]')) {
     for (const name of code.classList) if (name.startsWith('language-')) languages.add(name);
   }
-  const article = new Readability(document, {
-    serializer: (element: Node) => element,
+  const article = new Readability(document as never, {
+    serializer: (element) => element,
     classesToPreserve: [...languages],
   }).parse() as {
-    content: Element | null;
+    content: DomElement | null;
     title?: string | null;
     byline?: string | null;
     excerpt?: string | null;
@@ -197,7 +198,7 @@ export async function extractContent(
     publishedTime?: string | null;
     lang?: string | null;
   } | null;
-  let root: Element;
+  let root: DomElement;
   let found: Extracted;
   if (article?.content) {
     root = article.content;

@@ -1,8 +1,10 @@
 import type { Readability } from '@mozilla/readability';
 import type TurndownService from 'turndown';
+import { requireCjs } from '../cjs.js';
+import type { DomDocument } from './dom.js';
 
 export interface HtmlLibraries {
-  parseHTML: (html: string) => { document: Document };
+  parseHTML: (html: string) => { document: DomDocument };
   Readability: typeof Readability;
   turndown: TurndownService;
 }
@@ -15,12 +17,16 @@ let loading: Promise<HtmlLibraries> | undefined;
  */
 export function htmlLibraries(): Promise<HtmlLibraries> {
   loading ??= (async () => {
-    const [{ parseHTML }, { Readability }, { default: Turndown }, gfm] = await Promise.all([
+    const [{ parseHTML }, { Readability }] = await Promise.all([
       import('linkedom'),
       import('@mozilla/readability'),
-      import('turndown'),
-      import('turndown-plugin-gfm'),
     ]);
+    const Turndown = requireCjs('turndown') as typeof TurndownService;
+    type Plugin = TurndownService.Plugin; // turndown-plugin-gfm ships no types
+    const gfm = requireCjs('turndown-plugin-gfm') as Record<
+      'tables' | 'strikethrough' | 'taskListItems',
+      Plugin
+    >;
     const turndown = new Turndown({
       headingStyle: 'atx',
       codeBlockStyle: 'fenced',

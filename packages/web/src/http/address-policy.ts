@@ -1,6 +1,9 @@
-import ipaddr from 'ipaddr.js';
+import type { IPv4, IPv6 } from 'ipaddr.js';
+import { requireCjs } from '../cjs.js';
 
-type Address = ipaddr.IPv4 | ipaddr.IPv6;
+const ipaddr = requireCjs('ipaddr.js') as typeof import('ipaddr.js');
+
+type Address = IPv4 | IPv6;
 
 /**
  * Cloud metadata endpoints. Most sit in ranges refused anyway (link-local, CGNAT, unique-local);
@@ -103,7 +106,7 @@ export function refuseHostName(host: string, allow: readonly AllowEntry[]): stri
 /** The range an address counts as, looking through IPv4-compatible IPv6 (`::a.b.c.d`). */
 function rangeOf(address: Address): string {
   if (address.kind() === 'ipv6') {
-    const parts = (address as ipaddr.IPv6).parts;
+    const parts = (address as IPv6).parts;
     // ::/96 (other than :: and ::1) is the deprecated IPv4-compatible form: never a real peer.
     if (parts.slice(0, 6).every((p) => p === 0) && address.range() === 'unicast') return 'ipv4Compatible';
   }
@@ -119,8 +122,8 @@ export function refuseAddress(text: string, allow: readonly AllowEntry[]): strin
   if (!address) return `${text} is not an IP address`;
   // An IPv4-mapped address is that IPv4 address to the kernel: an IPv4 range admits it too.
   const mapped =
-    address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()
-      ? (address as ipaddr.IPv6).toIPv4Address()
+    address.kind() === 'ipv6' && (address as IPv6).isIPv4MappedAddress()
+      ? (address as IPv6).toIPv4Address()
       : undefined;
   const covered = (entry: AllowEntry) =>
     entry.kind === 'range' && (inRange(address, entry.range) || (mapped && inRange(mapped, entry.range)));

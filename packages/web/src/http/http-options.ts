@@ -28,3 +28,14 @@ export const httpConfigShape = {
   maxRedirects: z.number().int().min(0).max(20).optional().describe('redirects followed (default 5)'),
   userAgent: z.string().min(1).optional(),
 };
+
+/** `max_bytes` → `maxBytes`: configs accept the upstream snake_case spelling of every key. */
+export function camelCaseKeys(value: unknown): unknown {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [
+      key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()),
+      item,
+    ]),
+  );
+}

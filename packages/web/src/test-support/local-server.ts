@@ -16,7 +16,7 @@ export interface LocalServer {
   close(): Promise<void>;
 }
 
-export type Handler = (request: RecordedRequest, response: ServerResponse) => void | Promise<void>;
+export type Handler = (request: RecordedRequest, response: ServerResponse) => unknown;
 
 /** A real HTTP server on a loopback address (127.0.0.1 unless told), recording every request. */
 export async function startLocalServer(handler: Handler, host = '127.0.0.1'): Promise<LocalServer> {

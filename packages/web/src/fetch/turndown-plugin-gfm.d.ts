@@ -1,8 +1,0 @@
-// turndown-plugin-gfm ships no types; these are the parts used here.
-declare module 'turndown-plugin-gfm' {
-  import type TurndownService from 'turndown';
-  export const gfm: TurndownService.Plugin;
-  export const tables: TurndownService.Plugin;
-  export const strikethrough: TurndownService.Plugin;
-  export const taskListItems: TurndownService.Plugin;
-}
