@@ -18,6 +18,11 @@ export const openapiConnectionSchema = z.preprocess(
     password: z.string().optional(),
     /** The API's base URL, overriding the spec's `servers` / `host`. */
     endpoint: z.string().optional(),
+    /**
+     * The spec's security scheme these credentials belong to (e.g. `petstore_auth`); without it,
+     * the first scheme of each operation the credentials can fill is used.
+     */
+    scheme: z.string().min(1).optional(),
     /** Extra headers sent with every call. */
     headers: z.record(z.string(), z.string()).optional(),
     auth: z

@@ -18,7 +18,7 @@ export interface SpecSource {
  * Loads a spec with `@readme/openapi-parser` and dereferences every `$ref`. Remote files (the spec
  * and any file it refers to) are fetched through the guarded client, so a spec cannot make the
  * agent read an internal address; a spec from a URL cannot read local files either. Circular
- * references are left as `$ref`s (the tool schemas cut them).
+ * references become circular objects (the tool schemas cut them).
  */
 export async function loadSpec(
   source: SpecSource,
@@ -26,31 +26,40 @@ export async function loadSpec(
   signal?: AbortSignal,
 ): Promise<ApiDocument> {
   const where = source.url ?? source.path ?? '(no spec)';
+  // The parser reports a failed read as "Error reading file": keep the reason to say it.
+  let readFailure: unknown;
   const { dereference } = await import('@readme/openapi-parser');
   const guardedResolver = {
     order: 1,
     canRead: (file: { url: string }) => /^https?:\/\//i.test(file.url),
     read: async (file: { url: string }) => {
-      const response = await http.request(file.url, {
-        ...(signal && { signal }),
-        maxBytes: SPEC_MAX_BYTES,
-        headers: { accept: 'application/json, application/yaml;q=0.9, text/yaml;q=0.9, */*;q=0.5' },
-      });
-      if (response.status < 200 || response.status >= 300)
-        throw new Error(`HTTP ${response.status} from ${response.url}`);
-      return response.body;
+      try {
+        const response = await http.request(file.url, {
+          ...(signal && { signal }),
+          maxBytes: SPEC_MAX_BYTES,
+          headers: { accept: 'application/json, application/yaml;q=0.9, text/yaml;q=0.9, */*;q=0.5' },
+        });
+        if (response.status < 200 || response.status >= 300) {
+          throw new Error(`HTTP ${response.status} from ${response.url}`);
+        }
+        return response.body;
+      } catch (error) {
+        readFailure = error;
+        throw error;
+      }
     },
   };
   let document: unknown;
   try {
     document = await dereference(where, {
-      dereference: { circular: 'ignore' },
+      dereference: { circular: true },
       // The parser's types name only the HTTP settings; its resolver takes canRead/read as well.
       resolve: { http: guardedResolver as never, ...(source.url && { file: false }) },
     });
   } catch (error) {
-    throw new ConfigError(`kind: openapi: cannot load the spec ${where}: ${getErrorMessage(error)}`, {
-      cause: error,
+    const reason = readFailure ?? error;
+    throw new ConfigError(`kind: openapi: cannot load the spec ${where}: ${getErrorMessage(reason)}`, {
+      cause: reason,
     });
   }
   const api = document as ApiDocument;
