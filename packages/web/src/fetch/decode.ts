@@ -1,8 +1,8 @@
 import { TextDecoder } from 'node:util';
 import type sniffer from 'html-encoding-sniffer';
-import { requireCjs } from '../cjs.js';
+import { lazyCjs } from '../cjs.js';
 
-const sniffHTMLEncoding = requireCjs('html-encoding-sniffer') as typeof sniffer;
+const sniffHTMLEncoding = lazyCjs<typeof sniffer>('html-encoding-sniffer');
 
 /** Media types read as text; anything else is binary (images, PDFs, archives, fonts, …). */
 const TEXT_TYPES = new Set([
@@ -74,7 +74,7 @@ export function decodeText(
     ...(label && { transportLayerEncodingLabel: label }),
     defaultEncoding: UNDECLARED,
   };
-  const sniffed = sniffHTMLEncoding(body, options as sniffer.Options);
+  const sniffed = sniffHTMLEncoding()(body, options as sniffer.Options);
   const named = sniffed === UNDECLARED ? undefined : decoder(sniffed);
   if (named) return { text: named.decode(body), encoding: named.encoding };
   try {

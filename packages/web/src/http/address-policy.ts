@@ -1,7 +1,7 @@
 import type { IPv4, IPv6 } from 'ipaddr.js';
-import { requireCjs } from '../cjs.js';
+import { lazyCjs } from '../cjs.js';
 
-const ipaddr = requireCjs('ipaddr.js') as typeof import('ipaddr.js');
+const ipaddrLibrary = lazyCjs<typeof import('ipaddr.js')>('ipaddr.js');
 
 type Address = IPv4 | IPv6;
 
@@ -54,8 +54,8 @@ export function normalizeHost(host: string): string {
  */
 export function parseAddress(host: string): Address | undefined {
   const name = normalizeHost(host);
-  if (ipaddr.IPv6.isValid(name)) return ipaddr.IPv6.parse(name);
-  if (ipaddr.IPv4.isValid(name)) return ipaddr.IPv4.parse(name);
+  if (ipaddrLibrary().IPv6.isValid(name)) return ipaddrLibrary().IPv6.parse(name);
+  if (ipaddrLibrary().IPv4.isValid(name)) return ipaddrLibrary().IPv4.parse(name);
   return undefined;
 }
 
@@ -69,7 +69,7 @@ export function parseAllowList(entries: readonly string[]): AllowEntry[] {
   return entries.map((text) => {
     if (text.includes('/')) {
       try {
-        const range = ipaddr.parseCIDR(normalizeHost(text));
+        const range = ipaddrLibrary().parseCIDR(normalizeHost(text));
         return { kind: 'range', range, text };
       } catch {
         throw new TypeError(`"${text}" is not a valid CIDR range (e.g. 10.0.0.0/8, fd00::/8)`);
