@@ -157,7 +157,7 @@ export async function startApiServer(): Promise<ApiServer> {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const url = new URL(req.url ?? '/', 'http://localhost');
     const query: Record<string, string[]> = {};
-    for (const [name, value] of url.searchParams) (query[name] ??= []).push(value);
+    for (const name of new Set(url.searchParams.keys())) query[name] = url.searchParams.getAll(name);
     const seen = {
       method: req.method ?? 'GET',
       path: url.pathname,
