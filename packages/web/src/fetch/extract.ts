@@ -214,7 +214,10 @@ export async function extractContent(
   }
   // Readability makes its wrappers with createElement('DIV'); linkedom keeps that spelling.
   if (mode === 'readability') found.content = collapse(root.innerHTML.replace(/<(\/?)DIV\b/g, '<$1div'));
-  else if (mode === 'markdown') found.content = turndown.turndown(root.outerHTML);
-  else found.content = blockText(root);
+  // Turndown takes the node as it is (no serialising and re-parsing), except with tables: the
+  // GFM table rule reads `table.rows`, which linkedom lacks, so those go through Turndown's parser.
+  else if (mode === 'markdown') {
+    found.content = turndown.turndown(root.querySelector('table') ? root.outerHTML : (root as never));
+  } else found.content = blockText(root);
   return found;
 }
