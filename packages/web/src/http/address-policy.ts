@@ -127,8 +127,16 @@ export function refuseAddress(text: string, allow: readonly AllowEntry[]): strin
       : undefined;
   const covered = (entry: AllowEntry) =>
     entry.kind === 'range' && (inRange(address, entry.range) || (mapped && inRange(mapped, entry.range)));
+  if (METADATA_ADDRESSES.has((mapped ?? address).toString())) {
+    // A broad range (169.254.0.0/16, 0.0.0.0/0) must not open the metadata service by accident.
+    const exact = (entry: AllowEntry) =>
+      entry.kind === 'range' &&
+      entry.range[1] === (entry.range[0].kind() === 'ipv4' ? 32 : 128) &&
+      covered(entry);
+    if (allow.some(exact)) return undefined;
+    return `${address.toString()} is a cloud metadata address`;
+  }
   if (allow.some(covered)) return undefined;
-  if (METADATA_ADDRESSES.has(address.toString())) return `${address.toString()} is a cloud metadata address`;
   const range = rangeOf(address);
   if (range === 'unicast') return undefined;
   if (range === 'ipv4Compatible') return `${address.toString()} is an IPv4-compatible IPv6 address`;

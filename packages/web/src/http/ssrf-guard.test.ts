@@ -234,7 +234,7 @@ describe('the address policy for ranges never contacted from tests', () => {
     ['ff02::1', /multicast/],
     ['::', /unspecified/],
     ['::ffff:10.0.0.1', /IPv4-mapped/],
-    ['::ffff:169.254.169.254', /IPv4-mapped/],
+    ['::ffff:169.254.169.254', /metadata/],
     ['64:ff9b::a9fe:a9fe', /NAT64/],
     ['64:ff9b:1::1', /NAT64/],
     ['2001::1', /Teredo/],
@@ -267,6 +267,15 @@ describe('the address policy for ranges never contacted from tests', () => {
     expect(await resolveChecked('10.1.2.3', lan, 'http://x')).toBe('10.1.2.3');
     expect(await resolveChecked('fd12::1', lan, 'http://x')).toBe('fd12::1');
     await expect(resolveChecked('192.168.0.1', lan, 'http://x')).rejects.toThrow(/private/);
+  });
+
+  it('opens a metadata address only to an entry naming exactly that address', async () => {
+    const broad = { allow: parseAllowList(['169.254.0.0/16', '0.0.0.0/0']), resolver };
+    await expect(resolveChecked('169.254.169.254', broad, 'http://m')).rejects.toThrow(/metadata/);
+    await expect(resolveChecked('::ffff:169.254.169.254', broad, 'http://m')).rejects.toThrow(/metadata/);
+    expect(await resolveChecked('169.254.1.1', broad, 'http://m')).toBe('169.254.1.1');
+    const exact = { allow: parseAllowList(['169.254.169.254']), resolver };
+    expect(await resolveChecked('169.254.169.254', exact, 'http://m')).toBe('169.254.169.254');
   });
 
   it('names a malformed allowPrivate entry', () => {
