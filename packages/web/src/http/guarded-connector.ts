@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { getErrorMessage } from '@raf/core';
-import { buildConnector } from 'undici';
+import type { buildConnector } from 'undici';
 import {
   type AllowEntry,
   hostAllowed,
@@ -84,8 +84,12 @@ export async function resolveChecked(hostname: string, guard: AddressGuard, orig
  * and the connect (rebinding) never reaches the socket. Redirect hops open their own connections,
  * so each is checked too.
  */
-export function guardedConnector(guard: AddressGuard, connectTimeoutMs: number): buildConnector.connector {
-  const connect = buildConnector({ timeout: connectTimeoutMs });
+export function guardedConnector(
+  guard: AddressGuard,
+  connectTimeoutMs: number,
+  build: typeof buildConnector,
+): buildConnector.connector {
+  const connect = build({ timeout: connectTimeoutMs });
   return (options, callback) => {
     const origin = `${options.protocol}//${options.host ?? options.hostname}`;
     resolveChecked(options.hostname, guard, origin).then(

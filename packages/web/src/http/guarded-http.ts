@@ -1,7 +1,12 @@
 import { CancelledError, getErrorMessage, TimeoutError } from '@raf/core';
-import { Agent, errors, request } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { parseAllowList } from './address-policy.js';
-import { guardedConnector, type HostResolver, systemResolver } from './guarded-connector.js';
+import {
+  type AddressGuard,
+  guardedConnector,
+  type HostResolver,
+  systemResolver,
+} from './guarded-connector.js';
 import { HTTP_DEFAULTS } from './http-options.js';
 import { WebRequestError } from './web-request-error.js';
 
@@ -106,24 +111,34 @@ function parseHttpUrl(input: string | URL): URL {
  * through this client. Close it when done (`await client.close()`).
  */
 export class GuardedHttpClient {
-  private readonly agent: Agent;
+  private agent: Promise<Agent> | undefined;
+  private readonly guard: AddressGuard;
+  private readonly connectTimeoutMs: number;
   private readonly maxBytes: number;
   private readonly timeoutMs: number;
   private readonly maxRedirects: number;
   private readonly userAgent: string;
 
   constructor(options: GuardedHttpOptions = {}) {
-    const allow = parseAllowList(options.allowPrivate ?? []);
+    // Parsed now: a malformed allowPrivate entry fails when the agent is built, not on first use.
+    this.guard = {
+      allow: parseAllowList(options.allowPrivate ?? []),
+      resolver: options.resolver ?? systemResolver,
+    };
+    this.connectTimeoutMs = options.connectTimeoutMs ?? HTTP_DEFAULTS.connectTimeoutMs;
     this.maxBytes = options.maxBytes ?? HTTP_DEFAULTS.maxBytes;
     this.timeoutMs = options.timeoutMs ?? HTTP_DEFAULTS.timeoutMs;
     this.maxRedirects = options.maxRedirects ?? HTTP_DEFAULTS.maxRedirects;
     this.userAgent = options.userAgent ?? HTTP_DEFAULTS.userAgent;
-    this.agent = new Agent({
-      connect: guardedConnector(
-        { allow, resolver: options.resolver ?? systemResolver },
-        options.connectTimeoutMs ?? HTTP_DEFAULTS.connectTimeoutMs,
-      ),
-    });
+  }
+
+  /** undici is loaded with the first request: building an agent that has these tools stays cheap. */
+  private dispatcher(): Promise<Agent> {
+    this.agent ??= import('undici').then(
+      ({ Agent, buildConnector }) =>
+        new Agent({ connect: guardedConnector(this.guard, this.connectTimeoutMs, buildConnector) }),
+    );
+    return this.agent;
   }
 
   /** One request, following redirects; any status is returned (the caller decides what fails). */
@@ -146,7 +161,9 @@ export class GuardedHttpClient {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    const agent = this.agent;
+    this.agent = undefined;
+    if (agent) await (await agent).close();
   }
 
   private async follow(first: URL, init: GuardedRequestInit, signal: AbortSignal): Promise<GuardedResponse> {
@@ -201,9 +218,11 @@ export class GuardedHttpClient {
     body: string | Uint8Array | undefined,
     signal: AbortSignal,
   ) {
+    const dispatcher = await this.dispatcher();
     try {
+      const { request } = await import('undici');
       return await request(url, {
-        dispatcher: this.agent,
+        dispatcher,
         method: method as 'GET',
         headers,
         ...(body !== undefined && { body }),
@@ -212,7 +231,7 @@ export class GuardedHttpClient {
     } catch (error) {
       if (WebRequestError.isInstance(error) || signal.aborted) throw error;
       const code = (error as { code?: string }).code;
-      const detail = error instanceof errors.UndiciError ? error.message : getErrorMessage(error);
+      const detail = getErrorMessage(error);
       throw new WebRequestError(
         'network',
         `${method} ${url.href} failed: ${code ? `${code} ` : ''}${detail}`,
@@ -226,7 +245,7 @@ export class GuardedHttpClient {
 
   private async read(
     url: URL,
-    response: Awaited<ReturnType<typeof request>>,
+    response: Dispatcher.ResponseData,
     init: GuardedRequestInit,
     redirects: string[],
   ): Promise<GuardedResponse> {
