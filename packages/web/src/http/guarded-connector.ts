@@ -67,7 +67,9 @@ export async function resolveChecked(hostname: string, guard: AddressGuard, orig
       cause: error,
     });
   }
-  const first = answers[0];
+  // IPv4 first, as dns.lookup ordered answers before Node 17: one address is dialled, with no
+  // fallback between families, and many machines have no IPv6 route.
+  const first = answers.find((answer) => answer.family === 4) ?? answers[0];
   if (!first) throw new WebRequestError('network', `${host} has no address`, { url: origin });
   if (!hostAllowed(host, guard.allow)) {
     for (const answer of answers) {
