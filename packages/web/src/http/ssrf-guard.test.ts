@@ -280,7 +280,9 @@ describe('the address policy for ranges never contacted from tests', () => {
 
   it('dials the IPv4 answer when a name has both families', async () => {
     const both: HostResolver = async () => [{ address: '2606:4700::1111', family: 6 }, v4('1.1.1.1')];
-    expect(await resolveChecked('dual.example', { allow, resolver: both }, 'http://dual.example')).toBe('1.1.1.1');
+    expect(await resolveChecked('dual.example', { allow, resolver: both }, 'http://dual.example')).toBe(
+      '1.1.1.1',
+    );
   });
 
   it('names a malformed allowPrivate entry', () => {
