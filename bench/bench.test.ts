@@ -48,6 +48,12 @@ describe('benchmarks', () => {
         validate: expect.any(Number),
         inspect: expect.any(Number),
       });
+    expect(result.web).toMatchObject({
+      fetchReadabilityMarkdownMs: expect.any(Number),
+      fetchReadabilityMarkdownWallMs: expect.any(Number),
+      fetchReadabilityMarkdownDenseMs: expect.any(Number),
+    });
+    expect(result.web.markdownChars.news).toBeGreaterThan(50_000);
     expect(result.search.wallMs).toMatchObject({
       searchWalker: expect.any(Number),
       findFiles: expect.any(Number),

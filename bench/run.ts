@@ -1,6 +1,6 @@
 // `pnpm bench` runs every benchmark against a mock model server in a separate process and prints
 // ratios measured in this one run. Flags: `--json` (figures as JSON), `--quick` (a smoke test:
-// one short round), `--only client|loop|search|cold-start|sandbox`, `--search-tree generated` (the search
+// one short round), `--only client|loop|search|cold-start|sandbox|web`, `--search-tree generated` (the search
 // benchmark on 50k generated files instead of a real node_modules tree), `--instructions` (count instructions with valgrind's
 // callgrind instead of timing: repeatable where CPU times swing by ±30% between runs).
 import { LOOP_ROUNDS, type LoopBenchResult, runLoopBench } from './agent-loop.js';
@@ -10,6 +10,7 @@ import { runSearchBench, type SearchBenchResult } from './file-search.js';
 import type { Measurement, MeasureOptions } from './lib/measure.js';
 import { startServerProcess } from './lib/server.js';
 import { runSandboxBench, type SandboxBenchResult } from './sandbox.js';
+import { runWebBench, type WebBenchResult } from './web-fetch.js';
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
@@ -127,6 +128,19 @@ function printSandbox(result: SandboxBenchResult): void {
   console.log(`bare python3 -c           ${ms(result.pyFloorMs)}\n`);
 }
 
+function printWeb(result: WebBenchResult): void {
+  const kib = (result.pageBytes / 1024).toFixed(0);
+  console.log(
+    `web_fetch, mode markdown (Readability + Turndown), ${kib} KiB pages from 127.0.0.1: median per fetch`,
+  );
+  console.log(
+    `news page   ${result.fetchReadabilityMarkdownMs.toFixed(1)} CPU ms (target ≤ 150), ${result.fetchReadabilityMarkdownWallMs.toFixed(1)} wall ms; ${result.markdownChars.news} chars of Markdown`,
+  );
+  console.log(
+    `dense page  ${result.fetchReadabilityMarkdownDenseMs.toFixed(1)} CPU ms (1 MB of article text: the worst case, no target); ${result.markdownChars.dense} chars\n`,
+  );
+}
+
 const wantsModel = !only || only === 'client' || only === 'loop';
 const server = wantsModel ? await startServerProcess() : undefined;
 try {
@@ -158,6 +172,11 @@ try {
     const sandbox = await runSandboxBench(quick ? 3 : 20);
     if (json) output.sandbox = sandbox;
     else printSandbox(sandbox);
+  }
+  if ((!only || only === 'web') && !instructions) {
+    const web = await runWebBench(quick ? { warmup: 1, runs: 3 } : { warmup: 5, runs: 21 });
+    if (json) output.web = web;
+    else printWeb(web);
   }
   if (server && (!only || only === 'client')) {
     const client = await runClientBench(server.baseURL, clientOptions());

@@ -100,6 +100,17 @@ export class PluginRegistry {
   }
 
   /** Why a kind cannot be built: the package to install, or the kinds that exist. */
+  /** A kind written in the wrong list: `tools: [{kind: wiki}]` is a context, not a tool. */
+  private otherSection(category: Category, kind: string): string | undefined {
+    if (category === 'model provider') return undefined;
+    const other: Category = category === 'tool kind' ? 'context kind' : 'tool kind';
+    const known =
+      other === 'tool kind' ? this.tools.has(kind) : this.contexts.has(kind) || kind === 'history';
+    if (!known && !EXTENSION_PACKAGES[kind]?.categories.includes(other)) return undefined;
+    const list = other === 'tool kind' ? 'tools' : 'contexts';
+    return `"${kind}" is a ${other}, not a ${category}: declare it under \`${list}:\` (${list}: [{ kind: ${kind} }])`;
+  }
+
   missing(category: Category, kind: string): string {
     const reason = category === 'context kind' ? NOT_YET[kind] : undefined;
     if (reason) return `context kind "${kind}": ${reason}`;
@@ -107,6 +118,8 @@ export class PluginRegistry {
     if (extension?.categories.includes(category)) {
       return `${category} "${kind}" needs ${extension.package} (pnpm add ${extension.package}; builder.use(${extension.plugin}()))`;
     }
+    const elsewhere = this.otherSection(category, kind);
+    if (elsewhere) return elsewhere;
     const known =
       category === 'tool kind'
         ? [...this.known(category), 'function', 'custom']

@@ -1,0 +1,14 @@
+export type { SearchBackendName, WebConfig } from './config/web-config.js';
+export { parseWebConfig, SEARCH_BACKENDS, safeParseWebConfig, webConfigSchema } from './config/web-config.js';
+export type { Extracted, FetchMode } from './fetch/extract.js';
+export { extractContent, FETCH_MODES } from './fetch/extract.js';
+export type { WebFetchOptions } from './fetch/web-fetch-tool.js';
+export { createWebFetchTool } from './fetch/web-fetch-tool.js';
+export type { WebPluginOptions } from './plugin.js';
+export { WEB_TOOL_NAMES, webPlugin } from './plugin.js';
+export { braveBackend } from './search/brave.js';
+export { duckDuckGoBackend } from './search/duckduckgo.js';
+export type { SearchBackend, SearchRequest, SearchResult } from './search/search-backend.js';
+export { searxngBackend } from './search/searxng.js';
+export { tavilyBackend } from './search/tavily.js';
+export { createWebSearchTool, searchBackendFor } from './search/web-search-tool.js';

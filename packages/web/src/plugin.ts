@@ -1,0 +1,63 @@
+import {
+  ConfigError,
+  type Declaration,
+  definePlugin,
+  type ITool,
+  type PluginBuildContext,
+  type RafPlugin,
+} from '@raf/core';
+import { parseWebConfig, type WebConfig } from './config/web-config.js';
+import { createWebFetchTool } from './fetch/web-fetch-tool.js';
+import type { HostResolver } from './http/guarded-connector.js';
+import { GuardedHttpClient } from './http/guarded-http.js';
+import { createWebSearchTool, searchBackendFor } from './search/web-search-tool.js';
+
+/** The tools `kind: web` expands to when the entry has no `name` (rule 6). */
+export const WEB_TOOL_NAMES = ['web_search', 'web_fetch'] as const;
+
+export interface WebPluginOptions {
+  /** How host names are resolved before the SSRF guard checks them (default: the system's). */
+  resolver?: HostResolver;
+}
+
+/** A guarded client configured from a tool entry's `config`. */
+export function httpClientFor(config: WebConfig, resolver?: HostResolver): GuardedHttpClient {
+  try {
+    return new GuardedHttpClient({
+      ...(config.allowPrivate && { allowPrivate: config.allowPrivate }),
+      ...(config.maxBytes !== undefined && { maxBytes: config.maxBytes }),
+      ...(config.timeoutMs !== undefined && { timeoutMs: config.timeoutMs }),
+      ...(config.maxRedirects !== undefined && { maxRedirects: config.maxRedirects }),
+      ...(config.userAgent !== undefined && { userAgent: config.userAgent }),
+      ...(resolver && { resolver }),
+    });
+  } catch (error) {
+    throw new ConfigError(`kind: web config.allowPrivate: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+function webTools(decl: Declaration, context: PluginBuildContext, options: WebPluginOptions): ITool[] {
+  const name = decl.name ?? '';
+  if (!(WEB_TOOL_NAMES as readonly string[]).includes(name)) {
+    throw new ConfigError(`kind: web has the tools ${WEB_TOOL_NAMES.join(' and ')} (got "${name}")`);
+  }
+  const config = parseWebConfig(decl.config);
+  const http = httpClientFor(config, options.resolver);
+  if (name === 'web_search') {
+    return [createWebSearchTool(searchBackendFor(config, context.env), http, config.maxResults)];
+  }
+  return [createWebFetchTool(http, { defaultMode: config.defaultMode, maxChars: config.maxChars })];
+}
+
+/**
+ * `kind: web` for `DeclAgentBuilder.use()`: `web_search` and `web_fetch`, every request behind the
+ * SSRF guard. Registers nothing on import.
+ */
+export function webPlugin(options: WebPluginOptions = {}): RafPlugin {
+  return definePlugin({
+    specificationVersion: 'v1',
+    packageName: '@raf/web',
+    toolKinds: { web: (decl, context) => webTools(decl, context, options) },
+    toolExpansions: { web: WEB_TOOL_NAMES },
+  });
+}
