@@ -50,6 +50,29 @@ export {
   InMemoryHistoryProvider,
   isHistoryProvider,
 } from './providers/in-memory-history-provider.js';
+export type { TopicPage } from './memory/bundle-layout.js';
+export { pageForTopic } from './memory/bundle-layout.js';
+export { seedBundle, templateDirectory } from './memory/bundle-template.js';
+export type {
+  ConsolidationJob,
+  ConsolidationOutcome,
+  ConsolidationStats,
+} from './memory/consolidation-queue.js';
+export { runConsolidation } from './memory/curator.js';
+export type { SavedEntry } from './memory/memory-bundle.js';
+export { MemoryBundle } from './memory/memory-bundle.js';
+export type { MemoryLanguage } from './memory/memory-notice.js';
+export { MEMORY_LANGUAGES, memoryNotice } from './memory/memory-notice.js';
+export { createMemoryRecallTool, createMemorySaveTool } from './memory/memory-tools.js';
+export type { RecallHit } from './memory/recall-index.js';
+export type { SuperBrainOptions, SuperBrainState } from './memory/super-brain-provider.js';
+export {
+  SUPER_BRAIN_PROVIDER_NAME,
+  SUPER_BRAIN_SKILL,
+  SuperBrainContextProvider,
+} from './memory/super-brain-provider.js';
+export type { BundleIssue, BundleIssueCode, BundleReport } from './memory/validate-bundle.js';
+export { repairIndexes, validateBundle } from './memory/validate-bundle.js';
 export { BUILTIN_TOOL_MANIFESTS, manifestOf, TOOL_NAME_ALIASES } from './runtime-policy/builtin-manifests.js';
 export type { GovernanceStore } from './runtime-policy/governance-store.js';
 export {
