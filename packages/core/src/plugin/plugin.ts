@@ -26,6 +26,12 @@ export interface PluginBuildContext {
   dryRun?: boolean;
   /** The agent's chat client, for contexts that call the model (compression `summarize`). */
   chatClient?: IChatClient;
+  /**
+   * A client for another model declaration (`kind` = the provider, as a model factory gets it),
+   * through the registered model providers; `undefined` when no plugin provides that provider.
+   * Used by contexts with a model of their own (super-brain's `memoryModel`).
+   */
+  resolveModel?(model: Declaration): Promise<IChatClient | undefined>;
 }
 
 /** One YAML entry as the plugin receives it: `kind`, optional `name`, the rest as given. */

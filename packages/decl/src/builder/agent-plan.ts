@@ -120,6 +120,7 @@ export async function planAgent(
     ...(inputs.strict && { strict: true }),
     ...(inputs.dryRun && { dryRun: true }),
     ...(inputs.signal && { signal: inputs.signal }),
+    resolveModel: async (model) => registry.modelProvider(model.kind)?.(model, context),
   };
 
   const model = checked.model

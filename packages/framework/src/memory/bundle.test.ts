@@ -194,3 +194,34 @@ describe('validateBundle', () => {
     ]);
   });
 });
+
+describe("the curator's file operations", () => {
+  it('a rewrite keeps entries saved while the curator worked, adds missing frontmatter, refuses the framework files', async () => {
+    const { bundleOperations } = await import('./bundle-operations.js');
+    const { realpath } = await import('node:fs/promises');
+    const bundle = new MemoryBundle(dir);
+    await bundle.save('user', 'Seen by the curator.');
+    const root = await realpath(dir);
+    await new Promise((r) => setTimeout(r, 5));
+    const since = new Date().toISOString();
+    const written: string[] = [];
+    const ops = bundleOperations(root, { since, onWritten: (rel) => void written.push(rel) });
+    const stale = await read('references/USER.md');
+    await bundle.save('user', 'Saved during the job.');
+    const signal = new AbortController().signal;
+    const folded = stale.replace(/<!-- entry:[\s\S]*?<!-- \/entry -->\n/, 'The user likes terse answers.\n');
+    await ops.fs.writeFile(join(root, 'references/USER.md'), folded, { signal });
+    const page = await read('references/USER.md');
+    expect(page).toContain('The user likes terse answers.');
+    expect(page).not.toContain('Seen by the curator.');
+    expect(parseEntries(page).map((e) => e.block)).toEqual([expect.stringContaining('Saved during the job.')]);
+
+    await ops.fs.writeFile(join(root, 'assets/plain.md'), '# Plain\n', { signal });
+    expect(await read('assets/plain.md')).toBe('---\ntype: knowledge\ntitle: plain\n---\n\n# Plain\n');
+    await expect(ops.fs.writeFile(join(root, 'assets/bad.md'), '---\ntype: [\n---\n', { signal })).rejects.toThrow(
+      'assets/bad.md:2: invalid YAML frontmatter',
+    );
+    await expect(ops.fs.writeFile(join(root, 'log.md'), 'gone', { signal })).rejects.toThrow('log.md is kept by the framework');
+    expect(written).toEqual(['references/USER.md', 'assets/plain.md']);
+  });
+});
