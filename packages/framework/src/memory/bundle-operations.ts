@@ -7,6 +7,8 @@ import { pageForTopic } from './bundle-layout.js';
 import { withFileLock } from './bundle-lock.js';
 import { keepNewEntries } from './entries.js';
 import { isFrontmatterProblem, parseFrontmatter, renderPage } from './frontmatter.js';
+import { beginChange, endChange, followMove, indexPage } from './pending-changes.js';
+import { isIndexFile, isReserved } from './bundle-layout.js';
 
 /** Files the curator may not write: the framework keeps them. */
 const READ_ONLY = new Set(['log.md', 'SKILL.md', 'AGENT.md']);
@@ -66,18 +68,29 @@ export function bundleOperations(root: string, options: BundleOperationsOptions)
     async writeFile(path, data, o) {
       const name = guard(path);
       const text = withFrontmatter(name, typeof data === 'string' ? data : Buffer.from(data).toString('utf8'));
+      let record: string | undefined;
       const written = await withFileLock(root, name, async () => {
-        const current = await readFile(path, 'utf8').catch(() => '');
-        const merged = keepNewEntries(text, current, options.since);
+        const current = await readFile(path, 'utf8').catch(() => undefined);
+        if (current === undefined && name.endsWith('.md') && !isReserved(name) && !isIndexFile(name))
+          record = await beginChange(root, { op: 'create', page: name });
+        const merged = keepNewEntries(text, current ?? '', options.since);
         await fs.writeFile(path, merged, o);
         return merged;
       });
+      // A new page is listed in its index right away (a kill in between is completed later).
+      if (record) {
+        await indexPage(root, name);
+        await endChange(record);
+      }
       await options.onWritten?.(name, written);
     },
     async move(from, to) {
       const source = guard(from);
-      guard(to);
+      const target = guard(to);
+      const record = await beginChange(root, { op: 'move', from: source, to: target });
       await withFileLock(root, source, () => fs.move(from, to));
+      await followMove(root, source, target);
+      await endChange(record);
       await options.onWritten?.(source, undefined);
       const text = await readFile(to, 'utf8').catch(() => undefined);
       if (text !== undefined) await options.onWritten?.(rel(to), text);

@@ -1,12 +1,13 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MemoryError } from '@raf/core';
 import { writeFileAtomic } from '../io/atomic-write.js';
 import { withFileLock } from './bundle-lock.js';
+import { completeChanges } from './pending-changes.js';
 
 const TEMPLATE = join('templates', 'super-brain');
 /** Hashes of the files as last seeded: a file still equal to its seeded version may be upgraded. */
@@ -61,6 +62,8 @@ async function readText(file: string): Promise<string | undefined> {
  */
 export async function seedBundle(root: string, options: { signal?: AbortSignal } = {}): Promise<string[]> {
   const template = templateDirectory();
+  const created = await createWhole(root, template);
+  if (created) return created;
   const written: string[] = [];
   await withFileLock(
     root,
@@ -84,8 +87,37 @@ export async function seedBundle(root: string, options: { signal?: AbortSignal }
     },
     options.signal,
   );
+  await completeChanges(root, options.signal);
   await removeStaleTemporaries(root);
   return written;
+}
+
+/**
+ * A bundle that does not exist yet is made whole beside its place and renamed into it, so a
+ * process killed while seeding never leaves half a bundle. Undefined when the folder exists
+ * (or another process made it first).
+ */
+async function createWhole(root: string, template: string): Promise<string[] | undefined> {
+  if (await stat(root).then(() => true, () => false)) return undefined;
+  await mkdir(dirname(root), { recursive: true });
+  const temporary = join(dirname(root), `.${basename(root)}.${randomUUID()}.seeding`);
+  const seeded: Record<string, string> = {};
+  const files = await templateFiles(template);
+  try {
+    for (const rel of files) {
+      const text = await readFile(join(template, rel), 'utf8');
+      await writeFileAtomic(join(temporary, rel), text);
+      seeded[rel] = sha(text);
+    }
+    await writeFileAtomic(join(temporary, SEEDED), `${JSON.stringify(seeded, null, 2)}\n`);
+    await rename(temporary, root);
+    return files;
+  } catch (error) {
+    await rm(temporary, { recursive: true, force: true });
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || code === 'ENOTEMPTY') return undefined;
+    throw error;
+  }
 }
 
 async function removeStaleTemporaries(dir: string): Promise<void> {

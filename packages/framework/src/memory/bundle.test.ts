@@ -225,3 +225,38 @@ describe("the curator's file operations", () => {
     expect(written).toEqual(['references/USER.md', 'assets/plain.md']);
   });
 });
+
+describe('changes that span files', () => {
+  it('a page the curator creates is indexed at once; archiving it removes its row; a rename moves the row', async () => {
+    const { bundleOperations } = await import('./bundle-operations.js');
+    const { realpath } = await import('node:fs/promises');
+    await seedBundle(dir);
+    const root = await realpath(dir);
+    const ops = bundleOperations(root, { since: new Date().toISOString() });
+    const signal = new AbortController().signal;
+    await ops.fs.writeFile(join(root, 'assets/go/basics/slices.md'), '---\ntype: knowledge\ntitle: Slices\n---\nappend may copy\n', { signal });
+    expect(await read('assets/go/basics/INDEX.md')).toContain('| Slices |  | [slices.md](slices.md) |');
+    expect(await validateBundle(dir)).toMatchObject({ ok: true });
+    await ops.fs.move(join(root, 'assets/go/basics/slices.md'), join(root, 'assets/go/basics/arrays.md'));
+    expect(await read('assets/go/basics/INDEX.md')).toContain('[arrays.md](arrays.md)');
+    expect(await validateBundle(dir)).toMatchObject({ ok: true });
+    await ops.fs.move(join(root, 'assets/go/basics/arrays.md'), join(root, 'assets/go/basics/arrays.archived.md'));
+    expect(await read('assets/go/basics/INDEX.md')).not.toContain('arrays');
+    expect(await validateBundle(dir)).toMatchObject({ ok: true, issues: [] });
+  });
+
+  it('a change a killed writer left in flight is not a problem, and the next seeding completes it', async () => {
+    const { beginChange } = await import('./pending-changes.js');
+    const { mkdir } = await import('node:fs/promises');
+    await seedBundle(dir);
+    // Killed after writing the page, before its index rows.
+    await beginChange(dir, { op: 'create', page: 'assets/t/c/s.md' });
+    await mkdir(join(dir, 'assets/t/c'), { recursive: true });
+    await writeFile(join(dir, 'assets/t/c/s.md'), '---\ntype: knowledge\ntitle: S\n---\nx\n');
+    expect(await validateBundle(dir)).toMatchObject({ ok: true });
+    await seedBundle(dir);
+    expect(await readdir(join(dir, '.raf/pending'))).toEqual([]);
+    expect(await read('assets/t/c/INDEX.md')).toContain('[s.md](s.md)');
+    expect(await read('assets/INDEX.md')).toContain('[t/INDEX.md](t/INDEX.md)');
+  });
+});

@@ -1,13 +1,13 @@
 import { readFile } from 'node:fs/promises';
-import { join, posix, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { MemoryError } from '@raf/core';
 import { writeFileAtomic } from '../io/atomic-write.js';
 import { listMarkdown, pageForTopic } from './bundle-layout.js';
-import { ensureIndexed } from './bundle-index.js';
 import { withFileLock } from './bundle-lock.js';
 import { seedBundle } from './bundle-template.js';
 import { appendBlock, newEntryId, renderEntry } from './entries.js';
 import { renderPage } from './frontmatter.js';
+import { beginChange, endChange, indexPage } from './pending-changes.js';
 import { type RecallHit, RecallIndex } from './recall-index.js';
 
 export interface SavedEntry {
@@ -55,7 +55,7 @@ export class MemoryBundle {
     const id = newEntryId();
     const file = join(this.root, page.path);
     const title = page.levels.at(-1) ?? page.path.replace(/^references\/|\.md$/g, '');
-    let created = false;
+    let record: string | undefined;
     const text = await withFileLock(
       this.root,
       page.path,
@@ -65,7 +65,7 @@ export class MemoryBundle {
           throw error;
         });
         if (current === undefined) {
-          created = true;
+          record = await beginChange(this.root, { op: 'create', page: page.path });
           current = renderPage(
             { type: page.type, title, description: `Memory about ${topic.trim()}` },
             `# ${title}\n`,
@@ -78,8 +78,12 @@ export class MemoryBundle {
       signal,
     );
     await this.index.update(page.path, text);
-    const indexed = created ? await this.indexPage(page.path, title, topic, signal) : [];
-    return { path: page.path, id, created, indexed };
+    let indexed: string[] = [];
+    if (record) {
+      indexed = await indexPage(this.root, page.path, signal);
+      await endChange(record);
+    }
+    return { path: page.path, id, created: record !== undefined, indexed };
   }
 
   /** Full-text search over the bundle's pages (archived pages, indexes and the guide left out). */
@@ -91,11 +95,6 @@ export class MemoryBundle {
   /** Tells the recall index about a page another component of this process wrote. */
   noteWritten(rel: string, text: string | undefined): Promise<void> {
     return this.index.update(rel, text);
-  }
-
-  private async indexPage(rel: string, title: string, topic: string, signal?: AbortSignal): Promise<string[]> {
-    const changed = await ensureIndexed(this.root, rel, { name: title, description: `Memory about ${topic.trim()}` }, signal);
-    return changed.map((c) => posix.normalize(c));
   }
 
   /** Every page with its frontmatter title, for the curator's view of the bundle. */

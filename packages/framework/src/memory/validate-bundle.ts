@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { indexOf, isIndexFile, listMarkdown } from './bundle-layout.js';
 import { ensureIndexed, relativeLinks, resolveLink } from './bundle-index.js';
 import { isFrontmatterProblem, parseFrontmatter } from './frontmatter.js';
+import { pendingChanges } from './pending-changes.js';
 
 export type BundleIssueCode = 'missing-file' | 'frontmatter' | 'broken-index-entry' | 'not-indexed';
 
@@ -46,6 +47,13 @@ export async function validateBundle(directory: string, options: { signal?: Abor
     return report();
   }
   files = await listMarkdown(root, options.signal);
+  // Changes a killed writer left in flight are not problems: the next writer completes them.
+  const inFlight = new Set<string>();
+  for (const { change } of await pendingChanges(root)) {
+    // A new page's index chain (up to index.md) is being written too.
+    for (let rel: string | undefined = change.op === 'create' ? change.page : change.from; rel; rel = indexOf(rel))
+      inFlight.add(rel);
+  }
   const present = new Set(files);
   for (const reserved of ['index.md', 'log.md']) {
     if (!present.has(reserved))
@@ -71,6 +79,7 @@ export async function validateBundle(directory: string, options: { signal?: Abor
     for (const link of relativeLinks(text)) {
       const target = resolveLink(rel, link.target);
       if (target !== undefined) targets.add(target);
+      if (target !== undefined && inFlight.has(target)) continue;
       if (target === undefined || !(present.has(target) || (await exists(join(root, target))))) {
         issues.push({
           code: 'broken-index-entry',
@@ -83,7 +92,7 @@ export async function validateBundle(directory: string, options: { signal?: Abor
   }
   for (const rel of files) {
     const index = indexOf(rel);
-    if (index === undefined || listed.get(index)?.has(rel)) continue;
+    if (index === undefined || listed.get(index)?.has(rel) || inFlight.has(rel)) continue;
     issues.push({
       code: 'not-indexed',
       path: rel,
