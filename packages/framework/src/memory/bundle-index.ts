@@ -105,8 +105,9 @@ export async function ensureIndexed(
       signal,
     );
     if (added) changed.push(index);
-    if (!created || index === 'index.md') return changed;
-    // A new INDEX.md must itself be listed one level up.
+    if (index === 'index.md') return changed;
+    // Each INDEX.md up the chain must itself be listed one level up (checked even when it existed:
+    // a writer killed midway may have left a level unlisted).
     page = index;
     const folder = posix.basename(posix.dirname(index));
     info = { name: folder, description: `${folder}: see its ${INDEX_FILE}` };
