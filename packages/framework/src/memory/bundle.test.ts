@@ -249,13 +249,18 @@ describe('changes that span files', () => {
     const { beginChange } = await import('./pending-changes.js');
     const { mkdir } = await import('node:fs/promises');
     await seedBundle(dir);
-    // Killed after writing the page, before its index rows.
-    await beginChange(dir, { op: 'create', page: 'assets/t/c/s.md' });
+    // Killed after writing the page, before its index rows (a process that is gone).
+    const record = await beginChange(dir, { op: 'create', page: 'assets/t/c/s.md' });
+    const { execFileSync } = await import('node:child_process');
+    const gone = Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']));
+    await writeFile(record, JSON.stringify({ op: 'create', page: 'assets/t/c/s.md', pid: gone }));
+    const live = await beginChange(dir, { op: 'create', page: 'assets/t/c/live.md' });
     await mkdir(join(dir, 'assets/t/c'), { recursive: true });
     await writeFile(join(dir, 'assets/t/c/s.md'), '---\ntype: knowledge\ntitle: S\n---\nx\n');
     expect(await validateBundle(dir)).toMatchObject({ ok: true });
     await seedBundle(dir);
-    expect(await readdir(join(dir, '.raf/pending'))).toEqual([]);
+    // This process's own record is a live writer's: left for it to finish.
+    expect(await readdir(join(dir, '.raf/pending'))).toEqual([live.split('/').at(-1)]);
     expect(await read('assets/t/c/INDEX.md')).toContain('[s.md](s.md)');
     expect(await read('assets/INDEX.md')).toContain('[t/INDEX.md](t/INDEX.md)');
   });

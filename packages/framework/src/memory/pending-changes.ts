@@ -18,8 +18,26 @@ const FOLDER = '.raf/pending';
 
 export async function beginChange(root: string, change: PendingChange): Promise<string> {
   const file = join(root, FOLDER, `${randomUUID()}.json`);
-  await writeFileAtomic(file, JSON.stringify(change));
+  await writeFileAtomic(file, JSON.stringify({ ...change, pid: process.pid }));
   return file;
+}
+
+/** Records older than this are completed even when their process id is alive (it may be reused). */
+const ABANDONED_MS = 10 * 60_000;
+
+/** A record is abandoned when the process that wrote it is gone (never one of this process). */
+async function abandoned(record: string, pid: unknown): Promise<boolean> {
+  if (pid === process.pid) return false;
+  if (typeof pid === 'number') {
+    try {
+      process.kill(pid, 0);
+      const info = await stat(record).catch(() => undefined);
+      return info !== undefined && Date.now() - info.mtimeMs > ABANDONED_MS;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ESRCH';
+    }
+  }
+  return true;
 }
 
 export async function endChange(record: string): Promise<void> {
@@ -84,9 +102,10 @@ export async function followMove(root: string, from: string, to: string, signal?
   if (!to.endsWith('.archived.md') && (await exists(join(root, to)))) await indexPage(root, to, signal);
 }
 
-/** Completes the changes that writers killed midway left (run when a bundle is opened). */
+/** Completes the changes that writers killed midway left (run when a bundle is opened); live writers' are theirs. */
 export async function completeChanges(root: string, signal?: AbortSignal): Promise<void> {
   for (const { record, change } of await pendingChanges(root)) {
+    if (!(await abandoned(record, (change as { pid?: unknown }).pid))) continue;
     if (change.op === 'create') {
       if (await exists(join(root, change.page))) await indexPage(root, change.page, signal);
     } else if (!(await exists(join(root, change.from)))) {
