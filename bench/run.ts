@@ -1,11 +1,12 @@
 // `pnpm bench` runs every benchmark against a mock model server in a separate process and prints
 // ratios measured in this one run. Flags: `--json` (figures as JSON), `--quick` (a smoke test:
-// one short round), `--only client|loop|search|cold-start`, `--instructions` (count instructions with valgrind's
+// one short round), `--only client|loop|search|cold-start|memory`, `--instructions` (count instructions with valgrind's
 // callgrind instead of timing: repeatable where CPU times swing by ±30% between runs).
 import { LOOP_ROUNDS, type LoopBenchResult, runLoopBench } from './agent-loop.js';
 import { type ClientBenchResult, type ClientScenario, runClientBench } from './client-overhead.js';
 import { runColdStartBench } from './cold-start.js';
 import { runSearchBench, type SearchBenchResult } from './file-search.js';
+import { type MemoryBenchResult, runMemoryBench } from './memory.js';
 import type { Measurement, MeasureOptions } from './lib/measure.js';
 import { startServerProcess } from './lib/server.js';
 
@@ -114,6 +115,13 @@ function printColdStart(
   console.log(`raf inspect     ${cold.inspect.toFixed(0)} ms  (+${above.inspect.toFixed(0)} ms over node)\n`);
 }
 
+function printMemory(result: MemoryBenchResult): void {
+  console.log(`Memory (super-brain) on ${result.pages} pages: median wall ms per call`);
+  console.log(`index build (first recall) ${result.indexBuildMs.toFixed(0)} ms`);
+  console.log(`memory_recall               ${result.recallP50Ms.toFixed(2)} ms (target ≤ 30)`);
+  console.log(`memory_save                 ${result.saveP50Ms.toFixed(2)} ms (target ≤ 10)\n`);
+}
+
 const wantsModel = !only || only === 'client' || only === 'loop';
 const server = wantsModel ? await startServerProcess() : undefined;
 try {
@@ -123,6 +131,11 @@ try {
     const search = await runSearchBench({ files, runs: quick ? 1 : 5 });
     if (json) output.search = { files, wallMs: search };
     else printSearch(search, files);
+  }
+  if ((!only || only === 'memory') && !instructions) {
+    const memory = await runMemoryBench(quick ? { pages: 500, calls: 10 } : { pages: 5_000, calls: 100 });
+    if (json) output.memory = memory;
+    else printMemory(memory);
   }
   if ((!only || only === 'cold-start') && !instructions) {
     const cold = await runColdStartBench(quick ? 3 : 25);

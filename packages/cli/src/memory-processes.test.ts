@@ -52,7 +52,7 @@ describe('two raf run processes on one bundle', () => {
       const bundle = join(dir, 'logs/super-brain');
       const text =
         (await readFile(join(bundle, 'references/USER.md'), 'utf8')) +
-        (await readFile(join(bundle, 'assets/shared/general/notes.md'), 'utf8'));
+        (await readFile(join(bundle, 'assets/shared/notes/notes.md'), 'utf8'));
       const missing: string[] = [];
       for (let i = 0; i < ROUNDS; i++)
         for (const p of ['a', 'b'])

@@ -29,7 +29,10 @@ export async function awaitConsolidation(agent: ChatClientAgent, io: CliIO, sign
     spinner.stop();
   }
   for (const [i, provider] of busy.entries()) {
+    const outcome = provider.lastOutcome;
     if (provider.stats.failed > (before[i] ?? 0))
-      io.stderr.write(`memory consolidation failed: ${escapeLine(provider.lastOutcome?.error ?? 'unknown error')}\n`);
+      io.stderr.write(`memory consolidation failed: ${escapeLine(outcome?.error ?? 'unknown error')}\n`);
+    else if (outcome?.updatedFiles.length)
+      io.stderr.write(`memory: ${outcome.status} ${escapeLine(outcome.updatedFiles.join(', '))}\n`);
   }
 }
