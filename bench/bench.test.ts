@@ -43,7 +43,11 @@ describe('benchmarks', () => {
         validate: expect.any(Number),
         inspect: expect.any(Number),
       });
-    expect(result.memory).toMatchObject({ pages: 500, recallP50Ms: expect.any(Number), saveP50Ms: expect.any(Number) });
+    expect(result.memory).toMatchObject({
+      pages: 500,
+      recallP50Ms: expect.any(Number),
+      saveP50Ms: expect.any(Number),
+    });
     expect(result.search.wallMs).toMatchObject({
       searchWalker: expect.any(Number),
       findFiles: expect.any(Number),

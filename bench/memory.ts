@@ -40,12 +40,18 @@ function vocabulary(size: number, next: () => number): string[] {
 const p50 = (times: number[]) => [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)] ?? Number.NaN;
 
 /** A seeded bundle with `pages` section pages (topics × chapters × sections) of ~150 words each, and their indexes. */
-async function makeBundle(root: string, pages: number, words: string[], next: () => number): Promise<string[]> {
+async function makeBundle(
+  root: string,
+  pages: number,
+  words: string[],
+  next: () => number,
+): Promise<string[]> {
   await seedBundle(root);
   const topics = Math.max(1, Math.round(pages / 250));
   const rows = (entries: string[]) =>
     `| name | description | path |\n| ---- | ----------- | ---- |\n${entries.map((e) => `| ${e} | about ${e} | [${e}](${e}) |`).join('\n')}\n`;
-  const index = (title: string, entries: string[]) => `---\ntype: index\ntitle: ${title}\n---\n\n# ${title}\n\n${rows(entries)}`;
+  const index = (title: string, entries: string[]) =>
+    `---\ntype: index\ntitle: ${title}\n---\n\n# ${title}\n\n${rows(entries)}`;
   const sections: string[] = [];
   const topicLinks: string[] = [];
   for (let t = 0, made = 0; t < topics && made < pages; t++) {
@@ -81,7 +87,8 @@ export async function runMemoryBench(options: MemoryBenchOptions): Promise<Memor
     const root = join(base, 'super-brain');
     const sections = await makeBundle(root, options.pages, words, next);
     const bundle = new MemoryBundle(root);
-    const query = () => `${words[Math.floor(next() * words.length)]} ${words[Math.floor(next() * words.length)]}`;
+    const query = () =>
+      `${words[Math.floor(next() * words.length)]} ${words[Math.floor(next() * words.length)]}`;
     let started = performance.now();
     await bundle.recall(query());
     const indexBuildMs = performance.now() - started;

@@ -6,9 +6,9 @@ import { LOOP_ROUNDS, type LoopBenchResult, runLoopBench } from './agent-loop.js
 import { type ClientBenchResult, type ClientScenario, runClientBench } from './client-overhead.js';
 import { runColdStartBench } from './cold-start.js';
 import { runSearchBench, type SearchBenchResult } from './file-search.js';
-import { type MemoryBenchResult, runMemoryBench } from './memory.js';
 import type { Measurement, MeasureOptions } from './lib/measure.js';
 import { startServerProcess } from './lib/server.js';
+import { type MemoryBenchResult, runMemoryBench } from './memory.js';
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');

@@ -28,15 +28,24 @@ describe('the memory example', () => {
     expect(await pages(bundle)).toEqual([]);
     const run = createMemoryIO({ cwd: dir });
     const input = "I'm Ada. I write compilers in OCaml, and I like short answers.";
-    expect(await main(['run', 'agent.yaml', '-i', input, '--sessions-dir', join(dir, '.raf/sessions')], run.io), run.err()).toBe(0);
+    expect(
+      await main(['run', 'agent.yaml', '-i', input, '--sessions-dir', join(dir, '.raf/sessions')], run.io),
+      run.err(),
+    ).toBe(0);
     expect(run.out()).toBe('Nice to meet you, Ada. Noted: compilers in OCaml, short answers.\n');
     expect(run.err()).toContain('memory: updated assets/programming/ocaml/compilers.md');
     const grown = await pages(bundle);
     expect(grown).toHaveLength(13);
     expect(grown).toContain('assets/programming/ocaml/compilers.md');
-    expect(await readFile(join(bundle, 'references/USER.md'), 'utf8')).toContain('The user is Ada; she writes compilers in OCaml.');
-    expect(await readFile(join(bundle, 'references/PREFERENCE.md'), 'utf8')).toContain('Ada likes short answers.');
-    expect(await readFile(join(bundle, 'log.md'), 'utf8')).toMatch(/\| updated: assets\/programming\/ocaml\/compilers\.md \|\n$/);
+    expect(await readFile(join(bundle, 'references/USER.md'), 'utf8')).toContain(
+      'The user is Ada; she writes compilers in OCaml.',
+    );
+    expect(await readFile(join(bundle, 'references/PREFERENCE.md'), 'utf8')).toContain(
+      'Ada likes short answers.',
+    );
+    expect(await readFile(join(bundle, 'log.md'), 'utf8')).toMatch(
+      /\| updated: assets\/programming\/ocaml\/compilers\.md \|\n$/,
+    );
     const check = createMemoryIO({ cwd: dir });
     expect(await main(['memory', 'check', 'logs/super-brain'], check.io)).toBe(0);
     expect(check.out()).toBe(`${bundle}: 13 pages, valid\n`);

@@ -43,7 +43,10 @@ describe('two raf run processes on one bundle', () => {
         `name: two\nmodel: { id: m, provider: custom, connection: { endpoint: "${server.baseURL}" } }\ncontexts:\n  - kind: memory\n    config: { consolidationInterval: 0 }\nmaxToolRounds: 3\n`,
       );
       const run = (input: string) =>
-        promisify(execFile)(process.execPath, [...raf, 'run', 'agent.yaml', '-i', input], { cwd: dir, timeout: 60_000 });
+        promisify(execFile)(process.execPath, [...raf, 'run', 'agent.yaml', '-i', input], {
+          cwd: dir,
+          timeout: 60_000,
+        });
       for (let i = 0; i < ROUNDS; i++) {
         const [a, b] = await Promise.all([run(`r${i}a`), run(`r${i}b`)]);
         expect(a.stdout).toBe('saved\n');
@@ -56,7 +59,8 @@ describe('two raf run processes on one bundle', () => {
       const missing: string[] = [];
       for (let i = 0; i < ROUNDS; i++)
         for (const p of ['a', 'b'])
-          for (let k = 0; k < SAVES; k++) if (!text.includes(`\nr${i}${p} fact ${k}\n`)) missing.push(`r${i}${p} fact ${k}`);
+          for (let k = 0; k < SAVES; k++)
+            if (!text.includes(`\nr${i}${p} fact ${k}\n`)) missing.push(`r${i}${p} fact ${k}`);
       expect(missing).toEqual([]);
       expect(text.match(/<!-- entry:/g)).toHaveLength(ROUNDS * 2 * SAVES);
       expect(await validateBundle(bundle)).toMatchObject({ ok: true, issues: [] });

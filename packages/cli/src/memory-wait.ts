@@ -6,14 +6,20 @@ import { Spinner } from './render/spinner.js';
 
 /** The agent's super-brain providers. */
 export function memoryProviders(agent: ChatClientAgent): SuperBrainContextProvider[] {
-  return agent.contextProviders.filter((p): p is SuperBrainContextProvider => p instanceof SuperBrainContextProvider);
+  return agent.contextProviders.filter(
+    (p): p is SuperBrainContextProvider => p instanceof SuperBrainContextProvider,
+  );
 }
 
 /**
  * Waits for the memory consolidation the run queued (a spinner on a terminal) and says when one
  * failed. A signal (Ctrl-C) stops the waiting: what the curator wrote so far stays, whole.
  */
-export async function awaitConsolidation(agent: ChatClientAgent, io: CliIO, signal?: AbortSignal): Promise<void> {
+export async function awaitConsolidation(
+  agent: ChatClientAgent,
+  io: CliIO,
+  signal?: AbortSignal,
+): Promise<void> {
   const busy = memoryProviders(agent).filter((p) => p.consolidating);
   if (busy.length === 0) return;
   const before = busy.map((p) => p.stats.failed);

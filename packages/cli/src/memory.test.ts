@@ -20,7 +20,8 @@ afterEach(async () => {
 type Message = { role: string; content: string };
 const messagesOf = (r: RecordedRequest) => (r.body?.messages ?? []) as Message[];
 const isCurator = (r: RecordedRequest) => messagesOf(r)[0]?.content.includes('# Memory curator') ?? false;
-const jobsOf = (s: MockModelServer) => s.requests.filter((r) => isCurator(r) && messagesOf(r).at(-1)?.role === 'user');
+const jobsOf = (s: MockModelServer) =>
+  s.requests.filter((r) => isCurator(r) && messagesOf(r).at(-1)?.role === 'user');
 
 /** The agent answers; each curator job writes a page for the turns it got, then reports it. */
 function model(request: RecordedRequest) {
@@ -59,17 +60,27 @@ describe('raf with super-brain memory', () => {
     const bundle = join(dir, 'logs/super-brain');
     for (let turn = 1; turn <= 12; turn++) {
       const run = memoryIO({ cwd: dir });
-      expect(await main(['run', 'agent.yaml', '-i', `turn ${turn}`, '--session', 'conv'], run.io), run.err()).toBe(0);
+      expect(
+        await main(['run', 'agent.yaml', '-i', `turn ${turn}`, '--session', 'conv'], run.io),
+        run.err(),
+      ).toBe(0);
       expect(run.out()).toBe(`answer to turn ${turn}\n`);
       expect(jobsOf(server)).toHaveLength(Math.floor(turn / 3));
       if (turn === 6) {
         const user = await readFile(join(bundle, 'references/USER.md'), 'utf8');
-        await writeFile(join(bundle, 'references/USER.md'), `${user}\nThe user is Ada; she edits this file by hand.\n`);
+        await writeFile(
+          join(bundle, 'references/USER.md'),
+          `${user}\nThe user is Ada; she edits this file by hand.\n`,
+        );
       }
     }
     expect(messagesOf(jobsOf(server)[3]!).at(-1)?.content).toMatch(/User: turn 10[\s\S]*User: turn 12/);
-    expect(await readFile(join(bundle, 'references/USER.md'), 'utf8')).toContain('she edits this file by hand');
-    expect(await readFile(join(bundle, 'assets/chat/log/INDEX.md'), 'utf8')).toContain('[job-4.md](job-4.md)');
+    expect(await readFile(join(bundle, 'references/USER.md'), 'utf8')).toContain(
+      'she edits this file by hand',
+    );
+    expect(await readFile(join(bundle, 'assets/chat/log/INDEX.md'), 'utf8')).toContain(
+      '[job-4.md](job-4.md)',
+    );
     const log = await readFile(join(bundle, 'log.md'), 'utf8');
     expect(log.match(/\| conv \| updated: /g)).toHaveLength(4);
 
@@ -84,13 +95,19 @@ describe('raf with super-brain memory', () => {
 
     // Nothing new since the last job: a forced consolidation has nothing to do.
     const idle = memoryIO({ cwd: dir });
-    expect(await main(['memory', 'consolidate', 'agent.yaml', '--session', 'conv'], idle.io), idle.err()).toBe(0);
+    expect(
+      await main(['memory', 'consolidate', 'agent.yaml', '--session', 'conv'], idle.io),
+      idle.err(),
+    ).toBe(0);
     expect(idle.out()).toBe(`${bundle}: skipped\n`);
     const thirteenth = memoryIO({ cwd: dir });
     expect(await main(['run', 'agent.yaml', '-i', 'turn 13', '--session', 'conv'], thirteenth.io)).toBe(0);
     expect(jobsOf(server)).toHaveLength(4);
     const forced = memoryIO({ cwd: dir });
-    expect(await main(['memory', 'consolidate', 'agent.yaml', '--session', 'conv'], forced.io), forced.err()).toBe(0);
+    expect(
+      await main(['memory', 'consolidate', 'agent.yaml', '--session', 'conv'], forced.io),
+      forced.err(),
+    ).toBe(0);
     expect(forced.out()).toBe(`${bundle}: updated (assets/chat/log/job-5.md)\n`);
     expect(jobsOf(server)).toHaveLength(5);
     expect(messagesOf(jobsOf(server)[4]!).at(-1)?.content).toContain('User: turn 13');
@@ -117,7 +134,10 @@ describe('raf with super-brain memory', () => {
     expect(await main(['memory', 'tidy'], usage.io)).toBe(2);
     expect(usage.err()).toContain('raf memory tidy: use "raf memory check DIR"');
     const none = memoryIO({ cwd: dir });
-    await writeFile(join(dir, 'plain.yaml'), `name: p\nmodel: { id: m, provider: custom, connection: { endpoint: "${server.baseURL}" } }\n`);
+    await writeFile(
+      join(dir, 'plain.yaml'),
+      `name: p\nmodel: { id: m, provider: custom, connection: { endpoint: "${server.baseURL}" } }\n`,
+    );
     expect(await main(['memory', 'consolidate', 'plain.yaml'], none.io)).toBe(2);
     expect(none.err()).toContain('plain.yaml has no memory');
   });

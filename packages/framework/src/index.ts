@@ -41,15 +41,6 @@ export { CompressionPipeline, SlidingWindowStrategy, TokenBudgetStrategy } from 
 export type { SummarizeOptions } from './compression/summarize-strategy.js';
 export { SummarizeStrategy } from './compression/summarize-strategy.js';
 export { EstimateTokenCounter, ExactTokenCounter } from './compression/token-counters.js';
-export type { ChatClientDecorator } from './pipeline/chat-client-builder.js';
-export { ChatClientBuilder, DelegatingChatClient, findInPipeline } from './pipeline/chat-client-builder.js';
-export type { FunctionInvokingOptions } from './pipeline/function-invoking-chat-client.js';
-export { FunctionInvokingChatClient } from './pipeline/function-invoking-chat-client.js';
-export {
-  HISTORY_PROVIDER_NAME,
-  InMemoryHistoryProvider,
-  isHistoryProvider,
-} from './providers/in-memory-history-provider.js';
 export type { TopicPage } from './memory/bundle-layout.js';
 export { pageForTopic } from './memory/bundle-layout.js';
 export { seedBundle, templateDirectory } from './memory/bundle-template.js';
@@ -73,6 +64,15 @@ export {
 } from './memory/super-brain-provider.js';
 export type { BundleIssue, BundleIssueCode, BundleReport } from './memory/validate-bundle.js';
 export { repairIndexes, validateBundle } from './memory/validate-bundle.js';
+export type { ChatClientDecorator } from './pipeline/chat-client-builder.js';
+export { ChatClientBuilder, DelegatingChatClient, findInPipeline } from './pipeline/chat-client-builder.js';
+export type { FunctionInvokingOptions } from './pipeline/function-invoking-chat-client.js';
+export { FunctionInvokingChatClient } from './pipeline/function-invoking-chat-client.js';
+export {
+  HISTORY_PROVIDER_NAME,
+  InMemoryHistoryProvider,
+  isHistoryProvider,
+} from './providers/in-memory-history-provider.js';
 export { BUILTIN_TOOL_MANIFESTS, manifestOf, TOOL_NAME_ALIASES } from './runtime-policy/builtin-manifests.js';
 export type { GovernanceStore } from './runtime-policy/governance-store.js';
 export {

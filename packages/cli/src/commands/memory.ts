@@ -20,7 +20,8 @@ function printReport(report: BundleReport, io: CliIO): void {
 
 /** `raf memory check DIR`: validates a bundle; exit 2 when it has problems. */
 async function check(target: string | undefined, args: CliArgs, io: CliIO): Promise<number> {
-  if (!target) throw new CliError('raf memory check needs a bundle folder: raf memory check logs/super-brain');
+  if (!target)
+    throw new CliError('raf memory check needs a bundle folder: raf memory check logs/super-brain');
   const report = await validateBundle(resolve(io.cwd, target));
   if (args.json) io.stdout.write(`${JSON.stringify(report)}\n`);
   else printReport(report, io);
@@ -29,10 +30,12 @@ async function check(target: string | undefined, args: CliArgs, io: CliIO): Prom
 
 /** `raf memory consolidate agent.yaml [--session ID]`: one consolidation now, waited for. */
 async function consolidate(file: string | undefined, args: CliArgs, io: CliIO): Promise<number> {
-  if (!file) throw new CliError('raf memory consolidate needs an agent file: raf memory consolidate agent.yaml');
+  if (!file)
+    throw new CliError('raf memory consolidate needs an agent file: raf memory consolidate agent.yaml');
   const agent = await (await builderFor(file, args, io)).build();
   const providers = memoryProviders(agent);
-  if (providers.length === 0) throw new CliError(`${file} has no memory (contexts: - kind: memory, name: super-brain)`);
+  if (providers.length === 0)
+    throw new CliError(`${file} has no memory (contexts: - kind: memory, name: super-brain)`);
   const opened = args.session ? await openSession(args.sessionsDir, io.cwd, args.session) : undefined;
   if (opened && !opened.resumed) throw new CliError(`no session ${args.session} in ${args.sessionsDir}`);
   const failedBefore = providers.map((p) => p.stats.failed);

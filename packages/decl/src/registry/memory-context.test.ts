@@ -39,11 +39,43 @@ describe('kind: memory in YAML', () => {
     const plan = await builder.explain();
     expect(plan.contexts.map((c) => c.kind)).toEqual(['history', 'workspace', 'memory']);
     expect(plan.toolLoop).toBe(true);
-    expect(plan.tools.map(({ name, source, context, route, executionMode }) => ({ name, source, context, route, executionMode }))).toEqual([
-      { name: 'load_skill', source: 'injected', context: 'SuperBrainContextProvider', route: 'main-process-proxy', executionMode: 'parallel' },
-      { name: 'read_skill_resource', source: 'injected', context: 'SuperBrainContextProvider', route: 'main-process-proxy', executionMode: 'parallel' },
-      { name: 'memory_save', source: 'injected', context: 'SuperBrainContextProvider', route: 'main-process-proxy', executionMode: 'parallel' },
-      { name: 'memory_recall', source: 'injected', context: 'SuperBrainContextProvider', route: 'main-process-proxy', executionMode: 'parallel' },
+    expect(
+      plan.tools.map(({ name, source, context, route, executionMode }) => ({
+        name,
+        source,
+        context,
+        route,
+        executionMode,
+      })),
+    ).toEqual([
+      {
+        name: 'load_skill',
+        source: 'injected',
+        context: 'SuperBrainContextProvider',
+        route: 'main-process-proxy',
+        executionMode: 'parallel',
+      },
+      {
+        name: 'read_skill_resource',
+        source: 'injected',
+        context: 'SuperBrainContextProvider',
+        route: 'main-process-proxy',
+        executionMode: 'parallel',
+      },
+      {
+        name: 'memory_save',
+        source: 'injected',
+        context: 'SuperBrainContextProvider',
+        route: 'main-process-proxy',
+        executionMode: 'parallel',
+      },
+      {
+        name: 'memory_recall',
+        source: 'injected',
+        context: 'SuperBrainContextProvider',
+        route: 'main-process-proxy',
+        executionMode: 'parallel',
+      },
     ]);
     expect(await exists(join(dir, 'logs'))).toBe(false);
   });
@@ -54,9 +86,18 @@ describe('kind: memory in YAML', () => {
       '  - kind: memory\n    name: super-brain\n    config: { directory: mem, consolidation_interval: 0, language: zh-CN }\n',
     );
     const agent = await new DeclAgentBuilder().fromYamlFile(file).build();
-    const provider = agent.contextProviders.find((p) => p instanceof SuperBrainContextProvider) as SuperBrainContextProvider;
-    expect(provider).toMatchObject({ directory: join(dir, 'mem'), consolidationInterval: 0, language: 'zh-CN', enabled: true });
-    const defaults = await new DeclAgentBuilder().fromYamlFile(await agentFile('defaults', '  - kind: memory\n')).build();
+    const provider = agent.contextProviders.find(
+      (p) => p instanceof SuperBrainContextProvider,
+    ) as SuperBrainContextProvider;
+    expect(provider).toMatchObject({
+      directory: join(dir, 'mem'),
+      consolidationInterval: 0,
+      language: 'zh-CN',
+      enabled: true,
+    });
+    const defaults = await new DeclAgentBuilder()
+      .fromYamlFile(await agentFile('defaults', '  - kind: memory\n'))
+      .build();
     expect(defaults.contextProviders.find((p) => p.kind === 'memory')).toMatchObject({
       directory: join(dir, 'logs', 'super-brain'),
       consolidationInterval: 3,
@@ -118,7 +159,9 @@ describe('kind: memory in YAML', () => {
       options: { temperature: 0.2, maxOutputTokens: 64 },
       config: { modelPath: join(dir, 'models/tiny.gguf'), useGpu: false },
     });
-    expect((agent.contextProviders.find((p) => p.kind === 'memory') as unknown as { curator: unknown }).curator).toBe(curator);
+    expect(
+      (agent.contextProviders.find((p) => p.kind === 'memory') as unknown as { curator: unknown }).curator,
+    ).toBe(curator);
     const report = await new DeclAgentBuilder().fromYamlFile(file).use(llama(true)).validate();
     expect(report.warnings.map(formatDiagnostic).map((l) => l.slice(dir.length + 1))).toEqual([
       "local.yaml:4:5 contexts[0]: memoryModel: cannot load models/tiny.gguf: bad magic; the curator uses the agent's model",

@@ -1,5 +1,11 @@
 import { resolve } from 'node:path';
-import { ConfigError, type Declaration, getErrorMessage, type IChatClient, type PluginBuildContext } from '@raf/core';
+import {
+  ConfigError,
+  type Declaration,
+  getErrorMessage,
+  type IChatClient,
+  type PluginBuildContext,
+} from '@raf/core';
 import { SuperBrainContextProvider } from '@raf/framework';
 import type { MemoryConfig } from './core-config-schemas.js';
 
@@ -62,7 +68,13 @@ export async function memoryContext(decl: Declaration, context: PluginBuildConte
   const folder = names[name];
   if (folder === undefined) {
     throw new ConfigError(
-      `kind: ${decl.kind} has no name "${name}"; use ${decl.kind === 'bundle' ? 'kind: memory, name: super-brain' : Object.keys(names).map((n) => `"${n}"`).join(' or ')}`,
+      `kind: ${decl.kind} has no name "${name}"; use ${
+        decl.kind === 'bundle'
+          ? 'kind: memory, name: super-brain'
+          : Object.keys(names)
+              .map((n) => `"${n}"`)
+              .join(' or ')
+      }`,
     );
   }
   if (decl.kind !== 'memory' || name !== 'super-brain') {
@@ -74,7 +86,9 @@ export async function memoryContext(decl: Declaration, context: PluginBuildConte
   return new SuperBrainContextProvider({
     directory: resolve(context.baseDir, config.directory ?? folder),
     ...(config.enabled !== undefined && { enabled: config.enabled }),
-    ...(config.consolidationInterval !== undefined && { consolidationInterval: config.consolidationInterval }),
+    ...(config.consolidationInterval !== undefined && {
+      consolidationInterval: config.consolidationInterval,
+    }),
     ...(config.language && { language: config.language }),
     ...(context.chatClient && { chatClient: context.chatClient }),
     ...(curatorClient && { curatorClient }),

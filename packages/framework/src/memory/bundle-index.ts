@@ -52,7 +52,8 @@ export function addIndexRow(text: string, row: { name: string; description: stri
       break;
     }
   }
-  if (last < 0) return `${lines.join('\n')}\n\n| name | description | path |\n| ---- | ----------- | ---- |\n${line}\n`;
+  if (last < 0)
+    return `${lines.join('\n')}\n\n| name | description | path |\n| ---- | ----------- | ---- |\n${line}\n`;
   lines.splice(last + 1, 0, line);
   return `${lines.join('\n')}\n`;
 }
@@ -98,7 +99,9 @@ export async function ensureIndexed(
         }
         const listed = relativeLinks(text).some((l) => resolveLink(index, l.target) === page);
         if (listed && !created) return false;
-        const next = listed ? text : addIndexRow(text, { ...info, link: posix.relative(posix.dirname(index), page) });
+        const next = listed
+          ? text
+          : addIndexRow(text, { ...info, link: posix.relative(posix.dirname(index), page) });
         await writeFileAtomic(file, next, signal ? { signal } : {});
         return true;
       },

@@ -55,8 +55,14 @@ export function pageForTopic(topic: string): TopicPage {
   if (parts[0]?.toLowerCase() === 'references') parts.shift();
   if (parts.length === 1) {
     const name = (parts[0] ?? '').replace(/\.md$/i, '').toLowerCase();
-    const page = REFERENCE_TOPICS[name] ?? (REFERENCE_PAGES as readonly string[]).find((p) => p.toLowerCase() === name);
-    if (page) return { path: `references/${page}.md`, type: page === 'RULES' ? 'rules' : page.toLowerCase(), levels: [] };
+    const page =
+      REFERENCE_TOPICS[name] ?? (REFERENCE_PAGES as readonly string[]).find((p) => p.toLowerCase() === name);
+    if (page)
+      return {
+        path: `references/${page}.md`,
+        type: page === 'RULES' ? 'rules' : page.toLowerCase(),
+        levels: [],
+      };
   }
   if (parts[0]?.toLowerCase() === 'assets') parts.shift();
   if (parts.length === 0) throw new ConfigError('topic is empty: give e.g. "user" or "typescript/generics"');
@@ -64,7 +70,7 @@ export function pageForTopic(topic: string): TopicPage {
     throw new ConfigError(`topic "${topic}" has ${parts.length} levels; at most 3 (topic/chapter/section)`);
   const levels = [parts[0] ?? '', parts[1] ?? 'general', parts[2] ?? 'notes'];
   const slugs = levels.map(slug);
-  const empty = slugs.findIndex((s) => s === '');
+  const empty = slugs.indexOf('');
   if (empty >= 0) throw new ConfigError(`topic "${topic}": level ${empty + 1} has no letters or digits`);
   return { path: `assets/${slugs.join('/')}.md`, type: 'knowledge', levels };
 }

@@ -43,7 +43,12 @@ export async function withFileLock<T>(
   return run;
 }
 
-async function holding<T>(root: string, path: string, work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+async function holding<T>(
+  root: string,
+  path: string,
+  work: () => Promise<T>,
+  signal?: AbortSignal,
+): Promise<T> {
   signal?.throwIfAborted();
   await mkdir(join(root, LOCK_FOLDER), { recursive: true });
   let compromised: Error | undefined;

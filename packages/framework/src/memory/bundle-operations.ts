@@ -3,12 +3,11 @@ import { relative, sep } from 'node:path';
 import { MemoryError } from '@raf/core';
 import { createLocalToolOperations } from '../workspace/operations/local-tool-operations.js';
 import type { FsOperations, ToolOperations } from '../workspace/operations/tool-operations.js';
-import { pageForTopic } from './bundle-layout.js';
+import { isIndexFile, isReserved, pageForTopic } from './bundle-layout.js';
 import { withFileLock } from './bundle-lock.js';
 import { keepNewEntries } from './entries.js';
 import { isFrontmatterProblem, parseFrontmatter, renderPage } from './frontmatter.js';
 import { beginChange, endChange, followMove, indexPage } from './pending-changes.js';
-import { isIndexFile, isReserved } from './bundle-layout.js';
 
 /** Files the curator may not write: the framework keeps them. */
 const READ_ONLY = new Set(['log.md', 'SKILL.md', 'AGENT.md']);
@@ -38,7 +37,9 @@ function withFrontmatter(rel: string, text: string): string {
     return renderPage({ type: typeFor(rel), ...parsed.data }, parsed.body);
   }
   if (text.trimStart().startsWith('---'))
-    throw new MemoryError(`${rel}:${parsed.line}: ${parsed.message}; fix the frontmatter and write the page again`);
+    throw new MemoryError(
+      `${rel}:${parsed.line}: ${parsed.message}; fix the frontmatter and write the page again`,
+    );
   const title = rel.split('/').at(-1)?.replace(/\.md$/, '') ?? rel;
   return renderPage({ type: typeFor(rel), title }, text);
 }
@@ -67,7 +68,10 @@ export function bundleOperations(root: string, options: BundleOperationsOptions)
     mkdir: (p) => fs.mkdir(p),
     async writeFile(path, data, o) {
       const name = guard(path);
-      const text = withFrontmatter(name, typeof data === 'string' ? data : Buffer.from(data).toString('utf8'));
+      const text = withFrontmatter(
+        name,
+        typeof data === 'string' ? data : Buffer.from(data).toString('utf8'),
+      );
       let record: string | undefined;
       const written = await withFileLock(root, name, async () => {
         const current = await readFile(path, 'utf8').catch(() => undefined);

@@ -31,7 +31,8 @@ export function templateDirectory(): string {
     candidates.push(join(dirname(manifest), TEMPLATE));
   } catch {}
   found = candidates.find((c) => existsSync(join(c, 'SKILL.md')));
-  if (!found) throw new MemoryError(`the super-brain template is missing (looked in ${candidates.join(', ')})`);
+  if (!found)
+    throw new MemoryError(`the super-brain template is missing (looked in ${candidates.join(', ')})`);
   return found;
 }
 
@@ -98,7 +99,13 @@ export async function seedBundle(root: string, options: { signal?: AbortSignal }
  * (or another process made it first).
  */
 async function createWhole(root: string, template: string): Promise<string[] | undefined> {
-  if (await stat(root).then(() => true, () => false)) return undefined;
+  if (
+    await stat(root).then(
+      () => true,
+      () => false,
+    )
+  )
+    return undefined;
   await mkdir(dirname(root), { recursive: true });
   const temporary = join(dirname(root), `.${basename(root)}.${randomUUID()}.seeding`);
   const seeded: Record<string, string> = {};

@@ -21,7 +21,9 @@ describe('topics', () => {
     expect(pageForTopic('user')).toEqual({ path: 'references/USER.md', type: 'user', levels: [] });
     expect(pageForTopic('Preferences').path).toBe('references/PREFERENCE.md');
     expect(pageForTopic('references/RULES').path).toBe('references/RULES.md');
-    expect(pageForTopic('TypeScript / Generics / Variance').path).toBe('assets/typescript/generics/variance.md');
+    expect(pageForTopic('TypeScript / Generics / Variance').path).toBe(
+      'assets/typescript/generics/variance.md',
+    );
     expect(pageForTopic('cooking').path).toBe('assets/cooking/general/notes.md');
     expect(pageForTopic('机器学习/基础').path).toBe('assets/机器学习/基础/notes.md');
     expect(() => pageForTopic('a/b/c/d')).toThrow('at most 3');
@@ -64,7 +66,9 @@ describe('seeding', () => {
 
     expect((await seedBundle(dir)).sort()).toEqual(['log.md', 'references/RULES.md']);
     expect(await read('references/USER.md')).toBe(edited);
-    expect(await read('references/RULES.md')).toBe(await readFile(join(templateDirectory(), 'references/RULES.md'), 'utf8'));
+    expect(await read('references/RULES.md')).toBe(
+      await readFile(join(templateDirectory(), 'references/RULES.md'), 'utf8'),
+    );
     expect(await seedBundle(dir)).toEqual([]);
   });
 
@@ -77,7 +81,9 @@ describe('seeding', () => {
     const { utimes } = await import('node:fs/promises');
     await utimes(stale, new Date(Date.now() - 120_000), new Date(Date.now() - 120_000));
     await seedBundle(dir);
-    expect((await readdir(join(dir, 'references'))).filter((f) => f.startsWith('.'))).toEqual(['.USER.md.def.tmp']);
+    expect((await readdir(join(dir, 'references'))).filter((f) => f.startsWith('.'))).toEqual([
+      '.USER.md.def.tmp',
+    ]);
   });
 });
 
@@ -86,7 +92,10 @@ describe('memory_save and memory_recall', () => {
     const bundle = new MemoryBundle(dir);
     const first = await bundle.save('user', 'The user is Ada, a compiler engineer in Lisbon.');
     expect(first).toMatchObject({ path: 'references/USER.md', created: false, indexed: [] });
-    const second = await bundle.save('typescript/generics/variance', 'Function parameters are checked contravariantly.');
+    const second = await bundle.save(
+      'typescript/generics/variance',
+      'Function parameters are checked contravariantly.',
+    );
     expect(second).toMatchObject({
       path: 'assets/typescript/generics/variance.md',
       created: true,
@@ -96,7 +105,9 @@ describe('memory_save and memory_recall', () => {
     const page = await read('assets/typescript/generics/variance.md');
     expect(page).toMatch(/^---\ntype: knowledge\ntitle: variance\n/);
     expect(parseEntries(page)).toHaveLength(2);
-    expect(await read('assets/INDEX.md')).toContain('| typescript | typescript: see its INDEX.md | [typescript/INDEX.md](typescript/INDEX.md) |');
+    expect(await read('assets/INDEX.md')).toContain(
+      '| typescript | typescript: see its INDEX.md | [typescript/INDEX.md](typescript/INDEX.md) |',
+    );
     expect(await validateBundle(dir)).toMatchObject({ ok: true, issues: [] });
 
     expect((await bundle.recall('contravariantly'))[0]).toMatchObject({
@@ -121,7 +132,9 @@ describe('memory_save and memory_recall', () => {
     ]);
     expect((await bundle.recall('hydration'))[0]?.path).toBe('assets/cooking/bread/sourdough.md');
     await rm(join(dir, 'assets/cooking/bread/rye.md'));
-    expect((await bundle.recall('starter')).map((h) => h.path)).toEqual(['assets/cooking/bread/sourdough.md']);
+    expect((await bundle.recall('starter')).map((h) => h.path)).toEqual([
+      'assets/cooking/bread/sourdough.md',
+    ]);
   });
 
   it('keeps every entry when many saves race on one page and one index', async () => {
@@ -152,17 +165,38 @@ describe('validateBundle', () => {
     await writeFile(join(dir, 'references/RULES.md'), '---\ntitle: no type\n---\n');
     await writeFile(join(dir, 'references/OLD.archived.md'), 'archived pages are skipped');
     const index = await read('assets/INDEX.md');
-    await writeFile(join(dir, 'assets/INDEX.md'), `${index}| gone | deleted | [gone/INDEX.md](gone/INDEX.md) |\n`);
+    await writeFile(
+      join(dir, 'assets/INDEX.md'),
+      `${index}| gone | deleted | [gone/INDEX.md](gone/INDEX.md) |\n`,
+    );
     await writeFile(join(dir, 'assets/stray.md'), '---\ntype: knowledge\n---\nnot listed\n');
     const { mkdir } = await import('node:fs/promises');
     await mkdir(join(dir, 'assets/topic/chapter'), { recursive: true });
-    await writeFile(join(dir, 'assets/topic/chapter/section.md'), '---\ntype: knowledge\ntitle: Section\n---\nx\n');
+    await writeFile(
+      join(dir, 'assets/topic/chapter/section.md'),
+      '---\ntype: knowledge\ntitle: Section\n---\nx\n',
+    );
     const report = await validateBundle(dir);
     expect(report.ok).toBe(false);
     expect(report.issues).toEqual([
-      { code: 'broken-index-entry', path: 'assets/INDEX.md', line: 11, message: "index entry 'gone/INDEX.md' points nowhere" },
-      { code: 'frontmatter', path: 'references/RULES.md', line: 2, message: "frontmatter 'type' is required (a non-empty string)" },
-      { code: 'frontmatter', path: 'references/SOUL.md', line: 1, message: "no YAML frontmatter (the page must start with '---')" },
+      {
+        code: 'broken-index-entry',
+        path: 'assets/INDEX.md',
+        line: 11,
+        message: "index entry 'gone/INDEX.md' points nowhere",
+      },
+      {
+        code: 'frontmatter',
+        path: 'references/RULES.md',
+        line: 2,
+        message: "frontmatter 'type' is required (a non-empty string)",
+      },
+      {
+        code: 'frontmatter',
+        path: 'references/SOUL.md',
+        line: 1,
+        message: "no YAML frontmatter (the page must start with '---')",
+      },
       expect.objectContaining({ code: 'frontmatter', path: 'references/USER.md', line: 2 }),
       { code: 'not-indexed', path: 'assets/stray.md', message: 'not listed in assets/INDEX.md' },
       {
@@ -185,12 +219,20 @@ describe('validateBundle', () => {
   });
 
   it('says a missing folder and missing reserved files plainly', async () => {
-    expect(await validateBundle(dir)).toMatchObject({ ok: false, issues: [{ code: 'missing-file', path: '.' }] });
+    expect(await validateBundle(dir)).toMatchObject({
+      ok: false,
+      issues: [{ code: 'missing-file', path: '.' }],
+    });
     await seedBundle(dir);
     await rm(join(dir, 'log.md'));
     expect((await validateBundle(dir)).issues).toEqual([
       { code: 'missing-file', path: 'log.md', message: "log.md is missing (the bundle's changelog)" },
-      { code: 'broken-index-entry', path: 'index.md', line: 22, message: "index entry 'log.md' points nowhere" },
+      {
+        code: 'broken-index-entry',
+        path: 'index.md',
+        line: 22,
+        message: "index entry 'log.md' points nowhere",
+      },
     ]);
   });
 });
@@ -214,14 +256,18 @@ describe("the curator's file operations", () => {
     const page = await read('references/USER.md');
     expect(page).toContain('The user likes terse answers.');
     expect(page).not.toContain('Seen by the curator.');
-    expect(parseEntries(page).map((e) => e.block)).toEqual([expect.stringContaining('Saved during the job.')]);
+    expect(parseEntries(page).map((e) => e.block)).toEqual([
+      expect.stringContaining('Saved during the job.'),
+    ]);
 
     await ops.fs.writeFile(join(root, 'assets/plain.md'), '# Plain\n', { signal });
     expect(await read('assets/plain.md')).toBe('---\ntype: knowledge\ntitle: plain\n---\n\n# Plain\n');
-    await expect(ops.fs.writeFile(join(root, 'assets/bad.md'), '---\ntype: [\n---\n', { signal })).rejects.toThrow(
-      'assets/bad.md:2: invalid YAML frontmatter',
+    await expect(
+      ops.fs.writeFile(join(root, 'assets/bad.md'), '---\ntype: [\n---\n', { signal }),
+    ).rejects.toThrow('assets/bad.md:2: invalid YAML frontmatter');
+    await expect(ops.fs.writeFile(join(root, 'log.md'), 'gone', { signal })).rejects.toThrow(
+      'log.md is kept by the framework',
     );
-    await expect(ops.fs.writeFile(join(root, 'log.md'), 'gone', { signal })).rejects.toThrow('log.md is kept by the framework');
     expect(written).toEqual(['references/USER.md', 'assets/plain.md']);
   });
 });
@@ -234,13 +280,20 @@ describe('changes that span files', () => {
     const root = await realpath(dir);
     const ops = bundleOperations(root, { since: new Date().toISOString() });
     const signal = new AbortController().signal;
-    await ops.fs.writeFile(join(root, 'assets/go/basics/slices.md'), '---\ntype: knowledge\ntitle: Slices\n---\nappend may copy\n', { signal });
+    await ops.fs.writeFile(
+      join(root, 'assets/go/basics/slices.md'),
+      '---\ntype: knowledge\ntitle: Slices\n---\nappend may copy\n',
+      { signal },
+    );
     expect(await read('assets/go/basics/INDEX.md')).toContain('| Slices |  | [slices.md](slices.md) |');
     expect(await validateBundle(dir)).toMatchObject({ ok: true });
     await ops.fs.move(join(root, 'assets/go/basics/slices.md'), join(root, 'assets/go/basics/arrays.md'));
     expect(await read('assets/go/basics/INDEX.md')).toContain('[arrays.md](arrays.md)');
     expect(await validateBundle(dir)).toMatchObject({ ok: true });
-    await ops.fs.move(join(root, 'assets/go/basics/arrays.md'), join(root, 'assets/go/basics/arrays.archived.md'));
+    await ops.fs.move(
+      join(root, 'assets/go/basics/arrays.md'),
+      join(root, 'assets/go/basics/arrays.archived.md'),
+    );
     expect(await read('assets/go/basics/INDEX.md')).not.toContain('arrays');
     expect(await validateBundle(dir)).toMatchObject({ ok: true, issues: [] });
   });

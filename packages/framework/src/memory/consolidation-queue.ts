@@ -26,7 +26,10 @@ export interface ConsolidationOutcome {
   error?: string;
 }
 
-export type ConsolidationRunner = (job: ConsolidationJob, signal: AbortSignal) => Promise<ConsolidationOutcome>;
+export type ConsolidationRunner = (
+  job: ConsolidationJob,
+  signal: AbortSignal,
+) => Promise<ConsolidationOutcome>;
 
 const queues = new Map<string, ConsolidationQueue>();
 

@@ -23,8 +23,18 @@ function curator(request: RecordedRequest, index: number) {
     return {
       ...slow,
       toolCalls: [
-        { name: 'write_file', arguments: { path: `assets/jobs/j${index % 7}/page-${index}.md`, content: page } },
-        { name: 'edit_file', arguments: { path: 'references/USER.md', old_str: '# User', new_str: `# User\n\nJob ${index} was here.` } },
+        {
+          name: 'write_file',
+          arguments: { path: `assets/jobs/j${index % 7}/page-${index}.md`, content: page },
+        },
+        {
+          name: 'edit_file',
+          arguments: {
+            path: 'references/USER.md',
+            old_str: '# User',
+            new_str: `# User\n\nJob ${index} was here.`,
+          },
+        },
       ],
     };
   }
@@ -33,9 +43,13 @@ function curator(request: RecordedRequest, index: number) {
 
 function runUntilKilled(dir: string, baseURL: string, name: string, killAfterMs: number): Promise<string[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--conditions=@raf/source', '--import', 'tsx', script, dir, baseURL, name], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--conditions=@raf/source', '--import', 'tsx', script, dir, baseURL, name],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -50,7 +64,13 @@ function runUntilKilled(dir: string, baseURL: string, name: string, killAfterMs:
       clearTimeout(timer);
       if (signal !== 'SIGKILL') reject(new Error(`the child ended by itself (${signal ?? _code}): ${err}`));
       // Only whole lines: a line cut by the kill was never complete.
-      else resolve(out.split('\n').slice(0, -1).filter((l) => l.startsWith('saved ')));
+      else
+        resolve(
+          out
+            .split('\n')
+            .slice(0, -1)
+            .filter((l) => l.startsWith('saved ')),
+        );
     });
   });
 }
@@ -62,7 +82,12 @@ describe('a crash during consolidation', () => {
     const saved: { page: string; id: string }[] = [];
     try {
       for (let i = 0; i < KILLS; i++) {
-        const lines = await runUntilKilled(dir, server.baseURL, `p${i}`, 100 + Math.floor(Math.random() * 1400));
+        const lines = await runUntilKilled(
+          dir,
+          server.baseURL,
+          `p${i}`,
+          100 + Math.floor(Math.random() * 1400),
+        );
         for (const line of lines) {
           const [, page, id] = line.split(' ') as [string, string, string];
           saved.push({ page, id });
@@ -70,7 +95,8 @@ describe('a crash during consolidation', () => {
         const report = await validateBundle(dir);
         expect(report.issues, `after kill ${i + 1}`).toEqual([]);
         const pages = new Map<string, string>();
-        for (const { page } of saved) if (!pages.has(page)) pages.set(page, await readFile(join(dir, page), 'utf8'));
+        for (const { page } of saved)
+          if (!pages.has(page)) pages.set(page, await readFile(join(dir, page), 'utf8'));
         const lost = saved.filter(({ page, id }) => !pages.get(page)?.includes(`<!-- entry:${id} -->`));
         expect(lost, `after kill ${i + 1}`).toEqual([]);
         await delay(10);

@@ -50,7 +50,13 @@ export function parseCuratorAnswer(text: string): Pick<ConsolidationOutcome, 'st
       .split('\n')
       .map((l) => l.trim())
       .filter((l) => l.startsWith('-'))
-      .map((l) => l.replace(/^-+\s*/, '').split(':')[0]?.trim() ?? '')
+      .map(
+        (l) =>
+          l
+            .replace(/^-+\s*/, '')
+            .split(':')[0]
+            ?.trim() ?? '',
+      )
       .filter(Boolean);
     return { status: files.length > 0 ? 'updated' : 'ok', updatedFiles: files };
   }
@@ -63,7 +69,12 @@ function cell(text: string): string {
 }
 
 /** Appends one row to `log.md` under its lock (date, session, event). */
-export async function appendLogRow(directory: string, session: string, event: string, signal?: AbortSignal): Promise<void> {
+export async function appendLogRow(
+  directory: string,
+  session: string,
+  event: string,
+  signal?: AbortSignal,
+): Promise<void> {
   await withFileLock(
     directory,
     'log.md',
@@ -72,7 +83,11 @@ export async function appendLogRow(directory: string, session: string, event: st
       const current = await readFile(file, 'utf8').catch(() => undefined);
       if (current === undefined) return;
       const row = `| ${new Date().toISOString()} | ${cell(session)} | ${cell(event)} |\n`;
-      await writeFileAtomic(file, `${current.endsWith('\n') ? current : `${current}\n`}${row}`, signal ? { signal } : {});
+      await writeFileAtomic(
+        file,
+        `${current.endsWith('\n') ? current : `${current}\n`}${row}`,
+        signal ? { signal } : {},
+      );
     },
     signal,
   );
@@ -84,7 +99,10 @@ export async function appendLogRow(directory: string, session: string, event: st
  * page's lock) reads the transcript and the bundle's projection and rewrites pages; then
  * missing index rows are added and `log.md` gets a row.
  */
-export async function runConsolidation(job: ConsolidationJob, signal: AbortSignal): Promise<ConsolidationOutcome> {
+export async function runConsolidation(
+  job: ConsolidationJob,
+  signal: AbortSignal,
+): Promise<ConsolidationOutcome> {
   const transcript = renderTranscript(job.transcript);
   const sessions = [...new Set(job.transcript.map((s) => s.sessionId ?? '-'))].join(', ') || '-';
   if (!transcript.trim() && job.transcript.length > 0) return { status: 'skipped', updatedFiles: [] };
@@ -120,7 +138,11 @@ export async function runConsolidation(job: ConsolidationJob, signal: AbortSigna
   const repaired = await repairIndexes(root, { signal }).catch(() => []);
   const parsed = failure ? { status: 'error' as const, updatedFiles: [] } : parseCuratorAnswer(answer);
   const files = [...new Set([...parsed.updatedFiles, ...written, ...repaired])];
-  const event = failure ? `error: ${failure}` : files.length > 0 ? `${parsed.status}: ${files.join(', ')}` : parsed.status;
+  const event = failure
+    ? `error: ${failure}`
+    : files.length > 0
+      ? `${parsed.status}: ${files.join(', ')}`
+      : parsed.status;
   await appendLogRow(root, sessions, event, signal).catch(() => undefined);
   return { ...parsed, updatedFiles: files, ...(failure && { error: getErrorMessage(failure) }) };
 }

@@ -31,7 +31,8 @@ export function createMemorySaveTool(bundle: MemoryBundle): ITool {
 export function createMemoryRecallTool(bundle: MemoryBundle): ITool {
   return defineTool({
     name: 'memory_recall',
-    description: 'Search persistent memory (full text over every page). Returns the best pages with the matching lines.',
+    description:
+      'Search persistent memory (full text over every page). Returns the best pages with the matching lines.',
     parameters: z.object({
       query: z.string().min(1).describe('Words to look for'),
       limit: z.number().int().min(1).max(20).optional().describe('How many pages (default 5)'),

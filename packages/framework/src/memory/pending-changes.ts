@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { writeFileAtomic } from '../io/atomic-write.js';
-import { indexOf } from './bundle-layout.js';
 import { ensureIndexed, relativeLinks, resolveLink } from './bundle-index.js';
+import { indexOf } from './bundle-layout.js';
 import { withFileLock } from './bundle-lock.js';
 import { isFrontmatterProblem, parseFrontmatter } from './frontmatter.js';
 
@@ -75,7 +75,12 @@ export async function indexPage(root: string, page: string, signal?: AbortSignal
 }
 
 /** After `from` moved to `to`: its index row follows it, or goes when it was archived or moved away. */
-export async function followMove(root: string, from: string, to: string, signal?: AbortSignal): Promise<void> {
+export async function followMove(
+  root: string,
+  from: string,
+  to: string,
+  signal?: AbortSignal,
+): Promise<void> {
   const index = indexOf(from);
   if (index) {
     await withFileLock(
@@ -92,7 +97,12 @@ export async function followMove(root: string, from: string, to: string, signal?
           if (!link) return [line];
           if (!keep) return [];
           const target = posix.relative(posix.dirname(index), to);
-          return [line.replace(`[${link.target}]`, `[${target}]`).replace(`(${encodeURI(link.target)})`, `(${encodeURI(target)})`).replace(`(${link.target})`, `(${encodeURI(target)})`)];
+          return [
+            line
+              .replace(`[${link.target}]`, `[${target}]`)
+              .replace(`(${encodeURI(link.target)})`, `(${encodeURI(target)})`)
+              .replace(`(${link.target})`, `(${encodeURI(target)})`),
+          ];
         });
         if (next.join('\n') !== text) await writeFileAtomic(file, next.join('\n'), signal ? { signal } : {});
       },

@@ -23,7 +23,9 @@ export async function bundleProjection(root: string, signal?: AbortSignal): Prom
     lines.push(`- ${rel} (${typeof data.type === 'string' ? data.type : 'no type'})${title}`);
     if (rel.startsWith('references/') && !isFrontmatterProblem(parsed)) {
       const body = parsed.body.trim();
-      references.push(`### ${rel}\n\n${body.length > REFERENCE_CHARS ? `${body.slice(0, REFERENCE_CHARS)} …` : body}`);
+      references.push(
+        `### ${rel}\n\n${body.length > REFERENCE_CHARS ? `${body.slice(0, REFERENCE_CHARS)} …` : body}`,
+      );
     }
   }
   if (files.length > MAX_PAGES) lines.push(`- … and ${files.length - MAX_PAGES} more pages (use find_files)`);

@@ -56,13 +56,21 @@ export class RecallIndex {
     await this.ready(signal);
     await this.refresh(signal);
     const engine = this.engine as MiniSearch<Doc>;
-    const terms = query.toLowerCase().split(/[\s\p{P}]+/u).filter(Boolean);
+    const terms = query
+      .toLowerCase()
+      .split(/[\s\p{P}]+/u)
+      .filter(Boolean);
     return engine
       .search(query, SEARCH)
       .slice(0, limit)
       .map((result) => {
         const doc = this.docs.get(String(result.id)) as Doc;
-        return { path: doc.id, title: doc.title, score: Number(result.score.toFixed(3)), snippet: snippet(doc.text, terms) };
+        return {
+          path: doc.id,
+          title: doc.title,
+          score: Number(result.score.toFixed(3)),
+          snippet: snippet(doc.text, terms),
+        };
       });
   }
 

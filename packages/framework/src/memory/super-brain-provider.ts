@@ -50,7 +50,12 @@ export interface SuperBrainState extends JSONObject {
 }
 
 /** The entry points `load_skill` lists; `read_skill_resource` reads any page of the bundle. */
-const ENTRY_RESOURCES = ['index.md', 'log.md', ...REFERENCE_PAGES.map((p) => `references/${p}.md`), 'assets/INDEX.md'];
+const ENTRY_RESOURCES = [
+  'index.md',
+  'log.md',
+  ...REFERENCE_PAGES.map((p) => `references/${p}.md`),
+  'assets/INDEX.md',
+];
 
 /**
  * Super-brain memory (SPEC §6): before each run, the memory notice and the tools `load_skill`,
@@ -128,7 +133,11 @@ export class SuperBrainContextProvider implements IContextProvider {
     await this.bundle.seed();
     const file = join(this.bundle.root, 'SKILL.md');
     const { metadata, instructions } = parseSkillMarkdown(await readFile(file, 'utf8'), file);
-    this.skills[0] = { ...(this.skills[0] as AgentSkill), metadata: { ...metadata, name: SUPER_BRAIN_SKILL }, instructions };
+    this.skills[0] = {
+      ...(this.skills[0] as AgentSkill),
+      metadata: { ...metadata, name: SUPER_BRAIN_SKILL },
+      instructions,
+    };
     const result: ContextResult = { instructions: memoryNotice(this.language), tools: [...this.injected] };
     if (!this.curator && this.consolidationInterval > 0)
       result.warnings = ['super-brain: no chat client for the curator, so memory is not consolidated'];
@@ -179,6 +188,11 @@ export class SuperBrainContextProvider implements IContextProvider {
 
   private queueJob(transcript: { sessionId?: string; messages: ISession['messages'] }[]): void {
     if (!this.curator) return;
-    this.queue.enqueue({ directory: this.bundle.root, client: this.curator, transcript, language: this.language });
+    this.queue.enqueue({
+      directory: this.bundle.root,
+      client: this.curator,
+      transcript,
+      language: this.language,
+    });
   }
 }

@@ -42,21 +42,38 @@ function model(options: { curatorDelayMs?: number } = {}) {
         const content = `---\ntype: knowledge\ntitle: Batch ${jobs}\n---\n\n# Batch ${jobs}\n\n${last.content.match(/User: [^\n]*/g)?.join('\n') ?? ''}\n`;
         return {
           ...(options.curatorDelayMs && { delayMs: options.curatorDelayMs }),
-          toolCalls: [{ name: 'write_file', arguments: { path: `assets/conversation/batches/batch-${jobs}.md`, content } }],
+          toolCalls: [
+            {
+              name: 'write_file',
+              arguments: { path: `assets/conversation/batches/batch-${jobs}.md`, content },
+            },
+          ],
         };
       }
       return { text: `UPDATED:\n- assets/conversation/batches/batch-${jobs}.md: added` };
     }
     if (last?.role === 'user' && last.content === 'remember my name')
-      return { toolCalls: [{ name: 'memory_save', arguments: { topic: 'user', content: 'The user is called Ada.' } }] };
+      return {
+        toolCalls: [
+          { name: 'memory_save', arguments: { topic: 'user', content: 'The user is called Ada.' } },
+        ],
+      };
     return { text: `answer to: ${last?.role === 'user' ? last.content : 'tool'}` };
   };
 }
 
-async function agentOn(turns: ReturnType<typeof model>, options: Partial<ConstructorParameters<typeof SuperBrainContextProvider>[0]> = {}) {
+async function agentOn(
+  turns: ReturnType<typeof model>,
+  options: Partial<ConstructorParameters<typeof SuperBrainContextProvider>[0]> = {},
+) {
   server = await startMockModelServer({ turns });
   client = new OpenAICompatibleChatClient({ model: 'mock', baseURL: server.baseURL, maxRetries: 0 });
-  const provider = new SuperBrainContextProvider({ directory: dir, chatClient: client, consolidationInterval: 3, ...options });
+  const provider = new SuperBrainContextProvider({
+    directory: dir,
+    chatClient: client,
+    consolidationInterval: 3,
+    ...options,
+  });
   const agent = new AgentBuilder('assistant').chatClient(client).withContextProvider(provider).build();
   return { agent, provider };
 }
@@ -68,12 +85,9 @@ describe('SuperBrainContextProvider', () => {
     expect(updates.at(-1)).toEqual({ type: 'finish', reason: 'stop' });
     const request = server!.requests[0]!;
     expect(messagesOf(request)[0]?.content).toContain(memoryNotice('en'));
-    expect(((request.body?.tools ?? []) as { function: { name: string } }[]).map((t) => t.function.name)).toEqual([
-      'load_skill',
-      'read_skill_resource',
-      'memory_save',
-      'memory_recall',
-    ]);
+    expect(
+      ((request.body?.tools ?? []) as { function: { name: string } }[]).map((t) => t.function.name),
+    ).toEqual(['load_skill', 'read_skill_resource', 'memory_save', 'memory_recall']);
     expect(await validateBundle(dir)).toMatchObject({ ok: true });
   });
 
@@ -91,10 +105,26 @@ describe('SuperBrainContextProvider', () => {
     const [load, read] = provider.tools;
     const signal = new AbortController().signal;
     const loaded = await load!.execute({ skill_name: 'super-brain' }, { signal, callId: 'a' });
-    expect(loaded).toMatchObject({ ok: true, data: { skill_name: 'super-brain', resources: expect.arrayContaining(['references/USER.md', 'assets/INDEX.md']) } });
+    expect(loaded).toMatchObject({
+      ok: true,
+      data: {
+        skill_name: 'super-brain',
+        resources: expect.arrayContaining(['references/USER.md', 'assets/INDEX.md']),
+      },
+    });
     expect(JSON.stringify(loaded.data)).toContain('Finding your way in memory');
-    expect(await read!.execute({ skill_name: 'super-brain', resource_path: 'references/USER.md' }, { signal, callId: 'b' })).toMatchObject({ ok: true, data: { content: expect.stringContaining('type: user') } });
-    expect(await read!.execute({ skill_name: 'super-brain', resource_path: '../../../etc/passwd' }, { signal, callId: 'c' })).toMatchObject({ ok: false, error: expect.stringContaining('outside skill') });
+    expect(
+      await read!.execute(
+        { skill_name: 'super-brain', resource_path: 'references/USER.md' },
+        { signal, callId: 'b' },
+      ),
+    ).toMatchObject({ ok: true, data: { content: expect.stringContaining('type: user') } });
+    expect(
+      await read!.execute(
+        { skill_name: 'super-brain', resource_path: '../../../etc/passwd' },
+        { signal, callId: 'c' },
+      ),
+    ).toMatchObject({ ok: false, error: expect.stringContaining('outside skill') });
   });
 
   it('a 12-turn conversation with interval 3 sends 4 consolidation jobs to the curator, which writes pages; the bundle validates', async () => {
@@ -113,14 +143,23 @@ describe('SuperBrainContextProvider', () => {
     expect(messagesOf(jobs[1]!).at(-1)?.content).toContain('User: turn 4');
     expect(messagesOf(jobs[1]!).at(-1)?.content).not.toContain('User: turn 3');
     expect(messagesOf(jobs[1]!).at(-1)?.content).toContain('Assistant called memory_save');
-    expect(messagesOf(jobs[1]!).at(-1)?.content).toContain('- assets/conversation/batches/batch-1.md (knowledge) — Batch 1');
+    expect(messagesOf(jobs[1]!).at(-1)?.content).toContain(
+      '- assets/conversation/batches/batch-1.md (knowledge) — Batch 1',
+    );
     expect(provider.stats).toEqual({ completed: 4, failed: 0, queued: 0, coalesced: 0 });
-    expect(session.getProviderState('SuperBrainContextProvider')).toEqual({ runs: 0, consolidated: session.messages.length });
+    expect(session.getProviderState('SuperBrainContextProvider')).toEqual({
+      runs: 0,
+      consolidated: session.messages.length,
+    });
 
     for (let n = 1; n <= 4; n++)
-      expect(await readFile(join(dir, `assets/conversation/batches/batch-${n}.md`), 'utf8')).toContain(`User: turn ${3 * n}`);
+      expect(await readFile(join(dir, `assets/conversation/batches/batch-${n}.md`), 'utf8')).toContain(
+        `User: turn ${3 * n}`,
+      );
     const log = await readFile(join(dir, 'log.md'), 'utf8');
-    expect(log.match(/\| conversation-1 \| updated: assets\/conversation\/batches\/batch-\d\.md/g)).toHaveLength(4);
+    expect(
+      log.match(/\| conversation-1 \| updated: assets\/conversation\/batches\/batch-\d\.md/g),
+    ).toHaveLength(4);
     expect(parseEntries(await readFile(join(dir, 'references/USER.md'), 'utf8')).length).toBe(1);
     expect(await validateBundle(dir)).toMatchObject({ ok: true, issues: [] });
   });
@@ -143,7 +182,11 @@ describe('SuperBrainContextProvider', () => {
       turns: (request) => (isCurator(request) ? { status: 500 } : { text: 'fine' }),
     });
     client = new OpenAICompatibleChatClient({ model: 'mock', baseURL: server.baseURL, maxRetries: 0 });
-    const provider = new SuperBrainContextProvider({ directory: dir, chatClient: client, consolidationInterval: 1 });
+    const provider = new SuperBrainContextProvider({
+      directory: dir,
+      chatClient: client,
+      consolidationInterval: 1,
+    });
     const agent = new AgentBuilder('a').chatClient(client).withContextProvider(provider).build();
     await drain(agent.run('hi', { session: new AgentSession('s') }));
     await provider.whenIdle();

@@ -20,7 +20,8 @@ const MESSAGE_CHARS = 4000;
 const RESULT_CHARS = 2000;
 const TOTAL_CHARS = 60_000;
 
-const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)} …[${text.length - max} more characters]` : text);
+const clip = (text: string, max: number) =>
+  text.length > max ? `${text.slice(0, max)} …[${text.length - max} more characters]` : text;
 
 /**
  * The conversation as the curator reads it: user and assistant text, the tool calls, and the
@@ -42,12 +43,15 @@ export function renderTranscript(segments: readonly TranscriptSegment[]): string
         }
       } else if (message.role === 'tool') {
         const name = names.get(message.toolCallId ?? '') ?? message.name ?? '';
-        if (KNOWLEDGE_TOOLS.has(name)) lines.push(`Result of ${name}: ${clip(message.content, RESULT_CHARS)}`);
+        if (KNOWLEDGE_TOOLS.has(name))
+          lines.push(`Result of ${name}: ${clip(message.content, RESULT_CHARS)}`);
       }
     }
-    if (lines.length > 0) blocks.push([`### Session ${segment.sessionId ?? '(unsaved)'}`, ...lines].join('\n\n'));
+    if (lines.length > 0)
+      blocks.push([`### Session ${segment.sessionId ?? '(unsaved)'}`, ...lines].join('\n\n'));
   }
   let text = blocks.join('\n\n');
-  if (text.length > TOTAL_CHARS) text = `…[earlier part left out]\n\n${text.slice(text.length - TOTAL_CHARS)}`;
+  if (text.length > TOTAL_CHARS)
+    text = `…[earlier part left out]\n\n${text.slice(text.length - TOTAL_CHARS)}`;
   return text;
 }

@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { indexOf, isIndexFile, listMarkdown } from './bundle-layout.js';
 import { ensureIndexed, relativeLinks, resolveLink } from './bundle-index.js';
+import { indexOf, isIndexFile, listMarkdown } from './bundle-layout.js';
 import { isFrontmatterProblem, parseFrontmatter } from './frontmatter.js';
 import { pendingChanges } from './pending-changes.js';
 
@@ -37,12 +37,25 @@ async function exists(path: string): Promise<boolean> {
  * at something; every page is listed in its index (`index.md` for the top and `references/`, the
  * folder's `INDEX.md` under `assets/`). `*.archived.md` and hidden files are skipped.
  */
-export async function validateBundle(directory: string, options: { signal?: AbortSignal } = {}): Promise<BundleReport> {
+export async function validateBundle(
+  directory: string,
+  options: { signal?: AbortSignal } = {},
+): Promise<BundleReport> {
   const root = resolve(directory);
   const issues: BundleIssue[] = [];
-  const report = (): BundleReport => ({ ok: issues.length === 0, directory: root, pages: files.length, issues });
+  const report = (): BundleReport => ({
+    ok: issues.length === 0,
+    directory: root,
+    pages: files.length,
+    issues,
+  });
   let files: string[] = [];
-  if (!(await stat(root).then((s) => s.isDirectory(), () => false))) {
+  if (
+    !(await stat(root).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ))
+  ) {
     issues.push({ code: 'missing-file', path: '.', message: `${root} is not a folder` });
     return report();
   }
@@ -51,13 +64,21 @@ export async function validateBundle(directory: string, options: { signal?: Abor
   const inFlight = new Set<string>();
   for (const { change } of await pendingChanges(root)) {
     // A new page's index chain (up to index.md) is being written too.
-    for (let rel: string | undefined = change.op === 'create' ? change.page : change.from; rel; rel = indexOf(rel))
+    for (
+      let rel: string | undefined = change.op === 'create' ? change.page : change.from;
+      rel;
+      rel = indexOf(rel)
+    )
       inFlight.add(rel);
   }
   const present = new Set(files);
   for (const reserved of ['index.md', 'log.md']) {
     if (!present.has(reserved))
-      issues.push({ code: 'missing-file', path: reserved, message: `${reserved} is missing (the bundle's ${reserved === 'index.md' ? 'entry' : 'changelog'})` });
+      issues.push({
+        code: 'missing-file',
+        path: reserved,
+        message: `${reserved} is missing (the bundle's ${reserved === 'index.md' ? 'entry' : 'changelog'})`,
+      });
   }
   const listed = new Map<string, Set<string>>();
   for (const rel of files) {
@@ -69,9 +90,19 @@ export async function validateBundle(directory: string, options: { signal?: Abor
     } else if (rel === 'SKILL.md') {
       for (const field of ['name', 'description'])
         if (typeof parsed.data[field] !== 'string' || !(parsed.data[field] as string).trim())
-          issues.push({ code: 'frontmatter', path: rel, line: 2, message: `frontmatter '${field}' is required` });
+          issues.push({
+            code: 'frontmatter',
+            path: rel,
+            line: 2,
+            message: `frontmatter '${field}' is required`,
+          });
     } else if (typeof parsed.data.type !== 'string' || !parsed.data.type.trim()) {
-      issues.push({ code: 'frontmatter', path: rel, line: 2, message: "frontmatter 'type' is required (a non-empty string)" });
+      issues.push({
+        code: 'frontmatter',
+        path: rel,
+        line: 2,
+        message: "frontmatter 'type' is required (a non-empty string)",
+      });
     }
     if (!isIndexFile(rel)) continue;
     const targets = new Set<string>();
@@ -106,7 +137,10 @@ export async function validateBundle(directory: string, options: { signal?: Abor
  * Lists every page that is missing from its index (creating missing `INDEX.md` files); run after
  * each consolidation. Returns the indexes it changed.
  */
-export async function repairIndexes(directory: string, options: { signal?: AbortSignal } = {}): Promise<string[]> {
+export async function repairIndexes(
+  directory: string,
+  options: { signal?: AbortSignal } = {},
+): Promise<string[]> {
   const root = resolve(directory);
   const { issues } = await validateBundle(root, options);
   const changed = new Set<string>();
@@ -115,9 +149,13 @@ export async function repairIndexes(directory: string, options: { signal?: Abort
     const text = await readFile(join(root, issue.path), 'utf8').catch(() => '');
     const parsed = parseFrontmatter(text);
     const data = isFrontmatterProblem(parsed) ? {} : parsed.data;
-    const name = typeof data.title === 'string' && data.title ? data.title : issue.path.split('/').at(-1)?.replace(/\.md$/, '') ?? issue.path;
+    const name =
+      typeof data.title === 'string' && data.title
+        ? data.title
+        : (issue.path.split('/').at(-1)?.replace(/\.md$/, '') ?? issue.path);
     const description = typeof data.description === 'string' ? data.description : '';
-    for (const index of await ensureIndexed(root, issue.path, { name, description }, options.signal)) changed.add(index);
+    for (const index of await ensureIndexed(root, issue.path, { name, description }, options.signal))
+      changed.add(index);
   }
   return [...changed];
 }

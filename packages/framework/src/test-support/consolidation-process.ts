@@ -8,7 +8,11 @@ import { AgentSession } from '../sessions/agent-session.js';
 
 const [dir, baseURL, name] = process.argv.slice(2) as [string, string, string];
 const client = new OpenAICompatibleChatClient({ model: 'mock', baseURL, maxRetries: 0 });
-const provider = new SuperBrainContextProvider({ directory: dir, chatClient: client, consolidationInterval: 1 });
+const provider = new SuperBrainContextProvider({
+  directory: dir,
+  chatClient: client,
+  consolidationInterval: 1,
+});
 const session = new AgentSession(name);
 await provider.bundle.seed();
 process.stdout.write('ready\n');
