@@ -113,6 +113,18 @@ describe('raf with super-brain memory', () => {
     expect(messagesOf(jobsOf(server)[4]!).at(-1)?.content).toContain('User: turn 13');
   });
 
+  it('raf chat consolidates in the background and finishes what is queued when the user leaves', async () => {
+    server = await startMockModelServer({ turns: model });
+    await agentFile();
+    const chat = memoryIO({ cwd: dir, stdin: ['one\n', 'two\n', 'three\n', '/exit\n'] });
+    expect(await main(['chat', 'agent.yaml', '--session', 'talk'], chat.io), chat.err()).toBe(0);
+    expect(jobsOf(server)).toHaveLength(1);
+    expect(chat.err()).toContain('memory: updated assets/chat/log/job-1.md');
+    const log = await readFile(join(dir, 'logs/super-brain/log.md'), 'utf8');
+    expect(log).toMatch(/\| talk \| updated: assets\/chat\/log\/job-1\.md \|\n$/);
+    expect(await readFile(join(dir, 'logs/super-brain/assets/chat/log/job-1.md'), 'utf8')).toContain('User: three');
+  });
+
   it('raf memory check reports each problem with its place and exits 2', async () => {
     server = await startMockModelServer({ turns: model });
     await agentFile();

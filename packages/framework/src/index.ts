@@ -43,17 +43,16 @@ export { SummarizeStrategy } from './compression/summarize-strategy.js';
 export { EstimateTokenCounter, ExactTokenCounter } from './compression/token-counters.js';
 export type { TopicPage } from './memory/bundle-layout.js';
 export { pageForTopic } from './memory/bundle-layout.js';
-export { seedBundle, templateDirectory } from './memory/bundle-template.js';
+export { seedBundle } from './memory/bundle-template.js';
 export type {
   ConsolidationJob,
   ConsolidationOutcome,
   ConsolidationStats,
 } from './memory/consolidation-queue.js';
-export { runConsolidation } from './memory/curator.js';
 export type { SavedEntry } from './memory/memory-bundle.js';
 export { MemoryBundle } from './memory/memory-bundle.js';
 export type { MemoryLanguage } from './memory/memory-notice.js';
-export { MEMORY_LANGUAGES, memoryNotice } from './memory/memory-notice.js';
+export { memoryNotice } from './memory/memory-notice.js';
 export { createMemoryRecallTool, createMemorySaveTool } from './memory/memory-tools.js';
 export type { RecallHit } from './memory/recall-index.js';
 export type { SuperBrainOptions, SuperBrainState } from './memory/super-brain-provider.js';

@@ -1,7 +1,5 @@
 export type MemoryLanguage = 'en' | 'zh-CN';
 
-export const MEMORY_LANGUAGES: readonly MemoryLanguage[] = ['en', 'zh-CN'];
-
 const NOTICE: Readonly<Record<MemoryLanguage, string>> = {
   en: [
     '## Super Brain persistent memory',
