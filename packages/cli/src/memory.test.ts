@@ -122,7 +122,9 @@ describe('raf with super-brain memory', () => {
     expect(chat.err()).toContain('memory: updated assets/chat/log/job-1.md');
     const log = await readFile(join(dir, 'logs/super-brain/log.md'), 'utf8');
     expect(log).toMatch(/\| talk \| updated: assets\/chat\/log\/job-1\.md \|\n$/);
-    expect(await readFile(join(dir, 'logs/super-brain/assets/chat/log/job-1.md'), 'utf8')).toContain('User: three');
+    expect(await readFile(join(dir, 'logs/super-brain/assets/chat/log/job-1.md'), 'utf8')).toContain(
+      'User: three',
+    );
   });
 
   it('raf memory check reports each problem with its place and exits 2', async () => {

@@ -42,7 +42,8 @@ export class ConsolidationQueue {
   private pending: ConsolidationJob | undefined;
   private running: Promise<void> | undefined;
   private readonly counts = { completed: 0, failed: 0, coalesced: 0 };
-  private controller = new AbortController();
+  // Jobs run to the end: a curator stopped midway would only leave less consolidated memory.
+  private readonly controller = new AbortController();
   private idle: Array<() => void> = [];
   /** The last finished job's outcome. */
   last: ConsolidationOutcome | undefined;
@@ -93,13 +94,6 @@ export class ConsolidationQueue {
       signal?.addEventListener('abort', abort, { once: true });
       this.idle.push(done);
     });
-  }
-
-  /** Cancels the running job and drops the waiting one. */
-  cancel(): void {
-    this.pending = undefined;
-    this.controller.abort(new CancelledError('memory consolidation cancelled'));
-    this.controller = new AbortController();
   }
 
   private async drain(): Promise<void> {

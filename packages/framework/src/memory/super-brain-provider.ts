@@ -1,13 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type {
-  ContextResult,
-  IChatClient,
-  IContextProvider,
-  InvokedContext,
-  ISession,
-  ITool,
-  JSONObject,
+import {
+  ConfigError,
+  type ContextResult,
+  getErrorMessage,
+  type IChatClient,
+  type IContextProvider,
+  type InvokedContext,
+  type ISession,
+  type ITool,
+  type JSONObject,
 } from '@raf/core';
 import type { AgentSkill } from '../skills/agent-skill.js';
 import { parseSkillMarkdown } from '../skills/agent-skill.js';
@@ -82,7 +84,7 @@ export class SuperBrainContextProvider implements IContextProvider {
     this.injectsTools = this.enabled;
     const interval = options.consolidationInterval ?? 3;
     if (!Number.isInteger(interval) || interval < 0)
-      throw new RangeError(`consolidationInterval must be a whole number ≥ 0, got ${interval}`);
+      throw new ConfigError(`consolidationInterval must be a whole number ≥ 0, got ${interval}`);
     this.consolidationInterval = interval;
     this.language = options.language ?? 'en';
     this.curator = options.curatorClient ?? options.chatClient;
@@ -131,16 +133,20 @@ export class SuperBrainContextProvider implements IContextProvider {
   async onInvoking(): Promise<ContextResult> {
     if (!this.enabled) return {};
     await this.bundle.seed();
+    const warnings: string[] = [];
     const file = join(this.bundle.root, 'SKILL.md');
-    const { metadata, instructions } = parseSkillMarkdown(await readFile(file, 'utf8'), file);
-    this.skills[0] = {
-      ...(this.skills[0] as AgentSkill),
-      metadata: { ...metadata, name: SUPER_BRAIN_SKILL },
-      instructions,
-    };
-    const result: ContextResult = { instructions: memoryNotice(this.language), tools: [...this.injected] };
+    try {
+      const { metadata, instructions } = parseSkillMarkdown(await readFile(file, 'utf8'), file);
+      const skill = this.skills[0] as AgentSkill;
+      this.skills[0] = { ...skill, metadata: { ...metadata, name: SUPER_BRAIN_SKILL }, instructions };
+    } catch (error) {
+      // The memory still works; load_skill returns the last guide it read.
+      warnings.push(`super-brain: ${getErrorMessage(error)}`);
+    }
     if (!this.curator && this.consolidationInterval > 0)
-      result.warnings = ['super-brain: no chat client for the curator, so memory is not consolidated'];
+      warnings.push('super-brain: no chat client for the curator, so memory is not consolidated');
+    const result: ContextResult = { instructions: memoryNotice(this.language), tools: [...this.injected] };
+    if (warnings.length > 0) result.warnings = warnings;
     return result;
   }
 

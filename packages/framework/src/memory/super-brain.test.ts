@@ -195,6 +195,22 @@ describe('SuperBrainContextProvider', () => {
     expect(await validateBundle(dir)).toMatchObject({ ok: true });
   });
 
+  it('a SKILL.md the user broke is a warning: the notice and the tools stay', async () => {
+    const { provider } = await agentOn(model());
+    await provider.onInvoking();
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(join(dir, 'SKILL.md'), 'no frontmatter any more\n');
+    const result = await provider.onInvoking();
+    expect(result.warnings).toEqual([expect.stringContaining('SKILL.md must start with YAML frontmatter')]);
+    expect(result.tools?.map((t) => t.name)).toEqual([
+      'load_skill',
+      'read_skill_resource',
+      'memory_save',
+      'memory_recall',
+    ]);
+    expect(result.instructions).toBe(memoryNotice('en'));
+  });
+
   it('interval 0 never consolidates; enabled: false adds nothing', async () => {
     const { agent, provider } = await agentOn(model(), { consolidationInterval: 0 });
     const session = new AgentSession('s');
