@@ -37,13 +37,14 @@ export function resolveLink(index: string, target: string): string | undefined {
   return joined.startsWith('..') || joined === '.' ? undefined : joined;
 }
 
-function cell(text: string): string {
+/** Text made safe for one cell of a markdown table. */
+export function tableCell(text: string): string {
   return text.replace(/\s+/g, ' ').replaceAll('|', '\\|').trim();
 }
 
 /** Adds a `| name | description | [path](path) |` row after the index's last table row (or a new table). */
 export function addIndexRow(text: string, row: { name: string; description: string; link: string }): string {
-  const line = `| ${cell(row.name)} | ${cell(row.description)} | [${row.link}](${encodeURI(row.link)}) |`;
+  const line = `| ${tableCell(row.name)} | ${tableCell(row.description)} | [${row.link}](${encodeURI(row.link)}) |`;
   const lines = text.replace(/\s+$/, '').split('\n');
   let last = -1;
   for (let i = lines.length - 1; i >= 0; i--) {

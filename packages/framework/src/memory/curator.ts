@@ -5,6 +5,7 @@ import { AgentBuilder } from '../agent/agent-builder.js';
 import { createFileTool, type FileToolName } from '../builtin-tools/index.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
 import { WorkspaceContextProvider } from '../workspace/workspace-context-provider.js';
+import { tableCell } from './bundle-index.js';
 import { withFileLock } from './bundle-lock.js';
 import { bundleOperations } from './bundle-operations.js';
 import { seedBundle, templateDirectory } from './bundle-template.js';
@@ -64,10 +65,6 @@ export function parseCuratorAnswer(text: string): Pick<ConsolidationOutcome, 'st
   return { status: 'ok', updatedFiles: [] };
 }
 
-function cell(text: string): string {
-  return text.replace(/\s+/g, ' ').replaceAll('|', '\\|').trim();
-}
-
 /** Appends one row to `log.md` under its lock (date, session, event). */
 export async function appendLogRow(
   directory: string,
@@ -82,7 +79,7 @@ export async function appendLogRow(
       const file = join(directory, 'log.md');
       const current = await readFile(file, 'utf8').catch(() => undefined);
       if (current === undefined) return;
-      const row = `| ${new Date().toISOString()} | ${cell(session)} | ${cell(event)} |\n`;
+      const row = `| ${new Date().toISOString()} | ${tableCell(session)} | ${tableCell(event)} |\n`;
       await writeFileAtomic(
         file,
         `${current.endsWith('\n') ? current : `${current}\n`}${row}`,
