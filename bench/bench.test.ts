@@ -54,6 +54,11 @@ describe('benchmarks', () => {
       fetchReadabilityMarkdownDenseMs: expect.any(Number),
     });
     expect(result.web.markdownChars.news).toBeGreaterThan(50_000);
+    expect(result.memory).toMatchObject({
+      pages: 500,
+      recallP50Ms: expect.any(Number),
+      saveP50Ms: expect.any(Number),
+    });
     expect(result.search.wallMs).toMatchObject({
       searchWalker: expect.any(Number),
       findFiles: expect.any(Number),

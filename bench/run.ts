@@ -1,6 +1,6 @@
 // `pnpm bench` runs every benchmark against a mock model server in a separate process and prints
 // ratios measured in this one run. Flags: `--json` (figures as JSON), `--quick` (a smoke test:
-// one short round), `--only client|loop|search|cold-start|sandbox|web`, `--search-tree generated` (the search
+// one short round), `--only client|loop|search|cold-start|sandbox|web|memory`, `--search-tree generated` (the search
 // benchmark on 50k generated files instead of a real node_modules tree), `--instructions` (count instructions with valgrind's
 // callgrind instead of timing: repeatable where CPU times swing by ±30% between runs).
 import { LOOP_ROUNDS, type LoopBenchResult, runLoopBench } from './agent-loop.js';
@@ -9,6 +9,7 @@ import { runColdStartBench } from './cold-start.js';
 import { runSearchBench, type SearchBenchResult } from './file-search.js';
 import type { Measurement, MeasureOptions } from './lib/measure.js';
 import { startServerProcess } from './lib/server.js';
+import { type MemoryBenchResult, runMemoryBench } from './memory.js';
 import { runSandboxBench, type SandboxBenchResult } from './sandbox.js';
 import { runWebBench, type WebBenchResult } from './web-fetch.js';
 
@@ -141,6 +142,13 @@ function printWeb(result: WebBenchResult): void {
   );
 }
 
+function printMemory(result: MemoryBenchResult): void {
+  console.log(`Memory (super-brain) on ${result.pages} pages: median wall ms per call`);
+  console.log(`index build (first recall) ${result.indexBuildMs.toFixed(0)} ms`);
+  console.log(`memory_recall               ${result.recallP50Ms.toFixed(2)} ms (target ≤ 30)`);
+  console.log(`memory_save                 ${result.saveP50Ms.toFixed(2)} ms (target ≤ 10)\n`);
+}
+
 const wantsModel = !only || only === 'client' || only === 'loop';
 const server = wantsModel ? await startServerProcess() : undefined;
 try {
@@ -156,6 +164,11 @@ try {
     });
     if (json) output.search = { tree, files, wallMs: search };
     else printSearch(search, `${files} files (${tree} tree)`);
+  }
+  if ((!only || only === 'memory') && !instructions) {
+    const memory = await runMemoryBench(quick ? { pages: 500, calls: 10 } : { pages: 5_000, calls: 100 });
+    if (json) output.memory = memory;
+    else printMemory(memory);
   }
   if ((!only || only === 'cold-start') && !instructions) {
     const cold = await runColdStartBench(quick ? 3 : 25);

@@ -9,6 +9,8 @@ Commands:
   validate <agent.yaml>…  every problem with file:line:col; exit 2 on errors
   inspect <agent.yaml>    the effective plan: tools, routing, gating, provider order
   schema                  the JSON Schema of agent files, for editors
+  memory check <dir>      validate a super-brain memory bundle; exit 2 on problems
+  memory consolidate <agent.yaml>  fold the conversation into memory now (waits for it)
 
 Usage:
   raf run <agent.yaml> [-i TEXT | stdin] [--strict] [--session ID] [--sessions-dir DIR] [--var k=v]…
@@ -18,6 +20,8 @@ Usage:
                        (unknown keys are errors unless --lenient; --strict: missing folders too)
   raf inspect <agent.yaml> [--json]
   raf schema
+  raf memory check <dir> [--json]
+  raf memory consolidate <agent.yaml> [--session ID] [--sessions-dir DIR] [--json]
   raf --version | -V
   raf --help | -h
 

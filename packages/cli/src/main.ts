@@ -3,6 +3,7 @@ import { DeclError, formatDiagnostic } from '@raf/decl';
 import { parseCliArgs, USAGE } from './args.js';
 import { chatCommand } from './commands/chat.js';
 import { inspectCommand } from './commands/inspect.js';
+import { memoryCommand } from './commands/memory.js';
 import { runCommand } from './commands/run.js';
 import { schemaCommand } from './commands/schema.js';
 import { asTyped, validateCommand } from './commands/validate.js';
@@ -34,6 +35,8 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
           return await inspectCommand(args, io);
         case 'schema':
           return schemaCommand(io);
+        case 'memory':
+          return await memoryCommand(args, io);
         default:
           throw new CliError(`unknown command "${args.command}"\n\n${USAGE}`);
       }

@@ -20,6 +20,7 @@ export {
   CancelledError,
   ChatClientError,
   ConfigError,
+  MemoryError,
   PluginError,
   ScriptError,
   SessionError,

@@ -303,7 +303,7 @@ describe('item 7: older tool kinds and the known-kinds list', () => {
     expect(lines.errors).toEqual([
       'kinds.yaml:4:11 tools[0].kind: tool kind "web" needs @raf/web (pnpm add @raf/web; builder.use(webPlugin()))',
       'kinds.yaml:5:11 tools[1].kind: unknown tool kind "webb" (did you mean "web"?); known: custom, file, function, shell; with extensions: code (@raf/sandbox), mcp (@raf/mcp), openapi (@raf/openapi), web (@raf/web)',
-      'kinds.yaml:7:11 contexts[0].kind: unknown context kind "wikki" (did you mean "wiki"?); known: compression, history, skills, workspace; with extensions: knowledge (@raf/rag), mcp (@raf/mcp), wiki (@raf/wiki); not available yet: bundle, memory',
+      'kinds.yaml:7:11 contexts[0].kind: unknown context kind "wikki" (did you mean "wiki"?); known: bundle, compression, history, memory, skills, workspace; with extensions: knowledge (@raf/rag), mcp (@raf/mcp), wiki (@raf/wiki)',
     ]);
   });
 });

@@ -7,7 +7,7 @@ import { DeclAgentBuilder } from './builder/decl-agent-builder.js';
 import { formatDiagnostic } from './diagnostics/diagnostic.js';
 
 // Issue 11: files in the upstream's own shapes, each with its exact outcome. What is not built yet
-// (web, memory, workflow, sub-agents) must be named precisely, never fail as a bug of the port.
+// (web, workflow, sub-agents) must be named precisely, never fail as a bug of the port.
 
 const dir = fileURLToPath(new URL('../test-fixtures/upstream-shapes', import.meta.url));
 
@@ -30,10 +30,17 @@ const EXPECTED: Record<string, { errors: string[]; warnings: string[] }> = {
             'cli-agent.yaml:6:3 model: unknown model provider "agnes"; use openai, deepseek or custom (any OpenAI-compatible server)',
           ]),
       'cli-agent.yaml:17:11 tools[0].kind: tool kind "web" needs @raf/web (pnpm add @raf/web; builder.use(webPlugin()))',
-      'cli-agent.yaml:26:11 contexts[1].kind: context kind "memory": super-brain memory is not available in this version yet',
     ],
     warnings: [
       "cli-agent.yaml:19:11 tools[2].kind: 'run_command' is already in the tools (from tools[1]); one copy is kept",
+    ],
+  },
+  'memory-kinds.yaml': {
+    errors: [],
+    warnings: [
+      'memory-kinds.yaml:9:5 contexts[0]: kind: bundle, name: knowledge-bundle is deprecated; write kind: memory, name: super-brain (with directory: logs/knowledge-bundle to keep this folder)',
+      'memory-kinds.yaml:12:5 contexts[1]: kind: memory, name: skill-memory is deprecated; write kind: memory, name: super-brain',
+      'memory-kinds.yaml:17:5 contexts[2]: memoryModel: model provider "gguf" needs @raf/llama (pnpm add @raf/llama; builder.use(llamaPlugin())); the curator uses the agent\'s model',
     ],
   },
   'coding-agent.yaml': {

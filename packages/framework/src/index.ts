@@ -41,6 +41,28 @@ export { CompressionPipeline, SlidingWindowStrategy, TokenBudgetStrategy } from 
 export type { SummarizeOptions } from './compression/summarize-strategy.js';
 export { SummarizeStrategy } from './compression/summarize-strategy.js';
 export { EstimateTokenCounter, ExactTokenCounter } from './compression/token-counters.js';
+export type { TopicPage } from './memory/bundle-layout.js';
+export { pageForTopic } from './memory/bundle-layout.js';
+export { seedBundle } from './memory/bundle-template.js';
+export type {
+  ConsolidationJob,
+  ConsolidationOutcome,
+  ConsolidationStats,
+} from './memory/consolidation-queue.js';
+export type { SavedEntry } from './memory/memory-bundle.js';
+export { MemoryBundle } from './memory/memory-bundle.js';
+export type { MemoryLanguage } from './memory/memory-notice.js';
+export { memoryNotice } from './memory/memory-notice.js';
+export { createMemoryRecallTool, createMemorySaveTool } from './memory/memory-tools.js';
+export type { RecallHit } from './memory/recall-index.js';
+export type { SuperBrainOptions, SuperBrainState } from './memory/super-brain-provider.js';
+export {
+  SUPER_BRAIN_PROVIDER_NAME,
+  SUPER_BRAIN_SKILL,
+  SuperBrainContextProvider,
+} from './memory/super-brain-provider.js';
+export type { BundleIssue, BundleIssueCode, BundleReport } from './memory/validate-bundle.js';
+export { repairIndexes, validateBundle } from './memory/validate-bundle.js';
 export type { ChatClientDecorator } from './pipeline/chat-client-builder.js';
 export { ChatClientBuilder, DelegatingChatClient, findInPipeline } from './pipeline/chat-client-builder.js';
 export type { FunctionInvokingOptions } from './pipeline/function-invoking-chat-client.js';

@@ -4,6 +4,7 @@ import { askApprovals } from '../approval-prompt.js';
 import type { CliArgs } from '../args.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
 import { builderFor } from '../load-agent.js';
+import { awaitConsolidation } from '../memory-wait.js';
 import { HumanRenderer } from '../render/human.js';
 import { openSession, pendingRequests, runTurn } from '../turn.js';
 
@@ -70,8 +71,13 @@ export async function chatCommand(args: CliArgs, io: CliIO): Promise<number> {
       }
     }
   } finally {
-    stopListening();
     rl.close();
+    // Consolidation runs in the background while chatting; what is queued is finished on leaving.
+    const leaving = new AbortController();
+    const stopWaiting = io.onInterrupt(() => leaving.abort(new Error('interrupted')));
+    await awaitConsolidation(agent, io, leaving.signal);
+    stopWaiting();
+    stopListening();
   }
   io.stderr.write(`session saved: ${session.id} (resume with --session ${session.id})\n`);
   return EXIT.ok;

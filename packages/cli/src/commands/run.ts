@@ -3,6 +3,7 @@ import { askApprovals } from '../approval-prompt.js';
 import type { CliArgs } from '../args.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
 import { builderFor } from '../load-agent.js';
+import { awaitConsolidation } from '../memory-wait.js';
 import { escapeLine } from '../render/escape.js';
 import { HumanRenderer } from '../render/human.js';
 import { NdjsonRenderer } from '../render/ndjson.js';
@@ -94,6 +95,8 @@ export async function runCommand(args: CliArgs, io: CliIO): Promise<number> {
       input = undefined;
     }
   } finally {
+    // Memory queued by this run is written before the process ends (Ctrl-C stops the waiting).
+    await awaitConsolidation(agent, io, controller.signal);
     stopListening();
   }
 }

@@ -169,3 +169,17 @@ export class ScriptError extends RafError {
     return RafError.hasMarker(error, scriptKey);
   }
 }
+
+const memoryKey = 'raf.error.MemoryError';
+const memorySymbol = Symbol.for(memoryKey);
+/** A memory bundle could not be read, locked or written (super-brain). */
+export class MemoryError extends RafError {
+  private readonly [memorySymbol] = true;
+  constructor(message: string, options?: RafErrorOptions) {
+    super('RAF_MEMORY', message, options);
+    this.name = 'MemoryError';
+  }
+  static override isInstance(error: unknown): error is MemoryError {
+    return RafError.hasMarker(error, memoryKey);
+  }
+}

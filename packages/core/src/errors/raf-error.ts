@@ -13,7 +13,8 @@ export type RafErrorCode =
   | 'RAF_APPROVAL'
   | 'RAF_SESSION'
   | 'RAF_PLUGIN'
-  | 'RAF_SCRIPT';
+  | 'RAF_SCRIPT'
+  | 'RAF_MEMORY';
 
 export interface RafErrorOptions {
   cause?: unknown;

@@ -34,6 +34,12 @@ export interface PluginBuildContext {
   agentDefaults?: { sandbox?: Record<string, unknown> };
   /** Paths a workspace built here protects (the agent definition file, the sessions folder). */
   protectedPaths?: readonly ProtectedPath[];
+  /**
+   * A client for another model declaration (`kind` = the provider, as a model factory gets it),
+   * through the registered model providers; `undefined` when no plugin provides that provider.
+   * Used by contexts with a model of their own (super-brain's `memoryModel`).
+   */
+  resolveModel?(model: Declaration): Promise<IChatClient | undefined>;
 }
 
 /** One YAML entry as the plugin receives it: `kind`, optional `name`, the rest as given. */

@@ -126,6 +126,7 @@ export async function planAgent(
     ...(checked.sandbox && { agentDefaults: { sandbox: checked.sandbox } }),
     ...(inputs.protectedPaths &&
       inputs.protectedPaths.length > 0 && { protectedPaths: inputs.protectedPaths }),
+    resolveModel: async (model) => registry.modelProvider(model.kind)?.(model, context),
   };
 
   const model = checked.model

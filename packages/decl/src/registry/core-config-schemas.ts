@@ -38,3 +38,37 @@ export const compressionConfigSchema = z.object({
 
 /** The built-in file and shell tools take no config. */
 export const fileToolConfigSchema = z.object({});
+
+const camelKey = (key: string) => key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+
+/** `memoryModel`: a local model for the curator (built by `@raf/llama`); keys in either case, `path` for `modelPath`. */
+export const memoryModelSchema = z.preprocess(
+  (value) => {
+    if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
+    const out: Record<string, unknown> = {};
+    for (const [key, v] of Object.entries(value)) out[key === 'path' ? 'modelPath' : camelKey(key)] = v;
+    return out;
+  },
+  z.strictObject({
+    provider: z.enum(['llama', 'gguf', 'local', 'lm']).optional(),
+    modelPath: z.string().min(1),
+    id: z.string().min(1).optional(),
+    tokenizerPath: z.string().min(1).optional(),
+    temperature: z.number().min(0).max(2).optional(),
+    topP: z.number().gt(0).max(1).optional(),
+    maxTokens: z.number().int().positive().optional(),
+    seed: z.number().int().optional(),
+    useGpu: z.boolean().optional(),
+  }),
+);
+
+/** `kind: memory` (and the older `kind: bundle`) config: super-brain memory (SPEC §6). */
+export const memoryConfigSchema = z.object({
+  directory: z.string().min(1).optional(),
+  enabled: z.boolean().optional(),
+  consolidationInterval: z.number().int().min(0, 'must be 0 (off) or more').optional(),
+  memoryModel: memoryModelSchema.optional(),
+  language: z.enum(['en', 'zh-CN']).optional(),
+});
+
+export type MemoryConfig = z.output<typeof memoryConfigSchema>;

@@ -29,9 +29,11 @@ import { snakeCase } from '../schema/normalize.js';
 import {
   compressionConfigSchema,
   fileToolConfigSchema,
+  memoryConfigSchema,
   skillsConfigSchema,
   workspaceConfigSchema,
 } from './core-config-schemas.js';
+import { memoryContext } from './memory-context.js';
 
 const FILE_TOOLS = new Set<string>([...FILE_TOOL_NAMES, 'apply_patch']);
 
@@ -200,13 +202,15 @@ export const corePlugin: RafPlugin = {
   packageName: '@raf/decl',
   toolKinds: { file: fileTool, shell: fileTool },
   toolExpansions: { file: FILE_TOOL_NAMES, shell: ['run_command'] },
-  contextKinds: { workspace, skills, compression },
+  contextKinds: { workspace, skills, compression, memory: memoryContext, bundle: memoryContext },
   configSchemas: {
     tools: { file: fileToolConfigSchema, shell: fileToolConfigSchema },
     contexts: {
       workspace: workspaceConfigSchema,
       skills: skillsConfigSchema,
       compression: compressionConfigSchema,
+      memory: memoryConfigSchema,
+      bundle: memoryConfigSchema,
     },
   },
   modelProviders: {

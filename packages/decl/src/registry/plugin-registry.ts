@@ -29,12 +29,6 @@ export const EXTENSION_PACKAGES: Readonly<
   local: { package: '@raf/llama', plugin: 'llamaPlugin', categories: ['model provider'] },
 };
 
-/** Kinds of the upstream schema that this version does not build yet: said plainly, not "unknown". */
-const NOT_YET: Readonly<Record<string, string>> = {
-  memory: 'super-brain memory is not available in this version yet',
-  bundle: 'the knowledge bundle (super-brain memory) is not available in this version yet',
-};
-
 /** The kinds this agent can build: the built-ins plus each plugin registered with `use()`. */
 export class PluginRegistry {
   private readonly tools = new Map<string, ToolKindFactory>();
@@ -112,8 +106,6 @@ export class PluginRegistry {
   }
 
   missing(category: Category, kind: string): string {
-    const reason = category === 'context kind' ? NOT_YET[kind] : undefined;
-    if (reason) return `context kind "${kind}": ${reason}`;
     const extension = EXTENSION_PACKAGES[kind];
     if (extension?.categories.includes(category)) {
       return `${category} "${kind}" needs ${extension.package} (pnpm add ${extension.package}; builder.use(${extension.plugin}()))`;
@@ -130,12 +122,10 @@ export class PluginRegistry {
       .filter(([name, e]) => e.categories.includes(category) && !known.includes(name))
       .map(([name, e]) => `${name} (${e.package})`)
       .sort();
-    const notYet = category === 'context kind' ? Object.keys(NOT_YET).sort() : [];
-    const hint = suggest(kind, [...known, ...Object.keys(EXTENSION_PACKAGES), ...notYet]);
+    const hint = suggest(kind, [...known, ...Object.keys(EXTENSION_PACKAGES)]);
     return [
       `unknown ${category} "${kind}"${hint ? ` (did you mean "${hint}"?)` : ''}; known: ${known.sort().join(', ')}`,
       ...(extensions.length ? [`with extensions: ${extensions.join(', ')}`] : []),
-      ...(notYet.length ? [`not available yet: ${notYet.join(', ')}`] : []),
     ].join('; ');
   }
 }

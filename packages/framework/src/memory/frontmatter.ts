@@ -1,0 +1,40 @@
+import { isMap, LineCounter, parseDocument, stringify } from 'yaml';
+
+export interface ParsedPage {
+  data: Record<string, unknown>;
+  body: string;
+}
+
+/** A page whose frontmatter cannot be read: `line` is 1-based within the file. */
+export interface FrontmatterProblem {
+  line: number;
+  message: string;
+}
+
+const FRONTMATTER = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n?---[ \t]*(?:\r?\n|$)/;
+
+/** Splits a page into its YAML frontmatter (parsed with a real YAML parser) and body. */
+export function parseFrontmatter(text: string): ParsedPage | FrontmatterProblem {
+  const match = FRONTMATTER.exec(text);
+  if (!match) return { line: 1, message: "no YAML frontmatter (the page must start with '---')" };
+  const lines = new LineCounter();
+  const document = parseDocument(match[1] ?? '', { lineCounter: lines, prettyErrors: false });
+  const problem = document.errors[0];
+  if (problem) {
+    return {
+      line: lines.linePos(problem.pos[0]).line + 1,
+      message: `invalid YAML frontmatter: ${problem.message.split('\n')[0]}`,
+    };
+  }
+  if (!isMap(document.contents)) return { line: 2, message: 'the frontmatter must be a mapping (type: …)' };
+  return { data: document.toJS() as Record<string, unknown>, body: text.slice(match[0].length) };
+}
+
+export function isFrontmatterProblem(value: ParsedPage | FrontmatterProblem): value is FrontmatterProblem {
+  return 'message' in value;
+}
+
+/** A page: frontmatter (keys in the given order) and body. */
+export function renderPage(data: Record<string, unknown>, body: string): string {
+  return `---\n${stringify(data, { lineWidth: 0 }).trimEnd()}\n---\n\n${body.replace(/^\n+/, '')}`;
+}
