@@ -14,7 +14,7 @@ import {
   zodToJsonSchema,
 } from '@raf/core';
 import type { z } from 'zod';
-import { manifestOf } from '../runtime-policy/builtin-manifests.js';
+import { builtinManifest } from '../runtime-policy/builtin-manifests.js';
 import { defaultToolOperations } from '../workspace/operations/local-tool-operations.js';
 import type { ToolOperations } from '../workspace/operations/tool-operations.js';
 import { PathRejectedError, type ResolvedPath, resolveInScope } from '../workspace/path-guard.js';
@@ -71,7 +71,7 @@ export class BuiltinTool<Schema extends z.ZodType> implements IScopeTool<z.outpu
   ) {
     this.name = spec.name;
     this.description = spec.description;
-    this.manifest = manifestOf({ name: spec.name });
+    this.manifest = builtinManifest(spec.name);
   }
 
   // Computed on first use: building or inspecting an agent never needs the JSON Schema.
