@@ -98,6 +98,8 @@ interface StepRequest {
  */
 export class FunctionInvokingChatClient extends DelegatingChatClient {
   readonly maxToolRounds: number;
+  /** The default time limit of one tool call. */
+  readonly toolTimeoutMs: number;
   private readonly tools: readonly ITool[];
   private readonly maxIdenticalCalls: number;
   private readonly timeouts: ToolTimeouts;
@@ -119,10 +121,8 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
           ]),
         )
       : undefined;
-    this.timeouts = new ToolTimeouts(
-      checkTimeoutMs(options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS, 'toolTimeoutMs'),
-      byName,
-    );
+    this.toolTimeoutMs = checkTimeoutMs(options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS, 'toolTimeoutMs');
+    this.timeouts = new ToolTimeouts(this.toolTimeoutMs, byName);
     const hooks = options.hooks;
     this.hooks =
       hooks && (hooks.prepareStep || hooks.onStepFinish || hooks.onToolStart || hooks.onToolEnd)
