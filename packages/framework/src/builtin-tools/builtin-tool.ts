@@ -154,7 +154,7 @@ export class BuiltinTool<Schema extends z.ZodType> implements IScopeTool<z.outpu
     try {
       paths = await this.resolve(parsed.data);
     } catch (error) {
-      if (error instanceof PathRejectedError) return toolFailure(error.message);
+      if (PathRejectedError.isInstance(error)) return toolFailure(error.message);
       return toolFailure(describeFsError(error, requested[0]?.path ?? ''));
     }
     const outside = paths.findIndex((p) => p.scope === 'outside_workspace');
@@ -175,7 +175,7 @@ export class BuiltinTool<Schema extends z.ZodType> implements IScopeTool<z.outpu
       return toolSuccess({ ...data, scope: label });
     } catch (error) {
       if (context.signal.aborted) throw error;
-      if (error instanceof ToolFailure || error instanceof PathRejectedError)
+      if (ToolFailure.isInstance(error) || PathRejectedError.isInstance(error))
         return toolFailure(error.message);
       return toolFailure(describeFsError(error, requested[0]?.path ?? ''));
     }
