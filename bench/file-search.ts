@@ -1,7 +1,7 @@
 // search_file and find_files over a generated tree, against rg and grep -rn (and find), in one run.
 import { spawn } from 'node:child_process';
 import type { ITool } from '@raf/core';
-import { createFindFilesTool, createLocalToolOperations, createSearchFileTool } from '@raf/framework';
+import { createFileTool, createLocalToolOperations, WorkspaceContextProvider } from '@raf/framework';
 import { makeTree, NEEDLE } from './lib/make-tree.js';
 
 export interface SearchBenchOptions {
@@ -32,8 +32,13 @@ async function median(runs: number, work: () => Promise<boolean>): Promise<numbe
   return times[Math.floor(times.length / 2)];
 }
 
-function scoped(tool: ITool & { createScoped(scope: object): ITool }, root: string): ITool {
-  return tool.createScoped({ root, name: 'bench', policy: 'AllowAll' });
+/** The tool as a workspace hands it to the model: bound to `root`, on the given backend. */
+function scoped(name: 'search_file' | 'find_files', root: string, engine?: 'ripgrep' | 'walker'): ITool {
+  const workspace = new WorkspaceContextProvider(
+    { root, name: 'bench', policy: 'AllowAll' },
+    engine ? { operations: createLocalToolOperations({ search: { engine } }) } : {},
+  ).addTool(createFileTool(name));
+  return workspace.tools[0] as ITool;
 }
 
 export async function runSearchBench(options: SearchBenchOptions): Promise<SearchBenchResult> {
@@ -41,7 +46,7 @@ export async function runSearchBench(options: SearchBenchOptions): Promise<Searc
   const signal = new AbortController().signal;
   const context = { signal, callId: 'bench' };
   const searchWith = (engine: 'ripgrep' | 'walker') =>
-    scoped(createSearchFileTool().withOperations(createLocalToolOperations({ search: { engine } })), root);
+    scoped('search_file', root, engine);
   const viaTool = (tool: ITool, args: Record<string, unknown>, expected: number) => async () => {
     const result = await tool.execute(args, context);
     const count =
@@ -53,7 +58,7 @@ export async function runSearchBench(options: SearchBenchOptions): Promise<Searc
   };
   const expectedMatches = Math.ceil((options.files - 7) / 500);
   const hasRg = await runProgram('rg', ['--version']);
-  const find = scoped(createFindFilesTool(), root);
+  const find = scoped('find_files', root);
   return {
     rg: await median(options.runs, () => runProgram('rg', ['-n', NEEDLE, root])),
     grep: await median(options.runs, () => runProgram('grep', ['-rn', NEEDLE, root])),
