@@ -15,6 +15,12 @@ export default defineConfig({
       'bench/**/*.test.ts',
       'test/**/*.test.ts',
     ],
+    // Type tests (`*.test-d.ts`, `expectTypeOf`) run through tsc with the rest of the suite.
+    typecheck: {
+      enabled: true,
+      include: ['packages/*/src/**/*.test-d.ts'],
+      tsconfig: './tsconfig.test-d.json',
+    },
     testTimeout: 20_000,
     hookTimeout: 20_000,
   },

@@ -21,6 +21,17 @@ export type ContextFits<AgentContext, ToolContext> = [AgentContext] extends [Too
   ? unknown
   : { 'the agent context lacks what this tool reads': ToolContext };
 
+/** The tools among `T` whose run context does not fit the agent's. */
+type Misfits<AgentContext, T> = T extends ITool<unknown, infer ToolContext>
+  ? [AgentContext] extends [ToolContext]
+    ? never
+    : T
+  : never;
+
+type AllFit<AgentContext, T> = [Misfits<AgentContext, T>] extends [never]
+  ? unknown
+  : { 'these tools read a context the agent lacks': Misfits<AgentContext, T> };
+
 /**
  * Builds a `ChatClientAgent`. The history provider is always there and always first. The client
  * is wrapped in the tool loop whenever the agent can have tools: static tools, or any declared
@@ -66,7 +77,7 @@ export class AgentBuilder<Context = unknown> {
     return this;
   }
 
-  withTools<ToolContext>(tools: Iterable<ITool<unknown, ToolContext> & ContextFits<Context, ToolContext>>): this {
+  withTools<T extends ITool>(tools: Iterable<T> & AllFit<Context, T>): this {
     for (const tool of tools) this.registry.register(tool);
     return this;
   }
