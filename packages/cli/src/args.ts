@@ -5,7 +5,7 @@ export const USAGE = `raf — run declarative RAF agents
 
 Usage:
   raf run <agent.yaml> [-i TEXT | stdin] [--strict] [--session ID] [--sessions-dir DIR] [--var k=v]…
-                       [--approve ask|all|none] [--json] [--model ID] [--base-url URL]
+                       [--approve ask|all|none] [--json] [--model ID] [--base-url URL] [--trace FILE]
   raf chat <agent.yaml> [--session ID] [--sessions-dir DIR] [--var k=v]… [--model ID] [--base-url URL]
   raf validate <agent.yaml>… [--json] [--lenient]   (unknown keys are errors unless --lenient)
   raf inspect <agent.yaml> [--json]
@@ -26,6 +26,7 @@ const OPTIONS = {
   lenient: { type: 'boolean' },
   model: { type: 'string' },
   'base-url': { type: 'string' },
+  trace: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -42,6 +43,8 @@ export interface CliArgs {
   lenient: boolean;
   model?: string;
   baseURL?: string;
+  /** `raf run --trace FILE`: write the run's OpenTelemetry spans there as OTLP JSON. */
+  trace?: string;
   help: boolean;
 }
 
@@ -78,6 +81,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     lenient: values.lenient ?? false,
     ...(values.model !== undefined && { model: values.model }),
     ...(values['base-url'] !== undefined && { baseURL: values['base-url'] }),
+    ...(values.trace !== undefined && { trace: values.trace }),
     help: values.help ?? false,
   };
 }
