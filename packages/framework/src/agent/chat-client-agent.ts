@@ -118,6 +118,7 @@ export class ChatClientAgent<Context = unknown> {
     let failure: unknown;
     let finish: FinishUpdate | undefined;
     let notified = false;
+    let chat: Span | undefined;
     const traced = RunTrace.startAgent(
       this.config.telemetry ?? {},
       {
@@ -177,10 +178,8 @@ export class ChatClientAgent<Context = unknown> {
         ? this.loopOptions(session, context.tools, options, resuming, store, traced?.trace ?? null)
         : this.requestOptions(options);
       // Without the tool loop the agent makes the one model call itself.
-      const chat: Span | undefined =
-        !this.toolLoop && traced
-          ? traced.trace.startChat(this.chatClient.modelId, this.chatClient.provider, options.modelOptions)
-          : undefined;
+      if (!this.toolLoop && traced)
+        chat = traced.trace.startChat(this.chatClient.modelId, this.chatClient.provider, options.modelOptions);
       for await (const batch of updateBatches(this.chatClient, requestMessages, runOptions)) {
         let forward = batch;
         for (let i = 0; i < batch.length; i++) {
@@ -208,9 +207,11 @@ export class ChatClientAgent<Context = unknown> {
             error: { type: accumulator.failure.code, message: accumulator.failure.message },
           }),
         });
+        chat = undefined;
       }
     } catch (error) {
       failure = error;
+      if (chat && traced) traced.trace.endChat(chat, { error });
       if (CancelledError.isInstance(error) || signal.aborted)
         finish = { type: 'finish', reason: 'cancelled' };
       else {

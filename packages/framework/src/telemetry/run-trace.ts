@@ -16,11 +16,9 @@ export interface TelemetryOptions {
   tracer?: Tracer;
 }
 
-let globalTracer: Tracer | undefined;
-
 function tracerOf(options: TelemetryOptions): Tracer {
-  // The global proxy tracer follows a provider registered later, so one is enough.
-  return options.tracer ?? (globalTracer ??= otel().trace.getTracer('@raf/framework'));
+  // Asked per run, not kept: a provider registered (or replaced) later is honoured.
+  return options.tracer ?? otel().trace.getTracer('@raf/framework');
 }
 
 // The OpenAI spellings the GenAI conventions show for `gen_ai.response.finish_reasons`.
