@@ -45,8 +45,7 @@ export async function runSearchBench(options: SearchBenchOptions): Promise<Searc
   const root = await makeTree(options.files);
   const signal = new AbortController().signal;
   const context = { signal, callId: 'bench' };
-  const searchWith = (engine: 'ripgrep' | 'walker') =>
-    scoped('search_file', root, engine);
+  const searchWith = (engine: 'ripgrep' | 'walker') => scoped('search_file', root, engine);
   const viaTool = (tool: ITool, args: Record<string, unknown>, expected: number) => async () => {
     const result = await tool.execute(args, context);
     const count =

@@ -9,7 +9,11 @@ import { describe, expect, it } from 'vitest';
  */
 const ENTRY_POINTS = [
   { name: '@raf/core', file: 'packages/core/src/index.ts', snapshot: 'api/core.api.txt' },
-  { name: '@raf/core/internal', file: 'packages/core/src/internal.ts', snapshot: 'api/core-internal.api.txt' },
+  {
+    name: '@raf/core/internal',
+    file: 'packages/core/src/internal.ts',
+    snapshot: 'api/core-internal.api.txt',
+  },
   { name: '@raf/framework', file: 'packages/framework/src/index.ts', snapshot: 'api/framework.api.txt' },
 ];
 

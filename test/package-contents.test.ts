@@ -14,8 +14,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const packages = readdirSync(join(root, 'packages'));
 
 // import … from './x.js' · export … from './x.js' · import './x.js' · import('./x.js') · new URL('./x.js', …)
-const SPECIFIER =
-  /(?:\bfrom\s*|\bimport\s*\(?\s*|\bnew URL\(\s*)(['"])(\.{1,2}\/[^'"]+)\1/g;
+const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*|\bnew URL\(\s*)(['"])(\.{1,2}\/[^'"]+)\1/g;
 
 /** The files a specifier may mean: `./x.js` is `./x.ts` in sources and `./x.d.ts` in declarations. */
 function candidates(path: string): string[] {
@@ -62,8 +61,6 @@ describe('published packages', () => {
 
   it('finds a missing file when there is one (the check can fail)', () => {
     const dir = join(root, 'packages', 'framework');
-    expect(unresolvedImports(dir, ['src/index.ts'])).toContain(
-      'src/index.ts → ./agent/agent-builder.js',
-    );
+    expect(unresolvedImports(dir, ['src/index.ts'])).toContain('src/index.ts → ./agent/agent-builder.js');
   });
 });

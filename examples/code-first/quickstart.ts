@@ -1,12 +1,12 @@
 import {
   assistantMessage,
-  type ToolExecutionContext,
   type ChatMessage,
   collectAgentResponse,
   defineTool,
   type IChatClient,
   serializeToolResult,
   systemMessage,
+  type ToolExecutionContext,
   toolFailure,
   toolMessage,
   toolSuccess,
@@ -70,7 +70,11 @@ export async function runQuickstart(options: QuickstartOptions): Promise<string>
     messages.push(assistantMessage(response.text, response.toolCalls));
     for (const call of response.toolCalls) {
       const context: WeatherContext = { units: 'celsius' };
-      const result = await getWeather.execute(JSON.parse(call.arguments), { signal, callId: call.id, context });
+      const result = await getWeather.execute(JSON.parse(call.arguments), {
+        signal,
+        callId: call.id,
+        context,
+      });
       write(`→ ${call.name} ${call.arguments} → ${serializeToolResult(result)}\n`);
       messages.push(toolMessage(serializeToolResult(result), call.id));
     }

@@ -27,7 +27,9 @@ interface OtlpSpan {
 /** The spans as an indented tree, children in start order. */
 function tree(spans: OtlpSpan[]): string[] {
   const lines: string[] = [];
-  const ordered = [...spans].sort((a, b) => (BigInt(a.startTimeUnixNano) < BigInt(b.startTimeUnixNano) ? -1 : 1));
+  const ordered = [...spans].sort((a, b) =>
+    BigInt(a.startTimeUnixNano) < BigInt(b.startTimeUnixNano) ? -1 : 1,
+  );
   const walk = (parent: string | undefined, depth: number) => {
     for (const span of ordered.filter((s) => (s.parentSpanId || undefined) === parent)) {
       lines.push(`${'  '.repeat(depth)}${span.name}`);
@@ -41,7 +43,8 @@ function tree(spans: OtlpSpan[]): string[] {
 function attribute(span: OtlpSpan, key: string): unknown {
   const value = span.attributes.find((a) => a.key === key)?.value;
   if (!value) return undefined;
-  if ('arrayValue' in value) return (value.arrayValue as { values: Record<string, unknown>[] }).values.map((v) => Object.values(v)[0]);
+  if ('arrayValue' in value)
+    return (value.arrayValue as { values: Record<string, unknown>[] }).values.map((v) => Object.values(v)[0]);
   return Object.values(value)[0];
 }
 
@@ -49,15 +52,30 @@ describe('raf run --trace', () => {
   it('writes the quickstart as OTLP JSON spans: run → model calls and tool calls', async () => {
     const run = createMemoryIO({ cwd: dir });
     const code = await main(
-      ['run', 'agent.yaml', '-i', 'Summarise my todo list into summary.md', '--approve', 'all', '--trace', 'trace.json'],
+      [
+        'run',
+        'agent.yaml',
+        '-i',
+        'Summarise my todo list into summary.md',
+        '--approve',
+        'all',
+        '--trace',
+        'trace.json',
+      ],
       run.io,
     );
     expect(code, run.err()).toBe(0);
     const otlp = JSON.parse(await readFile(join(dir, 'trace.json'), 'utf8')) as {
-      resourceSpans: { resource: { attributes: OtlpSpan['attributes'] }; scopeSpans: { scope: { name: string }; spans: OtlpSpan[] }[] }[];
+      resourceSpans: {
+        resource: { attributes: OtlpSpan['attributes'] };
+        scopeSpans: { scope: { name: string }; spans: OtlpSpan[] }[];
+      }[];
     };
     const [resource] = otlp.resourceSpans;
-    expect(resource?.resource.attributes).toContainEqual({ key: 'service.name', value: { stringValue: 'raf' } });
+    expect(resource?.resource.attributes).toContainEqual({
+      key: 'service.name',
+      value: { stringValue: 'raf' },
+    });
     expect(resource?.scopeSpans.map((s) => s.scope.name)).toEqual(['@raf/framework']);
     const spans = resource?.scopeSpans[0]?.spans ?? [];
     // The run pauses for run_command's approval and resumes (--approve all): two agent runs.
@@ -84,14 +102,18 @@ describe('raf run --trace', () => {
     expect(attribute(readFile_!, 'gen_ai.tool.name')).toBe('read_file');
     expect(attribute(readFile_!, 'gen_ai.tool.call.id')).toEqual(expect.any(String));
     // Tool arguments and results stay out of the trace unless recordContent is on.
-    expect(spans.some((s) => s.attributes.some((a) => a.key.startsWith('gen_ai.tool.call.arguments')))).toBe(false);
+    expect(spans.some((s) => s.attributes.some((a) => a.key.startsWith('gen_ai.tool.call.arguments')))).toBe(
+      false,
+    );
     // One trace per run, every span in its run's trace.
     expect(new Set(spans.map((s) => s.traceId)).size).toBe(2);
   });
 
   it('registers no tracer and writes nothing without --trace', async () => {
     const run = createMemoryIO({ cwd: dir });
-    expect(await main(['run', 'agent.yaml', '-i', 'Summarise my todo list', '--approve', 'all'], run.io)).toBe(0);
+    expect(
+      await main(['run', 'agent.yaml', '-i', 'Summarise my todo list', '--approve', 'all'], run.io),
+    ).toBe(0);
     await expect(readFile(join(dir, 'trace.json'))).rejects.toThrow(/ENOENT/);
   });
 });

@@ -53,7 +53,9 @@ export function defineTool<Schema extends z.ZodType, Context = unknown>(
   const { requiresApproval } = options;
   const parameters = zodToJsonSchema(options.parameters);
   if (options.timeoutMs !== undefined && !(options.timeoutMs > 0)) {
-    throw new TypeError(`defineTool: timeoutMs of "${options.name}" must be a positive number of milliseconds`);
+    throw new TypeError(
+      `defineTool: timeoutMs of "${options.name}" must be a positive number of milliseconds`,
+    );
   }
   const tool: ITool<unknown, Context> = {
     name: options.name,

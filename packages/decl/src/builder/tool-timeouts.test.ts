@@ -59,8 +59,13 @@ describe('tool timeouts in YAML', () => {
 
   it('rejects a timeout that is not a positive number, at its line', async () => {
     const report = await new DeclAgentBuilder()
-      .fromYaml('name: x\nmodel: { id: m }\ntoolTimeoutSecs: -1\ntools:\n  - kind: file\n    timeoutSecs: soon\n')
+      .fromYaml(
+        'name: x\nmodel: { id: m }\ntoolTimeoutSecs: -1\ntools:\n  - kind: file\n    timeoutSecs: soon\n',
+      )
       .validate();
-    expect(report.errors.map((e) => `${e.line}:${e.path}`)).toEqual(['3:toolTimeoutSecs', '6:tools[0].timeoutSecs']);
+    expect(report.errors.map((e) => `${e.line}:${e.path}`)).toEqual([
+      '3:toolTimeoutSecs',
+      '6:tools[0].timeoutSecs',
+    ]);
   });
 });

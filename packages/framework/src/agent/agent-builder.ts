@@ -22,11 +22,8 @@ export type ContextFits<AgentContext, ToolContext> = [AgentContext] extends [Too
   : { 'the agent context lacks what this tool reads': ToolContext };
 
 /** The tools among `T` whose run context does not fit the agent's. */
-type Misfits<AgentContext, T> = T extends ITool<unknown, infer ToolContext>
-  ? [AgentContext] extends [ToolContext]
-    ? never
-    : T
-  : never;
+type Misfits<AgentContext, T> =
+  T extends ITool<unknown, infer ToolContext> ? ([AgentContext] extends [ToolContext] ? never : T) : never;
 
 type AllFit<AgentContext, T> = [Misfits<AgentContext, T>] extends [never]
   ? unknown

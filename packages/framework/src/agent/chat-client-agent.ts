@@ -1,3 +1,4 @@
+import type { Span } from '@opentelemetry/api';
 import {
   type AgentResponse,
   AgentResponseAccumulator,
@@ -19,7 +20,6 @@ import {
   systemMessage,
 } from '@raf/core';
 import { flattenBatches, updateBatches } from '@raf/core/internal';
-import type { Span } from '@opentelemetry/api';
 import { checkApprovals } from '../approval/approval-batch.js';
 import type { ICompressionStrategy, ITokenCounter } from '../compression/compression-types.js';
 import { NEVER_ABORTED } from '../pipeline/tool-call-context.js';
@@ -27,7 +27,12 @@ import type { ToolLoopRunOptions } from '../pipeline/tool-loop-options.js';
 import type { InMemoryHistoryProvider } from '../providers/in-memory-history-provider.js';
 import { AgentSession } from '../sessions/agent-session.js';
 import { RunTrace, type TelemetryOptions } from '../telemetry/run-trace.js';
-import { type AgentInput, type AgentRunArgs, type AgentRunOptions, normalizeInput } from './agent-run-options.js';
+import {
+  type AgentInput,
+  type AgentRunArgs,
+  type AgentRunOptions,
+  normalizeInput,
+} from './agent-run-options.js';
 import { invokeProviders, notifyProviders } from './provider-chain.js';
 
 export interface AgentCompression {
@@ -179,7 +184,11 @@ export class ChatClientAgent<Context = unknown> {
         : this.requestOptions(options);
       // Without the tool loop the agent makes the one model call itself.
       if (!this.toolLoop && traced)
-        chat = traced.trace.startChat(this.chatClient.modelId, this.chatClient.provider, options.modelOptions);
+        chat = traced.trace.startChat(
+          this.chatClient.modelId,
+          this.chatClient.provider,
+          options.modelOptions,
+        );
       for await (const batch of updateBatches(this.chatClient, requestMessages, runOptions)) {
         let forward = batch;
         for (let i = 0; i < batch.length; i++) {

@@ -25,7 +25,12 @@ const needsLess = defineTool({
   parameters: none,
   execute: (_args, { context }: ToolExecutionContext<{ tenantId: string }>) => toolSuccess(context.tenantId),
 });
-const plain = defineTool({ name: 'plain', description: 'No context', parameters: none, execute: () => toolSuccess() });
+const plain = defineTool({
+  name: 'plain',
+  description: 'No context',
+  parameters: none,
+  execute: () => toolSuccess(),
+});
 const other = defineTool({
   name: 'other',
   description: 'Another context',
@@ -35,7 +40,10 @@ const other = defineTool({
 
 describe('AgentBuilder<Context>', () => {
   it('builds a ChatClientAgent<Context> whose run takes that context', () => {
-    const agent = new AgentBuilder<Tenant>('a').chatClient(client).withTools([whoami, needsLess, plain]).build();
+    const agent = new AgentBuilder<Tenant>('a')
+      .chatClient(client)
+      .withTools([whoami, needsLess, plain])
+      .build();
     expectTypeOf(agent).toEqualTypeOf<ChatClientAgent<Tenant>>();
     void agent.run('hi', { context: { tenantId: 't', admin: false } });
     void agent.generate(undefined, { context: { tenantId: 't', admin: true }, approvals: [] });

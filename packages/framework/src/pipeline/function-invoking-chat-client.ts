@@ -1,3 +1,4 @@
+import type { Span } from '@opentelemetry/api';
 import {
   type AgentResponseUpdate,
   addUsage,
@@ -19,7 +20,6 @@ import {
   type Usage,
 } from '@raf/core';
 import { flattenBatches, updateBatches } from '@raf/core/internal';
-import type { Span } from '@opentelemetry/api';
 import { checkApprovals } from '../approval/approval-batch.js';
 import { RunTrace, type TelemetryOptions } from '../telemetry/run-trace.js';
 import { mergeTools } from '../tools/tool-registry.js';

@@ -52,7 +52,12 @@ describe('step hooks', () => {
       { role: 'user', content: '(earlier: echo was called)' },
     ]);
     // The step after keeps building on the replaced conversation, with the run's options again.
-    expect(sentMessages(harness.server, 2).map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool']);
+    expect(sentMessages(harness.server, 2).map((m) => m.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool',
+    ]);
     expect(harness.server.requests[2]?.body?.temperature).toBeUndefined();
     // 'other' was not offered in step 1: its call is answered as unknown, not run.
     expect(response.toolResults[1]?.result).toEqual({ ok: false, error: "Tool 'other' not found" });
@@ -109,7 +114,12 @@ describe('step hooks', () => {
     expect(steps.every((s) => s.durationMs >= 0)).toBe(true);
     expect(events).toEqual([
       { callId: 'c1', name: 'echo', args: { text: 'x' } },
-      { callId: 'c1', name: 'echo', result: { ok: true, data: { echoed: 'x' } }, durationMs: expect.any(Number) },
+      {
+        callId: 'c1',
+        name: 'echo',
+        result: { ok: true, data: { echoed: 'x' } },
+        durationMs: expect.any(Number),
+      },
     ]);
   });
 
@@ -166,10 +176,9 @@ describe('stop conditions', () => {
       .stopWhen(stepCountIs(10), hasToolCall('finish_task'))
       .build();
     const updates = await drain(agent.run('go'));
-    expect(updates.filter((u) => u.type === 'tool-called').map((u) => u.type === 'tool-called' && u.name)).toEqual([
-      'echo',
-      'finish_task',
-    ]);
+    expect(
+      updates.filter((u) => u.type === 'tool-called').map((u) => u.type === 'tool-called' && u.name),
+    ).toEqual(['echo', 'finish_task']);
     expect(updates.at(-1)).toEqual({ type: 'finish', reason: 'other', rawReason: 'stopCondition' });
     expect(harness.server.requests).toHaveLength(2);
   });

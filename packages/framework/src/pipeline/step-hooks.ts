@@ -35,7 +35,7 @@ export interface PrepareStepResult {
 
 export type PrepareStep = (
   input: PrepareStepInput,
-) => PrepareStepResult | undefined | void | Promise<PrepareStepResult | undefined | void>;
+) => PrepareStepResult | undefined | Promise<PrepareStepResult | undefined>;
 
 export interface StepToolResult {
   callId: string;

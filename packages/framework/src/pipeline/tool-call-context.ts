@@ -1,4 +1,4 @@
-import { type ToolCallInfo, type ToolResult, TimeoutError } from '@raf/core';
+import { TimeoutError, type ToolCallInfo, type ToolResult } from '@raf/core';
 
 /** The signal of a run nobody can cancel: watching it would only cost listeners. */
 export const NEVER_ABORTED: AbortSignal = new AbortController().signal;

@@ -1,3 +1,4 @@
+import type { Span } from '@opentelemetry/api';
 import {
   getErrorMessage,
   type ITool,
@@ -7,7 +8,6 @@ import {
   type ToolResult,
   toolFailure,
 } from '@raf/core';
-import type { Span } from '@opentelemetry/api';
 import { manifestOf } from '../runtime-policy/builtin-manifests.js';
 import type { RunTrace } from '../telemetry/run-trace.js';
 import type { LoopHooks } from './step-hooks.js';

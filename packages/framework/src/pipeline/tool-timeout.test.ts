@@ -3,14 +3,25 @@ import { defineTool, TimeoutError, toolSuccess } from '@raf/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AgentBuilder } from '../agent/agent-builder.js';
-import { call, drain, type Harness, sentMessages, significant, startHarness } from '../test-support/harness.js';
+import {
+  call,
+  drain,
+  type Harness,
+  sentMessages,
+  significant,
+  startHarness,
+} from '../test-support/harness.js';
 import { FunctionInvokingChatClient } from './function-invoking-chat-client.js';
 
 let harness: Harness;
 afterEach(() => harness?.close());
 
 /** A tool that waits until its signal fires (or forever, when it ignores it). */
-function hangingTool(name: string, seen: { reason?: unknown }, options: { ignoreSignal?: boolean; timeoutMs?: number } = {}) {
+function hangingTool(
+  name: string,
+  seen: { reason?: unknown },
+  options: { ignoreSignal?: boolean; timeoutMs?: number } = {},
+) {
   return defineTool({
     name,
     description: 'never finishes on its own',
@@ -106,7 +117,15 @@ describe('per-tool timeouts', () => {
   it('defaults to 120 s and refuses a timeout that is not a positive number', () => {
     expect(() => new AgentBuilder('a').toolTimeout(0)).toThrow(/tool timeout must be a positive number/);
     expect(() => new AgentBuilder('a').toolTimeout(Number.NaN, 'x')).toThrow(/timeout of tool 'x'/);
-    expect(() => defineTool({ name: 'x', description: '', parameters: z.object({}), timeoutMs: -1, execute: () => toolSuccess() })).toThrow(/timeoutMs/);
+    expect(() =>
+      defineTool({
+        name: 'x',
+        description: '',
+        parameters: z.object({}),
+        timeoutMs: -1,
+        execute: () => toolSuccess(),
+      }),
+    ).toThrow(/timeoutMs/);
     expect(new FunctionInvokingChatClient(new ScriptedChatClient([])).toolTimeoutMs).toBe(120_000);
   });
 });

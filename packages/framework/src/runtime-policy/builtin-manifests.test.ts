@@ -2,8 +2,8 @@ import { defineTool, toolSuccess } from '@raf/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createFileTool } from '../builtin-tools/index.js';
-import { createLoadSkillTool } from '../skills/skill-tools.js';
 import { executeCalls } from '../pipeline/tool-executor.js';
+import { createLoadSkillTool } from '../skills/skill-tools.js';
 import { BUILTIN_TOOL_MANIFESTS, manifestOf } from './builtin-manifests.js';
 
 function userTool(name: string, log: string[]) {

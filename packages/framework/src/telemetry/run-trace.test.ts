@@ -1,6 +1,11 @@
 import { trace } from '@opentelemetry/api';
-import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
-import { defineTool, toolSuccess } from '@raf/core';
+import {
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
+import { defineTool } from '@raf/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AgentBuilder } from '../agent/agent-builder.js';
@@ -25,8 +30,8 @@ const usage = { promptTokens: 11, completionTokens: 3, totalTokens: 14 };
 
 async function spans(): Promise<ReadableSpan[]> {
   await provider.forceFlush();
-  return [...exporter.getFinishedSpans()].sort((a, b) =>
-    a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1],
+  return [...exporter.getFinishedSpans()].sort(
+    (a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1],
   );
 }
 
@@ -77,9 +82,12 @@ describe('OpenTelemetry spans (GenAI conventions)', () => {
       '  execute_tool broken',
       '  chat mock',
     ]);
-    const [run, chat, echo, fail] = ['invoke_agent helper', 'chat mock', 'execute_tool echo', 'execute_tool broken'].map(
-      (name) => list.find((s) => s.name === name),
-    );
+    const [run, chat, echo, fail] = [
+      'invoke_agent helper',
+      'chat mock',
+      'execute_tool echo',
+      'execute_tool broken',
+    ].map((name) => list.find((s) => s.name === name));
     expect(run?.attributes).toMatchObject({
       'gen_ai.operation.name': 'invoke_agent',
       'gen_ai.agent.name': 'helper',
@@ -151,9 +159,9 @@ describe('OpenTelemetry spans (GenAI conventions)', () => {
       expect(span.status.code).toBe(2);
       expect(span.attributes['error.type']).toBe('RAF_CHAT_CLIENT');
     }
-    expect(list.find((s) => s.name === 'invoke_agent plain')?.attributes['gen_ai.response.finish_reasons']).toEqual([
-      'other',
-    ]);
+    expect(
+      list.find((s) => s.name === 'invoke_agent plain')?.attributes['gen_ai.response.finish_reasons'],
+    ).toEqual(['other']);
   });
 
   it('traces a tool loop used without an agent under the active context', async () => {

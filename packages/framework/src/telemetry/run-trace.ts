@@ -1,6 +1,6 @@
+import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
 import type { FinishReason, JSONValue, ModelOptions, ToolResult, Usage } from '@raf/core';
 import { getErrorMessage } from '@raf/core';
-import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
 import { lazyRequire } from '../lazy-require.js';
 
 // Loaded on the first run, not on import: building or inspecting an agent never traces.
@@ -31,7 +31,10 @@ const FINISH_NAMES: Partial<Record<FinishReason, string>> = {
 
 function usageAttributes(usage: Usage | undefined): Attributes {
   return usage
-    ? { 'gen_ai.usage.input_tokens': usage.promptTokens, 'gen_ai.usage.output_tokens': usage.completionTokens }
+    ? {
+        'gen_ai.usage.input_tokens': usage.promptTokens,
+        'gen_ai.usage.output_tokens': usage.completionTokens,
+      }
     : {};
 }
 
@@ -105,7 +108,12 @@ export class RunTrace {
   }
 
   /** Ends the agent's span with the run's outcome. */
-  static endAgent(span: Span, finish: FinishReason | undefined, usage: Usage | undefined, error: unknown): void {
+  static endAgent(
+    span: Span,
+    finish: FinishReason | undefined,
+    usage: Usage | undefined,
+    error: unknown,
+  ): void {
     const api = otel();
     span.setAttributes(usageAttributes(usage));
     if (finish) span.setAttribute('gen_ai.response.finish_reasons', [FINISH_NAMES[finish] ?? finish]);
@@ -124,11 +132,7 @@ export class RunTrace {
       ...requestAttributes(options),
     };
     if (provider) attributes['gen_ai.provider.name'] = provider;
-    return this.tracer.startSpan(
-      `chat ${model}`,
-      { kind: otel().SpanKind.CLIENT, attributes },
-      this.parent,
-    );
+    return this.tracer.startSpan(`chat ${model}`, { kind: otel().SpanKind.CLIENT, attributes }, this.parent);
   }
 
   endChat(span: Span, outcome: ChatOutcome): void {
@@ -165,11 +169,19 @@ export class RunTrace {
     return api.context.with(api.trace.setSpan(this.parent, span), work);
   }
 
-  endTool(span: Span, result: ToolResult, kind: 'ok' | 'failed' | 'timeout' | 'cancelled', thrown?: unknown): void {
+  endTool(
+    span: Span,
+    result: ToolResult,
+    kind: 'ok' | 'failed' | 'timeout' | 'cancelled',
+    thrown?: unknown,
+  ): void {
     if (this.recordContent) span.setAttribute('gen_ai.tool.call.result', JSON.stringify(result));
     if (thrown instanceof Error) span.recordException(thrown);
     if (kind !== 'ok') {
-      span.setAttribute('error.type', kind === 'failed' ? (thrown === undefined ? 'tool_error' : errorType(thrown)) : kind);
+      span.setAttribute(
+        'error.type',
+        kind === 'failed' ? (thrown === undefined ? 'tool_error' : errorType(thrown)) : kind,
+      );
       span.setStatus({ code: otel().SpanStatusCode.ERROR, message: result.error ?? kind });
     }
     span.end();
