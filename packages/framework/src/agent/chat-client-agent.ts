@@ -233,6 +233,8 @@ export class ChatClientAgent<Context = unknown> {
       if (!notified && finish === undefined) {
         failure ??= new CancelledError('the caller stopped reading the run');
         await notify();
+        if (chat) traced?.trace.endChat(chat, { error: failure });
+        if (traced) RunTrace.endAgent(traced.span, 'cancelled', accumulator.response.usage, failure);
       }
     }
     const warnings = notified ? [] : await notify();

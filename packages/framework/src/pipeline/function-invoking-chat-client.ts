@@ -12,11 +12,9 @@ import {
   type ITool,
   type PendingApprovalBatch,
   serializeToolResult,
-  type ToolCall,
   type ToolDefinition,
   type ToolResult,
   toolMessage,
-  toToolDefinition,
   type Usage,
 } from '@raf/core';
 import { flattenBatches, updateBatches } from '@raf/core/internal';
@@ -27,7 +25,16 @@ import { DelegatingChatClient } from './chat-client-builder.js';
 import { LoopGuard } from './loop-guard.js';
 import { anyGated, planApprovals, prepareCalls, prepareResumedCalls } from './prepare-calls.js';
 import { PROGRESS, ProgressChannel } from './progress-channel.js';
-import type { LoopHooks, StepResult, StepToolResult, StopCondition } from './step-hooks.js';
+import type { LoopHooks, StepResult, StopCondition } from './step-hooks.js';
+import {
+  indexTools,
+  prepareStep,
+  type StepRequest,
+  shouldStop,
+  stepFinished,
+  type ToolIndex,
+  type Turn,
+} from './step-runner.js';
 import { NEVER_ABORTED } from './tool-call-context.js';
 import { executeCalls, type PreparedCall, type ToolRun } from './tool-executor.js';
 import type { ToolLoopRunOptions } from './tool-loop-options.js';
@@ -60,35 +67,6 @@ function modelCallOptions(options: ChatClientRunOptions, tools: ToolDefinition[]
   if (options.extraBody) inner.extraBody = options.extraBody;
   if (options.extraHeaders) inner.extraHeaders = options.extraHeaders;
   return inner;
-}
-
-interface ToolIndex {
-  tools: readonly ITool[];
-  byName: ReadonlyMap<string, ITool>;
-  definitions: ToolDefinition[];
-}
-
-function indexTools(tools: readonly ITool[]): ToolIndex {
-  return {
-    tools,
-    byName: new Map(tools.map((tool) => [tool.name, tool])),
-    definitions: tools.map(toToolDefinition),
-  };
-}
-
-type Turn = {
-  text: string;
-  reasoning: string;
-  calls: ToolCall[];
-  finish: FinishUpdate | undefined;
-  failed: boolean;
-  usage: Usage | undefined;
-};
-
-/** One step's request: what `prepareStep` may have changed. */
-interface StepRequest {
-  options: ChatClientRunOptions;
-  byName: ReadonlyMap<string, ITool>;
 }
 
 /**
@@ -203,7 +181,7 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
       const started = timed ? performance.now() : 0;
       let request: StepRequest = { options: innerOptions, byName: index.byName };
       if (hooks?.prepareStep) {
-        const prepared = await this.prepareStep(hooks, round, conversation, index, options, innerOptions);
+        const prepared = await prepareStep(hooks, round, conversation, index, options, innerOptions);
         request = prepared.request;
         if (prepared.messages) conversation = prepared.messages;
       }
@@ -295,7 +273,7 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
         options.onTurnMessages?.([assistant]);
         const last = turn.finish ?? { type: 'finish', reason: 'stop' };
         if (timed) {
-          const warning = await this.stepFinished(steps, round, turn, [], last.reason, started);
+          const warning = await stepFinished(this.hooks, steps, round, turn, [], last.reason, started);
           if (warning) yield warning;
         }
         yield finish(last.reason, last.rawReason !== undefined ? { rawReason: last.rawReason } : {});
@@ -319,7 +297,7 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
         options.onTurnMessages?.([assistant]);
         options.onApprovalPending?.(batch);
         if (timed) {
-          const warning = await this.stepFinished(steps, round, turn, [], 'toolCalls', started);
+          const warning = await stepFinished(this.hooks, steps, round, turn, [], 'toolCalls', started);
           if (warning) yield warning;
         }
         yield [...approvals.map((a) => a.update), ...finish('awaitingApproval')];
@@ -331,7 +309,7 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
         return;
       }
       if (timed) {
-        const warning = await this.stepFinished(steps, round, turn, results, 'toolCalls', started);
+        const warning = await stepFinished(this.hooks, steps, round, turn, results, 'toolCalls', started);
         if (warning) yield warning;
       }
       if (guarded) {
@@ -341,7 +319,7 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
         ];
         return;
       }
-      if (steps && (await this.shouldStop(round, steps))) {
+      if (steps && (await shouldStop(this.stopWhen, round, steps))) {
         yield finish('other', { rawReason: 'stopCondition' });
         return;
       }
@@ -359,72 +337,6 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
       return indexTools(mergeTools(this.tools, providerTools).tools);
     this.staticTools ??= indexTools(this.tools);
     return this.staticTools;
-  }
-
-  private async prepareStep(
-    hooks: LoopHooks,
-    stepNumber: number,
-    conversation: ChatMessage[],
-    index: ToolIndex,
-    options: ToolLoopRunOptions,
-    innerOptions: ChatClientRunOptions,
-  ): Promise<{ request: StepRequest; messages?: ChatMessage[] }> {
-    const change = await hooks.prepareStep?.({
-      stepNumber,
-      messages: conversation,
-      tools: index.tools,
-      modelOptions: options.modelOptions,
-    });
-    const request: StepRequest = { options: innerOptions, byName: index.byName };
-    if (!change) return { request };
-    if (change.modelOptions || change.activeTools) {
-      request.options = { ...innerOptions };
-      if (change.modelOptions) request.options.modelOptions = change.modelOptions;
-      if (change.activeTools) {
-        const active = new Set(change.activeTools);
-        const tools = index.tools.filter((tool) => active.has(tool.name));
-        request.options.tools = tools.map(toToolDefinition);
-        request.byName = new Map(tools.map((tool) => [tool.name, tool]));
-      }
-    }
-    return change.messages ? { request, messages: [...change.messages] } : { request };
-  }
-
-  /** Records the step and calls `onStepFinish`; a hook that throws becomes a warning. */
-  private async stepFinished(
-    steps: StepResult[] | undefined,
-    stepNumber: number,
-    turn: Turn,
-    updates: readonly AgentResponseUpdate[],
-    finishReason: FinishUpdate['reason'],
-    started: number,
-  ): Promise<AgentResponseUpdate[] | undefined> {
-    const toolResults: StepToolResult[] = [];
-    for (const u of updates) {
-      if (u.type === 'tool-called') toolResults.push({ callId: u.callId, name: u.name, result: u.result });
-    }
-    const step: StepResult = {
-      stepNumber,
-      text: turn.text,
-      toolCalls: turn.calls,
-      toolResults,
-      usage: turn.usage,
-      finishReason,
-      durationMs: performance.now() - started,
-    };
-    steps?.push(step);
-    if (!this.hooks?.onStepFinish) return undefined;
-    try {
-      await this.hooks.onStepFinish(step);
-      return undefined;
-    } catch (error) {
-      return [{ type: 'warning', message: `onStepFinish hook failed: ${getErrorMessage(error)}` }];
-    }
-  }
-
-  private async shouldStop(stepNumber: number, steps: readonly StepResult[]): Promise<boolean> {
-    for (const condition of this.stopWhen ?? []) if (await condition({ stepNumber, steps })) return true;
-    return false;
   }
 
   /**
