@@ -2,6 +2,7 @@ import { defineTool, type ISession, toolSuccess } from '@raf/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AgentBuilder } from '../agent/agent-builder.js';
+import { ApprovalRequiredTool } from '../approval/approval-required-tool.js';
 import { AgentSession } from '../sessions/agent-session.js';
 import { call, drain, type Harness, significant, startHarness } from '../test-support/harness.js';
 
@@ -53,6 +54,29 @@ describe('the run context reaches every tool', () => {
       { tool: 'whoami', context, sessionId: 's-1', callId: 'c1' },
       { gate: 'drop', context, sessionId: 's-1', callId: 'c2' },
     ]);
+  });
+
+  it("hands the context to an ApprovalRequiredTool's when", async () => {
+    harness = await startHarness([{ toolCalls: [call('c1', 'echo', {})] }, { text: 'ok' }]);
+    const asked: unknown[] = [];
+    const gated = new ApprovalRequiredTool(
+      defineTool({
+        name: 'echo',
+        description: 'echo',
+        parameters: z.object({}),
+        execute: () => toolSuccess(),
+      }),
+      {
+        when: (_args, ctx) => {
+          asked.push(ctx?.context);
+          return false;
+        },
+      },
+    );
+    const agent = new AgentBuilder('a').chatClient(harness.client).withTool(gated).build();
+    await agent.generate('go', { context: { tenantId: 't' } });
+    // Asked when the batch is planned and again right before the call runs.
+    expect(asked).toEqual([{ tenantId: 't' }, { tenantId: 't' }]);
   });
 
   it('passes the context of the resuming run to the tools that run on resume', async () => {

@@ -9,6 +9,7 @@ import {
   isScopeTool,
   type JSONObject,
   type JSONValue,
+  type ToolApprovalContext,
   type WorkspaceScope,
 } from '@raf/core';
 import { ApprovalRequiredTool } from '../approval/approval-required-tool.js';
@@ -74,7 +75,8 @@ export class WorkspaceContextProvider implements IContextProvider {
     ) {
       const inner = scoped;
       // A scope tool that cannot say which calls reach outside asks for every call (fail closed).
-      const when = (args: unknown) => (inner.requiresApproval ? inner.requiresApproval(args) : true);
+      const when = (args: unknown, context?: ToolApprovalContext) =>
+        inner.requiresApproval ? inner.requiresApproval(args, context) : true;
       scoped = new ApprovalRequiredTool(inner, { when });
     }
     this.routed.push(scoped);
