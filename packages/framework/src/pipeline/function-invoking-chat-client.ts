@@ -21,6 +21,7 @@ import { flattenBatches, updateBatches } from '@raf/core/internal';
 import { checkApprovals } from '../approval/approval-batch.js';
 import { RunTrace, type TelemetryOptions } from '../telemetry/run-trace.js';
 import { mergeTools } from '../tools/tool-registry.js';
+import { CallWatchdog } from './call-watchdog.js';
 import { DelegatingChatClient } from './chat-client-builder.js';
 import { LoopGuard } from './loop-guard.js';
 import { anyGated, planApprovals, prepareCalls, prepareResumedCalls } from './prepare-calls.js';
@@ -144,6 +145,7 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
       sessionId: options.sessionId,
       timeouts: this.timeouts,
       sink: new ProgressChannel(),
+      watchdog: new CallWatchdog(),
       observer: undefined,
     };
     const observe = () => {

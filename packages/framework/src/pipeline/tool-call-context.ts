@@ -1,10 +1,8 @@
 import { TimeoutError, type ToolCallInfo, type ToolResult } from '@raf/core';
+import type { CallWatchdog, WatchedCall } from './call-watchdog.js';
 
 /** The signal of a run nobody can cancel: watching it would only cost listeners. */
 export const NEVER_ABORTED: AbortSignal = new AbortController().signal;
-
-// setTimeout takes at most 2^31-1 ms (more fires at once): a longer timeout means none.
-const MAX_TIMER_MS = 2_147_483_647;
 
 /** How a watched call ended when its own promise did not settle first. */
 export const CALL_CANCELLED: unique symbol = Symbol('cancelled');
@@ -16,17 +14,13 @@ export interface ProgressSink {
   report(callId: string, name: string, message: string): void;
 }
 
-function onTimeout(call: ToolCallContext): void {
-  call.expire();
-}
-
 /**
  * One tool call's `ctx`: its ids, the run context, and a signal that fires when the run is
  * cancelled or the call times out. The signal and `reportProgress` are made on first read (an
  * `AbortSignal` costs microseconds to create; most calls never read it), so pass `ctx` on whole:
  * `{ ...ctx }` copies the fields but not those two.
  */
-export class ToolCallContext implements ToolCallInfo {
+export class ToolCallContext implements ToolCallInfo, WatchedCall {
   readonly callId: string;
   readonly sessionId: string | undefined;
   readonly context: unknown;
@@ -35,7 +29,7 @@ export class ToolCallContext implements ToolCallInfo {
   timedOut = false;
   private controller: AbortController | undefined;
   private progress: ((message: string) => void) | undefined;
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  deadline = 0;
   private settle: ((outcome: WatchOutcome) => void) | undefined;
   private done = false;
 
@@ -47,6 +41,7 @@ export class ToolCallContext implements ToolCallInfo {
     context: unknown,
     readonly timeoutMs: number,
     private readonly sink: ProgressSink | undefined,
+    private readonly watchdog: CallWatchdog,
   ) {
     this.callId = callId;
     this.sessionId = sessionId;
@@ -77,10 +72,8 @@ export class ToolCallContext implements ToolCallInfo {
   watch(work: Promise<ToolResult>): Promise<WatchOutcome> {
     return new Promise<WatchOutcome>((resolve, reject) => {
       this.settle = resolve;
-      if (this.timeoutMs <= MAX_TIMER_MS) {
-        this.timer = setTimeout(onTimeout, this.timeoutMs, this);
-        this.timer.unref();
-      }
+      this.deadline = performance.now() + this.timeoutMs;
+      this.watchdog.add(this, this.timeoutMs);
       if (this.run !== NEVER_ABORTED) this.run.addEventListener('abort', this);
       Promise.resolve(work).then(resolve, reject);
     });
@@ -98,9 +91,9 @@ export class ToolCallContext implements ToolCallInfo {
     this.settle?.(CALL_TIMED_OUT);
   }
 
-  /** Stops the timer and the run listener; progress reported after this is dropped. */
+  /** Leaves the watchdog and the run listener; progress reported after this is dropped. */
   dispose(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.watchdog.remove(this);
     if (this.settle && this.run !== NEVER_ABORTED) this.run.removeEventListener('abort', this);
     this.settle = undefined;
     this.done = true;

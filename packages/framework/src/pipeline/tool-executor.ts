@@ -10,6 +10,7 @@ import {
 } from '@raf/core';
 import { manifestOf } from '../runtime-policy/builtin-manifests.js';
 import type { RunTrace } from '../telemetry/run-trace.js';
+import { CallWatchdog } from './call-watchdog.js';
 import type { LoopHooks } from './step-hooks.js';
 import { CALL_CANCELLED, CALL_TIMED_OUT, type ProgressSink, ToolCallContext } from './tool-call-context.js';
 import { ToolTimeouts } from './tool-timeouts.js';
@@ -35,6 +36,8 @@ export interface ToolRun {
   sessionId: string | undefined;
   timeouts: ToolTimeouts;
   sink: ProgressSink | undefined;
+  /** The time limits of the running batch (one timer for all its calls). */
+  watchdog: CallWatchdog;
   /** Set only when a tool hook or tracing wants per-call events (nothing is timed otherwise). */
   observer: ToolObserver | undefined;
 }
@@ -60,6 +63,7 @@ function plainRun(signal: AbortSignal): ToolRun {
     sessionId: undefined,
     timeouts: new ToolTimeouts(),
     sink: undefined,
+    watchdog: new CallWatchdog(),
     observer: undefined,
   };
 }
@@ -114,6 +118,7 @@ async function execute(prepared: PreparedCall, tool: ITool, run: ToolRun): Promi
     run.context,
     run.timeouts.of(tool),
     run.sink,
+    run.watchdog,
   );
   let args: unknown = prepared.args;
   if (prepared.validated !== undefined) {
@@ -201,24 +206,28 @@ export async function executeCalls(
   const run = runOrSignal instanceof AbortSignal ? plainRun(runOrSignal) : runOrSignal;
   const results: ToolResult[] = new Array(calls.length);
   let group: Promise<void>[] = [];
-  for (let i = 0; i < calls.length; i++) {
-    const prepared = calls[i]!;
-    const sequential =
-      prepared.tool !== undefined &&
-      !prepared.preset &&
-      manifestOf(prepared.tool).executionMode === 'sequential';
-    if (sequential) {
-      await Promise.all(group);
-      group = [];
-      results[i] = await runOne(prepared, run);
-    } else {
-      group.push(
-        runOne(prepared, run).then((result) => {
-          results[i] = result;
-        }),
-      );
+  try {
+    for (let i = 0; i < calls.length; i++) {
+      const prepared = calls[i]!;
+      const sequential =
+        prepared.tool !== undefined &&
+        !prepared.preset &&
+        manifestOf(prepared.tool).executionMode === 'sequential';
+      if (sequential) {
+        await Promise.all(group);
+        group = [];
+        results[i] = await runOne(prepared, run);
+      } else {
+        group.push(
+          runOne(prepared, run).then((result) => {
+            results[i] = result;
+          }),
+        );
+      }
     }
+    await Promise.all(group);
+  } finally {
+    run.watchdog.stop();
   }
-  await Promise.all(group);
   return results;
 }
