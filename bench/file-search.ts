@@ -3,7 +3,7 @@
 // `npx tsx bench/file-search.ts [--real] [--runs N]` (the framework must be built).
 import { spawn } from 'node:child_process';
 import type { ITool } from '@raf/core';
-import { createFindFilesTool, createLocalToolOperations, createSearchFileTool } from '@raf/framework';
+import { createFileTool, createLocalToolOperations, WorkspaceContextProvider } from '@raf/framework';
 import { makeTree, NEEDLE } from './lib/make-tree.js';
 import { makeRealTree } from './lib/real-tree.js';
 
@@ -37,8 +37,13 @@ async function median(runs: number, work: () => Promise<boolean>): Promise<numbe
   return times[Math.floor(times.length / 2)];
 }
 
-function scoped(tool: ITool & { createScoped(scope: object): ITool }, root: string): ITool {
-  return tool.createScoped({ root, name: 'bench', policy: 'AllowAll' });
+/** The tool as a workspace hands it to the model: bound to `root`, on the given backend. */
+function scoped(name: 'search_file' | 'find_files', root: string, engine?: 'ripgrep' | 'walker'): ITool {
+  const workspace = new WorkspaceContextProvider(
+    { root, name: 'bench', policy: 'AllowAll' },
+    engine ? { operations: createLocalToolOperations({ search: { engine } }) } : {},
+  ).addTool(createFileTool(name));
+  return workspace.tools[0] as ITool;
 }
 
 export async function runSearchBench(
@@ -50,8 +55,7 @@ export async function runSearchBench(
     : { root: await makeTree(options.files), files: options.files };
   const signal = new AbortController().signal;
   const context = { signal, callId: 'bench' };
-  const searchWith = (engine: 'ripgrep' | 'walker') =>
-    scoped(createSearchFileTool().withOperations(createLocalToolOperations({ search: { engine } })), root);
+  const searchWith = (engine: 'ripgrep' | 'walker') => scoped('search_file', root, engine);
   const viaTool = (tool: ITool, args: Record<string, unknown>, expected: number | undefined) => async () => {
     const result = await tool.execute(args, context);
     const data = result.data as { total?: number; count?: number } | undefined;
@@ -65,7 +69,7 @@ export async function runSearchBench(
   const glob = real ? `*${NEEDLE}*` : '*.md';
   const expectedFiles = real ? 0 : Math.min(500, options.files / 10);
   const hasRg = await runProgram('rg', ['--version']);
-  const find = scoped(createFindFilesTool(), root);
+  const find = scoped('find_files', root);
   const search = { pattern: NEEDLE, directory: '.' };
   return {
     files,

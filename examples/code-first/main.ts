@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { createChatClient } from '@raf/client';
 import { RecordingChatClient, ReplayChatClient } from '@raf/client/testing';
 import { getErrorMessage } from '@raf/core';
+import { runAgentQuickstart } from './agent.js';
 import { runQuickstart } from './quickstart.js';
 
 // Offline by default: the model is the recorded session next to this file (provider "replay").
@@ -10,7 +11,10 @@ import { runQuickstart } from './quickstart.js';
 const recording = fileURLToPath(new URL('./session.replay.json', import.meta.url));
 
 async function main(): Promise<void> {
-  const input = process.argv.slice(2).join(' ') || undefined;
+  // `--agent`: the same agent on @raf/framework (typed run context, a prepareStep hook).
+  const args = process.argv.slice(2);
+  const agent = args.includes('--agent');
+  const input = args.filter((a) => a !== '--agent').join(' ') || undefined;
   const client =
     process.env.RAF_RECORD === '1'
       ? new RecordingChatClient(
@@ -24,7 +28,8 @@ async function main(): Promise<void> {
       : await ReplayChatClient.fromFile(recording);
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort());
-  await runQuickstart({ client, signal: controller.signal, ...(input && { input }) });
+  const run = agent ? runAgentQuickstart : runQuickstart;
+  await run({ client, signal: controller.signal, ...(input && { input }) });
 }
 
 main().catch((error: unknown) => {

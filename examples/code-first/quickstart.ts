@@ -6,6 +6,7 @@ import {
   type IChatClient,
   serializeToolResult,
   systemMessage,
+  type ToolExecutionContext,
   toolFailure,
   toolMessage,
   toolSuccess,
@@ -14,19 +15,28 @@ import {
 } from '@raf/core';
 import { z } from 'zod';
 
-const FORECASTS: Record<string, string> = {
-  tokyo: 'sunny, 18°C',
-  paris: 'light rain, 11°C',
-  oslo: 'snow, -3°C',
+const FORECASTS: Record<string, { sky: string; celsius: number }> = {
+  tokyo: { sky: 'sunny', celsius: 18 },
+  paris: { sky: 'light rain', celsius: 11 },
+  oslo: { sky: 'snow', celsius: -3 },
 };
+
+/** The run context the weather tool reads: who asks, in which units. */
+export interface WeatherContext {
+  units: 'celsius' | 'fahrenheit';
+}
 
 export const getWeather = defineTool({
   name: 'get_weather',
   description: 'Current weather for a city',
   parameters: z.object({ city: z.string().describe('City name, e.g. Tokyo') }),
-  execute: ({ city }) => {
-    const forecast = FORECASTS[city.toLowerCase()];
-    return forecast ? toolSuccess({ city, forecast }) : toolFailure(`No forecast for ${city}`);
+  // The annotation types the run context: `context.units` is checked by the compiler.
+  execute: ({ city }, { context }: ToolExecutionContext<WeatherContext>) => {
+    const found = FORECASTS[city.toLowerCase()];
+    if (!found) return toolFailure(`No forecast for ${city}`);
+    const temperature =
+      context.units === 'fahrenheit' ? `${Math.round((found.celsius * 9) / 5 + 32)}°F` : `${found.celsius}°C`;
+    return toolSuccess({ city, forecast: `${found.sky}, ${temperature}` });
   },
 });
 
@@ -59,7 +69,12 @@ export async function runQuickstart(options: QuickstartOptions): Promise<string>
     }
     messages.push(assistantMessage(response.text, response.toolCalls));
     for (const call of response.toolCalls) {
-      const result = await getWeather.execute(JSON.parse(call.arguments), { signal, callId: call.id });
+      const context: WeatherContext = { units: 'celsius' };
+      const result = await getWeather.execute(JSON.parse(call.arguments), {
+        signal,
+        callId: call.id,
+        context,
+      });
       write(`→ ${call.name} ${call.arguments} → ${serializeToolResult(result)}\n`);
       messages.push(toolMessage(serializeToolResult(result), call.id));
     }

@@ -22,7 +22,8 @@ export default defineConfig([
     clean: false,
     noExternal: [/.*/],
     minify: true,
-    external: ['smol-toml', /^@raf\/(web|mcp|rag|wiki|sandbox|openapi|llama)$/],
+    // The OpenTelemetry SDK loads only for `--trace`: kept out of the bundle, resolved at run time.
+    external: ['smol-toml', /^@raf\/(web|mcp|rag|wiki|sandbox|openapi|llama)$/, /^@opentelemetry\//],
     esbuildPlugins: [zodEnglishOnly as never],
     banner: {
       js: "import { createRequire as __rafRequire } from 'node:module'; const require = __rafRequire(import.meta.url);",

@@ -14,7 +14,7 @@ Commands:
 
 Usage:
   raf run <agent.yaml> [-i TEXT | stdin] [--strict] [--session ID] [--sessions-dir DIR] [--var k=v]…
-                       [--approve ask|all|none] [--json] [--model ID] [--base-url URL]
+                       [--approve ask|all|none] [--json] [--model ID] [--base-url URL] [--trace FILE]
   raf chat <agent.yaml> [--session ID] [--sessions-dir DIR] [--var k=v]… [--model ID] [--base-url URL]
   raf validate <agent.yaml>… [--json] [--lenient | --strict]
                        (unknown keys are errors unless --lenient; --strict: missing folders too)
@@ -41,6 +41,7 @@ const OPTIONS = {
   lenient: { type: 'boolean' },
   model: { type: 'string' },
   'base-url': { type: 'string' },
+  trace: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
 } as const;
@@ -58,6 +59,8 @@ export interface CliArgs {
   lenient: boolean;
   model?: string;
   baseURL?: string;
+  /** `raf run --trace FILE`: write the run's OpenTelemetry spans there as OTLP JSON. */
+  trace?: string;
   help: boolean;
   version: boolean;
 }
@@ -95,6 +98,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     lenient: values.lenient ?? false,
     ...(values.model !== undefined && { model: values.model }),
     ...(values['base-url'] !== undefined && { baseURL: values['base-url'] }),
+    ...(values.trace !== undefined && { trace: values.trace }),
     help: values.help ?? false,
     version: values.version ?? false,
   };

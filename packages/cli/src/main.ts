@@ -41,7 +41,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
           throw new CliError(`unknown command "${args.command}"\n\n${USAGE}`);
       }
     } catch (error) {
-      if (error instanceof DeclError) {
+      if (DeclError.isInstance(error)) {
         const typed = args.files[0] ?? '';
         for (const d of asTyped(error.diagnostics, typed, io.cwd)) {
           io.stderr.write(`${d.severity}: ${escapeText(formatDiagnostic(d))}\n`);

@@ -7,7 +7,6 @@ export type {
   ToolChoice,
 } from './chat-client/chat-client.js';
 export { inputBudget } from './chat-client/chat-client.js';
-export { flattenBatches, singletonBatches, updateBatches } from './chat-client/update-batches.js';
 export type {
   ContextResult,
   IContextProvider,
@@ -78,7 +77,15 @@ export type {
 export { providerStateKey } from './session/session.js';
 export type { DefineToolOptions } from './tool/define-tool.js';
 export { defineTool, describeZodIssues, zodToJsonSchema } from './tool/define-tool.js';
-export type { ITool, ToolDefinition, ToolExecutionContext, ToolKind } from './tool/tool.js';
+export type {
+  ITool,
+  RunContextField,
+  ToolApprovalContext,
+  ToolCallInfo,
+  ToolDefinition,
+  ToolExecutionContext,
+  ToolKind,
+} from './tool/tool.js';
 export { toolRequiresApproval, toToolDefinition } from './tool/tool.js';
 export type { ExecutionMode, ToolCategory, ToolManifest, WorkerRoutingHint } from './tool/tool-manifest.js';
 export { createToolManifest, DEFAULT_TOOL_MANIFEST } from './tool/tool-manifest.js';
@@ -104,6 +111,7 @@ export type {
   ToolCallEndUpdate,
   ToolCalledUpdate,
   ToolCallStartUpdate,
+  ToolProgressUpdate,
   UsageUpdate,
   WarningUpdate,
 } from './updates/agent-response-update.js';

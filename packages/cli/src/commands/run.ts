@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { ApprovalResponse, ToolApprovalRequestUpdate } from '@raf/core';
 import { askApprovals } from '../approval-prompt.js';
 import type { CliArgs } from '../args.js';
@@ -33,6 +34,16 @@ function decide(
 export async function runCommand(args: CliArgs, io: CliIO): Promise<number> {
   const [file] = args.files;
   if (!file) throw new CliError('raf run needs an agent file: raf run agent.yaml -i "hello"');
+  // Registered before the agent runs; loaded only when asked for (the SDK is not a cold-start cost).
+  const recorder = args.trace ? await (await import('../trace-file.js')).startTraceRecorder() : undefined;
+  try {
+    return await runAgent(file, args, io);
+  } finally {
+    if (recorder && args.trace) await recorder.write(resolve(io.cwd, args.trace));
+  }
+}
+
+async function runAgent(file: string, args: CliArgs, io: CliIO): Promise<number> {
   const agent = await (await builderFor(file, args, io)).build();
   const { store, session } = await openSession(args.sessionsDir, io.cwd, args.session);
   let input = args.input;

@@ -27,6 +27,8 @@ export class HumanRenderer {
   private readonly spinner: Spinner;
   private pendingArgs = new Map<string, string>();
   private atLineStart = true;
+  /** A progress line is on the terminal and the next output replaces it. */
+  private transientShown = false;
 
   constructor(
     private readonly out: { write(text: string): unknown; isTTY?: boolean },
@@ -44,19 +46,36 @@ export class HumanRenderer {
     this.spinner.start();
   }
 
+  /** A line that the next output overwrites: tool progress, on a terminal only. */
+  private transient(text: string): void {
+    if (!this.err.isTTY) return;
+    this.spinner.stop();
+    this.err.write(`\r\x1b[2K${text}`);
+    this.transientShown = true;
+  }
+
+  private clearTransient(): void {
+    if (!this.transientShown) return;
+    this.err.write('\r\x1b[2K');
+    this.transientShown = false;
+  }
+
   private text(delta: string): void {
+    this.clearTransient();
     this.out.write(escapeText(delta));
     this.atLineStart = delta.endsWith('\n');
   }
 
   private line(text: string): void {
+    this.clearTransient();
     if (!this.atLineStart) this.out.write('\n');
     this.atLineStart = true;
     this.err.write(`${escapeLine(text)}\n`);
   }
 
   render(update: AgentResponseUpdate): void {
-    if (update.type !== 'response-metadata' && update.type !== 'usage') this.spinner.stop();
+    if (update.type !== 'response-metadata' && update.type !== 'usage' && update.type !== 'tool-progress')
+      this.spinner.stop();
     switch (update.type) {
       case 'text-delta':
         this.text(update.delta);
@@ -70,6 +89,9 @@ export class HumanRenderer {
         );
         this.spinner.start();
         break;
+      case 'tool-progress':
+        this.transient(`… ${update.name}: ${shortJson(update.message, 120)}`);
+        break;
       case 'warning':
         this.line(`warning: ${update.message}`);
         break;
@@ -78,6 +100,7 @@ export class HumanRenderer {
         break;
       case 'finish':
         this.spinner.stop();
+        this.clearTransient();
         if (!this.atLineStart) this.text('\n');
         break;
       default:

@@ -38,6 +38,8 @@ export class NdjsonRenderer {
         };
       case 'tool-called':
         return { type: 'tool-result', callId: update.callId, name: update.name, result: update.result };
+      case 'tool-progress':
+        return { type: 'tool-progress', callId: update.callId, name: update.name, message: update.message };
       case 'tool-approval-request':
         return { ...update };
       case 'warning':

@@ -4,7 +4,6 @@ import {
   ChatClientError,
   type ChatClientRunOptions,
   type ChatMessage,
-  flattenBatches,
   getErrorMessage,
   type IChatClient,
   type ModelMetadata,
@@ -12,6 +11,7 @@ import {
   TimeoutError,
   type TimeoutPhase,
 } from '@raf/core';
+import { flattenBatches } from '@raf/core/internal';
 import type { Dispatcher } from 'undici';
 import { abortableSleep } from '../retry/abortable-sleep.js';
 import {

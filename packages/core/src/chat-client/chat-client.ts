@@ -1,7 +1,6 @@
 import type { JSONValue } from '../json/json.js';
 import type { ChatMessage } from '../messages/chat-message.js';
-import type { PendingApprovalBatch } from '../session/session.js';
-import type { ITool, ToolDefinition } from '../tool/tool.js';
+import type { ToolDefinition } from '../tool/tool.js';
 import type { AgentResponseUpdate } from '../updates/agent-response-update.js';
 
 /** Sampling and output options of one request. Unset fields are not sent. */
@@ -26,24 +25,16 @@ export interface ApprovalResponse {
 
 export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
 
+/**
+ * What one model request carries: request data only. A tool loop's own state (the live tools, a
+ * paused batch, approvals, callbacks) travels in the framework's loop options, never to a model
+ * client.
+ */
 export interface ChatClientRunOptions {
   /** Tools the model may call (definitions only; the tool loop holds the implementations). */
   tools?: readonly ToolDefinition[];
-  /** Live tools injected by context providers for this run (the tool loop executes them). */
-  providerTools?: readonly ITool[];
   toolChoice?: ToolChoice;
   parallelToolCalls?: boolean;
-  /** Answers to a paused batch of gated calls (read by the tool loop). */
-  approvals?: readonly ApprovalResponse[];
-  /** The batch a previous run paused on; with `approvals`, the tool loop resumes it first. */
-  pendingApproval?: PendingApprovalBatch;
-  /**
-   * Called by the tool loop with the messages each model turn produced, in order: the assistant
-   * message (with its tool calls) and the tool results. The agent persists them to history.
-   */
-  onTurnMessages?: (messages: ChatMessage[]) => void;
-  /** Called by the tool loop when it pauses a batch for approval (the agent stores it in the session). */
-  onApprovalPending?: (batch: PendingApprovalBatch) => void;
   signal?: AbortSignal;
   modelOptions?: ModelOptions;
   /** Merged into the request body last (e.g. DeepSeek `thinking`). */

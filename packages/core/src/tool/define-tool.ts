@@ -1,17 +1,25 @@
 import { z } from 'zod';
 import type { JSONSchema } from '../json/json.js';
-import type { ITool, ToolExecutionContext, ToolKind } from './tool.js';
-import type { ToolManifest } from './tool-manifest.js';
+import type { ITool, ToolApprovalContext, ToolExecutionContext, ToolKind } from './tool.js';
+import { createToolManifest, type ToolManifest } from './tool-manifest.js';
 import { type ToolResult, toolFailure } from './tool-result.js';
 
-export interface DefineToolOptions<Schema extends z.ZodType> {
+/**
+ * `Context` is the run context the tool reads as `ctx.context`: name it with
+ * `defineTool<typeof schema, MyContext>(…)` or by annotating `execute`'s second parameter.
+ */
+export interface DefineToolOptions<Schema extends z.ZodType, Context = unknown> {
   name: string;
   description: string;
   parameters: Schema;
-  execute(args: z.output<Schema>, context: ToolExecutionContext): Promise<ToolResult> | ToolResult;
-  requiresApproval?: boolean | ((args?: z.output<Schema>) => boolean | Promise<boolean>);
+  execute(args: z.output<Schema>, context: ToolExecutionContext<Context>): Promise<ToolResult> | ToolResult;
+  requiresApproval?:
+    | boolean
+    | ((args?: z.output<Schema>, context?: ToolApprovalContext<Context>) => boolean | Promise<boolean>);
   kind?: ToolKind;
   manifest?: ToolManifest;
+  /** How long one call may run (sets `manifest.timeoutMs`); the agent's default otherwise. */
+  timeoutMs?: number;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -34,7 +42,9 @@ export function describeZodIssues(error: z.ZodError): string {
  * The ergonomic way to write a tool: arguments are parsed with the zod schema before `execute`
  * runs, and an invalid call is answered with a `ToolResult` error the model can correct.
  */
-export function defineTool<Schema extends z.ZodType>(options: DefineToolOptions<Schema>): ITool<unknown> {
+export function defineTool<Schema extends z.ZodType, Context = unknown>(
+  options: DefineToolOptions<Schema, Context>,
+): ITool<unknown, Context> {
   if (!TOOL_NAME.test(options.name)) {
     throw new TypeError(
       `defineTool: name "${options.name}" must be 1-64 letters, digits, "_" or "-" (the OpenAI tool name rule)`,
@@ -42,7 +52,12 @@ export function defineTool<Schema extends z.ZodType>(options: DefineToolOptions<
   }
   const { requiresApproval } = options;
   const parameters = zodToJsonSchema(options.parameters);
-  const tool: ITool<unknown> = {
+  if (options.timeoutMs !== undefined && !(options.timeoutMs > 0)) {
+    throw new TypeError(
+      `defineTool: timeoutMs of "${options.name}" must be a positive number of milliseconds`,
+    );
+  }
+  const tool: ITool<unknown, Context> = {
     name: options.name,
     description: options.description,
     parameters,
@@ -63,14 +78,16 @@ export function defineTool<Schema extends z.ZodType>(options: DefineToolOptions<
     },
   };
   if (options.kind !== undefined) tool.kind = options.kind;
-  if (options.manifest !== undefined) tool.manifest = options.manifest;
+  if (options.timeoutMs !== undefined)
+    tool.manifest = createToolManifest({ ...options.manifest, timeoutMs: options.timeoutMs });
+  else if (options.manifest !== undefined) tool.manifest = options.manifest;
   if (requiresApproval !== undefined) {
     tool.requiresApproval =
       typeof requiresApproval === 'function'
-        ? (args) => {
-            if (args === undefined) return requiresApproval(undefined);
+        ? (args, context) => {
+            if (args === undefined) return requiresApproval(undefined, context);
             const parsed = options.parameters.safeParse(args);
-            return requiresApproval(parsed.success ? parsed.data : undefined);
+            return requiresApproval(parsed.success ? parsed.data : undefined, context);
           }
         : () => requiresApproval;
   }

@@ -13,6 +13,11 @@ export interface ToolManifest {
   requiresShell: boolean;
   requiresWrite: boolean;
   requiresSkillScope: boolean;
+  /**
+   * How long one call may run before the loop aborts its signal and answers the model with a
+   * timeout error. Unset: the agent's default (120 s unless configured).
+   */
+  timeoutMs?: number;
 }
 
 /** The manifest of a user tool that says nothing: parallel, custom, proxied from workers. */

@@ -5,12 +5,17 @@ import type { ToolResult } from './tool-result.js';
 /** Declarative kind of a tool (the YAML `kind`): `file`, `web`, `function`, `mcp`, … */
 export type ToolKind = string;
 
-export interface ToolExecutionContext {
-  /** Fires when the run is cancelled or the tool times out; pass it to HTTP calls and child processes. */
+/** What every tool call gets besides its arguments. */
+export interface ToolCallInfo {
+  /** Fires when the run is cancelled or the call times out; pass it to HTTP calls and child processes. */
   signal: AbortSignal;
   callId: string;
+  /** The id of the session the run belongs to (set by the agent). */
   sessionId?: string;
-  /** Optional progress line for long work (shown by the CLI while the tool runs). */
+  /**
+   * A progress line for long work: the run streams it as a `tool-progress` update while the tool
+   * runs (the CLI shows it as a transient line).
+   */
   reportProgress?: (message: string) => void;
   /**
    * True when the tool loop already checked the arguments with this tool's `validateArguments`
@@ -26,6 +31,22 @@ export interface ToolExecutionContext {
   approvedTarget?: string;
 }
 
+/**
+ * The run context field: the value the caller passed as `agent.run(input, { context })`, typed by
+ * the tool. A tool that names no context type may be called without one.
+ */
+export type RunContextField<Context> = unknown extends Context ? { context?: Context } : { context: Context };
+
+/** What `execute` receives: the call's signal and ids, and the caller's typed run context. */
+export type ToolExecutionContext<Context = unknown> = ToolCallInfo & RunContextField<Context>;
+
+/** What `requiresApproval` receives when the loop asks about one call. */
+export interface ToolApprovalContext<Context = unknown> {
+  callId: string;
+  sessionId?: string;
+  context: Context;
+}
+
 /** What the model is told about a tool. */
 export interface ToolDefinition {
   name: string;
@@ -33,14 +54,22 @@ export interface ToolDefinition {
   parameters: JSONSchema;
 }
 
-export interface ITool<Args = unknown> extends ToolDefinition {
+/**
+ * A tool the loop can run. `Context` is the type of the run context (`agent.run(input, { context
+ * })`) the tool reads as `ctx.context`. Plain `ITool` accepts a tool of any context type (lists of
+ * tools); `AgentBuilder<Context>` checks that each tool's context fits the agent's.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: `ITool` alone must hold tools of every context type
+export interface ITool<Args = unknown, Context = any> extends ToolDefinition {
   kind?: ToolKind;
+  /** Runtime-policy facts (execution mode, worker routing, `timeoutMs`); the default manifest when absent. */
   manifest?: ToolManifest;
   /**
-   * Whether this call needs a human decision first. Called with the parsed arguments per call;
-   * called without arguments to ask "can this tool ever be gated" (for `explain`).
+   * Whether this call needs a human decision first. Called with the parsed arguments (and the
+   * call's run context) per call; called without arguments to ask "can this tool ever be gated"
+   * (for `explain`).
    */
-  requiresApproval?(args?: Args): boolean | Promise<boolean>;
+  requiresApproval?(args?: Args, context?: ToolApprovalContext<Context>): boolean | Promise<boolean>;
   /**
    * Checks a call's parsed arguments (a JSON object) before execution; without it the tool loop
    * checks them against `parameters` with a JSON Schema validator. A failure describes what is
@@ -50,12 +79,16 @@ export interface ITool<Args = unknown> extends ToolDefinition {
   validateArguments?(args: unknown): { ok: true; args?: unknown } | { ok: false; error: string };
   /** The path or command a call will act on, shown in approval prompts and bound to the approval. */
   resolveTarget?(args: Args): string | undefined | Promise<string | undefined>;
-  execute(args: Args, context: ToolExecutionContext): Promise<ToolResult>;
+  execute(args: Args, context: ToolExecutionContext<Context>): Promise<ToolResult>;
 }
 
 /** Asks a tool whether a call needs approval; tools without the method never do. */
-export async function toolRequiresApproval<Args>(tool: ITool<Args>, args?: Args): Promise<boolean> {
-  return tool.requiresApproval ? await tool.requiresApproval(args) : false;
+export async function toolRequiresApproval<Args, Context>(
+  tool: ITool<Args, Context>,
+  args?: Args,
+  context?: ToolApprovalContext<Context>,
+): Promise<boolean> {
+  return tool.requiresApproval ? await tool.requiresApproval(args, context) : false;
 }
 
 /** The definition sent to the model, without the runtime parts. */

@@ -58,6 +58,13 @@ export interface ToolCalledUpdate {
   name: string;
   result: ToolResult;
 }
+/** A line of progress a running tool reported (`ctx.reportProgress`); transient, not part of the answer. */
+export interface ToolProgressUpdate {
+  type: 'tool-progress';
+  callId: string;
+  name: string;
+  message: string;
+}
 /** A gated call waits for the caller's decision; the run finishes with `awaitingApproval`. */
 export interface ToolApprovalRequestUpdate {
   type: 'tool-approval-request';
@@ -104,6 +111,7 @@ export type AgentResponseUpdate =
   | ToolCallArgsUpdate
   | ToolCallEndUpdate
   | ToolCalledUpdate
+  | ToolProgressUpdate
   | ToolApprovalRequestUpdate
   | UsageUpdate
   | ResponseMetadataUpdate

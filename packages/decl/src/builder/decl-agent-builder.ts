@@ -258,6 +258,12 @@ export class DeclAgentBuilder {
     if (plan.instructions) builder.instructions(plan.instructions);
     if (plan.definition.description) builder.description(plan.definition.description);
     for (const { tool, source } of plan.tools) if (source !== 'workspace') builder.withTool(tool);
+    const { toolTimeoutSecs, tools } = plan.definition;
+    if (toolTimeoutSecs !== undefined) builder.toolTimeout(toolTimeoutSecs * 1000);
+    for (const { tool, index } of plan.tools) {
+      const secs = index === undefined ? undefined : tools[index]?.timeoutSecs;
+      if (secs !== undefined) builder.toolTimeout(secs * 1000, tool.name);
+    }
     for (const { provider } of plan.providers) builder.withContextProvider(provider);
     return builder.build();
   }

@@ -1,4 +1,4 @@
-import { ConfigError } from '@raf/core';
+import { ConfigError, RafError } from '@raf/core';
 import type { z } from 'zod';
 
 /** One problem in an agent file, located as precisely as the source allows. */
@@ -28,8 +28,16 @@ export function formatPath(path: readonly (string | number)[]): string {
 }
 
 /** A file that cannot become an agent: every error found, with positions. */
+const declErrorKey = 'raf.error.DeclError';
+const declErrorSymbol = Symbol.for(declErrorKey);
 export class DeclError extends ConfigError {
+  private readonly [declErrorSymbol] = true;
   readonly diagnostics: readonly Diagnostic[];
+
+  /** True for a `DeclError` from any copy of `@raf/decl` (the CLI checks this, not `instanceof`). */
+  static override isInstance(error: unknown): error is DeclError {
+    return RafError.hasMarker(error, declErrorKey);
+  }
 
   constructor(diagnostics: readonly Diagnostic[]) {
     const errors = diagnostics.filter((d) => d.severity === 'error');

@@ -51,6 +51,8 @@ export const toolDeclSchema = z.strictObject({
   serverUrl: z.string().optional(),
   toolName: z.string().optional(),
   approvalMode: z.enum(['never', 'always']).optional(),
+  /** Seconds one call of this entry's tools may run (over the tool's own limit and `toolTimeoutSecs`). */
+  timeoutSecs: z.number().positive().optional(),
   specUrl: z.string().optional(),
   operationId: z.string().optional(),
 });
@@ -96,6 +98,8 @@ export const agentDefinitionSchema = z.strictObject({
   tools: z.array(toolDeclSchema).default([]),
   contexts: z.array(contextDeclSchema).default([]),
   maxToolRounds: z.number().int().min(1).max(1000).default(10),
+  /** Seconds a tool call may run when its tool names no limit (default 120). */
+  toolTimeoutSecs: z.number().positive().optional(),
   subAgents: z.array(z.record(z.string(), z.unknown())).optional(),
   compression: compressionSchema.optional(),
   tokenCounter: z.strictObject({ kind: z.enum(['estimate', 'exact']) }).optional(),

@@ -2,18 +2,41 @@ import { ConfigError, type IChatClient, type IContextProvider, type ITool } from
 import type { ICompressionStrategy, ITokenCounter } from '../compression/compression-types.js';
 import { EstimateTokenCounter } from '../compression/token-counters.js';
 import { ChatClientBuilder, type ChatClientDecorator } from '../pipeline/chat-client-builder.js';
-import { FunctionInvokingChatClient } from '../pipeline/function-invoking-chat-client.js';
+import {
+  FunctionInvokingChatClient,
+  type FunctionInvokingOptions,
+} from '../pipeline/function-invoking-chat-client.js';
+import type { LoopHooks, StopCondition } from '../pipeline/step-hooks.js';
+import { checkTimeoutMs, DEFAULT_TOOL_TIMEOUT_MS } from '../pipeline/tool-timeouts.js';
 import { InMemoryHistoryProvider, isHistoryProvider } from '../providers/in-memory-history-provider.js';
+import type { TelemetryOptions } from '../telemetry/run-trace.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
 import { type AgentCompression, ChatClientAgent } from './chat-client-agent.js';
+
+/**
+ * `unknown` when a tool's run context fits the agent's (the agent's context has everything the
+ * tool reads); otherwise a type naming the mismatch, so `withTool` reports it.
+ */
+export type ContextFits<AgentContext, ToolContext> = [AgentContext] extends [ToolContext]
+  ? unknown
+  : { 'the agent context lacks what this tool reads': ToolContext };
+
+/** The tools among `T` whose run context does not fit the agent's. */
+type Misfits<AgentContext, T> =
+  T extends ITool<unknown, infer ToolContext> ? ([AgentContext] extends [ToolContext] ? never : T) : never;
+
+type AllFit<AgentContext, T> = [Misfits<AgentContext, T>] extends [never]
+  ? unknown
+  : { 'these tools read a context the agent lacks': Misfits<AgentContext, T> };
 
 /**
  * Builds a `ChatClientAgent`. The history provider is always there and always first. The client
  * is wrapped in the tool loop whenever the agent can have tools: static tools, or any declared
  * provider that may inject them (`injectsTools` not false). Decorators added with `useDecorator`
- * wrap the tool loop (the last one added is the outermost).
+ * wrap the tool loop (the last one added is the outermost). `Context` is the type of the run
+ * context (`agent.run(input, { context })`) the tools receive: `new AgentBuilder<MyContext>('name')`.
  */
-export class AgentBuilder {
+export class AgentBuilder<Context = unknown> {
   private client: IChatClient | undefined;
   private agentInstructions: string | undefined;
   private agentDescription: string | undefined;
@@ -23,6 +46,11 @@ export class AgentBuilder {
   private rounds = 10;
   private compression: AgentCompression | undefined;
   private readonly decorators: ChatClientDecorator[] = [];
+  private timeoutMs = DEFAULT_TOOL_TIMEOUT_MS;
+  private readonly timeouts: Record<string, number> = {};
+  private hooks: LoopHooks = {};
+  private readonly stopConditions: StopCondition[] = [];
+  private telemetryOptions: TelemetryOptions | undefined;
 
   constructor(private readonly name = 'agent') {}
 
@@ -41,12 +69,12 @@ export class AgentBuilder {
     return this;
   }
 
-  withTool(tool: ITool): this {
+  withTool<ToolContext>(tool: ITool<unknown, ToolContext> & ContextFits<Context, ToolContext>): this {
     this.registry.register(tool);
     return this;
   }
 
-  withTools(tools: Iterable<ITool>): this {
+  withTools<T extends ITool>(tools: Iterable<T> & AllFit<Context, T>): this {
     for (const tool of tools) this.registry.register(tool);
     return this;
   }
@@ -71,6 +99,36 @@ export class AgentBuilder {
     return this;
   }
 
+  /**
+   * How long a tool call may run before its signal is aborted and the model is told
+   * `Tool <name> timed out after N s` (the run goes on). Without `toolName`: the default for every
+   * tool (120 s) whose manifest names none; with it: that tool's limit, over its manifest.
+   */
+  toolTimeout(ms: number, toolName?: string): this {
+    checkTimeoutMs(ms, toolName ? `the timeout of tool '${toolName}'` : 'the tool timeout');
+    if (toolName === undefined) this.timeoutMs = ms;
+    else this.timeouts[toolName] = ms;
+    return this;
+  }
+
+  /** Step and tool hooks of the tool loop (`prepareStep`, `onStepFinish`, `onToolStart`, `onToolEnd`); merged with earlier ones. */
+  withHooks(hooks: LoopHooks): this {
+    this.hooks = { ...this.hooks, ...hooks };
+    return this;
+  }
+
+  /** Ends the run after a step that ran tools when any condition holds (`stepCountIs(n)`, `hasToolCall(name)`), beside `maxToolRounds`. */
+  stopWhen(...conditions: StopCondition[]): this {
+    this.stopConditions.push(...conditions);
+    return this;
+  }
+
+  /** OpenTelemetry spans: `{ enabled: false }` turns them off, `recordContent` adds tool arguments and results. */
+  withTelemetry(options: TelemetryOptions): this {
+    this.telemetryOptions = { ...this.telemetryOptions, ...options };
+    return this;
+  }
+
   /** Compresses the prompt when it exceeds the budget (the model's input budget unless given). */
   withCompression(
     strategy: ICompressionStrategy,
@@ -91,16 +149,25 @@ export class AgentBuilder {
     return this.registry.size > 0 || this.providers.some((p) => p.injectsTools !== false);
   }
 
-  build(): ChatClientAgent {
+  build(): ChatClientAgent<Context> {
     if (!this.client)
       throw new ConfigError('chat_client is required: call .chatClient(client) before .build()');
     const toolLoop = this.needsToolLoop;
     const tools = this.registry.list();
     const pipeline = ChatClientBuilder.leaf(this.client);
-    if (toolLoop)
-      pipeline.use((inner) => new FunctionInvokingChatClient(inner, tools, { maxToolRounds: this.rounds }));
+    if (toolLoop) {
+      const loop: FunctionInvokingOptions = {
+        maxToolRounds: this.rounds,
+        toolTimeoutMs: this.timeoutMs,
+        hooks: { ...this.hooks },
+        stopWhen: [...this.stopConditions],
+      };
+      if (Object.keys(this.timeouts).length > 0) loop.toolTimeouts = { ...this.timeouts };
+      if (this.telemetryOptions) loop.telemetry = this.telemetryOptions;
+      pipeline.use((inner) => new FunctionInvokingChatClient(inner, tools, loop));
+    }
     for (const decorator of this.decorators) pipeline.use(decorator);
-    return new ChatClientAgent({
+    return new ChatClientAgent<Context>({
       name: this.name,
       ...(this.agentDescription !== undefined && { description: this.agentDescription }),
       ...(this.agentInstructions !== undefined && { instructions: this.agentInstructions }),
@@ -111,6 +178,7 @@ export class AgentBuilder {
       toolLoop,
       maxToolRounds: this.rounds,
       ...(this.compression && { compression: this.compression }),
+      ...(this.telemetryOptions && { telemetry: this.telemetryOptions }),
     });
   }
 }

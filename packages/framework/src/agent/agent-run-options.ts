@@ -2,14 +2,17 @@ import {
   type ApprovalResponse,
   type ChatMessage,
   ConfigError,
+  type ISession,
   type ModelOptions,
   userMessage,
 } from '@raf/core';
-import type { AgentSession } from '../sessions/agent-session.js';
 
-export interface AgentRunOptions {
-  /** The conversation to continue; without one the run uses a fresh, unsaved session. */
-  session?: AgentSession;
+export interface AgentRunOptions<Context = unknown> {
+  /**
+   * The conversation to continue (any `ISession`: `AgentSession` or your own); without one the
+   * run uses a fresh, unsaved session.
+   */
+  session?: ISession;
   /** Answers to the batch the session is paused on; the run resumes it (pass no input then). */
   approvals?: readonly ApprovalResponse[];
   /** Cancels the model call and running tools; the run finishes with `cancelled`. */
@@ -17,7 +20,17 @@ export interface AgentRunOptions {
   /** Replaces the agent's own instructions for this run (provider instructions still follow). */
   instructions?: string;
   modelOptions?: ModelOptions;
+  /** The run context: every tool's `execute` and `requiresApproval` receive it as `ctx.context`. */
+  context?: Context;
 }
+
+/**
+ * The options argument of `agent.run` / `agent.generate`: optional, unless the agent's context
+ * type leaves out `undefined`; then it must carry the `context`.
+ */
+export type AgentRunArgs<Context> = undefined extends Context
+  ? [options?: AgentRunOptions<Context>]
+  : [options: AgentRunOptions<Context> & { context: Context }];
 
 export type AgentInput = string | ChatMessage | readonly ChatMessage[] | undefined;
 

@@ -1,3 +1,4 @@
+import type { Span } from '@opentelemetry/api';
 import {
   type AgentResponse,
   AgentResponseAccumulator,
@@ -9,22 +10,29 @@ import {
   type ChatMessage,
   collectAgentResponse,
   type FinishUpdate,
-  flattenBatches,
   getErrorMessage,
   type IChatClient,
   type IContextProvider,
+  type ISession,
   type ITool,
   inputBudget,
   RafError,
   systemMessage,
-  updateBatches,
 } from '@raf/core';
+import { flattenBatches, updateBatches } from '@raf/core/internal';
 import { checkApprovals } from '../approval/approval-batch.js';
 import type { ICompressionStrategy, ITokenCounter } from '../compression/compression-types.js';
-import { NEVER_ABORTED } from '../pipeline/tool-executor.js';
+import { NEVER_ABORTED } from '../pipeline/tool-call-context.js';
+import type { ToolLoopRunOptions } from '../pipeline/tool-loop-options.js';
 import type { InMemoryHistoryProvider } from '../providers/in-memory-history-provider.js';
 import { AgentSession } from '../sessions/agent-session.js';
-import { type AgentInput, type AgentRunOptions, normalizeInput } from './agent-run-options.js';
+import { RunTrace, type TelemetryOptions } from '../telemetry/run-trace.js';
+import {
+  type AgentInput,
+  type AgentRunArgs,
+  type AgentRunOptions,
+  normalizeInput,
+} from './agent-run-options.js';
 import { invokeProviders, notifyProviders } from './provider-chain.js';
 
 export interface AgentCompression {
@@ -47,14 +55,17 @@ export interface ChatClientAgentConfig {
   toolLoop: boolean;
   maxToolRounds: number;
   compression?: AgentCompression;
+  /** Spans of each run (`invoke_agent`, `chat`, `execute_tool`); a no-op without a registered tracer. */
+  telemetry?: TelemetryOptions;
 }
 
 /**
  * An agent: history first, then the declared context providers in order, then the model through
  * the tool loop. `run` streams updates and always ends with one `finish`; a paused run (approval)
- * lives in the session, so it can be resumed later, in another process.
+ * lives in the session, so it can be resumed later, in another process. `Context` is the type of
+ * the run context its tools receive (`agent.run(input, { context })`).
  */
-export class ChatClientAgent {
+export class ChatClientAgent<Context = unknown> {
   readonly name: string;
   readonly description: string | undefined;
   readonly instructions: string | undefined;
@@ -88,21 +99,21 @@ export class ChatClientAgent {
     return new AgentSession(id);
   }
 
-  run(input: AgentInput, options: AgentRunOptions = {}): AsyncIterable<AgentResponseUpdate> {
-    return flattenBatches(this.execute(input, options));
+  run(input: AgentInput, ...args: AgentRunArgs<Context>): AsyncIterable<AgentResponseUpdate> {
+    return flattenBatches(this.execute(input, args[0] ?? {}));
   }
 
   /** Runs to the end and returns the collected response (throws `StreamFailedError` on an error update). */
-  generate(input: AgentInput, options: AgentRunOptions = {}): Promise<AgentResponse> {
-    return collectAgentResponse(this.run(input, options));
+  generate(input: AgentInput, ...args: AgentRunArgs<Context>): Promise<AgentResponse> {
+    return collectAgentResponse(this.run(input, ...args));
   }
 
   // Yields batches (one per network read of the model) so each update costs no async step of its own.
   private async *execute(
     input: AgentInput,
-    options: AgentRunOptions,
+    options: AgentRunOptions<Context>,
   ): AsyncGenerator<readonly AgentResponseUpdate[], void, undefined> {
-    const session = options.session ?? new AgentSession();
+    const session: ISession = options.session ?? new AgentSession();
     const signal = options.signal ?? NEVER_ABORTED;
     const inputMessages = normalizeInput(input);
     const resuming = options.approvals !== undefined;
@@ -112,6 +123,17 @@ export class ChatClientAgent {
     let failure: unknown;
     let finish: FinishUpdate | undefined;
     let notified = false;
+    let chat: Span | undefined;
+    const traced = RunTrace.startAgent(
+      this.config.telemetry ?? {},
+      {
+        name: this.name,
+        description: this.description,
+        model: this.chatClient.modelId,
+        provider: this.chatClient.provider,
+      },
+      session.id,
+    );
     const notify = async () => {
       notified = true;
       const response = accumulator.response;
@@ -157,23 +179,16 @@ export class ChatClientAgent {
         pendingInput = [];
         stored = true;
       };
-      const runOptions: ChatClientRunOptions = {
-        onTurnMessages: store,
-        onApprovalPending: (batch) => {
-          session.pendingApproval = batch;
-        },
-      };
-      // The tool loop builds the tool definitions from its static tools plus these; an agent
-      // without the loop has no tools at all.
-      const providerTools = this.toolLoop ? context.tools : [];
-      // Only a caller's signal goes down: watching a signal that can never fire costs every call.
-      if (options.signal) runOptions.signal = options.signal;
-      if (providerTools.length > 0) runOptions.providerTools = providerTools;
-      if (options.modelOptions) runOptions.modelOptions = options.modelOptions;
-      if (resuming && session.pendingApproval) {
-        runOptions.pendingApproval = session.pendingApproval;
-        runOptions.approvals = options.approvals ?? [];
-      }
+      const runOptions = this.toolLoop
+        ? this.loopOptions(session, context.tools, options, resuming, store, traced?.trace ?? null)
+        : this.requestOptions(options);
+      // Without the tool loop the agent makes the one model call itself.
+      if (!this.toolLoop && traced)
+        chat = traced.trace.startChat(
+          this.chatClient.modelId,
+          this.chatClient.provider,
+          options.modelOptions,
+        );
       for await (const batch of updateBatches(this.chatClient, requestMessages, runOptions)) {
         let forward = batch;
         for (let i = 0; i < batch.length; i++) {
@@ -192,8 +207,20 @@ export class ChatClientAgent {
         store([assistantMessage(accumulator.response.text)]);
       }
       if (accumulator.failure) failure = new RafError('RAF_STREAM', accumulator.failure.message);
+      if (chat && traced) {
+        const { usage } = accumulator.response;
+        traced.trace.endChat(chat, {
+          ...(finish && { finishReason: finish.reason }),
+          ...(usage && { usage }),
+          ...(accumulator.failure && {
+            error: { type: accumulator.failure.code, message: accumulator.failure.message },
+          }),
+        });
+        chat = undefined;
+      }
     } catch (error) {
       failure = error;
+      if (chat && traced) traced.trace.endChat(chat, { error });
       if (CancelledError.isInstance(error) || signal.aborted)
         finish = { type: 'finish', reason: 'cancelled' };
       else {
@@ -206,10 +233,52 @@ export class ChatClientAgent {
       if (!notified && finish === undefined) {
         failure ??= new CancelledError('the caller stopped reading the run');
         await notify();
+        if (chat) traced?.trace.endChat(chat, { error: failure });
+        if (traced) RunTrace.endAgent(traced.span, 'cancelled', accumulator.response.usage, failure);
       }
     }
     const warnings = notified ? [] : await notify();
-    yield [...this.warnings(accumulator, warnings), finish ?? { type: 'finish', reason: 'other' }];
+    const last = finish ?? { type: 'finish', reason: 'other' };
+    if (traced) RunTrace.endAgent(traced.span, last.reason, accumulator.response.usage, failure);
+    yield [...this.warnings(accumulator, warnings), last];
+  }
+
+  /** Request data only, for an agent whose client is not the tool loop. */
+  private requestOptions(options: AgentRunOptions<Context>): ChatClientRunOptions {
+    const request: ChatClientRunOptions = {};
+    // Only a caller's signal goes down: watching a signal that can never fire costs every call.
+    if (options.signal) request.signal = options.signal;
+    if (options.modelOptions) request.modelOptions = options.modelOptions;
+    return request;
+  }
+
+  /** What the tool loop needs besides the request: tools, the paused batch, callbacks, context. */
+  private loopOptions(
+    session: ISession,
+    providerTools: readonly ITool[],
+    options: AgentRunOptions<Context>,
+    resuming: boolean,
+    store: (messages: ChatMessage[]) => void,
+    trace: RunTrace | null,
+  ): ToolLoopRunOptions {
+    const loop: ToolLoopRunOptions = {
+      onTurnMessages: store,
+      onApprovalPending: (batch) => {
+        session.pendingApproval = batch;
+      },
+      sessionId: session.id,
+      trace,
+    };
+    if (options.context !== undefined) loop.context = options.context;
+    if (options.signal) loop.signal = options.signal;
+    // The tool loop builds the tool definitions from its static tools plus these.
+    if (providerTools.length > 0) loop.providerTools = providerTools;
+    if (options.modelOptions) loop.modelOptions = options.modelOptions;
+    if (resuming && session.pendingApproval) {
+      loop.pendingApproval = session.pendingApproval;
+      loop.approvals = options.approvals ?? [];
+    }
+    return loop;
   }
 
   private track(accumulator: AgentResponseAccumulator, update: AgentResponseUpdate): AgentResponseUpdate[] {
@@ -228,7 +297,7 @@ export class ChatClientAgent {
     });
   }
 
-  private checkResume(session: AgentSession, input: ChatMessage[], options: AgentRunOptions): void {
+  private checkResume(session: ISession, input: ChatMessage[], options: AgentRunOptions<Context>): void {
     if (options.approvals !== undefined) {
       if (input.length > 0) {
         throw new ApprovalError(

@@ -1,8 +1,8 @@
-import type { ITool, ToolExecutionContext, ToolResult } from '@raf/core';
+import type { ITool, ToolApprovalContext, ToolExecutionContext, ToolResult } from '@raf/core';
 
 export interface ApprovalRequiredToolOptions<Args> {
-  /** Which calls need approval (default: every call). Called with the parsed arguments. */
-  when?: (args: Args) => boolean | Promise<boolean>;
+  /** Which calls need approval (default: every call). Called with the parsed arguments and the call's run context. */
+  when?: (args: Args, context?: ToolApprovalContext) => boolean | Promise<boolean>;
   /** Replaces the description shown in approval prompts. */
   reason?: string;
 }
@@ -42,9 +42,9 @@ export class ApprovalRequiredTool<Args = unknown> implements ITool<Args> {
     return this.options.reason;
   }
 
-  async requiresApproval(args?: Args): Promise<boolean> {
+  async requiresApproval(args?: Args, context?: ToolApprovalContext): Promise<boolean> {
     if (args === undefined || !this.options.when) return true;
-    return this.options.when(args);
+    return this.options.when(args, context);
   }
 
   resolveTarget(args: Args): string | undefined | Promise<string | undefined> {

@@ -14,7 +14,7 @@ import {
   zodToJsonSchema,
 } from '@raf/core';
 import type { z } from 'zod';
-import { manifestOf } from '../runtime-policy/builtin-manifests.js';
+import { builtinManifest } from '../runtime-policy/builtin-manifests.js';
 import { defaultToolOperations } from '../workspace/operations/local-tool-operations.js';
 import type { ToolOperations } from '../workspace/operations/tool-operations.js';
 import {
@@ -97,7 +97,7 @@ export class BuiltinTool<Schema extends z.ZodType> implements IScopeTool<z.outpu
   ) {
     this.name = spec.name;
     this.description = spec.description;
-    this.manifest = manifestOf({ name: spec.name });
+    this.manifest = builtinManifest(spec.name);
   }
 
   // Computed on first use: building or inspecting an agent never needs the JSON Schema.
@@ -236,7 +236,7 @@ export class BuiltinTool<Schema extends z.ZodType> implements IScopeTool<z.outpu
     try {
       judged = await this.judge(parsed.data);
     } catch (error) {
-      if (error instanceof PathRejectedError) return toolFailure(error.message);
+      if (PathRejectedError.isInstance(error)) return toolFailure(error.message);
       return toolFailure(describeFsError(error, requested[0]?.path ?? ''));
     }
     const { paths } = judged;
@@ -267,7 +267,7 @@ export class BuiltinTool<Schema extends z.ZodType> implements IScopeTool<z.outpu
       return toolSuccess({ ...data, scope: label });
     } catch (error) {
       if (context.signal.aborted) throw error;
-      if (error instanceof ToolFailure || error instanceof PathRejectedError)
+      if (ToolFailure.isInstance(error) || PathRejectedError.isInstance(error))
         return toolFailure(error.message);
       return toolFailure(describeFsError(error, requested[0]?.path ?? ''));
     }

@@ -1,12 +1,7 @@
 import { getErrorMessage } from '@raf/core';
+import { ToolFailure } from '../errors/tool-errors.js';
 
-/** A business failure the model reads as `{ ok: false, error }` (not a framework error). */
-export class ToolFailure extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ToolFailure';
-  }
-}
+export { ToolFailure };
 
 const ERRNO_TEXT: Record<string, string> = {
   ENOENT: 'No such file or directory',

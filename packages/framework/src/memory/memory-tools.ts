@@ -1,6 +1,6 @@
 import { defineTool, getErrorMessage, type ITool, toolFailure, toolSuccess } from '@raf/core';
 import { z } from 'zod';
-import { manifestOf } from '../runtime-policy/builtin-manifests.js';
+import { builtinManifest } from '../runtime-policy/builtin-manifests.js';
 import type { MemoryBundle } from './memory-bundle.js';
 
 /** `memory_save {topic, content}`: appends one entry to the topic's page (merging with concurrent writers). */
@@ -13,7 +13,7 @@ export function createMemorySaveTool(bundle: MemoryBundle): ITool {
       topic: z.string().min(1).describe('soul | user | rules | lesson | preference | topic/chapter/section'),
       content: z.string().min(1).describe('The fact to remember, in a sentence or a short paragraph'),
     }),
-    manifest: manifestOf({ name: 'memory_save' }),
+    manifest: builtinManifest('memory_save'),
     kind: 'memory',
     execute: async ({ topic, content }, { signal }) => {
       try {
@@ -37,7 +37,7 @@ export function createMemoryRecallTool(bundle: MemoryBundle): ITool {
       query: z.string().min(1).describe('Words to look for'),
       limit: z.number().int().min(1).max(20).optional().describe('How many pages (default 5)'),
     }),
-    manifest: manifestOf({ name: 'memory_recall' }),
+    manifest: builtinManifest('memory_recall'),
     kind: 'memory',
     execute: async ({ query, limit }, { signal }) => {
       try {

@@ -5,9 +5,9 @@ import {
   type ChatMessage,
   ConfigError,
   type IChatClient,
-  updateBatches,
   userMessage,
 } from '@raf/core';
+import { updateBatches } from '@raf/core/internal';
 import { describe, expect, it } from 'vitest';
 import { AgentBuilder } from '../agent/agent-builder.js';
 import { echoTool } from '../test-support/harness.js';

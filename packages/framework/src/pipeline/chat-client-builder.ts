@@ -5,9 +5,8 @@ import {
   ConfigError,
   type IChatClient,
   type ModelMetadata,
-  singletonBatches,
-  updateBatches,
 } from '@raf/core';
+import { singletonBatches, updateBatches } from '@raf/core/internal';
 
 /** Passes every call through to `innerClient`; extend it to write a decorator. */
 export class DelegatingChatClient implements IChatClient {

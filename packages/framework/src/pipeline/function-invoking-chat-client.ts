@@ -1,3 +1,4 @@
+import type { Span } from '@opentelemetry/api';
 import {
   type AgentResponseUpdate,
   addUsage,
@@ -6,32 +7,55 @@ import {
   type ChatClientRunOptions,
   type ChatMessage,
   type FinishUpdate,
-  flattenBatches,
   getErrorMessage,
   type IChatClient,
   type ITool,
   type PendingApprovalBatch,
   serializeToolResult,
-  type ToolCall,
   type ToolDefinition,
   type ToolResult,
   toolMessage,
-  toToolDefinition,
   type Usage,
-  updateBatches,
 } from '@raf/core';
+import { flattenBatches, updateBatches } from '@raf/core/internal';
 import { checkApprovals } from '../approval/approval-batch.js';
+import { RunTrace, type TelemetryOptions } from '../telemetry/run-trace.js';
 import { mergeTools } from '../tools/tool-registry.js';
+import { CallWatchdog } from './call-watchdog.js';
 import { DelegatingChatClient } from './chat-client-builder.js';
 import { LoopGuard } from './loop-guard.js';
 import { anyGated, planApprovals, prepareCalls, prepareResumedCalls } from './prepare-calls.js';
-import { executeCalls, NEVER_ABORTED, type PreparedCall } from './tool-executor.js';
+import { PROGRESS, ProgressChannel } from './progress-channel.js';
+import type { LoopHooks, StepResult, StopCondition } from './step-hooks.js';
+import {
+  indexTools,
+  prepareStep,
+  type StepRequest,
+  shouldStop,
+  stepFinished,
+  type ToolIndex,
+  type Turn,
+} from './step-runner.js';
+import { NEVER_ABORTED } from './tool-call-context.js';
+import { executeCalls, type PreparedCall, type ToolRun } from './tool-executor.js';
+import type { ToolLoopRunOptions } from './tool-loop-options.js';
+import { checkTimeoutMs, DEFAULT_TOOL_TIMEOUT_MS, ToolTimeouts } from './tool-timeouts.js';
 
 export interface FunctionInvokingOptions {
   /** Tool rounds allowed in one run (default 10); reaching it finishes with `maxRounds`. */
   maxToolRounds?: number;
   /** Identical consecutive calls allowed before the loop guard stops the run (default 3). */
   maxIdenticalCalls?: number;
+  /** How long one tool call may run (default 120 s) unless its manifest or `toolTimeouts` says. */
+  toolTimeoutMs?: number;
+  /** Time limits by tool name, over the tool's own `manifest.timeoutMs`. */
+  toolTimeouts?: Readonly<Record<string, number>>;
+  /** `prepareStep`, `onStepFinish`, `onToolStart`, `onToolEnd`. */
+  hooks?: LoopHooks;
+  /** Ends the run after a step that ran tools when any condition holds (`stepCountIs`, `hasToolCall`). */
+  stopWhen?: StopCondition | readonly StopCondition[];
+  /** Spans when the loop runs without an agent (an agent passes its own trace down). */
+  telemetry?: TelemetryOptions;
 }
 
 /** What the model call needs, built directly (no spread-and-delete, which leaves a slow object). */
@@ -46,26 +70,6 @@ function modelCallOptions(options: ChatClientRunOptions, tools: ToolDefinition[]
   return inner;
 }
 
-interface ToolIndex {
-  byName: ReadonlyMap<string, ITool>;
-  definitions: ToolDefinition[];
-}
-
-function indexTools(tools: readonly ITool[]): ToolIndex {
-  return {
-    byName: new Map(tools.map((tool) => [tool.name, tool])),
-    definitions: tools.map(toToolDefinition),
-  };
-}
-
-type Turn = {
-  text: string;
-  reasoning: string;
-  calls: ToolCall[];
-  finish: FinishUpdate | undefined;
-  failed: boolean;
-};
-
 /**
  * The tool loop: calls the model, runs the tools it asks for, sends the results back, and repeats
  * until the model answers without tools. Gated calls pause the run (`awaitingApproval`); a run
@@ -73,8 +77,14 @@ type Turn = {
  */
 export class FunctionInvokingChatClient extends DelegatingChatClient {
   readonly maxToolRounds: number;
+  /** The default time limit of one tool call. */
+  readonly toolTimeoutMs: number;
   private readonly tools: readonly ITool[];
   private readonly maxIdenticalCalls: number;
+  private readonly timeouts: ToolTimeouts;
+  private readonly hooks: LoopHooks | undefined;
+  private readonly stopWhen: readonly StopCondition[] | undefined;
+  private readonly telemetry: TelemetryOptions;
   private staticTools: ToolIndex | undefined;
 
   constructor(inner: IChatClient, tools: readonly ITool[] = [], options: FunctionInvokingOptions = {}) {
@@ -82,18 +92,36 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
     this.tools = tools;
     this.maxToolRounds = options.maxToolRounds ?? 10;
     this.maxIdenticalCalls = options.maxIdenticalCalls ?? 3;
+    const byName = options.toolTimeouts
+      ? new Map(
+          Object.entries(options.toolTimeouts).map(([name, ms]) => [
+            name,
+            checkTimeoutMs(ms, `the timeout of tool '${name}'`),
+          ]),
+        )
+      : undefined;
+    this.toolTimeoutMs = checkTimeoutMs(options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS, 'toolTimeoutMs');
+    this.timeouts = new ToolTimeouts(this.toolTimeoutMs, byName);
+    const hooks = options.hooks;
+    this.hooks =
+      hooks && (hooks.prepareStep || hooks.onStepFinish || hooks.onToolStart || hooks.onToolEnd)
+        ? hooks
+        : undefined;
+    const stopWhen = options.stopWhen === undefined ? [] : [options.stopWhen].flat();
+    this.stopWhen = stopWhen.length > 0 ? stopWhen : undefined;
+    this.telemetry = options.telemetry ?? {};
   }
 
   override run(
     messages: readonly ChatMessage[],
-    options: ChatClientRunOptions = {},
+    options: ToolLoopRunOptions = {},
   ): AsyncIterable<AgentResponseUpdate> {
     return flattenBatches(this.loop(messages, options));
   }
 
   override runBatches(
     messages: readonly ChatMessage[],
-    options: ChatClientRunOptions = {},
+    options: ToolLoopRunOptions = {},
   ): AsyncIterable<readonly AgentResponseUpdate[]> {
     return this.loop(messages, options);
   }
@@ -101,12 +129,32 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
   // Batches in, batches out: one async step per network read, not one per update.
   private async *loop(
     messages: readonly ChatMessage[],
-    options: ChatClientRunOptions,
+    options: ToolLoopRunOptions,
   ): AsyncGenerator<readonly AgentResponseUpdate[], void, undefined> {
     const signal = options.signal ?? NEVER_ABORTED;
-    const { byName, definitions } = this.toolIndex(options.providerTools);
-    const conversation = [...messages];
+    const index = this.toolIndex(options.providerTools);
+    let conversation = [...messages];
     const guard = new LoopGuard(this.maxIdenticalCalls);
+    const hooks = this.hooks;
+    // An agent passes its trace (or null: nothing records); alone, the first chat span tells.
+    let trace = options.trace ?? undefined;
+    let probe = options.trace === undefined ? RunTrace.standalone(this.telemetry) : undefined;
+    const run: ToolRun = {
+      signal,
+      context: options.context,
+      sessionId: options.sessionId,
+      timeouts: this.timeouts,
+      sink: new ProgressChannel(),
+      watchdog: new CallWatchdog(),
+      observer: undefined,
+    };
+    const observe = () => {
+      if (trace || hooks?.onToolStart || hooks?.onToolEnd) run.observer = { hooks, trace, warnings: [] };
+    };
+    observe();
+    // Steps are kept only for stop conditions; timing only for hooks that read it.
+    const steps: StepResult[] | undefined = this.stopWhen ? [] : undefined;
+    const timed = steps !== undefined || hooks?.onStepFinish !== undefined;
     let usage: Usage | undefined;
     let round = 0;
     const finish = (reason: FinishUpdate['reason'], extra: Partial<FinishUpdate> = {}): FinishUpdate[] => [
@@ -116,8 +164,8 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
     if (options.pendingApproval) {
       const batch = options.pendingApproval;
       const decisions = checkApprovals(batch, options.approvals);
-      const prepared = prepareResumedCalls(batch, decisions, byName);
-      yield await this.runBatch(prepared, conversation, options, signal, []);
+      const prepared = prepareResumedCalls(batch, decisions, index.byName);
+      yield* this.runBatch(prepared, conversation, options, run, []);
       if (signal.aborted) {
         yield finish('cancelled');
         return;
@@ -129,12 +177,42 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
       }
     }
 
-    const innerOptions = modelCallOptions(options, definitions);
+    const innerOptions = modelCallOptions(options, index.definitions);
 
     for (;;) {
-      const turn: Turn = { text: '', reasoning: '', calls: [], finish: undefined, failed: false };
+      const started = timed ? performance.now() : 0;
+      let request: StepRequest = { options: innerOptions, byName: index.byName };
+      if (hooks?.prepareStep) {
+        const prepared = await prepareStep(hooks, round, conversation, index, options, innerOptions);
+        request = prepared.request;
+        if (prepared.messages) conversation = prepared.messages;
+      }
+      let chat: Span | undefined;
+      if (probe) {
+        chat = probe.startChat(this.modelId, this.provider, request.options.modelOptions);
+        if (chat.isRecording()) trace = probe;
+        else {
+          chat.end();
+          chat = undefined;
+        }
+        probe = undefined;
+        observe();
+      } else if (trace) {
+        chat = trace.startChat(this.modelId, this.provider, request.options.modelOptions);
+      }
+      const turn: Turn = {
+        text: '',
+        reasoning: '',
+        calls: [],
+        finish: undefined,
+        failed: false,
+        usage: undefined,
+      };
+      let error: { type: string; message: string } | undefined;
+      let responseId: string | undefined;
+      let responseModel: string | undefined;
       try {
-        for await (const batch of updateBatches(this.innerClient, conversation, innerOptions)) {
+        for await (const batch of updateBatches(this.innerClient, conversation, request.options)) {
           let forward = batch;
           for (let i = 0; i < batch.length; i++) {
             const update = batch[i]!;
@@ -155,9 +233,15 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
                 break;
               case 'usage':
                 usage = addUsage(usage, update.usage);
+                turn.usage = addUsage(turn.usage, update.usage);
+                break;
+              case 'response-metadata':
+                responseId = update.id;
+                responseModel = update.model;
                 break;
               case 'error':
                 turn.failed = true;
+                error = { type: update.code, message: update.message };
                 break;
               default:
                 break;
@@ -165,12 +249,21 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
           }
           if (forward.length > 0) yield forward;
         }
-      } catch (error) {
-        if (CancelledError.isInstance(error) || signal.aborted) {
+      } catch (thrown) {
+        if (chat) trace?.endChat(chat, { error: thrown });
+        if (CancelledError.isInstance(thrown) || signal.aborted) {
           yield finish('cancelled');
           return;
         }
-        throw error;
+        throw thrown;
+      }
+      if (chat) {
+        const outcome: Parameters<RunTrace['endChat']>[1] = { usage: turn.usage };
+        if (turn.finish) outcome.finishReason = turn.finish.reason;
+        if (responseId) outcome.responseId = responseId;
+        if (responseModel) outcome.responseModel = responseModel;
+        if (error) outcome.error = error;
+        trace?.endChat(chat, outcome);
       }
       if (turn.failed) {
         yield finish('other');
@@ -181,14 +274,18 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
       if (turn.calls.length === 0) {
         options.onTurnMessages?.([assistant]);
         const last = turn.finish ?? { type: 'finish', reason: 'stop' };
+        if (timed) {
+          const warning = await stepFinished(this.hooks, steps, round, turn, [], last.reason, started);
+          if (warning) yield warning;
+        }
         yield finish(last.reason, last.rawReason !== undefined ? { rawReason: last.rawReason } : {});
         return;
       }
 
-      const prepared = prepareCalls(turn.calls, byName);
+      const prepared = prepareCalls(turn.calls, request.byName);
       const guarded = guard.check(prepared);
       // Always asked, guard or not: a gated call never runs without its human decision.
-      const approvals = anyGated(prepared) ? await planApprovals(prepared) : [];
+      const approvals = anyGated(prepared) ? await planApprovals(prepared, run) : [];
       if (approvals.length > 0) {
         const batch: PendingApprovalBatch = {
           toolCalls: turn.calls,
@@ -201,19 +298,31 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
         if (Object.keys(targets).length > 0) batch.resolvedTargets = targets;
         options.onTurnMessages?.([assistant]);
         options.onApprovalPending?.(batch);
+        if (timed) {
+          const warning = await stepFinished(this.hooks, steps, round, turn, [], 'toolCalls', started);
+          if (warning) yield warning;
+        }
         yield [...approvals.map((a) => a.update), ...finish('awaitingApproval')];
         return;
       }
-      yield await this.runBatch(prepared, conversation, options, signal, [assistant]);
+      const results = yield* this.runBatch(prepared, conversation, options, run, [assistant]);
       if (signal.aborted) {
         yield finish('cancelled');
         return;
+      }
+      if (timed) {
+        const warning = await stepFinished(this.hooks, steps, round, turn, results, 'toolCalls', started);
+        if (warning) yield warning;
       }
       if (guarded) {
         yield [
           { type: 'warning', code: 'loop-guard', message: guarded },
           ...finish('other', { rawReason: 'loopGuard' }),
         ];
+        return;
+      }
+      if (steps && (await shouldStop(this.stopWhen, round, steps))) {
+        yield finish('other', { rawReason: 'stopCondition' });
         return;
       }
       round++;
@@ -232,31 +341,48 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
     return this.staticTools;
   }
 
-  /** Executes a batch, appends its messages to the conversation, returns its results in call order. */
-  private async runBatch(
+  /**
+   * Executes a batch (yielding the progress its tools report meanwhile), appends its messages to
+   * the conversation, yields its results in call order and returns them.
+   */
+  private async *runBatch(
     prepared: PreparedCall[],
     conversation: ChatMessage[],
-    options: ChatClientRunOptions,
-    signal: AbortSignal,
+    options: ToolLoopRunOptions,
+    run: ToolRun,
     before: ChatMessage[],
-  ): Promise<AgentResponseUpdate[]> {
+  ): AsyncGenerator<readonly AgentResponseUpdate[], AgentResponseUpdate[]> {
+    const channel = run.sink as ProgressChannel;
     let results: ToolResult[];
     try {
-      results = await executeCalls(prepared, signal);
+      const execution = executeCalls(prepared, run);
+      for (;;) {
+        const next = await channel.next(execution);
+        if (next !== PROGRESS) {
+          results = next;
+          break;
+        }
+        yield channel.drain();
+      }
     } catch (error) {
       // executeCalls turns tool failures into results; reaching here is a bug worth surfacing.
       throw new Error(`tool execution failed: ${getErrorMessage(error)}`, { cause: error });
     }
     const produced = [...before];
-    const called: AgentResponseUpdate[] = [];
+    const called: AgentResponseUpdate[] = channel.drain();
     for (let i = 0; i < prepared.length; i++) {
       const { call } = prepared[i]!;
       const result = results[i]!;
       produced.push(toolMessage(serializeToolResult(result), call.id));
       called.push({ type: 'tool-called', callId: call.id, name: call.name, result });
     }
+    const warnings = run.observer?.warnings;
+    if (warnings && warnings.length > 0) {
+      for (const message of warnings.splice(0)) called.push({ type: 'warning', message });
+    }
     options.onTurnMessages?.(produced);
     conversation.push(...produced);
+    yield called;
     return called;
   }
 }

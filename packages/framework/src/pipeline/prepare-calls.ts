@@ -10,7 +10,7 @@ import {
 import { type ApprovalDecisions, DEFAULT_DENIAL_REASON } from '../approval/approval-batch.js';
 import { ApprovalRequiredTool } from '../approval/approval-required-tool.js';
 import { checkArguments } from '../tools/argument-validator.js';
-import type { PreparedCall } from './tool-executor.js';
+import { approvalContext, type PreparedCall, type ToolRun } from './tool-executor.js';
 
 /** Finds each call's tool and checks its arguments; failures become results the model reads. */
 export function prepareCalls(calls: readonly ToolCall[], tools: ReadonlyMap<string, ITool>): PreparedCall[] {
@@ -37,7 +37,10 @@ export function anyGated(prepared: readonly PreparedCall[]): boolean {
 }
 
 /** Asks each runnable call's tool whether it needs approval (per call, with its arguments). */
-export async function planApprovals(prepared: readonly PreparedCall[]): Promise<PlannedApproval[]> {
+export async function planApprovals(
+  prepared: readonly PreparedCall[],
+  run: Pick<ToolRun, 'sessionId' | 'context'>,
+): Promise<PlannedApproval[]> {
   const planned: PlannedApproval[] = [];
   for (const { call, tool, args, preset } of prepared) {
     if (preset || !tool) continue;
@@ -45,7 +48,7 @@ export async function planApprovals(prepared: readonly PreparedCall[]): Promise<
     let description =
       tool instanceof ApprovalRequiredTool ? (tool.approvalReason ?? tool.description) : tool.description;
     try {
-      gated = tool.requiresApproval ? await tool.requiresApproval(args) : false;
+      gated = tool.requiresApproval ? await tool.requiresApproval(args, approvalContext(call, run)) : false;
     } catch (error) {
       // Fail closed: a policy that cannot decide asks the human.
       gated = true;

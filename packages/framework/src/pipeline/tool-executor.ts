@@ -1,14 +1,19 @@
+import type { Span } from '@opentelemetry/api';
 import {
   getErrorMessage,
   type ITool,
   type JSONValue,
   safeParseToolResult,
   type ToolCall,
-  type ToolExecutionContext,
   type ToolResult,
   toolFailure,
 } from '@raf/core';
 import { manifestOf } from '../runtime-policy/builtin-manifests.js';
+import type { RunTrace } from '../telemetry/run-trace.js';
+import { CallWatchdog } from './call-watchdog.js';
+import type { LoopHooks } from './step-hooks.js';
+import { CALL_CANCELLED, CALL_TIMED_OUT, type ProgressSink, ToolCallContext } from './tool-call-context.js';
+import { ToolTimeouts } from './tool-timeouts.js';
 
 /** A call ready to run, or already answered (`preset`: not found, invalid, denied, guarded). */
 export interface PreparedCall {
@@ -24,42 +29,52 @@ export interface PreparedCall {
   approved?: boolean;
 }
 
-/** The signal of a run nobody can cancel: watching it would only cost listeners. */
-export const NEVER_ABORTED: AbortSignal = new AbortController().signal;
+/** What every call of one loop run shares. */
+export interface ToolRun {
+  signal: AbortSignal;
+  context: unknown;
+  sessionId: string | undefined;
+  timeouts: ToolTimeouts;
+  sink: ProgressSink | undefined;
+  /** The time limits of the running batch (one timer for all its calls). */
+  watchdog: CallWatchdog;
+  /** Set only when a tool hook or tracing wants per-call events (nothing is timed otherwise). */
+  observer: ToolObserver | undefined;
+}
+
+/** Per-call events: the `onToolStart`/`onToolEnd` hooks and the `execute_tool` spans. */
+export interface ToolObserver {
+  hooks: LoopHooks | undefined;
+  trace: RunTrace | undefined;
+  /** Hook failures, shown as `warning` updates after the batch. */
+  warnings: string[];
+}
 
 export const CANCELLED_RESULT: ToolResult = Object.freeze({
   ok: false,
   error: 'Agent run cancelled',
 }) as ToolResult;
 
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | typeof CANCELLED_RESULT> {
-  if (signal.aborted) return Promise.resolve(CANCELLED_RESULT);
-  if (signal === NEVER_ABORTED) return work;
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(CANCELLED_RESULT);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
+/** A run with nothing but a signal: default timeouts, no context, hooks or tracing. */
+function plainRun(signal: AbortSignal): ToolRun {
+  return {
+    signal,
+    context: undefined,
+    sessionId: undefined,
+    timeouts: new ToolTimeouts(),
+    sink: undefined,
+    watchdog: new CallWatchdog(),
+    observer: undefined,
+  };
 }
 
-async function runOne(
-  prepared: PreparedCall,
-  signal: AbortSignal,
-  sessionId: string | undefined,
-): Promise<ToolResult> {
+type Ending = 'ok' | 'failed' | 'timeout' | 'cancelled';
+
+async function runOne(prepared: PreparedCall, run: ToolRun): Promise<ToolResult> {
   if (prepared.preset) return prepared.preset;
   const { tool, call } = prepared;
   if (!tool) return toolFailure(`Tool '${call.name}' not found`);
-  if (signal.aborted) return CANCELLED_RESULT;
+  if (run.signal.aborted) return CANCELLED_RESULT;
   try {
     if (prepared.approvedTarget !== undefined && tool.resolveTarget) {
       const now = await tool.resolveTarget(prepared.args);
@@ -71,32 +86,115 @@ async function runOne(
     }
     // The gate was asked before the batch ran; a path can change since (a folder swapped for a
     // link). A call nobody approved that would now need approval is refused, not run.
-    if (!prepared.approved && tool.requiresApproval && (await tool.requiresApproval(prepared.args))) {
+    if (
+      !prepared.approved &&
+      tool.requiresApproval &&
+      (await tool.requiresApproval(prepared.args, approvalContext(call, run)))
+    ) {
       return toolFailure(
         `Refused: ${call.name} now needs approval (its target changed after it was checked); call it again`,
       );
     }
-    const context: ToolExecutionContext = { signal, callId: call.id };
-    if (sessionId !== undefined) context.sessionId = sessionId;
-    // A tool that judges its own calls again as it runs (the built-in file tools) needs to know.
-    if (prepared.approved) context.approved = true;
-    if (prepared.approvedTarget !== undefined) context.approvedTarget = prepared.approvedTarget;
-    let args: unknown = prepared.args;
-    if (prepared.validated !== undefined) {
-      args = prepared.validated;
-      context.argumentsValidated = true;
-    }
-    // A tool that ignores the signal cannot hold a cancelled run: its late result is dropped.
-    const result = await untilAborted(tool.execute(args, context), signal);
-    if (result === CANCELLED_RESULT) return result;
-    const parsed = safeParseToolResult(result);
-    return parsed.success
-      ? parsed.value
-      : toolFailure(`Framework error: tool ${tool.name} returned no ToolResult (${parsed.error})`);
   } catch (error) {
-    if (signal.aborted) return CANCELLED_RESULT;
+    if (run.signal.aborted) return CANCELLED_RESULT;
     return toolFailure(`Framework error: ${getErrorMessage(error)}`);
   }
+  return execute(prepared, tool, run);
+}
+
+export function approvalContext(call: ToolCall, run: Pick<ToolRun, 'sessionId' | 'context'>) {
+  return run.sessionId === undefined
+    ? { callId: call.id, context: run.context }
+    : { callId: call.id, sessionId: run.sessionId, context: run.context };
+}
+
+async function execute(prepared: PreparedCall, tool: ITool, run: ToolRun): Promise<ToolResult> {
+  const { call } = prepared;
+  const ctx = new ToolCallContext(
+    run.signal,
+    call.name,
+    call.id,
+    run.sessionId,
+    run.context,
+    run.timeouts.of(tool),
+    run.sink,
+    run.watchdog,
+  );
+  let args: unknown = prepared.args;
+  if (prepared.validated !== undefined) {
+    args = prepared.validated;
+    ctx.argumentsValidated = true;
+  }
+  // A tool that judges its own calls again as it runs (the built-in file tools) needs to know.
+  if (prepared.approved) ctx.approved = true;
+  if (prepared.approvedTarget !== undefined) ctx.approvedTarget = prepared.approvedTarget;
+  const observer = run.observer;
+  let started = 0;
+  let span: Span | undefined;
+  if (observer) {
+    started = performance.now();
+    span = observer.trace?.startTool(call.name, call.id, tool.description, prepared.args);
+    if (observer.hooks?.onToolStart) {
+      try {
+        observer.hooks.onToolStart({ callId: call.id, name: call.name, args: prepared.args });
+      } catch (error) {
+        observer.warnings.push(`onToolStart hook failed: ${getErrorMessage(error)}`);
+      }
+    }
+  }
+  let result: ToolResult;
+  let ending: Ending = 'ok';
+  let thrown: unknown;
+  try {
+    const work =
+      span && observer?.trace
+        ? observer.trace.withSpan(span, () => tool.execute(args, ctx))
+        : tool.execute(args, ctx);
+    const outcome = await ctx.watch(work);
+    if (outcome === CALL_CANCELLED) {
+      result = CANCELLED_RESULT;
+      ending = 'cancelled';
+    } else if (outcome === CALL_TIMED_OUT) {
+      result = toolFailure(ctx.timeoutMessage());
+      ending = 'timeout';
+    } else {
+      const parsed = safeParseToolResult(outcome);
+      result = parsed.success
+        ? parsed.value
+        : toolFailure(`Framework error: tool ${tool.name} returned no ToolResult (${parsed.error})`);
+      if (!result.ok) ending = 'failed';
+    }
+  } catch (error) {
+    if (run.signal.aborted) {
+      result = CANCELLED_RESULT;
+      ending = 'cancelled';
+    } else if (ctx.timedOut) {
+      result = toolFailure(ctx.timeoutMessage());
+      ending = 'timeout';
+    } else {
+      result = toolFailure(`Framework error: ${getErrorMessage(error)}`);
+      ending = 'failed';
+      thrown = error;
+    }
+  } finally {
+    ctx.dispose();
+  }
+  if (observer) {
+    if (span) observer.trace?.endTool(span, result, ending, thrown);
+    if (observer.hooks?.onToolEnd) {
+      try {
+        observer.hooks.onToolEnd({
+          callId: call.id,
+          name: call.name,
+          result,
+          durationMs: performance.now() - started,
+        });
+      } catch (error) {
+        observer.warnings.push(`onToolEnd hook failed: ${getErrorMessage(error)}`);
+      }
+    }
+  }
+  return result;
 }
 
 /**
@@ -106,29 +204,33 @@ async function runOne(
  */
 export async function executeCalls(
   calls: readonly PreparedCall[],
-  signal: AbortSignal,
-  sessionId?: string,
+  runOrSignal: ToolRun | AbortSignal,
 ): Promise<ToolResult[]> {
+  const run = runOrSignal instanceof AbortSignal ? plainRun(runOrSignal) : runOrSignal;
   const results: ToolResult[] = new Array(calls.length);
   let group: Promise<void>[] = [];
-  for (let i = 0; i < calls.length; i++) {
-    const prepared = calls[i]!;
-    const sequential =
-      prepared.tool !== undefined &&
-      !prepared.preset &&
-      manifestOf(prepared.tool).executionMode === 'sequential';
-    if (sequential) {
-      await Promise.all(group);
-      group = [];
-      results[i] = await runOne(prepared, signal, sessionId);
-    } else {
-      group.push(
-        runOne(prepared, signal, sessionId).then((result) => {
-          results[i] = result;
-        }),
-      );
+  try {
+    for (let i = 0; i < calls.length; i++) {
+      const prepared = calls[i]!;
+      const sequential =
+        prepared.tool !== undefined &&
+        !prepared.preset &&
+        manifestOf(prepared.tool).executionMode === 'sequential';
+      if (sequential) {
+        await Promise.all(group);
+        group = [];
+        results[i] = await runOne(prepared, run);
+      } else {
+        group.push(
+          runOne(prepared, run).then((result) => {
+            results[i] = result;
+          }),
+        );
+      }
     }
+    await Promise.all(group);
+  } finally {
+    run.watchdog.stop();
   }
-  await Promise.all(group);
   return results;
 }

@@ -195,14 +195,6 @@ describe('rule 4: the tool loop', () => {
     ).toEqual(['a', 'b', 'c', 'd', 'e']);
   });
 
-  it('uses the built-in manifest: write_file is sequential', async () => {
-    const { manifestOf } = await import('../runtime-policy/builtin-manifests.js');
-    expect(manifestOf({ name: 'write_file' }).executionMode).toBe('sequential');
-    expect(manifestOf({ name: 'read_file' }).executionMode).toBe('parallel');
-    expect(manifestOf({ name: 'bash' }).requiresShell).toBe(true);
-    expect(manifestOf({ name: 'my_tool' }).kind).toBe('custom');
-  });
-
   it('stops a run that repeats the identical call more than 3 times in a row', async () => {
     harness = await startHarness(
       Array.from({ length: 6 }, (_, i) => ({ toolCalls: [call(`c${i}`, 'echo', { text: 'same' })] })),

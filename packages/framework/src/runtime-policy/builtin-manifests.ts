@@ -14,7 +14,14 @@ export const BUILTIN_TOOL_MANIFESTS: Readonly<Record<string, ToolManifest>> = Ob
   find_files: createToolManifest({ kind: 'builtin', ...local }),
   search_file: createToolManifest({ kind: 'builtin', ...local }),
   inspect_file: createToolManifest({ kind: 'builtin', ...local }),
-  run_command: createToolManifest({ kind: 'builtin', ...local, requiresShell: true }),
+  // run_command bounds each command itself (`timeout_secs`, at most an hour, then the process
+  // group is killed); the loop's limit only catches a tool that hangs past that.
+  run_command: createToolManifest({
+    kind: 'builtin',
+    ...local,
+    requiresShell: true,
+    timeoutMs: (3600 + 60) * 1000,
+  }),
   write_file: createToolManifest({ kind: 'builtin', ...write }),
   edit_file: createToolManifest({ kind: 'builtin', ...write }),
   move_file: createToolManifest({ kind: 'builtin', ...write }),
@@ -51,11 +58,15 @@ export const TOOL_NAME_ALIASES: Readonly<Record<string, string>> = Object.freeze
   read_skill_file: 'read_skill_resource',
 });
 
-/** A tool's own manifest, else the built-in one for its name, else the default (parallel, custom). */
-export function manifestOf(tool: Pick<ITool, 'name' | 'manifest'>): ToolManifest {
-  return (
-    tool.manifest ??
-    BUILTIN_TOOL_MANIFESTS[TOOL_NAME_ALIASES[tool.name] ?? tool.name] ??
-    DEFAULT_TOOL_MANIFEST
-  );
+/**
+ * A tool's own manifest, else the default (parallel, custom). Built-in tools carry theirs; a
+ * user's tool that happens to be called `bash` or `write_file` is still a user tool.
+ */
+export function manifestOf(tool: Pick<ITool, 'manifest'>): ToolManifest {
+  return tool.manifest ?? DEFAULT_TOOL_MANIFEST;
+}
+
+/** The manifest a built-in tool (file tools, skills, …) is made with, by its name or an alias. */
+export function builtinManifest(name: string): ToolManifest {
+  return BUILTIN_TOOL_MANIFESTS[TOOL_NAME_ALIASES[name] ?? name] ?? DEFAULT_TOOL_MANIFEST;
 }

@@ -1,6 +1,6 @@
 import { defineTool, type ITool, toolFailure, toolSuccess } from '@raf/core';
 import { z } from 'zod';
-import { manifestOf } from '../runtime-policy/builtin-manifests.js';
+import { builtinManifest } from '../runtime-policy/builtin-manifests.js';
 import { defaultToolOperations } from '../workspace/operations/local-tool-operations.js';
 import { PathRejectedError, resolveInScope } from '../workspace/path-guard.js';
 import type { AgentSkill } from './agent-skill.js';
@@ -24,7 +24,7 @@ export function createLoadSkillTool(skills: readonly AgentSkill[]): ITool {
     name: 'load_skill',
     description: "Load a skill's full instructions by name (see Available Skills).",
     parameters: z.object({ skill_name: z.string().describe('Name of the skill') }),
-    manifest: manifestOf({ name: 'load_skill' }),
+    manifest: builtinManifest('load_skill'),
     kind: 'skills',
     execute: ({ skill_name }) => {
       const skill = find(skill_name);
@@ -64,7 +64,7 @@ export function createReadSkillResourceTool(skills: readonly AgentSkill[]): IToo
       skill_name: z.string().describe('Name of the skill'),
       resource_path: z.string().describe('Path inside the skill folder, e.g. "references/api.md"'),
     }),
-    manifest: manifestOf({ name: 'read_skill_resource' }),
+    manifest: builtinManifest('read_skill_resource'),
     kind: 'skills',
     execute: async ({ skill_name, resource_path }, { signal }) => {
       const skill = find(skill_name);

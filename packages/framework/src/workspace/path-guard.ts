@@ -1,5 +1,6 @@
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { scopeRoots, type WorkspaceScope } from '@raf/core';
+import { PathRejectedError } from '../errors/tool-errors.js';
 import { LocalFsOperations } from './operations/local-fs-operations.js';
 import type { EntryInfo, FsOperations } from './operations/tool-operations.js';
 
@@ -33,12 +34,7 @@ export interface ResolveOptions {
 }
 
 /** Input the guard refuses whatever the policy: the tool answers with this message. */
-export class PathRejectedError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'PathRejectedError';
-  }
-}
+export { PathRejectedError };
 
 // Kernel views that can name any file through a harmless-looking path.
 const ESCAPE_HATCHES = [

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { type Outcome, PATH_CASES, type PathCase, type PolicyName } from '../test-support/policy-cases.js';
 import { callTool, makeWorkspaceFixture, workspaceTools } from '../test-support/workspace-fixture.js';
-import { type Outcome, PATH_CASES, type PathCase, type PolicyName } from './policy-cases.js';
 
 const POLICIES = { allow: 'AllowAll', approve: 'ApproveOutside', deny: 'DenyOutside' } as const;
 

@@ -5,8 +5,8 @@ import type { ITool, ScopePolicy } from '@raf/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApplyPatchTool } from '../builtin-tools/apply-patch.js';
 import { createFileTools } from '../builtin-tools/index.js';
+import { PROTECTED_CASES } from '../test-support/protected-cases.js';
 import { callTool, makeWorkspaceFixture, type WorkspaceFixture } from '../test-support/workspace-fixture.js';
-import { PROTECTED_CASES } from './protected-cases.js';
 import { protectedPathRules, protectionByName } from './protected-paths.js';
 import { WorkspaceContextProvider } from './workspace-context-provider.js';
 

@@ -4,9 +4,12 @@ import {
   type ContextResult,
   type IContextProvider,
   type InvokingContext,
+  type ISession,
   type ITool,
   isScopeTool,
   type JSONObject,
+  type JSONValue,
+  type ToolApprovalContext,
   type WorkspaceScope,
 } from '@raf/core';
 import { ApprovalRequiredTool } from '../approval/approval-required-tool.js';
@@ -23,7 +26,10 @@ export interface WorkspaceContextProviderOptions {
   operations?: ToolOperations;
 }
 
-/** What the provider keeps in the session (`provider_state::WorkspaceContextProvider`). */
+/**
+ * What the provider keeps in the session, one entry per workspace
+ * (`provider_state::WorkspaceContextProvider:<workspace name>`).
+ */
 export interface WorkspaceState extends JSONObject {
   scope_name: string;
   scope_root: string;
@@ -84,7 +90,8 @@ export class WorkspaceContextProvider implements IContextProvider {
     ) {
       const inner = scoped;
       // A scope tool that cannot say which calls reach outside asks for every call (fail closed).
-      const when = (args: unknown) => (inner.requiresApproval ? inner.requiresApproval(args) : true);
+      const when = (args: unknown, context?: ToolApprovalContext) =>
+        inner.requiresApproval ? inner.requiresApproval(args, context) : true;
       scoped = new ApprovalRequiredTool(inner, { when });
     }
     this.routed.push(scoped);
@@ -106,15 +113,28 @@ export class WorkspaceContextProvider implements IContextProvider {
     return workspaceInstructions(this.scope, { hasCommands, confined });
   }
 
+  /** This workspace's key in the session's provider state: two workspaces never share one. */
+  get stateName(): string {
+    return `${WORKSPACE_PROVIDER_NAME}:${this.scope.name}`;
+  }
+
+  /** The state this workspace saved, also under the one key every workspace shared before. */
+  private savedState(session: ISession): JSONValue | undefined {
+    const state = session.getProviderState(this.stateName);
+    if (state !== undefined) return state;
+    const legacy = session.getProviderState<JSONObject>(this.name);
+    return legacy?.scope_name === this.scope.name ? legacy : undefined;
+  }
+
   async onInvoking({ session }: InvokingContext): Promise<ContextResult> {
     const result: ContextResult = { instructions: await this.instructions(), tools: [...this.routed] };
-    if (session.getProviderState(this.name) === undefined) {
+    if (this.savedState(session) === undefined) {
       const state: WorkspaceState = {
         scope_name: this.scope.name,
         scope_root: this.scope.root,
         policy: this.scope.policy,
       };
-      session.setProviderState(this.name, state);
+      session.setProviderState(this.stateName, state);
       if (
         this.scope.policy === 'DenyOutside' &&
         this.routed.some((t) => t.name === 'run_command') &&

@@ -84,7 +84,7 @@ describe('rule 1: workspace routing', () => {
       ['echo', ...FILE_TOOL_NAMES, 'web_search'].sort(),
     );
     expect(request.messages[0]?.content).toMatch(/## Workspace\n- Name: proj\n- Root: .*\n- Policy: approve/);
-    expect(session.toJSON().state[providerStateKey('WorkspaceContextProvider')]).toEqual({
+    expect(session.toJSON().state[providerStateKey('WorkspaceContextProvider:proj')]).toEqual({
       scope_name: 'proj',
       scope_root: fx.root,
       policy: 'ApproveOutside',

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { constants, type FileHandle, mkdir, open } from 'node:fs/promises';
 import { join, sep } from 'node:path';
+import { PathChangedError } from '../../errors/tool-errors.js';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = constants;
 
@@ -17,13 +18,7 @@ export interface DirectoryRef {
 }
 
 /** The error when a checked path changed (a component became a link) before it was used. */
-export class PathChangedError extends Error {
-  readonly code = 'ERAF_CHANGED';
-  constructor(path: string) {
-    super(`'${path}' changed while in use (a folder on the way became a symbolic link); nothing was done`);
-    this.name = 'PathChangedError';
-  }
-}
+export { PathChangedError };
 
 function code(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;

@@ -172,7 +172,8 @@ function startWorker(shared: SharedArrayBuffer): Worker {
     });
   }
   const tsx = createRequire(here).resolve('tsx/cjs/api');
-  const entry = fileURLToPath(new URL('./walker-worker.ts', here));
+  // Only ever read from source, so not spelled as a literal a bundle would carry as an import.
+  const entry = fileURLToPath(new URL(`./walker-worker${here.slice(-3)}`, here));
   return new Worker(`require(${JSON.stringify(tsx)}).register(); require(${JSON.stringify(entry)});`, {
     eval: true,
     workerData: { shared },

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ToolResult } from '@raf/core';
-import { exists, type WorkspaceFixture } from '../test-support/workspace-fixture.js';
+import { exists, type WorkspaceFixture } from './workspace-fixture.js';
 
 /** What a call does under a policy: run, ask for approval, or end as a tool error. */
 export type Outcome = 'runs' | 'asks' | 'error';

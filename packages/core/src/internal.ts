@@ -1,0 +1,6 @@
+/**
+ * `@raf/core/internal`: helpers RAF's own packages share (the batch protocol of `runBatches`).
+ * Not covered by semver: anything here may change or go in any release. Build on `IChatClient`
+ * and `DelegatingChatClient` (`@raf/framework`) instead.
+ */
+export { flattenBatches, singletonBatches, updateBatches } from './chat-client/update-batches.js';

@@ -1,0 +1,35 @@
+import type {
+  ApprovalResponse,
+  ChatClientRunOptions,
+  ChatMessage,
+  ITool,
+  PendingApprovalBatch,
+} from '@raf/core';
+import type { RunTrace } from '../telemetry/run-trace.js';
+
+/**
+ * What `ChatClientAgent` hands the tool loop (`FunctionInvokingChatClient`): the request data of
+ * `ChatClientRunOptions` plus the loop's own state. Decorators between them pass it on untouched;
+ * a model client never reads it.
+ */
+export interface ToolLoopRunOptions extends ChatClientRunOptions {
+  /** Live tools injected by context providers for this run (the loop executes them). */
+  providerTools?: readonly ITool[];
+  /** Answers to a paused batch of gated calls. */
+  approvals?: readonly ApprovalResponse[];
+  /** The batch a previous run paused on; with `approvals`, the loop resumes it first. */
+  pendingApproval?: PendingApprovalBatch;
+  /**
+   * Called with the messages each model turn produced, in order: the assistant message (with its
+   * tool calls) and the tool results. The agent persists them to history.
+   */
+  onTurnMessages?: (messages: ChatMessage[]) => void;
+  /** Called when the loop pauses a batch for approval (the agent stores it in the session). */
+  onApprovalPending?: (batch: PendingApprovalBatch) => void;
+  /** The caller's run context, handed to every tool as `ctx.context`. */
+  context?: unknown;
+  /** The session's id, handed to every tool as `ctx.sessionId`. */
+  sessionId?: string;
+  /** The agent's trace (`null`: the agent found no recording tracer; the loop traces nothing). */
+  trace?: RunTrace | null;
+}
