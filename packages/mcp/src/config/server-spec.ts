@@ -63,10 +63,9 @@ export function serverSpec(config: McpEntryConfig, name: string | undefined, bas
   };
 }
 
-/** One connection per server: entries that name the same server share it. */
+/** One connection per server: entries that give the same server (and name) share it. */
 export function specKey(spec: McpServerSpec): string {
-  const { name: _name, ...rest } = spec;
-  return JSON.stringify(rest);
+  return JSON.stringify(spec);
 }
 
 /** The values that must never appear in an error, a log line or `inspect`. */
