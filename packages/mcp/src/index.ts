@@ -11,3 +11,7 @@ export type { McpPlugin, McpPluginOptions } from './plugin/mcp-plugin.js';
 export { mcpPlugin } from './plugin/mcp-plugin.js';
 export { McpContextProvider } from './provider/mcp-context-provider.js';
 export { MCP_TOOL_MANIFEST, McpTool } from './tools/mcp-tool.js';
+export type { AgentMcpServerOptions, ServableAgent } from './serve/agent-server.js';
+export { AgentSessions, registerAgentTool } from './serve/agent-server.js';
+export type { HttpAgentServer, ServeAgentOptions } from './serve/serve-agent.js';
+export { serveAgentOverHttp, serveAgentOverStdio } from './serve/serve-agent.js';

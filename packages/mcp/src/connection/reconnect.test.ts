@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { McpTool } from '../tools/mcp-tool.js';
 import { buildTestAgent, context, type TestAgent, testBuilder, toolNamed } from '../test-support/agents.js';
 import {
   eventLog,
@@ -48,7 +47,7 @@ describe('a stdio server that exits', () => {
 
   it('killed from outside between calls: the next call starts it again', async () => {
     const test = await agentWith(stdioTestServer());
-    const connection = (toolNamed(test.agent.tools, 'echo') as McpTool & { connection: { processId?: number; connected: boolean } })
+    const connection = (toolNamed(test.agent.tools, 'echo') as unknown as { connection: { processId?: number; connected: boolean } })
       .connection;
     const pid = await pidOf(test);
     expect(connection.processId).toBe(pid);
