@@ -10,6 +10,7 @@ Usage:
   raf validate <agent.yaml>… [--json] [--lenient]   (unknown keys are errors unless --lenient)
   raf inspect <agent.yaml> [--json]
   raf schema
+  raf mcp serve <agent.yaml> [--http PORT] [--host HOST] [--approve ask|all|none]   (the agent as an MCP server)
 
 Exit codes: 0 done, 2 bad config or usage, 3 paused for approval, 4 model/provider failure, 130 interrupted.
 Environment: RAF_MODEL, OPENAI_BASE_URL, OPENAI_API_KEY override the YAML's model.
@@ -26,6 +27,8 @@ const OPTIONS = {
   lenient: { type: 'boolean' },
   model: { type: 'string' },
   'base-url': { type: 'string' },
+  http: { type: 'string' },
+  host: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -42,6 +45,9 @@ export interface CliArgs {
   lenient: boolean;
   model?: string;
   baseURL?: string;
+  /** `raf mcp serve --http PORT` (0: any free port). */
+  httpPort?: number;
+  host?: string;
   help: boolean;
 }
 
@@ -58,6 +64,12 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   const approve = values.approve ?? 'ask';
   if (approve !== 'ask' && approve !== 'all' && approve !== 'none') {
     throw new CliError(`--approve must be ask, all or none (got "${approve}")`);
+  }
+  let httpPort: number | undefined;
+  if (values.http !== undefined) {
+    httpPort = Number(values.http);
+    if (!/^\d+$/.test(values.http) || httpPort > 65535)
+      throw new CliError(`--http expects a port number (got "${values.http}")`);
   }
   const variables: Record<string, string> = {};
   for (const pair of values.var ?? []) {
@@ -78,6 +90,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     lenient: values.lenient ?? false,
     ...(values.model !== undefined && { model: values.model }),
     ...(values['base-url'] !== undefined && { baseURL: values['base-url'] }),
+    ...(httpPort !== undefined && { httpPort }),
+    ...(values.host !== undefined && { host: values.host }),
     help: values.help ?? false,
   };
 }

@@ -1,16 +1,39 @@
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { RafPlugin } from '@raf/core';
 import { DeclAgentBuilder, EXTENSION_PACKAGES } from '@raf/decl';
 import type { CliArgs } from './args.js';
 import type { CliIO } from './io.js';
 
-/** Every installed `@raf/*` extension that exports a plugin factory (SPEC §2: the CLI registers them). */
-async function installedPlugins(): Promise<RafPlugin[]> {
+/** Extensions whose plugins hold resources (MCP servers): closed when the command ends. */
+const opened = new Set<{ close(): Promise<void> }>();
+
+/** Stops what the extensions started (MCP servers) for this command. */
+export async function closeExtensions(): Promise<void> {
+  const closing = [...opened];
+  opened.clear();
+  await Promise.all(closing.map((plugin) => plugin.close().catch(() => undefined)));
+}
+
+function closable(plugin: RafPlugin): plugin is RafPlugin & { close(): Promise<void> } {
+  return typeof (plugin as { close?: unknown }).close === 'function';
+}
+
+/**
+ * The installed `@raf/*` extensions (SPEC §2: the CLI registers them) whose kinds the file
+ * mentions: a package is imported only for a file that may use it, so a CLI with every
+ * extension installed starts as fast as one with none.
+ */
+async function installedPlugins(text: string): Promise<RafPlugin[]> {
+  const packages = new Map<string, { plugin: string; kinds: string[] }>();
+  for (const [kind, { package: name, plugin }] of Object.entries(EXTENSION_PACKAGES)) {
+    const entry = packages.get(name) ?? { plugin, kinds: [] };
+    entry.kinds.push(kind);
+    packages.set(name, entry);
+  }
   const plugins: RafPlugin[] = [];
-  const seen = new Set<string>();
-  for (const { package: name, plugin } of Object.values(EXTENSION_PACKAGES)) {
-    if (seen.has(name)) continue;
-    seen.add(name);
+  for (const [name, { plugin, kinds }] of packages) {
+    if (!kinds.some((kind) => new RegExp(`\\b${kind}\\b`).test(text))) continue;
     try {
       // Resolving first is cheap; a failed dynamic import of a missing package is not.
       import.meta.resolve(name);
@@ -20,7 +43,10 @@ async function installedPlugins(): Promise<RafPlugin[]> {
     try {
       const module = (await import(name)) as Record<string, unknown>;
       const factory = module[plugin];
-      if (typeof factory === 'function') plugins.push((factory as () => RafPlugin)());
+      if (typeof factory !== 'function') continue;
+      const made = (factory as () => RafPlugin)();
+      if (closable(made)) opened.add(made);
+      plugins.push(made);
     } catch {
       // installed but broken: the YAML that needs it reports the missing kind
     }
@@ -30,11 +56,11 @@ async function installedPlugins(): Promise<RafPlugin[]> {
 
 /** A builder for the file, with the installed extensions and the CLI/env model overrides. */
 export async function builderFor(file: string, args: CliArgs, io: CliIO): Promise<DeclAgentBuilder> {
-  const builder = new DeclAgentBuilder()
-    .fromFile(resolve(io.cwd, file))
-    .withEnvironment(io.env)
-    .strictMode(args.strict);
-  for (const plugin of await installedPlugins()) builder.use(plugin);
+  const path = resolve(io.cwd, file);
+  const builder = new DeclAgentBuilder().fromFile(path).withEnvironment(io.env).strictMode(args.strict);
+  // An unreadable file is reported by the builder, with the other problems.
+  const text = await readFile(path, 'utf8').catch(() => '');
+  for (const plugin of await installedPlugins(text)) builder.use(plugin);
   const id = args.model ?? io.env.RAF_MODEL;
   const baseURL = args.baseURL ?? io.env.OPENAI_BASE_URL;
   builder.withModel({ ...(id && { id }), ...(baseURL && { baseURL }) });

@@ -3,10 +3,12 @@ import { DeclError, formatDiagnostic } from '@raf/decl';
 import { parseCliArgs, USAGE } from './args.js';
 import { chatCommand } from './commands/chat.js';
 import { inspectCommand } from './commands/inspect.js';
+import { mcpCommand } from './commands/mcp-serve.js';
 import { runCommand } from './commands/run.js';
 import { schemaCommand } from './commands/schema.js';
 import { asTyped, validateCommand } from './commands/validate.js';
 import { CliError, type CliIO, EXIT, processIO } from './io.js';
+import { closeExtensions } from './load-agent.js';
 
 /** Runs the CLI and returns the exit code; every failure is one readable message, never a stack. */
 export async function main(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
@@ -28,6 +30,8 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
           return await inspectCommand(args, io);
         case 'schema':
           return schemaCommand(io);
+        case 'mcp':
+          return await mcpCommand(args, io);
         default:
           throw new CliError(`unknown command "${args.command}"\n\n${USAGE}`);
       }
@@ -40,6 +44,9 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
         return EXIT.config;
       }
       throw error;
+    } finally {
+      // MCP servers the agent started stop with the command.
+      await closeExtensions();
     }
   } catch (error) {
     if (error instanceof CliError) {
