@@ -40,6 +40,7 @@ export interface McpCallOptions {
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 const LIST_TIMEOUT_MS = 30_000;
 const MAX_LISTED = 10_000;
+const STDIO_EXIT_GRACE_MS = 500;
 // JSON-RPC codes of the SDK's McpError.
 const CONNECTION_CLOSED = -32000;
 const REQUEST_TIMEOUT = -32001;
@@ -266,8 +267,22 @@ export class McpConnection {
     this.options.log.event('closing');
     const transport = client.transport as { terminateSession?: () => Promise<void> } | undefined;
     await Promise.race([transport?.terminateSession?.().catch(() => undefined), sleep(1000)]);
+    // The SDK ends the server's stdin and waits 2 s before SIGTERM; many servers never read EOF,
+    // and every CLI command would pay that wait. The spec's "reasonable time" here is 0.5 s.
+    const pid = this.spec.transport === 'stdio' ? this.pid : undefined;
+    const terminate =
+      pid === undefined
+        ? undefined
+        : setTimeout(() => {
+            try {
+              process.kill(pid, 'SIGTERM');
+            } catch {
+              // already gone
+            }
+          }, STDIO_EXIT_GRACE_MS);
     await client.close().catch(() => undefined);
-    if (this.pid !== undefined) untrackChild(this.pid);
+    clearTimeout(terminate);
+    if (pid !== undefined) untrackChild(pid);
   }
 
   /** One request on a live client: reconnects first if needed; a request the server never saw because its session expired is sent again once, on a new session. */
@@ -365,7 +380,12 @@ export class McpConnection {
     }
     if (this.closed) throw new McpServerError(this.name, `MCP server '${this.name}' was closed`);
     const status = httpStatus(last);
-    const reason = status ? `HTTP ${status}` : this.options.log.redact(getErrorMessage(last));
+    const exited = isMcpError(last) && errorCode(last) === CONNECTION_CLOSED && this.spec.transport === 'stdio';
+    const reason = status
+      ? `HTTP ${status}`
+      : exited
+        ? 'the server exited during the handshake'
+        : this.options.log.redact(getErrorMessage(last));
     throw new McpServerError(
       this.name,
       `cannot ${verb} MCP server '${this.name}' (${this.endpoint}) after ${tries} ${tries === 1 ? 'try' : 'tries'}: ${reason}${this.options.log.recentStderr()}`,
