@@ -37,6 +37,7 @@ describe('benchmarks', () => {
     ]);
     for (const value of Object.values(result.loop)) expect(value).toBeGreaterThan(0);
     expect(result.search.files).toBe(2000);
+    expect(result.mcp).toMatchObject({ callMs: expect.any(Number), sdkCallMs: expect.any(Number) });
     // Measured on the built CLI (CI builds before testing); a source-only checkout skips it.
     if (existsSync(builtCli))
       expect(result.coldStart.aboveNodeMs).toMatchObject({

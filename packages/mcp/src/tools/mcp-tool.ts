@@ -8,7 +8,7 @@ import {
   toolFailure,
 } from '@raf/core';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { McpConnection } from '../connection/mcp-connection.js';
+import type { McpCallOptions, McpConnection } from '../connection/mcp-connection.js';
 import { McpServerError } from '../errors.js';
 import { toToolResult } from './tool-result.js';
 
@@ -63,13 +63,10 @@ export class McpTool implements ITool<Record<string, unknown>> {
   }
 
   async execute(args: Record<string, unknown>, context: ToolExecutionContext): Promise<ToolResult> {
+    const options: McpCallOptions = { signal: context.signal, timeoutMs: this.timeoutMs };
+    if (context.reportProgress) options.onProgress = context.reportProgress;
     try {
-      const result = await this.connection.callTool(this.remoteName, args ?? {}, {
-        signal: context.signal,
-        timeoutMs: this.timeoutMs,
-        ...(context.reportProgress && { onProgress: context.reportProgress }),
-      });
-      return toToolResult(result, this.name);
+      return toToolResult(await this.connection.callTool(this.remoteName, args ?? {}, options), this.name);
     } catch (error) {
       if (CancelledError.isInstance(error)) throw error;
       const failure = failureOf(error);

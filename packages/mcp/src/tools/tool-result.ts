@@ -46,6 +46,20 @@ function repeatsStructured(text: string, structured: unknown): boolean {
  */
 export function toToolResult(result: CallToolResult, toolName: string): ToolResult {
   const blocks = (result.content ?? []) as ContentBlock[];
+  if (result.structuredContent === undefined) {
+    // The common answer, text only, without building parts.
+    let text = '';
+    let onlyText = true;
+    for (let i = 0; i < blocks.length; i++) {
+      const block = blocks[i]!;
+      if (block.type !== 'text') {
+        onlyText = false;
+        break;
+      }
+      text = i === 0 ? block.text : `${text}\n${block.text}`;
+    }
+    if (onlyText) return result.isError ? toolFailure(text || `${toolName} reported an error`) : toolSuccess(text);
+  }
   const structured = result.structuredContent as JSONValue | undefined;
   const texts: string[] = [];
   const parts: JSONValue[] = [];
