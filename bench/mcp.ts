@@ -10,7 +10,9 @@ import { type Measurement, type MeasureOptions, measure, type Operation } from '
 export const MCP_CONTENDERS = ['raf', 'sdk'] as const;
 export type McpBenchResult = Record<(typeof MCP_CONTENDERS)[number], Measurement>;
 
-const server = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
+const server = createRequire(import.meta.url).resolve(
+  '@modelcontextprotocol/server-everything/dist/index.js',
+);
 const ARGS = { message: 'ping' };
 
 function check(text: unknown): void {
@@ -22,7 +24,9 @@ export type ClosableOperation = Operation & { close(): Promise<void> };
 
 async function sdkOperation(): Promise<ClosableOperation> {
   const client = new Client({ name: 'bench', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [server, 'stdio'], stderr: 'ignore' }));
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [server, 'stdio'], stderr: 'ignore' }),
+  );
   const op = async () => {
     const result = await client.callTool({ name: 'echo', arguments: ARGS });
     check((result.content as { text: string }[])[0]?.text);
@@ -33,7 +37,11 @@ async function sdkOperation(): Promise<ClosableOperation> {
 async function rafOperation(): Promise<ClosableOperation> {
   const plugin = mcpPlugin();
   const tools = await plugin.toolKinds!.mcp!(
-    { kind: 'mcp', name: 'everything', config: { command: process.execPath, args: [server, 'stdio'], tools: ['echo'] } },
+    {
+      kind: 'mcp',
+      name: 'everything',
+      config: { command: process.execPath, args: [server, 'stdio'], tools: ['echo'] },
+    },
     { baseDir: process.cwd(), env: {}, warn: () => undefined },
   );
   const echo = tools[0]!;
@@ -53,5 +61,9 @@ export function mcpOperation(contender: string): Promise<ClosableOperation> {
 }
 
 export function runMcpBench(options: MeasureOptions): Promise<McpBenchResult> {
-  return measure({ bench: 'mcp', scenario: 'echo', baseURL: '' }, [...MCP_CONTENDERS], options) as Promise<McpBenchResult>;
+  return measure(
+    { bench: 'mcp', scenario: 'echo', baseURL: '' },
+    [...MCP_CONTENDERS],
+    options,
+  ) as Promise<McpBenchResult>;
 }

@@ -7,8 +7,8 @@ import { type ClientBenchResult, type ClientScenario, runClientBench } from './c
 import { runColdStartBench } from './cold-start.js';
 import { runSearchBench, type SearchBenchResult } from './file-search.js';
 import type { Measurement, MeasureOptions } from './lib/measure.js';
-import { type McpBenchResult, runMcpBench } from './mcp.js';
 import { startServerProcess } from './lib/server.js';
+import { type McpBenchResult, runMcpBench } from './mcp.js';
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
@@ -123,7 +123,9 @@ function mcpOptions(): MeasureOptions {
 
 function printMcp(result: McpBenchResult): void {
   const [raf, sdk] = [metric(result.raf), metric(result.sdk)];
-  console.log(`MCP tool call: ${unit} per call (server-everything's echo over stdio; contender process only)`);
+  console.log(
+    `MCP tool call: ${unit} per call (server-everything's echo over stdio; contender process only)`,
+  );
   console.log(`sdk (bare Client.callTool)   ${num(sdk, 8)}   peak RSS ${rss(result.sdk)} MiB`);
   console.log(`raf (the agent's MCP tool)   ${num(raf, 8)}   peak RSS ${rss(result.raf)} MiB`);
   console.log(`raf / sdk: ${ratio(raf, sdk)} (target ≤ 1.10×)\n`);
@@ -178,7 +180,12 @@ try {
   }
   if (!only || only === 'mcp') {
     const mcp = await runMcpBench(mcpOptions());
-    if (json) output.mcp = { callMs: metric(mcp.raf), sdkCallMs: metric(mcp.sdk), callOverSdk: metric(mcp.raf) / metric(mcp.sdk) };
+    if (json)
+      output.mcp = {
+        callMs: metric(mcp.raf),
+        sdkCallMs: metric(mcp.sdk),
+        callOverSdk: metric(mcp.raf) / metric(mcp.sdk),
+      };
     else printMcp(mcp);
   }
   if (json) console.log(JSON.stringify(output));

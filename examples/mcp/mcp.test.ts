@@ -6,7 +6,8 @@ import { createMemoryIO, main } from '@raf/cli';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const question = "Add 17 and 25, echo the sum back to me, and tell me what the server's architecture doc covers.";
+const question =
+  "Add 17 and 25, echo the sum back to me, and tell me what the server's architecture doc covers.";
 // Run in place (the server comes from this folder's node_modules); sessions go to a temp folder.
 let sessions: string;
 beforeEach(async () => {
@@ -18,7 +19,10 @@ const dir = here;
 describe('the mcp example', () => {
   it('runs offline: the recorded model calls server-everything over stdio, the gated echo is approved', async () => {
     const run = createMemoryIO({ cwd: dir });
-    const code = await main(['run', 'agent.yaml', '-i', question, '--approve', 'all', '--sessions-dir', sessions], run.io);
+    const code = await main(
+      ['run', 'agent.yaml', '-i', question, '--approve', 'all', '--sessions-dir', sessions],
+      run.io,
+    );
     expect(code, run.err()).toBe(0);
     expect(run.err()).toBe(
       [
@@ -34,16 +38,30 @@ describe('the mcp example', () => {
 
   it('pauses for the gated tool (exit 3) and resumes in a new process with --session', async () => {
     const first = createMemoryIO({ cwd: dir });
-    expect(await main(['run', 'agent.yaml', '-i', question, '--session', 'demo', '--json', '--sessions-dir', sessions], first.io)).toBe(3);
+    expect(
+      await main(
+        ['run', 'agent.yaml', '-i', question, '--session', 'demo', '--json', '--sessions-dir', sessions],
+        first.io,
+      ),
+    ).toBe(3);
     const results = first.lines().filter((l) => l.type === 'tool-result');
     expect(results.map((r) => [r.name, (r.result as { ok: boolean }).ok])).toEqual([
       ['get-sum', true],
       ['read_mcp_resource', true],
     ]);
-    expect(first.lines().at(-1)).toMatchObject({ type: 'finish', reason: 'awaitingApproval', sessionId: 'demo' });
+    expect(first.lines().at(-1)).toMatchObject({
+      type: 'finish',
+      reason: 'awaitingApproval',
+      sessionId: 'demo',
+    });
 
     const resumed = createMemoryIO({ cwd: dir });
-    expect(await main(['run', 'agent.yaml', '--session', 'demo', '--approve', 'all', '--json', '--sessions-dir', sessions], resumed.io)).toBe(0);
+    expect(
+      await main(
+        ['run', 'agent.yaml', '--session', 'demo', '--approve', 'all', '--json', '--sessions-dir', sessions],
+        resumed.io,
+      ),
+    ).toBe(0);
     expect(resumed.lines().find((l) => l.type === 'tool-result')).toMatchObject({
       name: 'echo',
       result: { ok: true, data: 'Echo: 17 + 25 = 42' },

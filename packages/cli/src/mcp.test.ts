@@ -40,7 +40,15 @@ describe('raf mcp serve', () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       // From source, started in the agent's folder: tsx by its resolved URL.
-      args: ['--conditions=@raf/source', '--import', import.meta.resolve('tsx'), join(repo, 'packages/cli/src/bin.ts'), 'mcp', 'serve', file],
+      args: [
+        '--conditions=@raf/source',
+        '--import',
+        import.meta.resolve('tsx'),
+        join(repo, 'packages/cli/src/bin.ts'),
+        'mcp',
+        'serve',
+        file,
+      ],
       cwd: dir,
       env: { PATH: process.env.PATH ?? '' },
       stderr: 'pipe',
@@ -67,7 +75,8 @@ describe('raf mcp serve', () => {
     const run = createMemoryIO({ cwd: dir });
     const exit = main(['mcp', 'serve', file, '--http', '0'], run.io);
     const deadline = Date.now() + 20_000;
-    while (!/at (http:\S+)/.test(run.err()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (!/at (http:\S+)/.test(run.err()) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     const url = /at (http:\S+)/.exec(run.err())?.[1];
     expect(url, run.err()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     const client = new Client({ name: 'cli-test', version: '1.0.0' });
@@ -82,7 +91,9 @@ describe('raf mcp serve', () => {
   it('explains its usage', async () => {
     const run = createMemoryIO({ cwd: dir });
     expect(await main(['mcp', 'serve'], run.io)).toBe(2);
-    expect(run.err()).toBe('raf: raf mcp serve needs an agent file: raf mcp serve agent.yaml [--http PORT] [--host HOST]\n');
+    expect(run.err()).toBe(
+      'raf: raf mcp serve needs an agent file: raf mcp serve agent.yaml [--http PORT] [--host HOST]\n',
+    );
     const port = createMemoryIO({ cwd: dir });
     expect(await main(['mcp', 'serve', 'a.yaml', '--http', 'eighty'], port.io)).toBe(2);
     expect(port.err()).toBe('raf: --http expects a port number (got "eighty")\n');
@@ -103,12 +114,56 @@ describe('raf inspect with MCP servers', () => {
     const run = createMemoryIO({ cwd: dir });
     expect(await main(['inspect', file, '--json'], run.io), run.err()).toBe(0);
     const plan = run.lines()[0] as { tools: Record<string, unknown>[] };
-    expect(plan.tools.map(({ name, source, server, gated, approval, route }) => ({ name, source, server, gated, approval, route }))).toEqual([
-      { name: 'echo', source: 'static', server: 'ops', gated: false, approval: 'never', route: 'main-process-proxy' },
-      { name: 'record', source: 'static', server: 'ops', gated: true, approval: 'always', route: 'main-process-proxy' },
-      { name: 'whoami', source: 'injected', server: 'docs', gated: false, approval: 'never', route: 'main-process-proxy' },
-      { name: 'read_mcp_resource', source: 'injected', server: undefined, gated: false, approval: 'never', route: 'main-process-proxy' },
-      { name: 'get_mcp_prompt', source: 'injected', server: undefined, gated: false, approval: 'never', route: 'main-process-proxy' },
+    expect(
+      plan.tools.map(({ name, source, server, gated, approval, route }) => ({
+        name,
+        source,
+        server,
+        gated,
+        approval,
+        route,
+      })),
+    ).toEqual([
+      {
+        name: 'echo',
+        source: 'static',
+        server: 'ops',
+        gated: false,
+        approval: 'never',
+        route: 'main-process-proxy',
+      },
+      {
+        name: 'record',
+        source: 'static',
+        server: 'ops',
+        gated: true,
+        approval: 'always',
+        route: 'main-process-proxy',
+      },
+      {
+        name: 'whoami',
+        source: 'injected',
+        server: 'docs',
+        gated: false,
+        approval: 'never',
+        route: 'main-process-proxy',
+      },
+      {
+        name: 'read_mcp_resource',
+        source: 'injected',
+        server: undefined,
+        gated: false,
+        approval: 'never',
+        route: 'main-process-proxy',
+      },
+      {
+        name: 'get_mcp_prompt',
+        source: 'injected',
+        server: undefined,
+        gated: false,
+        approval: 'never',
+        route: 'main-process-proxy',
+      },
     ]);
     const human = createMemoryIO({ cwd: dir });
     expect(await main(['inspect', file], human.io)).toBe(0);

@@ -8,6 +8,7 @@ const symbol = Symbol.for(key);
  * and never carries the values of its `env` or `headers` (they are secrets more often than not).
  */
 export class McpServerError extends RafError {
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: the brand `isInstance` looks for
   private readonly [symbol] = true;
   readonly server: string;
   constructor(server: string, message: string, options?: RafErrorOptions) {

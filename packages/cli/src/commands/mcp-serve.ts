@@ -25,7 +25,12 @@ export async function mcpCommand(args: CliArgs, io: CliIO): Promise<number> {
   const controller = new AbortController();
   const stopListening = io.onInterrupt(() => controller.abort());
   const options = {
-    approvals: args.approve === 'all' ? ('approve' as const) : args.approve === 'none' ? ('deny' as const) : ('ask' as const),
+    approvals:
+      args.approve === 'all'
+        ? ('approve' as const)
+        : args.approve === 'none'
+          ? ('deny' as const)
+          : ('ask' as const),
     log: (line: string) => io.stderr.write(`${line}\n`),
     signal: controller.signal,
   };
@@ -41,7 +46,11 @@ export async function mcpCommand(args: CliArgs, io: CliIO): Promise<number> {
     } else {
       // stdout carries the protocol: everything else goes to stderr.
       io.stderr.write(`serving agent ${agent.name} over MCP on stdio\n`);
-      await mcp.serveAgentOverStdio(agent, { ...options, stdin: io.stdin as Readable, stdout: io.stdout as unknown as Writable });
+      await mcp.serveAgentOverStdio(agent, {
+        ...options,
+        stdin: io.stdin as Readable,
+        stdout: io.stdout as unknown as Writable,
+      });
     }
   } finally {
     stopListening();

@@ -50,10 +50,12 @@ export class McpCatalog {
     this.maxExposed = options.maxExposedTools;
     this.pair = createDeferredTools({ deferredTools: () => this.deferredTools() });
     this.contentTools = createContentTools({
-      servers: (what) => [...this.content].filter(([, settings]) => settings[what]).map(([entry]) => entry.connection),
+      servers: (what) =>
+        [...this.content].filter(([, settings]) => settings[what]).map(([entry]) => entry.connection),
       timeoutMs: (server) => this.entries.find((e) => e.connection === server)?.options.timeoutMs ?? 60_000,
     });
-    for (const name of [SEARCH_TOOLS, CALL_TOOL, READ_MCP_RESOURCE, GET_MCP_PROMPT]) this.names.reserve(name, this);
+    for (const name of [SEARCH_TOOLS, CALL_TOOL, READ_MCP_RESOURCE, GET_MCP_PROMPT])
+      this.names.reserve(name, this);
   }
 
   get maxExposedTools(): number {
@@ -80,7 +82,8 @@ export class McpCatalog {
     }
     await shared.connect(signal);
     // The smallest limit given anywhere holds for the agent.
-    if (tools.maxExposedTools !== undefined) this.maxExposed = Math.min(this.maxExposed, tools.maxExposedTools);
+    if (tools.maxExposedTools !== undefined)
+      this.maxExposed = Math.min(this.maxExposed, tools.maxExposedTools);
     const entry = new ServerTools(shared, tools, this.names, dynamic);
     this.entries.push(entry);
     return entry;

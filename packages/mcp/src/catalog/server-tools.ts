@@ -38,9 +38,10 @@ export class ToolNames {
       const holder = this.owners.get(name);
       return holder === undefined || holder === owner;
     };
+    const prefixed = `${safeName(server)}__${desired}`;
     let name = fit(desired);
-    if (!free(name)) name = fit(`${safeName(server)}__${desired}`);
-    for (let n = 2; !free(name); n++) name = fit(`${safeName(server)}__${desired}`.slice(0, 60) + `_${n}`);
+    if (!free(name)) name = fit(prefixed);
+    for (let n = 2; !free(name); n++) name = fit(`${prefixed.slice(0, 60)}_${n}`);
     this.owners.set(name, owner);
     if (!mine) {
       mine = new Map();

@@ -12,7 +12,12 @@ describe('kind: mcp entries', () => {
       parse({
         kind: 'mcp',
         name: 'files',
-        config: { command: 'npx', args: ['-y', 'server'], env: { TOKEN: 'abc' }, tool_name: { read: 'read_doc' } },
+        config: {
+          command: 'npx',
+          args: ['-y', 'server'],
+          env: { TOKEN: 'abc' },
+          tool_name: { read: 'read_doc' },
+        },
         approvalMode: { always: ['write'] },
         tools: ['read', 'write'],
         timeoutSecs: 5,
@@ -26,12 +31,20 @@ describe('kind: mcp entries', () => {
       tools: ['read', 'write'],
       timeoutSecs: 5,
     });
-    expect(parse({ kind: 'mcp', name: 'search', serverUrl: 'http://127.0.0.1:9/mcp', toolName: 'web_search' })).toEqual({
+    expect(
+      parse({ kind: 'mcp', name: 'search', serverUrl: 'http://127.0.0.1:9/mcp', toolName: 'web_search' }),
+    ).toEqual({
       url: 'http://127.0.0.1:9/mcp',
       toolName: 'web_search',
     });
     expect(
-      parse({ kind: 'mcp', config: { url: 'https://example.invalid/mcp', max_exposed_tools: 10, approval_mode: 'always' } }, 'context'),
+      parse(
+        {
+          kind: 'mcp',
+          config: { url: 'https://example.invalid/mcp', max_exposed_tools: 10, approval_mode: 'always' },
+        },
+        'context',
+      ),
     ).toMatchObject({ maxExposedTools: 10, approvalMode: 'always' });
   });
 
@@ -56,7 +69,9 @@ describe('kind: mcp entries', () => {
     expect(wrong({ kind: 'mcp', config: {} })).toBe(
       'mcp tool: config needs a command (a stdio server) or a url (an HTTP server)',
     );
-    expect(wrong({ kind: 'mcp', config: { command: 'x', url: 'http://h/' } })).toMatch(/both command and url/);
+    expect(wrong({ kind: 'mcp', config: { command: 'x', url: 'http://h/' } })).toMatch(
+      /both command and url/,
+    );
     expect(wrong({ kind: 'mcp', config: { url: 'ftp://h/' } })).toMatch(/must be http: or https:/);
     expect(wrong({ kind: 'mcp', config: { url: 'http://h/', timeoutSecs: 1, timeout_secs: 2 } })).toMatch(
       /'timeout_secs' and 'timeoutSecs' are the same setting/,
@@ -67,32 +82,43 @@ describe('kind: mcp entries', () => {
     expect(wrong({ kind: 'mcp', config: { command: 'x', approvalMode: 'sometimes' } })).toBe(
       'mcp tool: config.approvalMode has the wrong shape',
     );
-    expect(wrong({ kind: 'mcp', config: { command: 'x', resources: false } })).toMatch(/config\.resources is not an mcp setting/);
+    expect(wrong({ kind: 'mcp', config: { command: 'x', resources: false } })).toMatch(
+      /config\.resources is not an mcp setting/,
+    );
     expect(wrong({ kind: 'mcp', config: { command: 'x', resources: false } }, 'context')).toBe('no error');
   });
 
   it('export zod schemas for the config maps (both spellings)', () => {
     expect(mcpToolConfigSchema.safeParse({ command: 'node', tool_name: { a: 'b' } }).success).toBe(true);
     expect(mcpToolConfigSchema.safeParse({ command: 'node', prompts: true }).success).toBe(false);
-    expect(mcpContextConfigSchema.safeParse({ url: 'http://h/mcp', prompts: false, approval_mode: 'never' }).success).toBe(true);
+    expect(
+      mcpContextConfigSchema.safeParse({ url: 'http://h/mcp', prompts: false, approval_mode: 'never' })
+        .success,
+    ).toBe(true);
   });
 
   it('turn into a server spec: names from the entry, the command or the host; paths against the YAML folder', () => {
-    expect(serverSpec({ command: 'npx', args: ['-y', '@scope/server-files'] }, undefined, '/agents')).toEqual({
-      transport: 'stdio',
-      name: 'server-files',
-      command: 'npx',
-      args: ['-y', '@scope/server-files'],
-      env: {},
-      cwd: '/agents',
-    });
-    expect(serverSpec({ command: './bin/srv.js', cwd: 'work', env: { N: 1 } }, 'mine', '/agents')).toMatchObject({
+    expect(serverSpec({ command: 'npx', args: ['-y', '@scope/server-files'] }, undefined, '/agents')).toEqual(
+      {
+        transport: 'stdio',
+        name: 'server-files',
+        command: 'npx',
+        args: ['-y', '@scope/server-files'],
+        env: {},
+        cwd: '/agents',
+      },
+    );
+    expect(
+      serverSpec({ command: './bin/srv.js', cwd: 'work', env: { N: 1 } }, 'mine', '/agents'),
+    ).toMatchObject({
       name: 'mine',
       command: '/agents/bin/srv.js',
       cwd: '/agents/work',
       env: { N: '1' },
     });
-    expect(serverSpec({ url: 'https://api.example.invalid/mcp', headers: { A: 'b' } }, undefined, '/')).toEqual({
+    expect(
+      serverSpec({ url: 'https://api.example.invalid/mcp', headers: { A: 'b' } }, undefined, '/'),
+    ).toEqual({
       transport: 'http',
       name: 'api.example.invalid',
       url: 'https://api.example.invalid/mcp',

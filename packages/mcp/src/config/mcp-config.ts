@@ -142,7 +142,8 @@ function canonical(raw: Record<string, unknown>, label: string): McpEntryConfig 
   const out: Record<string, unknown> = { ...raw };
   for (const [alias, name] of ALIASES) {
     if (!(alias in out)) continue;
-    if (name in out) throw new ConfigError(`${label}: '${alias}' and '${name}' are the same setting; give one`);
+    if (name in out)
+      throw new ConfigError(`${label}: '${alias}' and '${name}' are the same setting; give one`);
     out[name] = out[alias];
     delete out[alias];
   }
@@ -171,10 +172,16 @@ export function parseMcpEntry(
   if (kind === 'tool') {
     const beside: Record<string, unknown> = {};
     for (const field of ENTRY_FIELDS) if (entry[field] !== undefined) beside[field] = entry[field];
-    const checked = z.strictObject(toolOptionsShape).extend({ serverUrl: z.string() }).partial().safeParse(beside);
-    if (!checked.success) throw new ConfigError(`${label}: ${describeIssues(checked.error, 'entry', ENTRY_FIELDS)}`);
+    const checked = z
+      .strictObject(toolOptionsShape)
+      .extend({ serverUrl: z.string() })
+      .partial()
+      .safeParse(beside);
+    if (!checked.success)
+      throw new ConfigError(`${label}: ${describeIssues(checked.error, 'entry', ENTRY_FIELDS)}`);
     for (const [field, value] of Object.entries(canonical(checked.data as Record<string, unknown>, label))) {
-      if (field in merged) throw new ConfigError(`${label}: '${field}' is given both in config and beside it; give one`);
+      if (field in merged)
+        throw new ConfigError(`${label}: '${field}' is given both in config and beside it; give one`);
       (merged as Record<string, unknown>)[field] = value;
     }
   }

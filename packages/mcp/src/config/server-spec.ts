@@ -20,7 +20,21 @@ export type McpServerSpec =
     };
 
 // Launchers whose first argument names the server better than they do.
-const LAUNCHERS = new Set(['node', 'npx', 'pnpm', 'npm', 'bunx', 'bun', 'deno', 'uv', 'uvx', 'python', 'python3', 'docker', 'tsx']);
+const LAUNCHERS = new Set([
+  'node',
+  'npx',
+  'pnpm',
+  'npm',
+  'bunx',
+  'bun',
+  'deno',
+  'uv',
+  'uvx',
+  'python',
+  'python3',
+  'docker',
+  'tsx',
+]);
 
 const stringValues = (record: Record<string, string | number | boolean> | undefined) =>
   Object.fromEntries(Object.entries(record ?? {}).map(([k, v]) => [k, String(v)]));
@@ -45,7 +59,8 @@ export function serverSpec(config: McpEntryConfig, name: string | undefined, bas
   const serverName = name ?? defaultName(config);
   if (config.url !== undefined) {
     return {
-      transport: config.transport === 'sse' || config.transport === 'streamable-http' ? config.transport : 'http',
+      transport:
+        config.transport === 'sse' || config.transport === 'streamable-http' ? config.transport : 'http',
       name: serverName,
       url: config.url,
       headers: stringValues(config.headers),

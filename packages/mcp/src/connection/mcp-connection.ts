@@ -1,4 +1,4 @@
-import { CancelledError, getErrorMessage } from '@raf/core';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type {
   CallToolResult,
   GetPromptResult,
@@ -9,7 +9,7 @@ import type {
   ServerCapabilities,
   Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { CancelledError, getErrorMessage } from '@raf/core';
 import type { McpServerSpec } from '../config/server-spec.js';
 import { McpServerError } from '../errors.js';
 import { trackChild, untrackChild } from './child-processes.js';
@@ -273,7 +273,8 @@ export class McpConnection {
         const request: RequestOptions = { timeout: options.timeoutMs };
         if (signal) request.signal = signal;
         if (onProgress) {
-          request.onprogress = (p) => onProgress(p.message ?? `${p.progress}${p.total !== undefined ? `/${p.total}` : ''}`);
+          request.onprogress = (p) =>
+            onProgress(p.message ?? `${p.progress}${p.total !== undefined ? `/${p.total}` : ''}`);
         }
         return client.callTool({ name, arguments: args }, undefined, request) as Promise<CallToolResult>;
       },
@@ -281,13 +282,17 @@ export class McpConnection {
     );
   }
 
-  async listResources(signal?: AbortSignal): Promise<{ resources: Resource[]; templates: ResourceTemplate[] }> {
+  async listResources(
+    signal?: AbortSignal,
+  ): Promise<{ resources: Resource[]; templates: ResourceTemplate[] }> {
     return this.request(
       'resources/list',
       async (client) => {
         if (!client.getServerCapabilities()?.resources) return { resources: [], templates: [] };
         const resources = await this.all((cursor) =>
-          client.listResources(cursor ? { cursor } : undefined, { timeout: LIST_TIMEOUT_MS }).then((r) => ({ items: r.resources, next: r.nextCursor })),
+          client
+            .listResources(cursor ? { cursor } : undefined, { timeout: LIST_TIMEOUT_MS })
+            .then((r) => ({ items: r.resources, next: r.nextCursor })),
         );
         const templates = await this.all((cursor) =>
           client
@@ -300,10 +305,14 @@ export class McpConnection {
     );
   }
 
-  async readResource(uri: string, options: { signal?: AbortSignal; timeoutMs: number }): Promise<ReadResourceResult> {
+  async readResource(
+    uri: string,
+    options: { signal?: AbortSignal; timeoutMs: number },
+  ): Promise<ReadResourceResult> {
     return this.request(
       `resources/read ${uri}`,
-      (client, signal) => client.readResource({ uri }, { timeout: options.timeoutMs, ...(signal && { signal }) }),
+      (client, signal) =>
+        client.readResource({ uri }, { timeout: options.timeoutMs, ...(signal && { signal }) }),
       options,
     );
   }
@@ -314,7 +323,9 @@ export class McpConnection {
       (client) =>
         client.getServerCapabilities()?.prompts
           ? this.all((cursor) =>
-              client.listPrompts(cursor ? { cursor } : undefined, { timeout: LIST_TIMEOUT_MS }).then((r) => ({ items: r.prompts, next: r.nextCursor })),
+              client
+                .listPrompts(cursor ? { cursor } : undefined, { timeout: LIST_TIMEOUT_MS })
+                .then((r) => ({ items: r.prompts, next: r.nextCursor })),
             )
           : Promise.resolve([]),
       { timeoutMs: LIST_TIMEOUT_MS, ...(signal && { signal }) },
@@ -328,7 +339,11 @@ export class McpConnection {
   ): Promise<GetPromptResult> {
     return this.request(
       `prompts/get ${name}`,
-      (client, signal) => client.getPrompt({ name, arguments: args }, { timeout: options.timeoutMs, ...(signal && { signal }) }),
+      (client, signal) =>
+        client.getPrompt(
+          { name, arguments: args },
+          { timeout: options.timeoutMs, ...(signal && { signal }) },
+        ),
       options,
     );
   }
@@ -392,7 +407,11 @@ export class McpConnection {
     const server = `MCP server '${this.name}'`;
     const log = this.options.log;
     if (isMcpError(error) && code === REQUEST_TIMEOUT)
-      return new McpServerError(this.name, `${server} did not answer ${what} within ${timeoutMs / 1000} s (the call was cancelled)`, { cause: error });
+      return new McpServerError(
+        this.name,
+        `${server} did not answer ${what} within ${timeoutMs / 1000} s (the call was cancelled)`,
+        { cause: error },
+      );
     if (isMcpError(error) && code === CONNECTION_CLOSED) {
       this.drop(client);
       return new McpServerError(
@@ -410,7 +429,11 @@ export class McpConnection {
         { cause: error },
       );
     }
-    return new McpServerError(this.name, `${server} failed during ${what}: ${log.redact(getErrorMessage(error))}`, { cause: error });
+    return new McpServerError(
+      this.name,
+      `${server} failed during ${what}: ${log.redact(getErrorMessage(error))}`,
+      { cause: error },
+    );
   }
 
   /** Forgets a client whose connection is gone; the next request opens a new one. */
@@ -422,7 +445,8 @@ export class McpConnection {
   }
 
   private ensureClient(signal: AbortSignal | undefined): Promise<SdkClient> {
-    if (this.closed) return Promise.reject(new McpServerError(this.name, `MCP server '${this.name}' was closed`));
+    if (this.closed)
+      return Promise.reject(new McpServerError(this.name, `MCP server '${this.name}' was closed`));
     if (this.client) return Promise.resolve(this.client);
     this.opening ??= this.open().finally(() => {
       this.opening = undefined;
@@ -460,7 +484,8 @@ export class McpConnection {
     }
     if (this.closed) throw new McpServerError(this.name, `MCP server '${this.name}' was closed`);
     const status = httpStatus(last);
-    const exited = isMcpError(last) && errorCode(last) === CONNECTION_CLOSED && this.spec.transport === 'stdio';
+    const exited =
+      isMcpError(last) && errorCode(last) === CONNECTION_CLOSED && this.spec.transport === 'stdio';
     const reason = status
       ? `HTTP ${status}`
       : exited
@@ -474,7 +499,9 @@ export class McpConnection {
   }
 
   private newClient(sdk: Sdk): SdkClient {
-    const client = new sdk.Client(this.options.clientInfo ?? { name: 'raf', version: '0.1.0' }, { capabilities: {} });
+    const client = new sdk.Client(this.options.clientInfo ?? { name: 'raf', version: '0.1.0' }, {
+      capabilities: {},
+    });
     client.setNotificationHandler(sdk.types.ToolListChangedNotificationSchema, () => {
       if (this.client === client) void this.refreshSoon(client);
     });
@@ -535,7 +562,13 @@ export class McpConnection {
       await client.close().catch(() => undefined);
       const status = httpStatus(error);
       // The spec's backwards compatibility: a 4xx to the initialize POST means an old HTTP+SSE server.
-      if (spec.transport === 'http' && !this.httpMode && status !== undefined && status >= 400 && status < 500) {
+      if (
+        spec.transport === 'http' &&
+        !this.httpMode &&
+        status !== undefined &&
+        status >= 400 &&
+        status < 500
+      ) {
         options.log.event(`streamable HTTP answered ${status}; trying the older HTTP+SSE transport`);
         this.httpMode = 'sse';
         return this.openOnce();
@@ -546,7 +579,9 @@ export class McpConnection {
     return client;
   }
 
-  private async all<T>(page: (cursor: string | undefined) => Promise<{ items: T[]; next?: string | undefined }>): Promise<T[]> {
+  private async all<T>(
+    page: (cursor: string | undefined) => Promise<{ items: T[]; next?: string | undefined }>,
+  ): Promise<T[]> {
     const items: T[] = [];
     let cursor: string | undefined;
     do {
@@ -562,7 +597,9 @@ export class McpConnection {
     this.serverInstructions = client.getInstructions();
     const listed = this.capabilities?.tools
       ? await this.all((cursor) =>
-          client.listTools(cursor ? { cursor } : undefined, { timeout: LIST_TIMEOUT_MS }).then((r) => ({ items: r.tools, next: r.nextCursor })),
+          client
+            .listTools(cursor ? { cursor } : undefined, { timeout: LIST_TIMEOUT_MS })
+            .then((r) => ({ items: r.tools, next: r.nextCursor })),
         )
       : [];
     // Tools that only run as tasks need the SDK's experimental task API: not offered.

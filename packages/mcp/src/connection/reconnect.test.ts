@@ -14,7 +14,10 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function agentWith(config: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<TestAgent> {
+async function agentWith(
+  config: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+): Promise<TestAgent> {
   const test = await buildTestAgent({ tools: [{ kind: 'mcp', name: 'test', config, ...extra }] });
   cleanups.push(() => test.plugin.close());
   return test;
@@ -29,9 +32,11 @@ async function http(options: Parameters<typeof startHttpTestServer>[0] = {}): Pr
 const call = async (test: TestAgent, name: string, args: Record<string, unknown> = {}) =>
   toolNamed(test.agent.tools, name).execute(args, context());
 
-const pidOf = async (test: TestAgent) => JSON.parse((await call(test, 'whoami')).data as string).pid as number;
+const pidOf = async (test: TestAgent) =>
+  JSON.parse((await call(test, 'whoami')).data as string).pid as number;
 
-describe('a stdio server that exits', () => {
+// Real server processes on a shared machine: generous time.
+describe('a stdio server that exits', { timeout: 60_000 }, () => {
   it('fails the call in flight with a clear error, and the next call restarts it', async () => {
     const test = await agentWith(stdioTestServer());
     const before = await pidOf(test);
@@ -47,8 +52,11 @@ describe('a stdio server that exits', () => {
 
   it('killed from outside between calls: the next call starts it again', async () => {
     const test = await agentWith(stdioTestServer());
-    const connection = (toolNamed(test.agent.tools, 'echo') as unknown as { connection: { processId?: number; connected: boolean } })
-      .connection;
+    const connection = (
+      toolNamed(test.agent.tools, 'echo') as unknown as {
+        connection: { processId?: number; connected: boolean };
+      }
+    ).connection;
     const pid = await pidOf(test);
     expect(connection.processId).toBe(pid);
     process.kill(pid, 'SIGKILL');
@@ -70,12 +78,17 @@ describe('a stdio server that exits', () => {
       }
     };
     await eventually(() => !alive(), 10_000, 'the server process to end');
-    expect(await call(test, 'echo', { text: 'x' })).toEqual({ ok: false, error: "MCP server 'test' was closed" });
+    expect(await call(test, 'echo', { text: 'x' })).toEqual({
+      ok: false,
+      error: "MCP server 'test' was closed",
+    });
   });
 
   it('passes env to the server and never shows its values in errors', async () => {
     const events = eventLog();
-    const test = await agentWith(stdioTestServer({ TEST_SERVER_SECRET: 'opensesame', TEST_SERVER_LOG: events }));
+    const test = await agentWith(
+      stdioTestServer({ TEST_SERVER_SECRET: 'opensesame', TEST_SERVER_LOG: events }),
+    );
     expect(JSON.parse((await call(test, 'whoami')).data as string).secret).toBe('opensesame');
 
     const secret = 'sk-live-0123456789';
@@ -97,12 +110,14 @@ describe('a stdio server that exits', () => {
     const report = await builder.validate();
     expect(report.ok).toBe(false);
     const message = report.errors.map((e) => e.message).join('\n');
-    expect(message).toMatch(/cannot start MCP server 'leaky' \(stdio: node\) after 1 try: .*its stderr ended with: starting with token \*\*\*/);
+    expect(message).toMatch(
+      /cannot start MCP server 'leaky' \(stdio: node\) after 1 try: .*its stderr ended with: starting with token \*\*\*/,
+    );
     expect(message).not.toContain(secret);
   });
 });
 
-describe('an HTTP server that restarts', () => {
+describe('an HTTP server that restarts', { timeout: 60_000 }, () => {
   it('the expired session is replaced: the next call succeeds on a new session', async () => {
     const events = eventLog();
     const first = await http({ env: { TEST_SERVER_LOG: events } });
@@ -112,7 +127,9 @@ describe('an HTTP server that restarts', () => {
     // Down: bounded tries, then a clear error that names the server.
     expect(await call(test, 'echo', { text: 'x' })).toEqual({
       ok: false,
-      error: expect.stringMatching(/^MCP server 'test' \(streamable-http: http:\/\/127\.0\.0\.1:\d+\/mcp\) failed during echo/),
+      error: expect.stringMatching(
+        /^MCP server 'test' \(streamable-http: http:\/\/127\.0\.0\.1:\d+\/mcp\) failed during echo/,
+      ),
     });
     await http({ port: first.port, env: { TEST_SERVER_LOG: events } });
     expect(await call(test, 'echo', { text: 'back' })).toEqual({ ok: true, data: 'back' });
@@ -141,16 +158,24 @@ describe('an HTTP server that restarts', () => {
   });
 });
 
-describe('calls', () => {
+describe('calls', { timeout: 60_000 }, () => {
   it('a cancelled call sends notifications/cancelled to the server', async () => {
     const events = eventLog();
     const test = await agentWith(stdioTestServer({ TEST_SERVER_LOG: events }));
     const controller = new AbortController();
     const pending = toolNamed(test.agent.tools, 'slow').execute({ ms: 30_000 }, context(controller.signal));
-    await eventually(() => readEvents(events).some((e) => e.event === 'call'), 10_000, 'the call to reach the server');
+    await eventually(
+      () => readEvents(events).some((e) => e.event === 'call'),
+      10_000,
+      'the call to reach the server',
+    );
     controller.abort();
     await expect(pending).rejects.toThrow(/cancelled/i);
-    await eventually(() => readEvents(events).some((e) => e.event === 'cancelled'), 10_000, 'the cancellation');
+    await eventually(
+      () => readEvents(events).some((e) => e.event === 'cancelled'),
+      10_000,
+      'the cancellation',
+    );
   });
 
   it('a call that outlives timeoutSecs fails with a clear error and is cancelled on the server', async () => {
@@ -160,7 +185,11 @@ describe('calls', () => {
       ok: false,
       error: "MCP server 'test' did not answer slow within 0.5 s (the call was cancelled)",
     });
-    await eventually(() => readEvents(events).some((e) => e.event === 'cancelled'), 10_000, 'the cancellation');
+    await eventually(
+      () => readEvents(events).some((e) => e.event === 'cancelled'),
+      10_000,
+      'the cancellation',
+    );
     expect(await call(test, 'echo', { text: 'fine' })).toEqual({ ok: true, data: 'fine' });
   });
 });

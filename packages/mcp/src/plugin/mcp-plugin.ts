@@ -1,4 +1,10 @@
-import { ConfigError, type Declaration, type ITool, type PluginBuildContext, type RafPlugin } from '@raf/core';
+import {
+  ConfigError,
+  type Declaration,
+  type ITool,
+  type PluginBuildContext,
+  type RafPlugin,
+} from '@raf/core';
 import { DEFAULT_MAX_EXPOSED_TOOLS, McpCatalog } from '../catalog/mcp-catalog.js';
 import type { ServerToolsOptions } from '../catalog/server-tools.js';
 import { type McpEntryConfig, parseMcpEntry } from '../config/mcp-config.js';
@@ -74,7 +80,8 @@ export function mcpPlugin(options: McpPluginOptions = {}): McpPlugin {
     const settings = toolOptions(config);
     if (selected !== undefined) {
       settings.allow = [selected];
-      if (upstream && decl.name !== undefined && decl.name !== selected) settings.rename = { [selected]: decl.name };
+      if (upstream && decl.name !== undefined && decl.name !== selected)
+        settings.rename = { [selected]: decl.name };
     }
     const spec = serverSpec(config, upstream ? undefined : decl.name, context.baseDir);
     const catalog = catalogFor(context);
@@ -104,7 +111,10 @@ export function mcpPlugin(options: McpPluginOptions = {}): McpPlugin {
     if (typeof config.toolName === 'string') settings.allow = [config.toolName];
     const entry = await catalog.add(spec, settings, connectionSettings(config), true, context.signal);
     const missing = entry.missing();
-    if (missing.length > 0) context.warn(`MCP server '${spec.name}' does not offer ${missing.map((m) => `'${m}'`).join(', ')} (yet)`);
+    if (missing.length > 0)
+      context.warn(
+        `MCP server '${spec.name}' does not offer ${missing.map((m) => `'${m}'`).join(', ')} (yet)`,
+      );
     catalog.offerContent(entry, { resources: config.resources ?? true, prompts: config.prompts ?? true });
     const provider = new McpContextProvider(entry, catalog, { instructions: config.instructions ?? true });
     await provider.refresh(context.signal);

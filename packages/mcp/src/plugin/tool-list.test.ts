@@ -10,10 +10,15 @@ afterEach(async () => {
 
 const offered = (test: TestAgent, call: number) => test.client.calls[call]!.options.tools!.map((t) => t.name);
 
-describe('tools/list_changed', () => {
+// Real server processes on a shared machine: generous time.
+describe('tools/list_changed', { timeout: 60_000 }, () => {
   it('a context server adds a tool: the model sees it on the next round and can call it', async () => {
     const test = await buildTestAgent(
-      { contexts: [{ kind: 'mcp', name: 'test', config: { ...stdioTestServer(), tools: ['add_tool', 'fresh'] } }] },
+      {
+        contexts: [
+          { kind: 'mcp', name: 'test', config: { ...stdioTestServer(), tools: ['add_tool', 'fresh'] } },
+        ],
+      },
       [
         { toolCalls: [{ id: 'call_add', name: 'add_tool', arguments: { name: 'fresh' } }] },
         { text: 'Added.' },
@@ -22,8 +27,12 @@ describe('tools/list_changed', () => {
       ],
     );
     agents.push(test);
-    const first = await collect(test.agent, 'Add a tool called fresh', { session: test.agent.createSession('s') });
-    expect(first.find((u) => u.type === 'tool-called')).toMatchObject({ result: { ok: true, data: 'added fresh' } });
+    const first = await collect(test.agent, 'Add a tool called fresh', {
+      session: test.agent.createSession('s'),
+    });
+    expect(first.find((u) => u.type === 'tool-called')).toMatchObject({
+      result: { ok: true, data: 'added fresh' },
+    });
     expect(offered(test, 0)).toEqual(['add_tool', 'read_mcp_resource', 'get_mcp_prompt']);
 
     const provider = test.agent.contextProviders.find((p) => p.kind === 'mcp') as McpContextProvider;
@@ -37,17 +46,20 @@ describe('tools/list_changed', () => {
   });
 
   it('a static (tools:) server keeps the tools it had at build; the server still answers them', async () => {
-    const test = await buildTestAgent({ tools: [{ kind: 'mcp', name: 'test', config: stdioTestServer(), tools: ['add_tool', 'echo'] }] });
+    const test = await buildTestAgent({
+      tools: [{ kind: 'mcp', name: 'test', config: stdioTestServer(), tools: ['add_tool', 'echo'] }],
+    });
     agents.push(test);
     const addTool = toolNamed(test.agent.tools, 'add_tool');
-    const connection = (addTool as unknown as { connection: { tools: readonly { name: string }[] } }).connection;
+    const connection = (addTool as unknown as { connection: { tools: readonly { name: string }[] } })
+      .connection;
     expect(await addTool.execute({ name: 'late' }, context())).toMatchObject({ ok: true });
     await eventually(() => connection.tools.some((t) => t.name === 'late'), 10_000, 'the refreshed list');
     expect(test.agent.tools.map((t) => t.name)).toEqual(['echo', 'add_tool']);
   });
 });
 
-describe('more MCP tools than maxExposedTools', () => {
+describe('more MCP tools than maxExposedTools', { timeout: 60_000 }, () => {
   const many = { ...stdioTestServer({ TEST_SERVER_TOOLS: '200' }) };
 
   it('tools: the agent gets search_tools / call_tool instead of 209 schemas, and inspect says so', async () => {
@@ -55,13 +67,20 @@ describe('more MCP tools than maxExposedTools', () => {
     agents.push(test);
     expect(test.agent.tools.map((t) => t.name)).toEqual(['search_tools', 'call_tool']);
     const plan = await test.builder.explain();
-    expect(plan.warnings.join('\n')).toMatch(/MCP tools exceed maxExposedTools \(40\).*search_tools \/ call_tool \(deferred loading\)/);
+    expect(plan.warnings.join('\n')).toMatch(
+      /MCP tools exceed maxExposedTools \(40\).*search_tools \/ call_tool \(deferred loading\)/,
+    );
 
     const search = toolNamed(test.agent.tools, 'search_tools');
     const found = await search.execute({ query: 'invoice requests', limit: 3 }, context());
-    const matches = (found.data as { matches: { name: string; server: string; parameters: unknown }[] }).matches;
+    const matches = (found.data as { matches: { name: string; server: string; parameters: unknown }[] })
+      .matches;
     expect(matches).toHaveLength(3);
-    expect(matches[0]).toMatchObject({ name: expect.stringMatching(/^tool_\d+$/), server: 'big', parameters: { type: 'object' } });
+    expect(matches[0]).toMatchObject({
+      name: expect.stringMatching(/^tool_\d+$/),
+      server: 'big',
+      parameters: { type: 'object' },
+    });
     const call = toolNamed(test.agent.tools, 'call_tool');
     expect(await call.execute({ name: matches[0]!.name, arguments: { q: 'x' } }, context())).toEqual({
       ok: true,
@@ -92,7 +111,9 @@ describe('more MCP tools than maxExposedTools', () => {
     agents.push(test);
     const updates = await collect(test.agent, 'Book a flight');
     expect(offered(test, 0)).toEqual(['echo', 'search_tools', 'call_tool']);
-    const results = updates.filter((u) => u.type === 'tool-called').map((u) => (u as { result: unknown }).result);
+    const results = updates
+      .filter((u) => u.type === 'tool-called')
+      .map((u) => (u as { result: unknown }).result);
     expect(JSON.stringify(results[0])).toContain('"name":"tool_9"');
     expect(results[1]).toEqual({ ok: true, data: 'tool_9 ran' });
     const plan = await test.builder.explain();

@@ -1,3 +1,4 @@
+import type { Prompt, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import {
   CancelledError,
   type ContextResult,
@@ -6,7 +7,6 @@ import {
   type InvokingContext,
   type ITool,
 } from '@raf/core';
-import type { Prompt, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import type { McpCatalog } from '../catalog/mcp-catalog.js';
 import type { ServerTools } from '../catalog/server-tools.js';
 import type { McpConnection } from '../connection/mcp-connection.js';
@@ -70,7 +70,8 @@ export class McpContextProvider implements IContextProvider {
     if (this.listedVersion === connection.contentVersion) return;
     const version = connection.contentVersion;
     const content = this.catalog.contentSettings(this.entry);
-    if (content?.resources) ({ resources: this.resources, templates: this.templates } = await connection.listResources(signal));
+    if (content?.resources)
+      ({ resources: this.resources, templates: this.templates } = await connection.listResources(signal));
     if (content?.prompts) this.prompts = await connection.listPrompts(signal);
     this.listedVersion = version;
   }
@@ -82,7 +83,9 @@ export class McpContextProvider implements IContextProvider {
       await this.refresh(context.signal);
     } catch (error) {
       if (CancelledError.isInstance(error) || context.signal.aborted) throw error;
-      warnings.push(`MCP server '${this.name}' is unavailable (its last known tools are offered): ${getErrorMessage(error)}`);
+      warnings.push(
+        `MCP server '${this.name}' is unavailable (its last known tools are offered): ${getErrorMessage(error)}`,
+      );
     }
     return { instructions: this.instructions(), tools: this.tools, ...(warnings.length > 0 && { warnings }) };
   }
@@ -93,15 +96,24 @@ export class McpContextProvider implements IContextProvider {
     const parts: string[] = [];
     const own = this.connection.instructions?.trim();
     if (this.settings.instructions && own) {
-      const text = own.length > SERVER_INSTRUCTIONS_CHARS ? `${own.slice(0, SERVER_INSTRUCTIONS_CHARS)}…` : own;
+      const text =
+        own.length > SERVER_INSTRUCTIONS_CHARS ? `${own.slice(0, SERVER_INSTRUCTIONS_CHARS)}…` : own;
       parts.push(`Instructions of the MCP server ${name}:\n${text}`);
     }
     if (this.resources.length > 0 || this.templates.length > 0) {
       parts.push(
         [
           `Resources of the MCP server ${name} (read one with ${READ_MCP_RESOURCE} {"server": ${name}, "uri": …}):`,
-          ...listing(this.resources, (r) => `- ${r.uri} — ${line(r.title ?? r.name)}${r.description ? `: ${line(r.description)}` : ''}`),
-          ...listing(this.templates, (t) => `- ${t.uriTemplate} (a template: fill in the {…} parts) — ${line(t.title ?? t.name)}${t.description ? `: ${line(t.description)}` : ''}`),
+          ...listing(
+            this.resources,
+            (r) =>
+              `- ${r.uri} — ${line(r.title ?? r.name)}${r.description ? `: ${line(r.description)}` : ''}`,
+          ),
+          ...listing(
+            this.templates,
+            (t) =>
+              `- ${t.uriTemplate} (a template: fill in the {…} parts) — ${line(t.title ?? t.name)}${t.description ? `: ${line(t.description)}` : ''}`,
+          ),
         ].join('\n'),
       );
     }

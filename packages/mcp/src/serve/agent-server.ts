@@ -1,3 +1,5 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type {
   AgentResponseUpdate,
   ApprovalResponse,
@@ -7,8 +9,6 @@ import type {
 } from '@raf/core';
 import { getErrorMessage } from '@raf/core';
 import type { AgentRunOptions, AgentSession, ChatClientAgent } from '@raf/framework';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 /** The agent as the MCP server needs it (a `ChatClientAgent` or anything that runs like one). */
@@ -171,7 +171,13 @@ export function registerAgentTool(
       decisions.push(
         approved
           ? { callId: request.callId, approved: true }
-          : { callId: request.callId, approved: false, ...(reason || answer.action !== 'accept' ? { reason: reason || `the user chose ${answer.action}` } : {}) },
+          : {
+              callId: request.callId,
+              approved: false,
+              ...(reason || answer.action !== 'accept'
+                ? { reason: reason || `the user chose ${answer.action}` }
+                : {}),
+            },
       );
     }
     return decisions;
@@ -180,18 +186,24 @@ export function registerAgentTool(
   server.registerTool(
     name,
     {
-      description: agent.description ?? `Runs the agent ${agent.name}: give it a task or a question in input.`,
+      description:
+        agent.description ?? `Runs the agent ${agent.name}: give it a task or a question in input.`,
       inputSchema: {
         input: z.string().describe('The message for the agent'),
-        session: z.string().optional().describe("Continue an earlier conversation: the sessionId of that call's answer"),
+        session: z
+          .string()
+          .optional()
+          .describe("Continue an earlier conversation: the sessionId of that call's answer"),
       },
       outputSchema: { sessionId: z.string(), finishReason: z.string(), text: z.string() },
     },
     async ({ input, session: sessionId }, extra): Promise<CallToolResult> => {
       const known = sessionId === undefined ? undefined : sessions.get(sessionId);
-      if (sessionId !== undefined && !known) return failure(`unknown session '${sessionId}' (sessions live as long as this server)`);
+      if (sessionId !== undefined && !known)
+        return failure(`unknown session '${sessionId}' (sessions live as long as this server)`);
       const session = known ?? agent.createSession();
-      if (!sessions.claim(session.id)) return failure(`session '${session.id}' is still running an earlier call`);
+      if (!sessions.claim(session.id))
+        return failure(`session '${session.id}' is still running an earlier call`);
       sessions.add(session);
       const progressToken = extra._meta?.progressToken;
       let progress = 0;
@@ -210,7 +222,11 @@ export function registerAgentTool(
         let approvals: ApprovalResponse[] | undefined;
         if (session.pendingApproval) {
           // Paused by an earlier call whose client could not answer: ask again before anything new.
-          const decided = await decide(pendingRequests(session.pendingApproval), extra.requestId, extra.signal);
+          const decided = await decide(
+            pendingRequests(session.pendingApproval),
+            extra.requestId,
+            extra.signal,
+          );
           if (typeof decided === 'string') return failure(decided);
           approvals = decided;
           message = undefined;
@@ -226,7 +242,10 @@ export function registerAgentTool(
           if (outcome.error) return failure(`the agent failed: ${outcome.error}`);
           if (outcome.finish !== 'awaitingApproval') {
             const answer = { sessionId: session.id, finishReason: outcome.finish, text };
-            return { content: [{ type: 'text', text: text || `(finished: ${outcome.finish})` }], structuredContent: answer };
+            return {
+              content: [{ type: 'text', text: text || `(finished: ${outcome.finish})` }],
+              structuredContent: answer,
+            };
           }
           const decided = await decide(outcome.requests, extra.requestId, extra.signal);
           if (typeof decided === 'string') return failure(`${decided} (session ${session.id})`);

@@ -26,7 +26,11 @@ function agentWith(script: ScriptedResponse[], sent: string[] = []) {
       return toolSuccess({ sent: amount });
     },
   });
-  const agent = new AgentBuilder('teller').chatClient(client).description('A bank teller').withTool(transfer).build();
+  const agent = new AgentBuilder('teller')
+    .chatClient(client)
+    .description('A bank teller')
+    .withTool(transfer)
+    .build();
   return { agent, client };
 }
 
@@ -36,8 +40,14 @@ async function serve(agent: ReturnType<typeof agentWith>['agent'], options = {})
   return server;
 }
 
-async function connect(url: string, answer?: (message: string) => { action: 'accept' | 'decline'; content?: Record<string, unknown> }) {
-  const client = new Client({ name: 'test-client', version: '1.0.0' }, { capabilities: answer ? { elicitation: {} } : {} });
+async function connect(
+  url: string,
+  answer?: (message: string) => { action: 'accept' | 'decline'; content?: Record<string, unknown> },
+) {
+  const client = new Client(
+    { name: 'test-client', version: '1.0.0' },
+    { capabilities: answer ? { elicitation: {} } : {} },
+  );
   const asked: string[] = [];
   if (answer) {
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
@@ -62,10 +72,15 @@ describe('an agent served over MCP (streamable HTTP), driven by the SDK client',
     expect(first.content).toEqual([{ type: 'text', text: 'Hello, Ada.' }]);
     const { sessionId } = first.structuredContent as { sessionId: string };
     expect(first.structuredContent).toEqual({ sessionId, finishReason: 'stop', text: 'Hello, Ada.' });
-    const second = await client.callTool({ name: 'teller', arguments: { input: 'Who am I?', session: sessionId } });
+    const second = await client.callTool({
+      name: 'teller',
+      arguments: { input: 'Who am I?', session: sessionId },
+    });
     expect(second.structuredContent).toMatchObject({ sessionId, text: 'You are Ada.' });
     expect(model.calls[1]!.messages.map((m) => m.content)).toEqual(['I am Ada', 'Hello, Ada.', 'Who am I?']);
-    expect(await client.callTool({ name: 'teller', arguments: { input: 'x', session: 'nope' } })).toMatchObject({
+    expect(
+      await client.callTool({ name: 'teller', arguments: { input: 'x', session: 'nope' } }),
+    ).toMatchObject({
       isError: true,
       content: [{ type: 'text', text: "unknown session 'nope' (sessions live as long as this server)" }],
     });
@@ -84,19 +99,27 @@ describe('an agent served over MCP (streamable HTTP), driven by the SDK client',
     );
     const server = await serve(agent);
     const { client, asked } = await connect(server.url, (message) =>
-      message.includes('500') ? { action: 'accept', content: { approve: false, reason: 'too much' } } : { action: 'accept', content: { approve: true } },
+      message.includes('500')
+        ? { action: 'accept', content: { approve: false, reason: 'too much' } }
+        : { action: 'accept', content: { approve: true } },
     );
     const approved = await client.callTool({ name: 'teller', arguments: { input: 'send 5' } });
     expect(approved.structuredContent).toMatchObject({ finishReason: 'stop', text: 'Sent 5.' });
     const denied = await client.callTool({ name: 'teller', arguments: { input: 'send 500' } });
     expect(denied.structuredContent).toMatchObject({ text: 'Not sent.' });
-    expect(asked).toEqual(['The agent teller wants to run transfer {"amount":5}. Approve?', 'The agent teller wants to run transfer {"amount":500}. Approve?']);
+    expect(asked).toEqual([
+      'The agent teller wants to run transfer {"amount":5}. Approve?',
+      'The agent teller wants to run transfer {"amount":500}. Approve?',
+    ]);
     expect(sent).toEqual(['transfer 5']);
   });
 
   it('without elicitation, says approval is needed (and nothing runs)', async () => {
     const sent: string[] = [];
-    const { agent } = agentWith([{ toolCalls: [{ id: 'call_t', name: 'transfer', arguments: { amount: 5 } }] }], sent);
+    const { agent } = agentWith(
+      [{ toolCalls: [{ id: 'call_t', name: 'transfer', arguments: { amount: 5 } }] }],
+      sent,
+    );
     const server = await serve(agent);
     const { client } = await connect(server.url);
     const result = await client.callTool({ name: 'teller', arguments: { input: 'send 5' } });
@@ -110,13 +133,22 @@ describe('an agent served over MCP (streamable HTTP), driven by the SDK client',
   it('refuses requests for other hosts (DNS rebinding) and unknown sessions', async () => {
     const { agent } = agentWith([]);
     const server = await serve(agent);
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    };
     // node:http, not fetch: fetch does not let a caller set Host.
     const post = (headers: Record<string, string>) =>
       new Promise<number>((resolve, reject) => {
         const request = httpRequest(server.url, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            ...headers,
+          },
         });
         request.once('response', (response) => {
           response.resume();

@@ -4,14 +4,23 @@ import type { AddressInfo } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { type AgentMcpServerOptions, AgentSessions, registerAgentTool, type ServableAgent } from './agent-server.js';
+import {
+  type AgentMcpServerOptions,
+  AgentSessions,
+  registerAgentTool,
+  type ServableAgent,
+} from './agent-server.js';
 
 export interface ServeAgentOptions extends AgentMcpServerOptions {
   /** Stops serving. */
   signal?: AbortSignal;
 }
 
-async function newServer(agent: ServableAgent, sessions: AgentSessions, options: AgentMcpServerOptions): Promise<McpServer> {
+async function newServer(
+  agent: ServableAgent,
+  sessions: AgentSessions,
+  options: AgentMcpServerOptions,
+): Promise<McpServer> {
   const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
   const server = new McpServer({ name: agent.name, version: '0.1.0' }, { capabilities: { tools: {} } });
   registerAgentTool(server, agent, sessions, options);
@@ -59,7 +68,9 @@ export async function serveAgentOverHttp(
   agent: ServableAgent,
   options: ServeAgentOptions & { port?: number; host?: string } = {},
 ): Promise<HttpAgentServer> {
-  const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
+  const { StreamableHTTPServerTransport } = await import(
+    '@modelcontextprotocol/sdk/server/streamableHttp.js'
+  );
   const host = options.host ?? '127.0.0.1';
   const sessions = new AgentSessions();
   const transports = new Map<string, StreamableHTTPServerTransport>();
@@ -71,12 +82,14 @@ export async function serveAgentOverHttp(
 
   const http = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     try {
-      if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/mcp') return reject(res, 404, 'not found: the MCP endpoint is /mcp');
+      if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/mcp')
+        return reject(res, 404, 'not found: the MCP endpoint is /mcp');
       const id = req.headers['mcp-session-id'];
       const existing = typeof id === 'string' ? transports.get(id) : undefined;
       if (existing) return await existing.handleRequest(req, res);
       if (id !== undefined) return reject(res, 404, 'Session not found');
-      if (req.method !== 'POST') return reject(res, 400, 'Bad Request: no session; start one with an initialize POST');
+      if (req.method !== 'POST')
+        return reject(res, 400, 'Bad Request: no session; start one with an initialize POST');
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         enableDnsRebindingProtection: true,

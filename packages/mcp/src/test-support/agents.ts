@@ -20,9 +20,20 @@ export function testBuilder(
 ): { builder: DeclAgentBuilder; client: ScriptedChatClient; plugin: McpPlugin } {
   const client = new ScriptedChatClient(script);
   const builder = new DeclAgentBuilder()
-    .fromObject({ name: 'mcp-test', model: { id: 'scripted', provider: 'scripted' }, instructions: 'Test agent.', ...parts })
+    .fromObject({
+      name: 'mcp-test',
+      model: { id: 'scripted', provider: 'scripted' },
+      instructions: 'Test agent.',
+      ...parts,
+    })
     .use(plugin)
-    .use(definePlugin({ specificationVersion: 'v1', packageName: 'scripted-model', modelProviders: { scripted: () => client } }));
+    .use(
+      definePlugin({
+        specificationVersion: 'v1',
+        packageName: 'scripted-model',
+        modelProviders: { scripted: () => client },
+      }),
+    );
   return { builder, client, plugin };
 }
 
@@ -35,7 +46,11 @@ export async function buildTestAgent(
   return { ...made, agent: await made.builder.build() };
 }
 
-export async function collect(agent: ChatClientAgent, input: string | undefined, options: AgentRunOptions = {}) {
+export async function collect(
+  agent: ChatClientAgent,
+  input: string | undefined,
+  options: AgentRunOptions = {},
+) {
   const updates: AgentResponseUpdate[] = [];
   for await (const update of agent.run(input, options)) updates.push(update);
   return updates;

@@ -119,7 +119,13 @@ export async function startHttpTestServer(
 /** server-everything's streamable HTTP transport (`/mcp`). */
 export async function startEverythingHttp(): Promise<HttpServerProcess> {
   const port = await freePort();
-  return spawnAndWait([EVERYTHING, 'streamableHttp'], { PORT: String(port) }, /listening on port/i, port, '/mcp');
+  return spawnAndWait(
+    [EVERYTHING, 'streamableHttp'],
+    { PORT: String(port) },
+    /listening on port/i,
+    port,
+    '/mcp',
+  );
 }
 
 /** Waits until `check` holds (polling), or fails after `ms`. */

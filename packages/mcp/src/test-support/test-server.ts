@@ -2,9 +2,10 @@
 // Env: TEST_SERVER_TRANSPORT stdio|http|sse (stdio), TEST_SERVER_PORT (0), TEST_SERVER_LOG (a file
 // that gets one JSON line per event: calls, cancellations, sessions), TEST_SERVER_TOOLS (N extra
 // generated tools), TEST_SERVER_SECRET (echoed by `whoami`: proves env reached the server).
+
+import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -21,7 +22,18 @@ function log(event: Record<string, unknown>): void {
 
 const PIXEL =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
-const WORDS = ['weather', 'invoice', 'calendar', 'ticket', 'translate', 'stock', 'email', 'map', 'recipe', 'flight'];
+const WORDS = [
+  'weather',
+  'invoice',
+  'calendar',
+  'ticket',
+  'translate',
+  'stock',
+  'email',
+  'map',
+  'recipe',
+  'flight',
+];
 
 function buildServer(): McpServer {
   const server = new McpServer(
@@ -29,8 +41,10 @@ function buildServer(): McpServer {
     { instructions: 'A server for the @raf/mcp tests.' },
   );
   const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
-  server.registerTool('echo', { description: 'Echoes the text', inputSchema: { text: z.string() } }, ({ text: value }) =>
-    text(value),
+  server.registerTool(
+    'echo',
+    { description: 'Echoes the text', inputSchema: { text: z.string() } },
+    ({ text: value }) => text(value),
   );
   server.registerTool(
     'record',
@@ -84,7 +98,10 @@ function buildServer(): McpServer {
   );
   server.registerTool(
     'add_tool',
-    { description: 'Adds a tool (the server then sends tools/list_changed)', inputSchema: { name: z.string() } },
+    {
+      description: 'Adds a tool (the server then sends tools/list_changed)',
+      inputSchema: { name: z.string() },
+    },
     ({ name }) => {
       server.registerTool(name, { description: `The added tool ${name}` }, () => text(`${name} ran`));
       return text(`added ${name}`);
@@ -94,7 +111,10 @@ function buildServer(): McpServer {
     const word = WORDS[i % WORDS.length];
     server.registerTool(
       `tool_${i}`,
-      { description: `Tool number ${i}: handles ${word} requests`, inputSchema: { q: z.string().optional() } },
+      {
+        description: `Tool number ${i}: handles ${word} requests`,
+        inputSchema: { q: z.string().optional() },
+      },
       () => text(`tool_${i} ran`),
     );
   }
@@ -148,7 +168,11 @@ async function serveHttp(): Promise<void> {
       if (!transport) {
         if (typeof id === 'string') {
           res.writeHead(404, { 'content-type': 'application/json' }).end(
-            JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }),
+            JSON.stringify({
+              jsonrpc: '2.0',
+              error: { code: -32001, message: 'Session not found' },
+              id: null,
+            }),
           );
           return;
         }

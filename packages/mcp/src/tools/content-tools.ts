@@ -27,7 +27,10 @@ function pick(source: ContentSource, what: 'resources' | 'prompts', server: stri
     if (servers.length === 1) return servers[0]!;
     return `say which server: ${servers.map((s) => s.name).join(', ')}`;
   }
-  return servers.find((s) => s.name === server) ?? `no MCP server '${server}' offers ${what}; these do: ${servers.map((s) => s.name).join(', ')}`;
+  return (
+    servers.find((s) => s.name === server) ??
+    `no MCP server '${server}' offers ${what}; these do: ${servers.map((s) => s.name).join(', ')}`
+  );
 }
 
 async function guarded(work: () => Promise<ToolResult>): Promise<ToolResult> {
@@ -53,31 +56,44 @@ function readResourceTool(source: ContentSource): ITool<{ server?: string; uri: 
     description: 'Reads a resource of an MCP server by its URI (the instructions list them).',
     parameters: {
       type: 'object',
-      properties: { server: serverProperty('resources'), uri: { type: 'string', description: 'The resource URI' } },
+      properties: {
+        server: serverProperty('resources'),
+        uri: { type: 'string', description: 'The resource URI' },
+      },
       required: ['uri'],
     },
     execute: (args, context: ToolExecutionContext) =>
       guarded(async () => {
         const server = pick(source, 'resources', args.server);
         if (typeof server === 'string') return toolFailure(server);
-        const result = await server.readResource(args.uri, { signal: context.signal, timeoutMs: source.timeoutMs(server) });
+        const result = await server.readResource(args.uri, {
+          signal: context.signal,
+          timeoutMs: source.timeoutMs(server),
+        });
         return toolSuccess(resourceContents(result));
       }),
   };
 }
 
-function getPromptTool(source: ContentSource): ITool<{ server?: string; name: string; arguments?: Record<string, string> }> {
+function getPromptTool(
+  source: ContentSource,
+): ITool<{ server?: string; name: string; arguments?: Record<string, string> }> {
   return {
     name: GET_MCP_PROMPT,
     kind: 'mcp',
     manifest: MCP_TOOL_MANIFEST,
-    description: "Gets a prompt of an MCP server (the instructions list them) filled with its arguments: the messages it holds.",
+    description:
+      'Gets a prompt of an MCP server (the instructions list them) filled with its arguments: the messages it holds.',
     parameters: {
       type: 'object',
       properties: {
         server: serverProperty('prompts'),
         name: { type: 'string', description: 'The prompt name' },
-        arguments: { type: 'object', additionalProperties: { type: 'string' }, description: "The prompt's arguments" },
+        arguments: {
+          type: 'object',
+          additionalProperties: { type: 'string' },
+          description: "The prompt's arguments",
+        },
       },
       required: ['name'],
     },

@@ -19,7 +19,11 @@ export interface DeferredSource {
 export const SEARCH_TOOLS = 'search_tools';
 export const CALL_TOOL = 'call_tool';
 
-const words = (text: string) => text.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 1);
+const words = (text: string) =>
+  text
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length > 1);
 
 /** Name hits count more than description hits; a query that is a tool's exact name comes first. */
 function score(tool: McpTool, query: string, terms: readonly string[]): number {
@@ -34,7 +38,12 @@ function score(tool: McpTool, query: string, terms: readonly string[]): number {
 }
 
 function describeTool(tool: McpTool): JSONValue {
-  return { name: tool.name, server: tool.server, description: tool.description, parameters: tool.parameters as JSONValue };
+  return {
+    name: tool.name,
+    server: tool.server,
+    description: tool.description,
+    parameters: tool.parameters as JSONValue,
+  };
 }
 
 function searchTool(source: DeferredSource): ITool<{ query: string; limit?: number }> {
@@ -51,7 +60,12 @@ function searchTool(source: DeferredSource): ITool<{ query: string; limit?: numb
       type: 'object',
       properties: {
         query: { type: 'string', description: 'What the tool should do, in a few words (or its name)' },
-        limit: { type: 'integer', minimum: 1, maximum: 50, description: 'Most matches to return (default 8)' },
+        limit: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 50,
+          description: 'Most matches to return (default 8)',
+        },
       },
       required: ['query'],
     },
@@ -65,7 +79,9 @@ function searchTool(source: DeferredSource): ITool<{ query: string; limit?: numb
         .slice(0, limit ?? 8);
       return toolSuccess({
         matches: ranked.map((hit) => describeTool(hit.tool)),
-        ...(ranked.length === 0 && { hint: `no tool matched "${query}"; try other words (${tools.length} tools available)` }),
+        ...(ranked.length === 0 && {
+          hint: `no tool matched "${query}"; try other words (${tools.length} tools available)`,
+        }),
       });
     },
   };

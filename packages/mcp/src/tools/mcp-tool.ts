@@ -1,3 +1,4 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import {
   CancelledError,
   createToolManifest,
@@ -7,7 +8,6 @@ import {
   type ToolResult,
   toolFailure,
 } from '@raf/core';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpCallOptions, McpConnection } from '../connection/mcp-connection.js';
 import { McpServerError } from '../errors.js';
 import { toToolResult } from './tool-result.js';
@@ -56,7 +56,9 @@ export class McpTool implements ITool<Record<string, unknown>> {
     this.remoteName = remote.name;
     this.server = connection.name;
     this.description =
-      remote.description?.trim() || remote.title || `${remote.name} (a tool of the MCP server ${connection.name})`;
+      remote.description?.trim() ||
+      remote.title ||
+      `${remote.name} (a tool of the MCP server ${connection.name})`;
     this.parameters = toParameters(remote.inputSchema);
     this.timeoutMs = options.timeoutMs;
     if (options.gated) this.requiresApproval = () => true;

@@ -1,5 +1,5 @@
-import { type JSONValue, type ToolResult, toolFailure, toolSuccess } from '@raf/core';
 import type { CallToolResult, ContentBlock, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { type JSONValue, type ToolResult, toolFailure, toolSuccess } from '@raf/core';
 
 /** One content block as the model reads it (`{ type: 'image', mimeType, data }`, …). */
 function part(block: ContentBlock): JSONValue {
@@ -12,8 +12,18 @@ function part(block: ContentBlock): JSONValue {
     case 'resource': {
       const { resource } = block;
       return 'text' in resource
-        ? { type: 'resource', uri: resource.uri, ...(resource.mimeType && { mimeType: resource.mimeType }), text: resource.text }
-        : { type: 'resource', uri: resource.uri, ...(resource.mimeType && { mimeType: resource.mimeType }), blob: resource.blob };
+        ? {
+            type: 'resource',
+            uri: resource.uri,
+            ...(resource.mimeType && { mimeType: resource.mimeType }),
+            text: resource.text,
+          }
+        : {
+            type: 'resource',
+            uri: resource.uri,
+            ...(resource.mimeType && { mimeType: resource.mimeType }),
+            blob: resource.blob,
+          };
     }
     case 'resource_link':
       return {
@@ -58,7 +68,8 @@ export function toToolResult(result: CallToolResult, toolName: string): ToolResu
       }
       text = i === 0 ? block.text : `${text}\n${block.text}`;
     }
-    if (onlyText) return result.isError ? toolFailure(text || `${toolName} reported an error`) : toolSuccess(text);
+    if (onlyText)
+      return result.isError ? toolFailure(text || `${toolName} reported an error`) : toolSuccess(text);
   }
   const structured = result.structuredContent as JSONValue | undefined;
   const texts: string[] = [];
@@ -73,7 +84,12 @@ export function toToolResult(result: CallToolResult, toolName: string): ToolResu
   }
   const text = texts.join('\n');
   if (result.isError) {
-    const extra = structured !== undefined ? { structuredContent: structured } : onlyText ? undefined : { content: parts };
+    const extra =
+      structured !== undefined
+        ? { structuredContent: structured }
+        : onlyText
+          ? undefined
+          : { content: parts };
     return toolFailure(text || `${toolName} reported an error`, extra);
   }
   if (structured !== undefined) {
@@ -88,7 +104,8 @@ export function toToolResult(result: CallToolResult, toolName: string): ToolResu
 export function resourceContents(result: ReadResourceResult): JSONValue {
   const parts = result.contents.map((content): JSONValue => {
     const mimeType = content.mimeType ? { mimeType: content.mimeType } : {};
-    if ('text' in content && typeof content.text === 'string') return { uri: content.uri, ...mimeType, text: content.text };
+    if ('text' in content && typeof content.text === 'string')
+      return { uri: content.uri, ...mimeType, text: content.text };
     const blob = (content as { blob: string }).blob;
     if (content.mimeType?.startsWith('image/'))
       return { type: 'image', uri: content.uri, mimeType: content.mimeType, data: blob };
