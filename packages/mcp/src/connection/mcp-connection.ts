@@ -14,6 +14,18 @@ import type { McpServerSpec } from '../config/server-spec.js';
 import { McpServerError } from '../errors.js';
 import { trackChild, untrackChild } from './child-processes.js';
 import {
+  abortable,
+  CONNECTION_CLOSED,
+  errorCode,
+  httpStatus,
+  isMcpError,
+  permanent,
+  REQUEST_TIMEOUT,
+  sessionExpired,
+  unreachable,
+} from './failures.js';
+import { RequestSignal } from './request-signal.js';
+import {
   loadSdk,
   loadSseTransport,
   loadStdioTransport,
@@ -42,144 +54,8 @@ const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 const LIST_TIMEOUT_MS = 30_000;
 const MAX_LISTED = 10_000;
 const STDIO_EXIT_GRACE_MS = 500;
-// JSON-RPC codes of the SDK's McpError.
-const CONNECTION_CLOSED = -32000;
-const REQUEST_TIMEOUT = -32001;
-
-type AbortListener = ((event: Event) => void) | { handleEvent(event: Event): void };
-
-/** The requests in flight under each caller's signal: one listener per signal, not one per call. */
-const inFlight = new WeakMap<AbortSignal, Set<RequestSignal>>();
-
-function requestsUnder(parent: AbortSignal): Set<RequestSignal> {
-  let requests = inFlight.get(parent);
-  if (!requests) {
-    const created = new Set<RequestSignal>();
-    requests = created;
-    inFlight.set(parent, created);
-    parent.addEventListener(
-      'abort',
-      () => {
-        for (const request of created) request.fire();
-        created.clear();
-      },
-      { once: true },
-    );
-  }
-  return requests;
-}
-
-/**
- * What a request hands the SDK as its `signal`: a view of the caller's signal. The SDK adds a
- * listener to a request's signal and never removes it, so a run's signal (or the tool loop's
- * never-aborted one) would collect one per call; and adding a listener to an AbortSignal costs
- * more CPU than the rest of the call's client side (measured: 5 of ~35 µs). The SDK uses
- * `aborted`, `reason`, `throwIfAborted()` and `addEventListener('abort')`.
- */
-class RequestSignal {
-  private readonly listeners: AbortListener[] = [];
-  private readonly requests: Set<RequestSignal> | undefined;
-
-  constructor(private readonly parent: AbortSignal) {
-    if (!parent.aborted) {
-      this.requests = requestsUnder(parent);
-      this.requests.add(this);
-    }
-  }
-
-  get aborted(): boolean {
-    return this.parent.aborted;
-  }
-
-  get reason(): unknown {
-    return this.parent.reason;
-  }
-
-  throwIfAborted(): void {
-    this.parent.throwIfAborted();
-  }
-
-  addEventListener(type: string, listener: AbortListener): void {
-    if (type === 'abort') this.listeners.push(listener);
-  }
-
-  removeEventListener(type: string, listener: AbortListener): void {
-    const at = type === 'abort' ? this.listeners.indexOf(listener) : -1;
-    if (at >= 0) this.listeners.splice(at, 1);
-  }
-
-  /** The caller's signal fired. */
-  fire(): void {
-    const event = new Event('abort');
-    for (const listener of this.listeners.splice(0)) {
-      if (typeof listener === 'function') listener(event);
-      else listener.handleEvent(event);
-    }
-  }
-
-  /** The request ended. */
-  release(): void {
-    this.requests?.delete(this);
-  }
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
-
-function errorCode(error: unknown): unknown {
-  return error && typeof error === 'object' ? (error as { code?: unknown }).code : undefined;
-}
-
-function isMcpError(error: unknown): boolean {
-  return error instanceof Error && error.name === 'McpError';
-}
-
-/** An HTTP status from the SDK's transports (`StreamableHTTPError`, `SseError`). */
-function httpStatus(error: unknown): number | undefined {
-  if (isMcpError(error) || !(error instanceof Error)) return undefined;
-  const code = errorCode(error);
-  return typeof code === 'number' && code >= 100 && code < 600 ? code : undefined;
-}
-
-/** The server no longer knows our session (404 per the spec; some servers answer 400 "no valid session"). */
-function sessionExpired(error: unknown): boolean {
-  const status = httpStatus(error);
-  return status === 404 || (status === 400 && /session/i.test(getErrorMessage(error)));
-}
-
-/** Nothing answers (refused, reset, DNS): the server is down or restarting. */
-function unreachable(error: unknown): boolean {
-  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
-  return (
-    (error instanceof TypeError && /fetch failed/i.test(error.message)) ||
-    ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'UND_ERR_SOCKET'].includes(String(cause?.code))
-  );
-}
-
-/** A failed start that trying again will not fix. */
-function permanent(error: unknown): boolean {
-  const code = errorCode(error);
-  const status = httpStatus(error);
-  return code === 'ENOENT' || code === 'EACCES' || status === 401 || status === 403;
-}
-
-function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return work;
-  if (signal.aborted) return Promise.reject(new CancelledError());
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(new CancelledError());
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
 
 /**
  * One MCP server, through the official SDK client: started (stdio) or reached (streamable HTTP,
