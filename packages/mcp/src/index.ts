@@ -1,14 +1,10 @@
-export type { CatalogOptions } from './catalog/mcp-catalog.js';
-export { DEFAULT_MAX_EXPOSED_TOOLS, McpCatalog } from './catalog/mcp-catalog.js';
+export { DEFAULT_MAX_EXPOSED_TOOLS } from './catalog/mcp-catalog.js';
 export type { ApprovalMode, McpEntryConfig } from './config/mcp-config.js';
-export { mcpContextConfigSchema, mcpToolConfigSchema, parseMcpEntry } from './config/mcp-config.js';
-export type { McpServerSpec } from './config/server-spec.js';
-export type { McpCallOptions, McpConnectionOptions } from './connection/mcp-connection.js';
-export { McpConnection } from './connection/mcp-connection.js';
+export { mcpContextConfigSchema, mcpToolConfigSchema } from './config/mcp-config.js';
 export type { McpLogSink } from './connection/server-log.js';
 export { McpServerError } from './errors.js';
-export type { McpPlugin, McpPluginOptions } from './plugin/mcp-plugin.js';
-export { mcpPlugin } from './plugin/mcp-plugin.js';
+export type { McpFromCodeOptions, McpPlugin, McpPluginOptions } from './plugin/mcp-plugin.js';
+export { createMcpContextProvider, createMcpTools, mcpPlugin } from './plugin/mcp-plugin.js';
 export { McpContextProvider } from './provider/mcp-context-provider.js';
 export type { AgentMcpServerOptions, ServableAgent } from './serve/agent-server.js';
 export { AgentSessions, registerAgentTool } from './serve/agent-server.js';

@@ -45,6 +45,7 @@ export class McpCatalog {
   private pairIsStatic = false;
   private readonly pair: readonly [ITool, ITool];
   private readonly contentTools: { readResource: ITool; getPrompt: ITool };
+  private readonly warned = new Set<string>();
 
   constructor(private readonly options: CatalogOptions) {
     this.maxExposed = options.maxExposedTools;
@@ -142,6 +143,13 @@ export class McpCatalog {
   deferredTools(): McpTool[] {
     const entries = [...this.staticDeferred, ...(this.dynamicDeferred() ? this.dynamicEntries() : [])];
     return entries.flatMap((e) => e.tools());
+  }
+
+  /** Reports a build warning once per build, however many entries run into it. */
+  warnOnce(message: string, warn: (message: string) => void): void {
+    if (this.warned.has(message)) return;
+    this.warned.add(message);
+    warn(message);
   }
 
   async close(): Promise<void> {

@@ -149,6 +149,27 @@ describe('an HTTP server that restarts', { timeout: 60_000 }, () => {
     expect(readEvents(events).filter((e) => e.event === 'call')).toHaveLength(1);
   });
 
+  it('takes the upstream form: one tool per entry, server_url beside config, tool_name ?? name', async () => {
+    const server = await http();
+    const test = await buildTestAgent({
+      tools: [
+        { kind: 'mcp', name: 'say', server_url: server.url, tool_name: 'echo' },
+        { kind: 'mcp', name: 'whoami', server_url: server.url },
+      ],
+    });
+    cleanups.push(() => test.plugin.close());
+    expect(test.agent.tools.map((t) => [t.name, (t as unknown as { server: string }).server])).toEqual([
+      ['say', '127.0.0.1'],
+      ['whoami', '127.0.0.1'],
+    ]);
+    expect(await call(test, 'say', { text: 'upstream' })).toEqual({ ok: true, data: 'upstream' });
+    // Both entries name the same server: one connection, one MCP session.
+    const connections = new Set(
+      test.agent.tools.map((t) => (t as unknown as { connection: unknown }).connection),
+    );
+    expect(connections.size).toBe(1);
+  });
+
   it('falls back to the old HTTP+SSE transport for servers that predate streamable HTTP', async () => {
     const events = eventLog();
     const server = await http({ transport: 'sse', env: { TEST_SERVER_LOG: events } });

@@ -119,8 +119,9 @@ export function mcpPlugin(options: McpPluginOptions = {}): McpPlugin {
     const provider = new McpContextProvider(entry, catalog, { instructions: config.instructions ?? true });
     await provider.refresh(context.signal);
     if (catalog.dynamicDeferred()) {
-      context.warn(
+      catalog.warnOnce(
         `MCP tools exceed maxExposedTools (${catalog.maxExposedTools}): the MCP contexts' tools are offered through search_tools / call_tool (deferred loading)`,
+        context.warn,
       );
     }
     return provider;
@@ -137,4 +138,64 @@ export function mcpPlugin(options: McpPluginOptions = {}): McpPlugin {
       await Promise.all(closing.map((catalog) => catalog.close()));
     },
   };
+}
+
+/** Where a server built from code resolves relative paths, and what cancels its start. */
+export interface McpFromCodeOptions extends McpPluginOptions {
+  /** Folder `cwd` and `./command` resolve against (default: the process's). */
+  baseDir?: string;
+  signal?: AbortSignal;
+}
+
+function fromCode(options: McpFromCodeOptions) {
+  const { baseDir, signal, ...pluginOptions } = options;
+  const plugin = mcpPlugin(pluginOptions);
+  const warnings: string[] = [];
+  const context: PluginBuildContext = {
+    baseDir: baseDir ?? process.cwd(),
+    env: process.env,
+    warn: (message) => warnings.push(message),
+    ...(signal && { signal }),
+  };
+  return { plugin, context, warnings };
+}
+
+/**
+ * From code, the tools of one server, as `tools: [{ kind: mcp, name, config }]` gives them:
+ * `const { tools, close } = await createMcpTools({ name: 'files', command: 'npx', args: [...] })`.
+ */
+export async function createMcpTools(
+  config: McpEntryConfig & { name?: string },
+  options: McpFromCodeOptions = {},
+): Promise<{ tools: ITool[]; warnings: string[]; close(): Promise<void> }> {
+  const { name, ...rest } = config;
+  const { plugin, context, warnings } = fromCode(options);
+  try {
+    const tools = await plugin.toolKinds!.mcp!(
+      { kind: 'mcp', ...(name && { name }), config: rest as never },
+      context,
+    );
+    return { tools, warnings, close: () => plugin.close() };
+  } catch (error) {
+    await plugin.close();
+    throw error;
+  }
+}
+
+/** From code, a server as a context provider (`builder.withContextProvider(...)` / `withContext(...)`). */
+export async function createMcpContextProvider(
+  config: McpEntryConfig & { name?: string },
+  options: McpFromCodeOptions = {},
+): Promise<McpContextProvider> {
+  const { name, ...rest } = config;
+  const { plugin, context } = fromCode(options);
+  try {
+    return (await plugin.contextKinds!.mcp!(
+      { kind: 'mcp', ...(name && { name }), config: rest as never },
+      context,
+    )) as McpContextProvider;
+  } catch (error) {
+    await plugin.close();
+    throw error;
+  }
 }
