@@ -1,4 +1,4 @@
-import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,17 @@ beforeEach(async () => {
   dir = await realpath(await mkdtemp(join(tmpdir(), 'raf-cli-mcp-')));
 });
 afterEach(() => rm(dir, { recursive: true, force: true }));
+
+/** Processes whose command line holds `mark` (Linux /proc). */
+async function running(mark: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const pid of await readdir('/proc').catch(() => [] as string[])) {
+    if (!/^\d+$/.test(pid)) continue;
+    const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.includes(mark)) found.push(pid);
+  }
+  return found;
+}
 
 /** A replayed model that answers each call with the next text. */
 async function replayAgent(answers: string[], extra = ''): Promise<string> {
@@ -105,11 +116,14 @@ describe('raf mcp serve', () => {
 
 describe('raf inspect with MCP servers', () => {
   it('lists MCP tools with their server, gate and route, and stops the servers when done', async () => {
-    const server = `{ command: ${JSON.stringify(process.execPath)}, args: [--import, tsx, ${JSON.stringify(testServer)}], cwd: ${JSON.stringify(repo)} }`;
+    // A mark on the servers' command lines, to find them among the machine's processes.
+    const mark = `raf-inspect-${process.pid}-${Date.now()}`;
+    const args = `[--import, tsx, ${JSON.stringify(testServer)}, ${mark}]`;
+    const server = `{ command: ${JSON.stringify(process.execPath)}, args: ${args}, cwd: ${JSON.stringify(repo)} }`;
     const file = await replayAgent(
       [],
       `tools:\n  - kind: mcp\n    name: ops\n    config: ${server}\n    tools: [echo, record]\n    approval_mode: { always: [record] }\n` +
-        `contexts:\n  - kind: mcp\n    name: docs\n    config: { command: ${JSON.stringify(process.execPath)}, args: [--import, tsx, ${JSON.stringify(testServer)}], cwd: ${JSON.stringify(repo)}, tools: [whoami] }\n`,
+        `contexts:\n  - kind: mcp\n    name: docs\n    config: { command: ${JSON.stringify(process.execPath)}, args: ${args}, cwd: ${JSON.stringify(repo)}, tools: [whoami] }\n`,
     );
     const run = createMemoryIO({ cwd: dir });
     expect(await main(['inspect', file, '--json'], run.io), run.err()).toBe(0);
@@ -167,6 +181,7 @@ describe('raf inspect with MCP servers', () => {
     ]);
     const human = createMemoryIO({ cwd: dir });
     expect(await main(['inspect', file], human.io)).toBe(0);
-    expect(human.out()).toMatch(/record\s+static\s+approval: always/);
+    expect(human.out()).toMatch(/record\s+static, mcp ops\s+approval: always/);
+    expect(await running(mark)).toEqual([]);
   }, 60_000);
 });
