@@ -170,6 +170,12 @@ describe('an HTTP server that restarts', { timeout: 60_000 }, () => {
     expect(connections.size).toBe(1);
   });
 
+  it('sends the configured headers', async () => {
+    const server = await http();
+    const test = await agentWith({ url: server.url, headers: { Authorization: 'Bearer t0ken' } });
+    expect(JSON.parse((await call(test, 'whoami')).data as string).authorization).toBe('Bearer t0ken');
+  });
+
   it('falls back to the old HTTP+SSE transport for servers that predate streamable HTTP', async () => {
     const events = eventLog();
     const server = await http({ transport: 'sse', env: { TEST_SERVER_LOG: events } });

@@ -27,6 +27,25 @@ describe('MCP from code', { timeout: 60_000 }, () => {
     });
   });
 
+  it("sends a server's stderr and connection events to the log, with env values masked", async () => {
+    const lines: string[] = [];
+    const { close } = await createMcpTools(
+      {
+        name: 'noisy',
+        command: process.execPath,
+        args: ['-e', "console.error('key is ' + process.env.KEY); require('node:fs').readFileSync(0)"],
+        env: { KEY: 'hunter22' },
+        connectTimeoutSecs: 1,
+        reconnectAttempts: 1,
+      },
+      { log: (line) => lines.push(line) },
+    ).catch((error: Error) => ({ close: async () => undefined, error }));
+    await close();
+    expect(lines).toContain('[mcp noisy] stderr: key is ***');
+    expect(lines.join('\n')).not.toContain('hunter22');
+    expect(lines.some((l) => l.startsWith('[mcp noisy] start failed (try 1 of 1)'))).toBe(true);
+  });
+
   it('createMcpContextProvider plugs a server into an agent built in code', async () => {
     const provider = await createMcpContextProvider({ name: 'test', ...stdioTestServer(), tools: ['echo'] });
     try {

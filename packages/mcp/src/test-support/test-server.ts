@@ -93,8 +93,17 @@ function buildServer(): McpServer {
       return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
     },
   );
-  server.registerTool('whoami', { description: 'The pid and whether TEST_SERVER_SECRET is set' }, () =>
-    text(JSON.stringify({ pid: process.pid, secret: process.env.TEST_SERVER_SECRET ?? null })),
+  server.registerTool(
+    'whoami',
+    { description: 'The pid, TEST_SERVER_SECRET and the Authorization header' },
+    (extra) =>
+      text(
+        JSON.stringify({
+          pid: process.pid,
+          secret: process.env.TEST_SERVER_SECRET ?? null,
+          authorization: extra.requestInfo?.headers.authorization ?? null,
+        }),
+      ),
   );
   server.registerTool(
     'add_tool',
