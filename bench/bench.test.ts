@@ -42,6 +42,7 @@ describe('benchmarks', () => {
       jsWarmMs: expect.any(Number),
       jsNewToolMs: expect.any(Number),
     });
+    expect(result.mcp).toMatchObject({ callMs: expect.any(Number), sdkCallMs: expect.any(Number) });
     // Measured on the built CLI (CI builds before testing); a source-only checkout skips it.
     if (existsSync(builtCli))
       expect(result.coldStart.aboveNodeMs).toMatchObject({

@@ -1,6 +1,6 @@
 // `pnpm bench` runs every benchmark against a mock model server in a separate process and prints
 // ratios measured in this one run. Flags: `--json` (figures as JSON), `--quick` (a smoke test:
-// one short round), `--only client|loop|search|cold-start|sandbox|web|memory`, `--search-tree generated` (the search
+// one short round), `--only client|loop|search|cold-start|sandbox|web|memory|mcp`, `--search-tree generated` (the search
 // benchmark on 50k generated files instead of a real node_modules tree), `--instructions` (count instructions with valgrind's
 // callgrind instead of timing: repeatable where CPU times swing by ±30% between runs).
 import { LOOP_ROUNDS, type LoopBenchResult, runLoopBench } from './agent-loop.js';
@@ -9,6 +9,7 @@ import { runColdStartBench } from './cold-start.js';
 import { runSearchBench, type SearchBenchResult } from './file-search.js';
 import type { Measurement, MeasureOptions } from './lib/measure.js';
 import { startServerProcess } from './lib/server.js';
+import { type McpBenchResult, runMcpBench } from './mcp.js';
 import { type MemoryBenchResult, runMemoryBench } from './memory.js';
 import { runSandboxBench, type SandboxBenchResult } from './sandbox.js';
 import { runWebBench, type WebBenchResult } from './web-fetch.js';
@@ -149,6 +150,22 @@ function printMemory(result: MemoryBenchResult): void {
   console.log(`memory_save                 ${result.saveP50Ms.toFixed(2)} ms (target ≤ 10)\n`);
 }
 
+function mcpOptions(): MeasureOptions {
+  if (quick) return { rounds: 1, warmupOps: 20, ops: 50 };
+  if (instructions) return { rounds: 1, warmupOps: 300, ops: 1000, instructions };
+  return { rounds: 5, warmupOps: 500, ops: 1500 };
+}
+
+function printMcp(result: McpBenchResult): void {
+  const [raf, sdk] = [metric(result.raf), metric(result.sdk)];
+  console.log(
+    `MCP tool call: ${unit} per call (server-everything's echo over stdio; contender process only)`,
+  );
+  console.log(`sdk (bare Client.callTool)   ${num(sdk, 8)}   peak RSS ${rss(result.sdk)} MiB`);
+  console.log(`raf (the agent's MCP tool)   ${num(raf, 8)}   peak RSS ${rss(result.raf)} MiB`);
+  console.log(`raf / sdk: ${ratio(raf, sdk)} (target ≤ 1.10×)\n`);
+}
+
 const wantsModel = !only || only === 'client' || only === 'loop';
 const server = wantsModel ? await startServerProcess() : undefined;
 try {
@@ -216,6 +233,16 @@ try {
         Object.entries(loop).map(([name, m]) => [name, m.peakRssMiB]),
       );
     } else printLoop(loop);
+  }
+  if (!only || only === 'mcp') {
+    const mcp = await runMcpBench(mcpOptions());
+    if (json)
+      output.mcp = {
+        callMs: metric(mcp.raf),
+        sdkCallMs: metric(mcp.sdk),
+        callOverSdk: metric(mcp.raf) / metric(mcp.sdk),
+      };
+    else printMcp(mcp);
   }
   if (json) console.log(JSON.stringify(output));
 } finally {

@@ -22,6 +22,7 @@ Usage:
   raf schema
   raf memory check <dir> [--json]
   raf memory consolidate <agent.yaml> [--session ID] [--sessions-dir DIR] [--json]
+  raf mcp serve <agent.yaml> [--http PORT] [--host HOST] [--approve ask|all|none]   (the agent as an MCP server)
   raf --version | -V
   raf --help | -h
 
@@ -42,6 +43,8 @@ const OPTIONS = {
   model: { type: 'string' },
   'base-url': { type: 'string' },
   trace: { type: 'string' },
+  http: { type: 'string' },
+  host: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
 } as const;
@@ -61,6 +64,9 @@ export interface CliArgs {
   baseURL?: string;
   /** `raf run --trace FILE`: write the run's OpenTelemetry spans there as OTLP JSON. */
   trace?: string;
+  /** `raf mcp serve --http PORT` (0: any free port). */
+  httpPort?: number;
+  host?: string;
   help: boolean;
   version: boolean;
 }
@@ -78,6 +84,12 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   const approve = values.approve ?? 'ask';
   if (approve !== 'ask' && approve !== 'all' && approve !== 'none') {
     throw new CliError(`--approve must be ask, all or none (got "${approve}")`);
+  }
+  let httpPort: number | undefined;
+  if (values.http !== undefined) {
+    httpPort = Number(values.http);
+    if (!/^\d+$/.test(values.http) || httpPort > 65535)
+      throw new CliError(`--http expects a port number (got "${values.http}")`);
   }
   const variables: Record<string, string> = {};
   for (const pair of values.var ?? []) {
@@ -99,6 +111,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     ...(values.model !== undefined && { model: values.model }),
     ...(values['base-url'] !== undefined && { baseURL: values['base-url'] }),
     ...(values.trace !== undefined && { trace: values.trace }),
+    ...(httpPort !== undefined && { httpPort }),
+    ...(values.host !== undefined && { host: values.host }),
     help: values.help ?? false,
     version: values.version ?? false,
   };

@@ -3,11 +3,13 @@ import { DeclError, formatDiagnostic } from '@raf/decl';
 import { parseCliArgs, USAGE } from './args.js';
 import { chatCommand } from './commands/chat.js';
 import { inspectCommand } from './commands/inspect.js';
+import { mcpCommand } from './commands/mcp-serve.js';
 import { memoryCommand } from './commands/memory.js';
 import { runCommand } from './commands/run.js';
 import { schemaCommand } from './commands/schema.js';
 import { asTyped, validateCommand } from './commands/validate.js';
 import { CliError, type CliIO, EXIT, processIO } from './io.js';
+import { closeExtensions } from './load-agent.js';
 import { escapeText } from './render/escape.js';
 import { cliVersion } from './version.js';
 
@@ -37,6 +39,8 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
           return schemaCommand(io);
         case 'memory':
           return await memoryCommand(args, io);
+        case 'mcp':
+          return await mcpCommand(args, io);
         default:
           throw new CliError(`unknown command "${args.command}"\n\n${USAGE}`);
       }
@@ -49,6 +53,9 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
         return EXIT.config;
       }
       throw error;
+    } finally {
+      // MCP servers the agent started stop with the command.
+      await closeExtensions();
     }
   } catch (error) {
     if (error instanceof CliError) {

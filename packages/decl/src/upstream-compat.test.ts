@@ -350,7 +350,7 @@ describe('item 10: validate reports every problem at once', () => {
         "all.yaml:8:11 tools[1].name: duplicate tool name 'read_file' (also from tools[0])",
         "all.yaml:10:11 tools[2].name: no factory for function tool 'nope'; register one with builder.registerFactory('nope', …) or withTool",
         'all.yaml:11:11 tools[3].kind: tool kind "web" needs @raf/web (pnpm add @raf/web; builder.use(webPlugin()))',
-        'all.yaml:12:20 tools[3].approval_mode: must be one of "never", "always"',
+        'all.yaml:12:20 tools[3].approval_mode: must be one of "never", "always", or { always: [tool names], never: [tool names] }',
         'all.yaml:17:21 contexts[1].config.root: Invalid input: expected string, received number',
       ],
       warnings: [

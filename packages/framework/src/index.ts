@@ -93,6 +93,8 @@ export type { AgentSkill, SkillMetadata } from './skills/agent-skill.js';
 export { defineSkill } from './skills/agent-skill.js';
 export { AgentSkillsProvider } from './skills/agent-skills-provider.js';
 export type { TelemetryOptions } from './telemetry/run-trace.js';
+export type { ArgumentCheck } from './tools/argument-validator.js';
+export { checkArguments } from './tools/argument-validator.js';
 export type { LocalSearchOptions } from './workspace/operations/local-search-operations.js';
 export type { LocalToolOperationsOptions } from './workspace/operations/local-tool-operations.js';
 export { createLocalToolOperations } from './workspace/operations/local-tool-operations.js';

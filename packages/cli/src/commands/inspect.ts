@@ -38,7 +38,9 @@ function readable(plan: AgentExplanation): string {
           ? `workspace ${t.workspace}`
           : t.source === 'injected'
             ? `injected by ${t.context}`
-            : 'static';
+            : t.server
+              ? `static, mcp ${t.server}`
+              : 'static';
       return `  ${t.name.padEnd(20)} ${where.padEnd(28)} approval: ${t.approval.padEnd(14)} ${t.executionMode.padEnd(10)} ${t.route}`;
     }),
   ];

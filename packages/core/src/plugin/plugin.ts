@@ -21,6 +21,11 @@ export interface PluginBuildContext {
   env: Readonly<Record<string, string | undefined>>;
   /** A warning placed at the declaration (`agent.yaml:14:5`); it shows in `validate` and `inspect`. */
   warn(message: string): void;
+  /**
+   * The same object for every factory call of one `build()`/`validate()` (each entry gets its own
+   * context copy, so key state shared across entries — one connection per server — by this).
+   */
+  buildKey?: object;
   /** Strict mode: what would only warn (a missing folder, an unknown key) is an error. */
   strict?: boolean;
   /** `validate()`/`explain()`: check everything, but create nothing on disk or over the network. */

@@ -120,6 +120,7 @@ export async function planAgent(
     baseDir,
     env: inputs.env ?? process.env,
     warn: (message) => at([], message, 'warning'),
+    buildKey: {},
     ...(inputs.strict && { strict: true }),
     ...(inputs.dryRun && { dryRun: true }),
     ...(inputs.signal && { signal: inputs.signal }),

@@ -15,6 +15,8 @@ export interface ExplainedTool {
   /** The workspace a routed tool belongs to, or the context that injects it. */
   workspace: string | null;
   context?: string;
+  /** The MCP server a tool comes from (`@raf/mcp` tools carry it). */
+  server?: string;
   gated: boolean;
   approval: 'never' | 'outside-scope' | 'always' | 'unless-allowed';
   executionMode: 'parallel' | 'sequential';
@@ -54,12 +56,14 @@ async function describe(
       approval = tool.name === 'run_command' ? 'unless-allowed' : 'outside-scope';
     else approval = tool instanceof ApprovalRequiredTool || !policy ? 'always' : 'outside-scope';
   }
+  const server = (tool as { server?: unknown }).server;
   return {
     name: tool.name,
     kind: tool.kind ?? 'function',
     source,
     workspace: source === 'workspace' ? owner : null,
     ...(source === 'injected' && owner !== null && { context: owner }),
+    ...(typeof server === 'string' && { server }),
     gated,
     approval,
     executionMode: manifest.executionMode,

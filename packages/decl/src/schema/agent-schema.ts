@@ -49,9 +49,25 @@ export const toolDeclSchema = z.strictObject({
   config: z.record(z.string(), z.unknown()).optional(),
   bindings: z.array(z.record(z.string(), z.unknown())).optional(),
   serverUrl: z.string().optional(),
-  toolName: z.string().optional(),
-  approvalMode: z.enum(['never', 'always']).optional(),
-  /** Seconds one call of this entry's tools may run (over the tool's own limit and `toolTimeoutSecs`). */
+  /** `kind: mcp`: a tool of the server (upstream), or `{ remote: local }` renames. */
+  toolName: z
+    .union([z.string(), z.record(z.string(), z.string())], {
+      error: 'must be a tool name or a { remote: local } map of names',
+    })
+    .optional(),
+  /** `kind: mcp`: `never|always`, or per tool `{ always: [names], never: [names] }`. */
+  approvalMode: z
+    .union(
+      [
+        z.enum(['never', 'always']),
+        z.strictObject({ always: z.array(z.string()).optional(), never: z.array(z.string()).optional() }),
+      ],
+      { error: 'must be one of "never", "always", or { always: [tool names], never: [tool names] }' },
+    )
+    .optional(),
+  /** `kind: mcp`: the server's tools to offer (an allow-list). */
+  tools: z.array(z.string()).optional(),
+  /** Seconds one call of this entry's tools may run (over the tool's own limit and `toolTimeoutSecs`; `kind: mcp` too). */
   timeoutSecs: z.number().positive().optional(),
   specUrl: z.string().optional(),
   operationId: z.string().optional(),

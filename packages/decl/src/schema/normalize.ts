@@ -26,6 +26,7 @@ export const FREE_FORM = new Set([
   'outputSchema',
   'extra',
   'subAgents',
+  'toolName',
 ]);
 
 const camel = (key: string) => key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());

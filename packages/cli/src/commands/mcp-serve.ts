@@ -1,0 +1,59 @@
+import type { Readable, Writable } from 'node:stream';
+import type { CliArgs } from '../args.js';
+import { CliError, type CliIO, EXIT } from '../io.js';
+import { builderFor } from '../load-agent.js';
+
+const HOW = 'raf mcp serve agent.yaml [--http PORT] [--host HOST]';
+
+/**
+ * `raf mcp serve <file> [--http PORT]`: the agent as an MCP server with one tool that runs it,
+ * on stdio (for MCP clients that start servers) or streamable HTTP at `/mcp`. Approvals are
+ * asked through MCP elicitation (`--approve all|none` decides instead). `@raf/mcp` and the MCP
+ * SDK load only for this command.
+ */
+export async function mcpCommand(args: CliArgs, io: CliIO): Promise<number> {
+  const [sub, file] = args.files;
+  if (sub !== 'serve') throw new CliError(`unknown command "raf mcp ${sub ?? ''}"; try: ${HOW}`);
+  if (!file) throw new CliError(`raf mcp serve needs an agent file: ${HOW}`);
+  let mcp: typeof import('@raf/mcp');
+  try {
+    mcp = await import('@raf/mcp');
+  } catch {
+    throw new CliError('raf mcp serve needs @raf/mcp (pnpm add @raf/mcp)', EXIT.config);
+  }
+  const agent = await (await builderFor(file, args, io)).build();
+  const controller = new AbortController();
+  const stopListening = io.onInterrupt(() => controller.abort());
+  const options = {
+    approvals:
+      args.approve === 'all'
+        ? ('approve' as const)
+        : args.approve === 'none'
+          ? ('deny' as const)
+          : ('ask' as const),
+    log: (line: string) => io.stderr.write(`${line}\n`),
+    signal: controller.signal,
+  };
+  try {
+    if (args.httpPort !== undefined) {
+      const server = await mcp.serveAgentOverHttp(agent, {
+        ...options,
+        port: args.httpPort,
+        ...(args.host && { host: args.host }),
+      });
+      io.stderr.write(`serving agent ${agent.name} over MCP at ${server.url} (Ctrl-C stops)\n`);
+      await server.closed;
+    } else {
+      // stdout carries the protocol: everything else goes to stderr.
+      io.stderr.write(`serving agent ${agent.name} over MCP on stdio\n`);
+      await mcp.serveAgentOverStdio(agent, {
+        ...options,
+        stdin: io.stdin as Readable,
+        stdout: io.stdout as unknown as Writable,
+      });
+    }
+  } finally {
+    stopListening();
+  }
+  return EXIT.ok;
+}

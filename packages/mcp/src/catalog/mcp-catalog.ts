@@ -1,0 +1,158 @@
+import type { ITool } from '@raf/core';
+import { type McpServerSpec, secretValues, specKey } from '../config/server-spec.js';
+import { McpConnection } from '../connection/mcp-connection.js';
+import { type McpLogSink, ServerLog } from '../connection/server-log.js';
+import { createContentTools, GET_MCP_PROMPT, READ_MCP_RESOURCE } from '../tools/content-tools.js';
+import { CALL_TOOL, createDeferredTools, SEARCH_TOOLS } from '../tools/deferred-tools.js';
+import type { McpTool } from '../tools/mcp-tool.js';
+import { ServerTools, type ServerToolsOptions, ToolNames } from './server-tools.js';
+
+export const DEFAULT_MAX_EXPOSED_TOOLS = 40;
+
+export interface CatalogOptions {
+  maxExposedTools: number;
+  log?: McpLogSink;
+  clientInfo?: { name: string; version: string };
+}
+
+export interface ConnectionSettings {
+  connectTimeoutMs?: number;
+  reconnectAttempts?: number;
+}
+
+/** What a context entry offers besides tools. */
+export interface ContentSettings {
+  resources: boolean;
+  prompts: boolean;
+}
+
+/**
+ * The MCP servers of one agent (one build): connections shared by entries that name the same
+ * server, tool names unique across servers, and the "too many tools" decision. `tools:` entries
+ * are fixed at build: while the running total stays within `maxExposedTools` their tools are
+ * listed; an entry that would pass it, and every one after, goes behind `search_tools` /
+ * `call_tool`. `contexts:` entries are counted again on every run (their lists can change).
+ */
+export class McpCatalog {
+  readonly names = new ToolNames();
+  private readonly connections = new Map<string, McpConnection>();
+  private readonly entries: ServerTools[] = [];
+  private readonly content = new Map<ServerTools, ContentSettings>();
+  private maxExposed: number;
+  private staticExposed = 0;
+  private staticDeferred: ServerTools[] = [];
+  /** Set once the pair was handed out as static tools (it then serves context entries too). */
+  private pairIsStatic = false;
+  private readonly pair: readonly [ITool, ITool];
+  private readonly contentTools: { readResource: ITool; getPrompt: ITool };
+  private readonly warned = new Set<string>();
+
+  constructor(private readonly options: CatalogOptions) {
+    this.maxExposed = options.maxExposedTools;
+    this.pair = createDeferredTools({ deferredTools: () => this.deferredTools() });
+    this.contentTools = createContentTools({
+      servers: (what) =>
+        [...this.content].filter(([, settings]) => settings[what]).map(([entry]) => entry.connection),
+      timeoutMs: (server) => this.entries.find((e) => e.connection === server)?.options.timeoutMs ?? 60_000,
+    });
+    for (const name of [SEARCH_TOOLS, CALL_TOOL, READ_MCP_RESOURCE, GET_MCP_PROMPT])
+      this.names.reserve(name, this);
+  }
+
+  get maxExposedTools(): number {
+    return this.maxExposed;
+  }
+
+  /** Connects (once per server) and lists the server's tools. */
+  async add(
+    spec: McpServerSpec,
+    tools: ServerToolsOptions & { maxExposedTools?: number },
+    connection: ConnectionSettings,
+    dynamic: boolean,
+    signal?: AbortSignal,
+  ): Promise<ServerTools> {
+    const key = specKey(spec);
+    let shared = this.connections.get(key);
+    if (!shared) {
+      shared = new McpConnection(spec, {
+        log: new ServerLog(spec.name, secretValues(spec), this.options.log),
+        ...connection,
+        ...(this.options.clientInfo && { clientInfo: this.options.clientInfo }),
+      });
+      this.connections.set(key, shared);
+    }
+    await shared.connect(signal);
+    // The smallest limit given anywhere holds for the agent.
+    if (tools.maxExposedTools !== undefined)
+      this.maxExposed = Math.min(this.maxExposed, tools.maxExposedTools);
+    const entry = new ServerTools(shared, tools, this.names, dynamic);
+    this.entries.push(entry);
+    return entry;
+  }
+
+  /** A context entry's resources and prompts, offered through `read_mcp_resource` / `get_mcp_prompt`. */
+  offerContent(entry: ServerTools, settings: ContentSettings): void {
+    const capabilities = entry.connection.serverCapabilities;
+    this.content.set(entry, {
+      resources: settings.resources && Boolean(capabilities?.resources),
+      prompts: settings.prompts && Boolean(capabilities?.prompts),
+    });
+  }
+
+  contentSettings(entry: ServerTools): ContentSettings | undefined {
+    return this.content.get(entry);
+  }
+
+  /** A `tools:` entry at build: its tools, or the deferred pair (once) when the limit is passed. */
+  staticTools(entry: ServerTools): { tools: ITool[]; deferred: boolean } {
+    const tools = entry.tools();
+    if (this.staticDeferred.length === 0 && this.staticExposed + tools.length <= this.maxExposed) {
+      this.staticExposed += tools.length;
+      return { tools: [...tools], deferred: false };
+    }
+    this.staticDeferred.push(entry);
+    if (this.pairIsStatic) return { tools: [], deferred: true };
+    this.pairIsStatic = true;
+    return { tools: [...this.pair], deferred: true };
+  }
+
+  private dynamicEntries(): ServerTools[] {
+    return this.entries.filter((e) => e.dynamic);
+  }
+
+  /** Whether the context entries' tools go behind the pair on this run. */
+  dynamicDeferred(): boolean {
+    const dynamic = this.dynamicEntries();
+    const total = this.staticExposed + dynamic.reduce((sum, e) => sum + e.tools().length, 0);
+    return dynamic.length > 0 && total > this.maxExposed;
+  }
+
+  /** The tools a context entry injects now: its own, or (the first entry) the deferred pair; plus the content tools (the first entry offering them). */
+  injectedTools(entry: ServerTools): ITool[] {
+    const dynamic = this.dynamicEntries();
+    const tools: ITool[] = [];
+    if (!this.dynamicDeferred()) tools.push(...entry.tools());
+    else if (!this.pairIsStatic && dynamic[0] === entry) tools.push(...this.pair);
+    const offering = (what: 'resources' | 'prompts') => dynamic.find((e) => this.content.get(e)?.[what]);
+    if (offering('resources') === entry) tools.push(this.contentTools.readResource);
+    if (offering('prompts') === entry) tools.push(this.contentTools.getPrompt);
+    return tools;
+  }
+
+  /** Every tool behind `search_tools` / `call_tool` right now. */
+  deferredTools(): McpTool[] {
+    const entries = [...this.staticDeferred, ...(this.dynamicDeferred() ? this.dynamicEntries() : [])];
+    return entries.flatMap((e) => e.tools());
+  }
+
+  /** Reports a build warning once per build, however many entries run into it. */
+  warnOnce(message: string, warn: (message: string) => void): void {
+    if (this.warned.has(message)) return;
+    this.warned.add(message);
+    warn(message);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.connections.values()].map((c) => c.close()));
+  }
+}

@@ -1,0 +1,97 @@
+import { isGated } from '../config/approval-mode.js';
+import type { ApprovalMode } from '../config/mcp-config.js';
+import { safeName } from '../config/server-spec.js';
+import type { McpConnection } from '../connection/mcp-connection.js';
+import { McpTool } from '../tools/mcp-tool.js';
+
+export interface ServerToolsOptions {
+  /** The server's tool names to offer (all when absent). */
+  allow?: readonly string[];
+  /** `{ remote: local }`. */
+  rename?: Readonly<Record<string, string>>;
+  approvalMode?: ApprovalMode;
+  timeoutMs: number;
+}
+
+const TOOL_NAME = /[^A-Za-z0-9_-]/g;
+
+/**
+ * Local tool names, unique across the agent's MCP servers. A server's name is kept when it is
+ * free; a second server offering the same name gets `<server>__<name>`. Names are made to fit
+ * the model APIs' rule (letters, digits, `_`, `-`; at most 64).
+ */
+export class ToolNames {
+  private readonly owners = new Map<string, object>();
+  private readonly given = new WeakMap<object, Map<string, string>>();
+
+  /** Names the catalog's own tools use (`search_tools`, …): servers get a prefixed name instead. */
+  reserve(name: string, owner: object): void {
+    this.owners.set(name, owner);
+  }
+
+  claim(owner: object, server: string, remote: string, desired: string): string {
+    let mine = this.given.get(owner);
+    const earlier = mine?.get(remote);
+    if (earlier !== undefined) return earlier;
+    const fit = (name: string) => name.replace(TOOL_NAME, '_').slice(0, 64) || 'tool';
+    const free = (name: string) => {
+      const holder = this.owners.get(name);
+      return holder === undefined || holder === owner;
+    };
+    const prefixed = `${safeName(server)}__${desired}`;
+    let name = fit(desired);
+    if (!free(name)) name = fit(prefixed);
+    for (let n = 2; !free(name); n++) name = fit(`${prefixed.slice(0, 60)}_${n}`);
+    this.owners.set(name, owner);
+    if (!mine) {
+      mine = new Map();
+      this.given.set(owner, mine);
+    }
+    mine.set(remote, name);
+    return name;
+  }
+}
+
+/** One `kind: mcp` entry's view of its server: the allowed tools, renamed and gated as configured. */
+export class ServerTools {
+  private built: McpTool[] = [];
+  private builtVersion = -1;
+
+  constructor(
+    readonly connection: McpConnection,
+    readonly options: ServerToolsOptions,
+    private readonly names: ToolNames,
+    /** Context entries: their tools are read again on every run. */
+    readonly dynamic: boolean,
+  ) {}
+
+  get server(): string {
+    return this.connection.name;
+  }
+
+  /** The tools for the server's current list (rebuilt when the list changed). */
+  tools(): readonly McpTool[] {
+    if (this.builtVersion === this.connection.toolsVersion) return this.built;
+    const { allow, rename, approvalMode, timeoutMs } = this.options;
+    const allowed = allow ? new Set(allow) : undefined;
+    this.built = this.connection.tools
+      .filter((remote) => !allowed || allowed.has(remote.name))
+      .map((remote) => {
+        const name = this.names.claim(this, this.server, remote.name, rename?.[remote.name] ?? remote.name);
+        return new McpTool(this.connection, remote, {
+          name,
+          gated: isGated(approvalMode, remote.name, name),
+          timeoutMs,
+        });
+      });
+    this.builtVersion = this.connection.toolsVersion;
+    return this.built;
+  }
+
+  /** Allow-listed or renamed names the server does not offer (typos, or tools it dropped). */
+  missing(): string[] {
+    const offered = new Set(this.connection.tools.map((t) => t.name));
+    const named = [...(this.options.allow ?? []), ...Object.keys(this.options.rename ?? {})];
+    return [...new Set(named)].filter((name) => !offered.has(name));
+  }
+}

@@ -1,0 +1,54 @@
+import { CancelledError, getErrorMessage } from '@raf/core';
+
+// JSON-RPC codes of the SDK's McpError.
+export const CONNECTION_CLOSED = -32000;
+export const REQUEST_TIMEOUT = -32001;
+
+export function errorCode(error: unknown): unknown {
+  return error && typeof error === 'object' ? (error as { code?: unknown }).code : undefined;
+}
+
+export function isMcpError(error: unknown): boolean {
+  return error instanceof Error && error.name === 'McpError';
+}
+
+/** An HTTP status from the SDK's transports (`StreamableHTTPError`, `SseError`). */
+export function httpStatus(error: unknown): number | undefined {
+  if (isMcpError(error) || !(error instanceof Error)) return undefined;
+  const code = errorCode(error);
+  return typeof code === 'number' && code >= 100 && code < 600 ? code : undefined;
+}
+
+/** The server no longer knows our session (404 per the spec; some servers answer 400 "no valid session"). */
+export function sessionExpired(error: unknown): boolean {
+  const status = httpStatus(error);
+  return status === 404 || (status === 400 && /session/i.test(getErrorMessage(error)));
+}
+
+/** Nothing answers (refused, reset, DNS): the server is down or restarting. */
+export function unreachable(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
+  return (
+    (error instanceof TypeError && /fetch failed/i.test(error.message)) ||
+    ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'UND_ERR_SOCKET'].includes(String(cause?.code))
+  );
+}
+
+/** A failed start that trying again will not fix. */
+export function permanent(error: unknown): boolean {
+  const code = errorCode(error);
+  const status = httpStatus(error);
+  return code === 'ENOENT' || code === 'EACCES' || status === 401 || status === 403;
+}
+
+/** `work`, or a `CancelledError` as soon as `signal` fires (the work itself goes on, shared by others). */
+export function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  let onAbort: () => void = () => undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new CancelledError());
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([work, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
+}

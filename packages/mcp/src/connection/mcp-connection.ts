@@ -1,0 +1,513 @@
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type {
+  CallToolResult,
+  GetPromptResult,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  ServerCapabilities,
+  Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { CancelledError, getErrorMessage } from '@raf/core';
+import type { McpServerSpec } from '../config/server-spec.js';
+import { McpServerError } from '../errors.js';
+import { trackChild, untrackChild } from './child-processes.js';
+import {
+  abortable,
+  CONNECTION_CLOSED,
+  errorCode,
+  httpStatus,
+  isMcpError,
+  permanent,
+  REQUEST_TIMEOUT,
+  sessionExpired,
+  unreachable,
+} from './failures.js';
+import { RequestSignal } from './request-signal.js';
+import {
+  loadSdk,
+  loadSseTransport,
+  loadStdioTransport,
+  loadStreamableHttpTransport,
+  type Sdk,
+  type SdkClient,
+} from './sdk.js';
+import type { ServerLog } from './server-log.js';
+
+export interface McpConnectionOptions {
+  log: ServerLog;
+  /** Starting the server and the handshake, per try (default 30 s). */
+  connectTimeoutMs?: number;
+  /** Tries to (re)connect, with backoff between them (default 3). */
+  reconnectAttempts?: number;
+  clientInfo?: { name: string; version: string };
+}
+
+export interface McpCallOptions {
+  signal?: AbortSignal;
+  timeoutMs: number;
+  onProgress?: (message: string) => void;
+}
+
+const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+const LIST_TIMEOUT_MS = 30_000;
+const MAX_LISTED = 10_000;
+const STDIO_EXIT_GRACE_MS = 500;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
+
+/**
+ * One MCP server, through the official SDK client: started (stdio) or reached (streamable HTTP,
+ * falling back to SSE) on first use, reconnected when the process exits or the HTTP session
+ * expires (with backoff, a bounded number of tries), its tool list cached and refreshed on
+ * `notifications/tools/list_changed`.
+ */
+export class McpConnection {
+  readonly name: string;
+  private client: SdkClient | undefined;
+  private opening: Promise<SdkClient> | undefined;
+  private closed = false;
+  private sdk: Sdk | undefined;
+  private toolList: Tool[] = [];
+  private listed = false;
+  private version = 0;
+  private contentVersionNumber = 0;
+  private refreshing: Promise<void> | undefined;
+  private refreshAgain = false;
+  private readonly listeners = new Set<() => void>();
+  private pid: number | undefined;
+  /** For `http`: the transport that worked, kept for reconnects. */
+  private httpMode: 'streamable-http' | 'sse' | undefined;
+  private capabilities: ServerCapabilities | undefined;
+  private serverInstructions: string | undefined;
+
+  constructor(
+    readonly spec: McpServerSpec,
+    private readonly options: McpConnectionOptions,
+  ) {
+    this.name = spec.name;
+    if (spec.transport !== 'http') this.httpMode = spec.transport === 'stdio' ? undefined : spec.transport;
+  }
+
+  /** The server's tools as last listed (callable ones only). */
+  get tools(): readonly Tool[] {
+    return this.toolList;
+  }
+
+  /** Grows each time the tool list changes. */
+  get toolsVersion(): number {
+    return this.version;
+  }
+
+  /** Grows when the server's resources or prompts may have changed (a notification, a reconnect). */
+  get contentVersion(): number {
+    return this.contentVersionNumber;
+  }
+
+  get instructions(): string | undefined {
+    return this.serverInstructions;
+  }
+
+  get serverCapabilities(): ServerCapabilities | undefined {
+    return this.capabilities;
+  }
+
+  get connected(): boolean {
+    return this.client !== undefined;
+  }
+
+  /** The stdio server's process id while it runs. */
+  get processId(): number | undefined {
+    return this.client ? this.pid : undefined;
+  }
+
+  /** `stdio: node` / `http: https://host/path` (no query, no credentials: those may be secrets). */
+  get endpoint(): string {
+    const { spec } = this;
+    if (spec.transport === 'stdio') return `stdio: ${spec.command.split('/').pop()}`;
+    const url = new URL(spec.url);
+    return `${this.httpMode ?? 'http'}: ${url.origin}${url.pathname}`;
+  }
+
+  /** Called after the tool list changed (a notification, or a reconnect that found another list). */
+  onToolsChanged(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Connects if needed and lists the tools. */
+  async connect(signal?: AbortSignal): Promise<void> {
+    await this.ensureClient(signal);
+  }
+
+  callTool(name: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
+    const { onProgress } = options;
+    return this.request(
+      name,
+      (client, signal) => {
+        const request: RequestOptions = { timeout: options.timeoutMs };
+        if (signal) request.signal = signal;
+        if (onProgress) {
+          request.onprogress = (p) =>
+            onProgress(p.message ?? `${p.progress}${p.total !== undefined ? `/${p.total}` : ''}`);
+        }
+        return client.callTool({ name, arguments: args }, undefined, request) as Promise<CallToolResult>;
+      },
+      options,
+    );
+  }
+
+  async listResources(
+    signal?: AbortSignal,
+  ): Promise<{ resources: Resource[]; templates: ResourceTemplate[] }> {
+    return this.request(
+      'resources/list',
+      async (client) => {
+        if (!client.getServerCapabilities()?.resources) return { resources: [], templates: [] };
+        const resources = await this.all((cursor) =>
+          client
+            .listResources(cursor ? { cursor } : undefined, { timeout: LIST_TIMEOUT_MS })
+            .then((r) => ({ items: r.resources, next: r.nextCursor })),
+        );
+        const templates = await this.all((cursor) =>
+          client
+            .listResourceTemplates(cursor ? { cursor } : undefined, { timeout: LIST_TIMEOUT_MS })
+            .then((r) => ({ items: r.resourceTemplates, next: r.nextCursor })),
+        ).catch(() => [] as ResourceTemplate[]);
+        return { resources, templates };
+      },
+      { timeoutMs: LIST_TIMEOUT_MS, ...(signal && { signal }) },
+    );
+  }
+
+  async readResource(
+    uri: string,
+    options: { signal?: AbortSignal; timeoutMs: number },
+  ): Promise<ReadResourceResult> {
+    return this.request(
+      `resources/read ${uri}`,
+      (client, signal) =>
+        client.readResource({ uri }, { timeout: options.timeoutMs, ...(signal && { signal }) }),
+      options,
+    );
+  }
+
+  async listPrompts(signal?: AbortSignal): Promise<Prompt[]> {
+    return this.request(
+      'prompts/list',
+      (client) =>
+        client.getServerCapabilities()?.prompts
+          ? this.all((cursor) =>
+              client
+                .listPrompts(cursor ? { cursor } : undefined, { timeout: LIST_TIMEOUT_MS })
+                .then((r) => ({ items: r.prompts, next: r.nextCursor })),
+            )
+          : Promise.resolve([]),
+      { timeoutMs: LIST_TIMEOUT_MS, ...(signal && { signal }) },
+    );
+  }
+
+  async getPrompt(
+    name: string,
+    args: Record<string, string>,
+    options: { signal?: AbortSignal; timeoutMs: number },
+  ): Promise<GetPromptResult> {
+    return this.request(
+      `prompts/get ${name}`,
+      (client, signal) =>
+        client.getPrompt(
+          { name, arguments: args },
+          { timeout: options.timeoutMs, ...(signal && { signal }) },
+        ),
+      options,
+    );
+  }
+
+  /** Stops the server (stdio) or ends the session (HTTP); later calls fail. Idempotent. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const opening = this.opening;
+    if (opening) await opening.catch(() => undefined);
+    const client = this.client;
+    this.client = undefined;
+    if (!client) return;
+    this.options.log.event('closing');
+    const transport = client.transport as { terminateSession?: () => Promise<void> } | undefined;
+    await Promise.race([transport?.terminateSession?.().catch(() => undefined), sleep(1000)]);
+    // The SDK ends the server's stdin and waits 2 s before SIGTERM; many servers never read EOF,
+    // and every CLI command would pay that wait. The spec's "reasonable time" here is 0.5 s.
+    const pid = this.spec.transport === 'stdio' ? this.pid : undefined;
+    const terminate =
+      pid === undefined
+        ? undefined
+        : setTimeout(() => {
+            try {
+              process.kill(pid, 'SIGTERM');
+            } catch {
+              // already gone
+            }
+          }, STDIO_EXIT_GRACE_MS);
+    await client.close().catch(() => undefined);
+    clearTimeout(terminate);
+    if (pid !== undefined) untrackChild(pid);
+  }
+
+  /** One request on a live client: reconnects first if needed; a request the server never saw because its session expired is sent again once, on a new session. */
+  private async request<T>(
+    what: string,
+    send: (client: SdkClient, signal: AbortSignal | undefined) => Promise<T>,
+    options: { signal?: AbortSignal; timeoutMs: number },
+  ): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const client = this.client ?? (await this.ensureClient(options.signal));
+      const own = options.signal ? new RequestSignal(options.signal) : undefined;
+      try {
+        return await send(client, own as AbortSignal | undefined);
+      } catch (error) {
+        if (options.signal?.aborted) throw new CancelledError();
+        if (attempt === 0 && sessionExpired(error)) {
+          this.options.log.event(`session expired (${what}); starting a new one`);
+          this.drop(client);
+          continue;
+        }
+        throw this.failure(client, error, what, options.timeoutMs);
+      } finally {
+        own?.release();
+      }
+    }
+  }
+
+  private failure(client: SdkClient, error: unknown, what: string, timeoutMs: number): McpServerError {
+    const code = errorCode(error);
+    const server = `MCP server '${this.name}'`;
+    const log = this.options.log;
+    if (isMcpError(error) && code === REQUEST_TIMEOUT)
+      return new McpServerError(
+        this.name,
+        `${server} did not answer ${what} within ${timeoutMs / 1000} s (the call was cancelled)`,
+        { cause: error },
+      );
+    if (isMcpError(error) && code === CONNECTION_CLOSED) {
+      this.drop(client);
+      return new McpServerError(
+        this.name,
+        `${server} closed the connection during ${what} (it exited or crashed); whether the call took effect is unknown; the next call restarts it${log.recentStderr()}`,
+        { cause: error },
+      );
+    }
+    if (unreachable(error) || httpStatus(error) !== undefined) {
+      this.drop(client);
+      const status = httpStatus(error);
+      return new McpServerError(
+        this.name,
+        `${server} (${this.endpoint}) failed during ${what}: ${status ? `HTTP ${status}` : log.redact(getErrorMessage(error))}; the next call reconnects`,
+        { cause: error },
+      );
+    }
+    return new McpServerError(
+      this.name,
+      `${server} failed during ${what}: ${log.redact(getErrorMessage(error))}`,
+      { cause: error },
+    );
+  }
+
+  /** Forgets a client whose connection is gone; the next request opens a new one. */
+  private drop(client: SdkClient): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    if (this.pid !== undefined) untrackChild(this.pid);
+    void client.close().catch(() => undefined);
+  }
+
+  private ensureClient(signal: AbortSignal | undefined): Promise<SdkClient> {
+    if (this.closed)
+      return Promise.reject(new McpServerError(this.name, `MCP server '${this.name}' was closed`));
+    if (this.client) return Promise.resolve(this.client);
+    this.opening ??= this.open().finally(() => {
+      this.opening = undefined;
+    });
+    return abortable(this.opening, signal);
+  }
+
+  private async open(): Promise<SdkClient> {
+    const attempts = this.options.reconnectAttempts ?? 3;
+    const verb = this.listed ? 'reconnect to' : 'start';
+    let last: unknown;
+    let tries = 0;
+    for (; tries < attempts && !this.closed; tries++) {
+      if (tries > 0) await sleep(Math.min(200 * 2 ** (tries - 1), 5000));
+      try {
+        const client = await this.openOnce();
+        if (this.closed) {
+          await client.close().catch(() => undefined);
+          break;
+        }
+        this.client = client;
+        if (this.listed) this.contentVersionNumber++;
+        await this.refreshTools(client);
+        this.options.log.event(`connected (${this.endpoint}), ${this.toolList.length} tools`);
+        return client;
+      } catch (error) {
+        last = error;
+        this.options.log.event(`${verb} failed (try ${tries + 1} of ${attempts}): ${getErrorMessage(error)}`);
+        if (this.client) this.drop(this.client);
+        if (permanent(error)) {
+          tries++;
+          break;
+        }
+      }
+    }
+    if (this.closed) throw new McpServerError(this.name, `MCP server '${this.name}' was closed`);
+    const status = httpStatus(last);
+    const exited =
+      isMcpError(last) && errorCode(last) === CONNECTION_CLOSED && this.spec.transport === 'stdio';
+    const reason = status
+      ? `HTTP ${status}`
+      : exited
+        ? 'the server exited during the handshake'
+        : this.options.log.redact(getErrorMessage(last));
+    throw new McpServerError(
+      this.name,
+      `cannot ${verb} MCP server '${this.name}' (${this.endpoint}) after ${tries} ${tries === 1 ? 'try' : 'tries'}: ${reason}${this.options.log.recentStderr()}`,
+      { cause: last },
+    );
+  }
+
+  private newClient(sdk: Sdk): SdkClient {
+    const client = new sdk.Client(this.options.clientInfo ?? { name: 'raf', version: '0.1.0' }, {
+      capabilities: {},
+    });
+    client.setNotificationHandler(sdk.types.ToolListChangedNotificationSchema, () => {
+      if (this.client === client) void this.refreshSoon(client);
+    });
+    const contentChanged = () => {
+      if (this.client === client) this.contentVersionNumber++;
+    };
+    client.setNotificationHandler(sdk.types.ResourceListChangedNotificationSchema, contentChanged);
+    client.setNotificationHandler(sdk.types.PromptListChangedNotificationSchema, contentChanged);
+    client.onerror = (error) => this.options.log.event(`transport: ${getErrorMessage(error)}`);
+    client.onclose = () => {
+      if (this.client !== client) return;
+      this.client = undefined;
+      if (this.pid !== undefined) untrackChild(this.pid);
+      this.options.log.event(this.closed ? 'closed' : 'connection lost; the next call reconnects');
+    };
+    return client;
+  }
+
+  private async openOnce(): Promise<SdkClient> {
+    this.sdk ??= await loadSdk();
+    const sdk = this.sdk;
+    const timeout = this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    const { spec, options } = this;
+    if (spec.transport === 'stdio') {
+      const { StdioClientTransport } = await loadStdioTransport();
+      const transport = new StdioClientTransport({
+        command: spec.command,
+        args: spec.args,
+        env: spec.env,
+        cwd: spec.cwd,
+        stderr: 'pipe',
+      });
+      transport.stderr?.on('data', (chunk: Buffer) => options.log.stderr(chunk.toString('utf8')));
+      const client = this.newClient(sdk);
+      try {
+        await client.connect(transport, { timeout });
+      } catch (error) {
+        await client.close().catch(() => undefined);
+        throw error;
+      }
+      this.pid = transport.pid ?? undefined;
+      if (this.pid !== undefined) trackChild(this.pid);
+      return client;
+    }
+    const url = new URL(spec.url);
+    const requestInit = { headers: spec.headers };
+    const mode = this.httpMode ?? 'streamable-http';
+    const client = this.newClient(sdk);
+    try {
+      if (mode === 'sse') {
+        const { SSEClientTransport } = await loadSseTransport();
+        await client.connect(new SSEClientTransport(url, { requestInit }), { timeout });
+      } else {
+        const { StreamableHTTPClientTransport } = await loadStreamableHttpTransport();
+        await client.connect(new StreamableHTTPClientTransport(url, { requestInit }), { timeout });
+      }
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      const status = httpStatus(error);
+      // The spec's backwards compatibility: a 4xx to the initialize POST means an old HTTP+SSE server.
+      if (
+        spec.transport === 'http' &&
+        !this.httpMode &&
+        status !== undefined &&
+        status >= 400 &&
+        status < 500
+      ) {
+        options.log.event(`streamable HTTP answered ${status}; trying the older HTTP+SSE transport`);
+        this.httpMode = 'sse';
+        return this.openOnce();
+      }
+      throw error;
+    }
+    if (spec.transport === 'http') this.httpMode = mode;
+    return client;
+  }
+
+  private async all<T>(
+    page: (cursor: string | undefined) => Promise<{ items: T[]; next?: string | undefined }>,
+  ): Promise<T[]> {
+    const items: T[] = [];
+    let cursor: string | undefined;
+    do {
+      const result = await page(cursor);
+      items.push(...result.items);
+      cursor = result.next;
+    } while (cursor && items.length < MAX_LISTED);
+    return items;
+  }
+
+  private async refreshTools(client: SdkClient): Promise<void> {
+    this.capabilities = client.getServerCapabilities();
+    this.serverInstructions = client.getInstructions();
+    const listed = this.capabilities?.tools
+      ? await this.all((cursor) =>
+          client
+            .listTools(cursor ? { cursor } : undefined, { timeout: LIST_TIMEOUT_MS })
+            .then((r) => ({ items: r.tools, next: r.nextCursor })),
+        )
+      : [];
+    // Tools that only run as tasks need the SDK's experimental task API: not offered.
+    const callable = listed.filter((tool) => tool.execution?.taskSupport !== 'required');
+    const changed = !this.listed || JSON.stringify(callable) !== JSON.stringify(this.toolList);
+    this.toolList = callable;
+    this.listed = true;
+    if (changed) {
+      this.version++;
+      for (const listener of this.listeners) listener();
+    }
+  }
+
+  /** Coalesces notifications: one refresh at a time, and one more if another arrived meanwhile. */
+  private async refreshSoon(client: SdkClient): Promise<void> {
+    if (this.refreshing) {
+      this.refreshAgain = true;
+      return this.refreshing;
+    }
+    this.refreshing = (async () => {
+      do {
+        this.refreshAgain = false;
+        try {
+          await this.refreshTools(client);
+          this.options.log.event(`tool list changed: ${this.toolList.length} tools`);
+        } catch (error) {
+          this.options.log.event(`tool list refresh failed: ${getErrorMessage(error)}`);
+        }
+      } while (this.refreshAgain && this.client === client);
+    })().finally(() => {
+      this.refreshing = undefined;
+    });
+    return this.refreshing;
+  }
+}

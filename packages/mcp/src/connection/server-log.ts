@@ -1,0 +1,63 @@
+/** Where a server's stderr and connection events go: a caller's sink, or nowhere. */
+export type McpLogSink = (line: string) => void;
+
+const TAIL_LINES = 20;
+
+/** `RAF_DEBUG=mcp` (or `1`, `*`) prints MCP server stderr and connection events on the agent's stderr. */
+export function debugSink(env: Readonly<Record<string, string | undefined>>): McpLogSink | undefined {
+  const wanted = env.RAF_DEBUG?.split(',').map((s) => s.trim());
+  if (!wanted?.some((s) => s === 'mcp' || s === '1' || s === '*' || s === 'true')) return undefined;
+  return (line) => process.stderr.write(`${line}\n`);
+}
+
+/**
+ * One server's debug log: the last lines of its stderr (quoted in errors: "why did it exit?")
+ * and connection events, forwarded to the sink. The server's `env`/`headers` values are masked
+ * wherever they would appear.
+ */
+export class ServerLog {
+  private readonly tail: string[] = [];
+  private partial = '';
+
+  constructor(
+    private readonly server: string,
+    private readonly secrets: readonly string[],
+    private readonly sink: McpLogSink | undefined,
+  ) {}
+
+  redact(text: string): string {
+    let out = text;
+    for (const secret of this.secrets) out = out.split(secret).join('***');
+    return out;
+  }
+
+  /** A chunk of the server's stderr. */
+  stderr(chunk: string): void {
+    const lines = (this.partial + chunk).split('\n');
+    this.partial = lines.pop() ?? '';
+    if (this.partial.length > 4096) {
+      lines.push(this.partial);
+      this.partial = '';
+    }
+    for (const line of lines) if (line.trim()) this.line(`stderr: ${line.trimEnd()}`, true);
+  }
+
+  event(message: string): void {
+    this.line(message, false);
+  }
+
+  private line(text: string, keep: boolean): void {
+    const safe = this.redact(text.length > 2000 ? `${text.slice(0, 2000)}…` : text);
+    if (keep) {
+      this.tail.push(safe);
+      if (this.tail.length > TAIL_LINES) this.tail.shift();
+    }
+    this.sink?.(`[mcp ${this.server}] ${safe}`);
+  }
+
+  /** `; its stderr ended with: …` for an error message, or nothing. */
+  recentStderr(lines = 5): string {
+    const recent = this.tail.slice(-lines).map((l) => l.replace(/^stderr: /, ''));
+    return recent.length > 0 ? `; its stderr ended with: ${recent.join(' | ')}` : '';
+  }
+}

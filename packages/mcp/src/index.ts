@@ -1,0 +1,13 @@
+export { DEFAULT_MAX_EXPOSED_TOOLS } from './catalog/mcp-catalog.js';
+export type { ApprovalMode, McpEntryConfig } from './config/mcp-config.js';
+export { mcpContextConfigSchema, mcpToolConfigSchema } from './config/mcp-config.js';
+export type { McpLogSink } from './connection/server-log.js';
+export { McpServerError } from './errors.js';
+export type { McpFromCodeOptions, McpPlugin, McpPluginOptions } from './plugin/mcp-plugin.js';
+export { createMcpContextProvider, createMcpTools, mcpPlugin } from './plugin/mcp-plugin.js';
+export { McpContextProvider } from './provider/mcp-context-provider.js';
+export type { AgentMcpServerOptions, ServableAgent } from './serve/agent-server.js';
+export { AgentSessions, registerAgentTool } from './serve/agent-server.js';
+export type { HttpAgentServer, ServeAgentOptions } from './serve/serve-agent.js';
+export { serveAgentOverHttp, serveAgentOverStdio } from './serve/serve-agent.js';
+export { MCP_TOOL_MANIFEST, McpTool } from './tools/mcp-tool.js';

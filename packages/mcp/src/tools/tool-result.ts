@@ -1,0 +1,116 @@
+import type { CallToolResult, ContentBlock, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { type JSONValue, type ToolResult, toolFailure, toolSuccess } from '@raf/core';
+
+/** One content block as the model reads it (`{ type: 'image', mimeType, data }`, …). */
+function part(block: ContentBlock): JSONValue {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: block.text };
+    case 'image':
+    case 'audio':
+      return { type: block.type, mimeType: block.mimeType, data: block.data };
+    case 'resource': {
+      const { resource } = block;
+      return 'text' in resource
+        ? {
+            type: 'resource',
+            uri: resource.uri,
+            ...(resource.mimeType && { mimeType: resource.mimeType }),
+            text: resource.text,
+          }
+        : {
+            type: 'resource',
+            uri: resource.uri,
+            ...(resource.mimeType && { mimeType: resource.mimeType }),
+            blob: resource.blob,
+          };
+    }
+    case 'resource_link':
+      return {
+        type: 'resource_link',
+        uri: block.uri,
+        name: block.name,
+        ...(block.mimeType && { mimeType: block.mimeType }),
+        ...(block.description && { description: block.description }),
+      };
+    default:
+      return JSON.parse(JSON.stringify(block)) as JSONValue;
+  }
+}
+
+/** Servers repeat `structuredContent` as a JSON text block for old clients: sent once is enough. */
+function repeatsStructured(text: string, structured: unknown): boolean {
+  const first = text.trimStart()[0];
+  if (first !== '{' && first !== '[') return false;
+  try {
+    return JSON.stringify(JSON.parse(text)) === JSON.stringify(structured);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A `tools/call` result as the model reads it: text alone is a string; images, audio and
+ * resources are data parts beside the text (`{ content: [...] }`); `structuredContent` is kept as
+ * is. `isError` results are `ok: false` with the server's text as the error.
+ */
+export function toToolResult(result: CallToolResult, toolName: string): ToolResult {
+  const blocks = (result.content ?? []) as ContentBlock[];
+  if (result.structuredContent === undefined) {
+    // The common answer, text only, without building parts.
+    let text = '';
+    let onlyText = true;
+    for (let i = 0; i < blocks.length; i++) {
+      const block = blocks[i]!;
+      if (block.type !== 'text') {
+        onlyText = false;
+        break;
+      }
+      text = i === 0 ? block.text : `${text}\n${block.text}`;
+    }
+    if (onlyText)
+      return result.isError ? toolFailure(text || `${toolName} reported an error`) : toolSuccess(text);
+  }
+  const structured = result.structuredContent as JSONValue | undefined;
+  const texts: string[] = [];
+  const parts: JSONValue[] = [];
+  let onlyText = true;
+  for (const block of blocks) {
+    if (block.type === 'text') {
+      if (structured !== undefined && repeatsStructured(block.text, structured)) continue;
+      texts.push(block.text);
+    } else onlyText = false;
+    parts.push(part(block));
+  }
+  const text = texts.join('\n');
+  if (result.isError) {
+    const extra =
+      structured !== undefined
+        ? { structuredContent: structured }
+        : onlyText
+          ? undefined
+          : { content: parts };
+    return toolFailure(text || `${toolName} reported an error`, extra);
+  }
+  if (structured !== undefined) {
+    if (parts.length === 0) return toolSuccess({ structuredContent: structured });
+    return toolSuccess({ structuredContent: structured, ...(onlyText ? { text } : { content: parts }) });
+  }
+  if (onlyText) return toolSuccess(text);
+  return toolSuccess({ content: parts });
+}
+
+/** `resources/read` contents: text as is, binary as `{ type: 'image' | 'resource', … }` parts. */
+export function resourceContents(result: ReadResourceResult): JSONValue {
+  const parts = result.contents.map((content): JSONValue => {
+    const mimeType = content.mimeType ? { mimeType: content.mimeType } : {};
+    if ('text' in content && typeof content.text === 'string')
+      return { uri: content.uri, ...mimeType, text: content.text };
+    const blob = (content as { blob: string }).blob;
+    if (content.mimeType?.startsWith('image/'))
+      return { type: 'image', uri: content.uri, mimeType: content.mimeType, data: blob };
+    return { type: 'resource', uri: content.uri, ...mimeType, blob };
+  });
+  const only = parts.length === 1 ? (parts[0] as Record<string, JSONValue>) : undefined;
+  return only && typeof only.text === 'string' && !('type' in only) ? only.text : { contents: parts };
+}
