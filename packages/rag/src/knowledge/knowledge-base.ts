@@ -12,7 +12,7 @@ import { ftsQuery } from '../search/fts-query.js';
 import { reciprocalRankFusion } from '../search/reciprocal-rank-fusion.js';
 import { expandSources, type SourceRef } from '../source/expand-sources.js';
 import { readSource, stampOf } from '../source/read-source.js';
-import { KnowledgeStore, type NewChunk, type StoredDocument } from '../store/knowledge-store.js';
+import { embeddingText, KnowledgeStore, type NewChunk, type StoredDocument } from '../store/knowledge-store.js';
 import type {
   KnowledgeBaseOptions,
   KnowledgeHit,
@@ -184,9 +184,9 @@ export class KnowledgeBase {
       return undefined;
     }
     const document = await loadDocument(content.bytes, content.format);
-    const previous = before ? this.store.previousChunks(before.id) : new Map<string, Float32Array | undefined>();
+    const previous = before && this.options.embeddings ? this.store.previousVectors(before.id) : undefined;
     const chunks: NewChunk[] = this.chunk(document).map((c) => {
-      const vector = previous.get(c.text);
+      const vector = previous?.get(embeddingText(document.title, c.headings, c.text));
       return vector ? { ...c, vector } : c;
     });
     const missing = this.options.embeddings ? chunks.flatMap((c, i) => (c.vector ? [] : [i])) : [];
@@ -214,7 +214,10 @@ export class KnowledgeBase {
     const wanted = pending.flatMap((p) => p.missing.map((i) => ({ p, i })));
     if (model && wanted.length > 0) {
       const vectors = await model.embed(
-        wanted.map(({ p, i }) => (p.chunks[i] as NewChunk).text),
+        wanted.map(({ p, i }) => {
+          const chunk = p.chunks[i] as NewChunk;
+          return embeddingText(p.document.title, chunk.headings, chunk.text);
+        }),
         { signal },
       );
       const dimension = (vectors[0] as Float32Array).length;

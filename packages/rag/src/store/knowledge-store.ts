@@ -125,13 +125,12 @@ export class KnowledgeStore {
     return new Map(rows.map((row) => [row.source, row]));
   }
 
-  /** The chunks a document had, text and vector, so unchanged ones need no new embedding. */
-  previousChunks(documentId: number): Map<string, Float32Array | undefined> {
-    const rows = this.db.prepare('SELECT text, vector FROM chunks WHERE document_id = ?').all(documentId) as {
-      text: string;
-      vector: Buffer | null;
-    }[];
-    return new Map(rows.map((r) => [r.text, r.vector ? toVector(r.vector) : undefined]));
+  /** The vectors a document's chunks had, by `embeddingText`, so unchanged chunks need no new embedding. */
+  previousVectors(documentId: number): Map<string, Float32Array> {
+    const rows = this.db
+      .prepare('SELECT c.heading, c.text, c.vector, d.title FROM chunks c JOIN documents d ON d.id = c.document_id WHERE document_id = ? AND vector IS NOT NULL')
+      .all(documentId) as { heading: string; text: string; vector: Buffer; title: string | null }[];
+    return new Map(rows.map((r) => [embeddingText(r.title, r.heading.split(HEADING_SEPARATOR).filter(Boolean), r.text), toVector(r.vector)]));
   }
 
   /** Writes a document and its chunks in one transaction, replacing what it had. */
@@ -260,6 +259,15 @@ export class KnowledgeStore {
   close(): void {
     if (this.db.open) this.db.close();
   }
+}
+
+/**
+ * What is embedded for a chunk: its document title and heading path, then its text. The context
+ * line lets a passage that never names its subject ("brew them at 90 degrees") still match it.
+ */
+export function embeddingText(title: string | null | undefined, headings: readonly string[], text: string): string {
+  const context = [title, ...headings].filter((part, i, all) => part && all.indexOf(part) === i).join(HEADING_SEPARATOR);
+  return context ? `${context}\n\n${text}` : text;
 }
 
 function toVector(blob: Buffer): Float32Array {
