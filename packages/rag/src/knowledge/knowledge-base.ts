@@ -259,13 +259,13 @@ export class KnowledgeBase {
     const mode: RetrievalMode = options.mode ?? (this.hasVectors ? 'hybrid' : 'lexical');
     if (mode !== 'lexical' && !this.options.embeddings)
       throw new ConfigError(`${mode} search needs an embedding model (config.embeddings)`);
-    const lexical = mode === 'vector' ? [] : this.store.lexical(ftsQuery(query), mode === 'hybrid' ? CANDIDATES : topK);
+    const lexical = mode === 'vector' ? [] : this.store.lexical(ftsQuery(query), CANDIDATES);
     let vector: { id: number; score: number }[] = [];
     if (mode !== 'lexical') {
       const signal = options.signal ?? new AbortController().signal;
       const [q] = await (this.options.embeddings as NonNullable<KnowledgeBaseOptions['embeddings']>).embed([query], { signal });
       const { ids, matrix, dimension } = this.store.vectors();
-      vector = nearestRows(matrix, dimension, q as Float32Array, mode === 'hybrid' ? CANDIDATES : topK).map((r) => ({
+      vector = nearestRows(matrix, dimension, q as Float32Array, CANDIDATES).map((r) => ({
         id: ids[r.row] as number,
         score: r.score,
       }));
@@ -276,8 +276,17 @@ export class KnowledgeBase {
         : mode === 'vector'
           ? vector
           : reciprocalRankFusion([lexical, vector.map((v) => v.id)]);
-    const top = ranked.slice(0, topK);
-    const rows = this.store.chunks(top.map((r) => r.id));
+    const perSource = Math.max(1, options.maxPerSource ?? 2);
+    const taken = new Map<string, number>();
+    const rows = this.store.chunks(ranked.slice(0, CANDIDATES * 2).map((r) => r.id));
+    const top = ranked.filter(({ id }) => {
+      const source = rows.get(id)?.source;
+      if (source === undefined) return false;
+      const count = taken.get(source) ?? 0;
+      if (count >= perSource) return false;
+      taken.set(source, count + 1);
+      return true;
+    }).slice(0, topK);
     return top.flatMap(({ id, score }) => {
       const row = rows.get(id);
       if (!row) return [];

@@ -61,6 +61,8 @@ export interface KnowledgeHit {
 
 export interface SearchOptions {
   topK?: number;
+  /** Most passages from one source (default 2), so one long file cannot fill every slot. */
+  maxPerSource?: number;
   mode?: RetrievalMode;
   signal?: AbortSignal;
 }
