@@ -8,6 +8,7 @@ Commands:
   chat <agent.yaml>       an interactive session; Ctrl-C cancels the turn, /exit leaves
   validate <agent.yaml>…  every problem with file:line:col; exit 2 on errors
   inspect <agent.yaml>    the effective plan: tools, routing, gating, provider order
+  index <agent.yaml>      build or refresh the agent's knowledge and wiki indexes
   schema                  the JSON Schema of agent files, for editors
 
 Usage:
@@ -17,6 +18,7 @@ Usage:
   raf validate <agent.yaml>… [--json] [--lenient | --strict]
                        (unknown keys are errors unless --lenient; --strict: missing folders too)
   raf inspect <agent.yaml> [--json]
+  raf index <agent.yaml> [--json]
   raf schema
   raf --version | -V
   raf --help | -h

@@ -32,6 +32,9 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
           return await validateCommand(args, io);
         case 'inspect':
           return await inspectCommand(args, io);
+        case 'index':
+          // Loaded on demand: no other command pays for it at start-up.
+          return await (await import('./commands/index-command.js')).indexCommand(args, io);
         case 'schema':
           return schemaCommand(io);
         default:

@@ -11,6 +11,8 @@ export { flattenBatches, singletonBatches, updateBatches } from './chat-client/u
 export type {
   ContextResult,
   IContextProvider,
+  IndexProgress,
+  IndexRefreshOptions,
   InvokedContext,
   InvokingContext,
 } from './context/context-provider.js';

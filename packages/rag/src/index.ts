@@ -11,7 +11,6 @@ export type { EmbeddingRetryOptions } from './embed/retry.js';
 export { KnowledgeBase } from './knowledge/knowledge-base.js';
 export type {
   ChunkerName,
-  IndexProgress,
   KnowledgeBaseOptions,
   KnowledgeHit,
   KnowledgeStats,

@@ -8,7 +8,10 @@ function readable(plan: AgentExplanation): string {
   const lines = [
     `agent ${plan.name}: model ${plan.model.provider}/${plan.model.id}, tool loop ${plan.toolLoop ? 'on' : 'off'} (max ${plan.maxToolRounds} rounds)`,
     'contexts (run order):',
-    ...plan.contexts.map((c) => `  ${c.order}. ${c.kind} ${c.name}`),
+    ...plan.contexts.flatMap((c) => [
+      `  ${c.order}. ${c.kind} ${c.name}`,
+      ...(c.details ? [`     ${Object.entries(c.details).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ')}`] : []),
+    ]),
     'tools:',
     ...plan.tools.map((t) => {
       const where =

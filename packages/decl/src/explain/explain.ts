@@ -1,4 +1,4 @@
-import type { ITool } from '@raf/core';
+import { getErrorMessage, type IContextProvider, type ITool, type JSONValue } from '@raf/core';
 import { ApprovalRequiredTool, manifestOf, WorkspaceContextProvider } from '@raf/framework';
 import type { AgentPlan } from '../builder/agent-plan.js';
 import { formatDiagnostic } from '../diagnostics/diagnostic.js';
@@ -23,7 +23,8 @@ export interface AgentExplanation {
   toolLoop: boolean;
   maxToolRounds: number;
   instructions: string;
-  contexts: { kind: string; name: string; order: number }[];
+  /** `details`: what a provider's `describe()` tells (an index's files, chunks, last build). */
+  contexts: { kind: string; name: string; order: number; details?: Record<string, JSONValue> }[];
   tools: ExplainedTool[];
   warnings: string[];
 }
@@ -86,9 +87,24 @@ export async function explainPlan(plan: AgentPlan): Promise<AgentExplanation> {
     }
     for (const tool of injectedTools(provider)) tools.push(await describe(tool, 'injected', provider.name));
   }
+  const described = async (provider: IContextProvider) => {
+    if (!provider.describe) return {};
+    try {
+      return { details: await provider.describe() };
+    } catch (error) {
+      warnings.push(`${provider.kind} '${provider.name}': ${getErrorMessage(error)}`);
+      return {};
+    }
+  };
   const contexts = [
     { kind: 'history', name: 'InMemoryHistoryProvider' },
-    ...plan.providers.map(({ provider }) => ({ kind: provider.kind, name: provider.name })),
+    ...(await Promise.all(
+      plan.providers.map(async ({ provider }) => ({
+        kind: provider.kind,
+        name: provider.name,
+        ...(await described(provider)),
+      })),
+    )),
   ].map((c, order) => ({ ...c, order }));
   const toolLoop =
     plan.tools.length > 0 || plan.providers.some(({ provider }) => provider.injectsTools !== false);

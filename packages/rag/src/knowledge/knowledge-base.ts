@@ -145,7 +145,7 @@ export class KnowledgeBase {
         if (item === undefined) {
           report.unchanged++;
           done++;
-          onProgress?.({ phase: 'index', done, total, source: ref.id });
+          onProgress?.({ phase: 'index', done, total, item: ref.id });
           continue;
         }
         if (before) report.updated++;
@@ -155,17 +155,17 @@ export class KnowledgeBase {
         if (signal.aborted) throw new CancelledError('indexing cancelled', { cause: error });
         report.failed.push({ source: ref.id, error: getErrorMessage(error) });
         done++;
-        onProgress?.({ phase: 'index', done, total, source: ref.id });
+        onProgress?.({ phase: 'index', done, total, item: ref.id });
         continue;
       }
       if (pending.reduce((n, p) => n + p.missing.length, 0) >= FLUSH_CHUNKS) {
         report.embedded += await this.flush(pending, signal);
-        for (const p of pending) onProgress?.({ phase: 'index', done: ++done, total, source: p.ref.id });
+        for (const p of pending) onProgress?.({ phase: 'index', done: ++done, total, item: p.ref.id });
         pending = [];
       }
     }
     report.embedded += await this.flush(pending, signal);
-    for (const p of pending) onProgress?.({ phase: 'index', done: ++done, total, source: p.ref.id });
+    for (const p of pending) onProgress?.({ phase: 'index', done: ++done, total, item: p.ref.id });
     this.store.setMeta('last_build', new Date().toISOString());
     const counts = this.store.counts();
     report.documents = counts.documents;

@@ -1,3 +1,4 @@
+import type { IndexRefreshOptions } from '@raf/core';
 import type { IEmbeddingModel } from '../embed/embedding-model.js';
 
 export type ChunkerName = 'auto' | 'markdown' | 'recursive';
@@ -19,18 +20,7 @@ export interface KnowledgeBaseOptions {
   chunker?: ChunkerName;
 }
 
-export interface IndexProgress {
-  /** `scan`: listing and hashing sources; `index`: one source done; `done`: all written. */
-  phase: 'scan' | 'index' | 'done';
-  done: number;
-  total: number;
-  source?: string;
-}
-
-export interface RefreshOptions {
-  signal?: AbortSignal;
-  onProgress?: (progress: IndexProgress) => void;
-}
+export type RefreshOptions = IndexRefreshOptions;
 
 /** What one refresh did. */
 export interface RefreshReport {
