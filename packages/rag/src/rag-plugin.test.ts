@@ -62,6 +62,17 @@ describe('kind: knowledge from YAML', () => {
     expect(report.warnings.map((w) => [w.line, w.message])).toEqual([[11, expect.stringContaining("unknown key 'top_kk' (did you mean 'topK'?)")]]);
   });
 
+  it('a source that does not exist warns (an error in strict mode)', async () => {
+    const file = await agentFile('    config: { source: [docs, missing, "pages/*.md"] }\n');
+    const report = await builder(file).validate();
+    expect(report.warnings.map((w) => [w.line, w.message])).toEqual([
+      [5, expect.stringMatching(/^knowledge 'docs': source 'missing' does not exist/)],
+      [5, "knowledge 'docs': source 'pages/*.md' matches no file"],
+    ]);
+    const strict = await builder(file).strictMode().validate();
+    expect(strict.errors.map((e) => e.message)).toEqual([expect.stringMatching(/source 'missing' does not exist.*; source 'pages\/\*\.md' matches no file$/)]);
+  });
+
   it('an overlap as large as the chunk is an error; a missing source warns and skips (upstream behaviour)', async () => {
     const bad = await agentFile('    config: { source: docs, chunkSize: 64, chunkOverlap: 64 }\n');
     expect((await builder(bad).validate()).errors.map((e) => e.message)).toEqual([

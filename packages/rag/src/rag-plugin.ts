@@ -3,6 +3,7 @@ import { ConfigError, type Declaration, type PluginBuildContext, type RafPlugin 
 import { type KnowledgeConfig, knowledgeConfigSchema } from './config/knowledge-config.js';
 import { OpenAIEmbeddings } from './embed/openai-embeddings.js';
 import { KnowledgeContextProvider } from './provider/knowledge-context-provider.js';
+import { expandSources } from './source/expand-sources.js';
 
 /** A context name made safe as a file name. */
 function fileName(name: string): string {
@@ -27,7 +28,7 @@ function embeddingsOf(config: KnowledgeConfig, context: PluginBuildContext): Ope
 }
 
 /** `kind: knowledge` from YAML; the config arrives checked against `knowledgeConfigSchema`. */
-function knowledge(decl: Declaration, context: PluginBuildContext): KnowledgeContextProvider | undefined {
+async function knowledge(decl: Declaration, context: PluginBuildContext): Promise<KnowledgeContextProvider | undefined> {
   const config = (decl.config ?? {}) as KnowledgeConfig;
   const name = decl.name ?? 'knowledge';
   if (config.source === undefined) {
@@ -37,11 +38,16 @@ function knowledge(decl: Declaration, context: PluginBuildContext): KnowledgeCon
     context.warn(`${message}; it is skipped`);
     return undefined;
   }
+  const sources = typeof config.source === 'string' ? [config.source] : config.source;
+  // A source that is not there is worth knowing before the first run (an error with --strict).
+  const { problems } = await expandSources(sources, context.baseDir, { checkOnly: true });
+  if (problems.length > 0 && context.strict) throw new ConfigError(`knowledge '${name}': ${problems.join('; ')}`);
+  for (const problem of problems) context.warn(`knowledge '${name}': ${problem}`);
   const store = resolve(context.baseDir, config.store ?? `.raf/knowledge/${fileName(name)}.db`);
   const embeddings = embeddingsOf(config, context);
   return new KnowledgeContextProvider({
     name,
-    sources: typeof config.source === 'string' ? [config.source] : config.source,
+    sources,
     baseDir: context.baseDir,
     store,
     ...(embeddings && { embeddings }),

@@ -22,10 +22,12 @@ function idOf(path: string, baseDir: string): string {
  * The files and URLs of `config.source`: a URL as is; a glob (relative to `baseDir`) or a folder
  * (every md, txt, html and pdf file under it, outside node_modules and dot-folders) expanded; a
  * file as is. Unsupported files matched by a glob are left out; what matches nothing is reported.
+ * `checkOnly` (validation): only report what does not exist, without listing folders.
  */
 export async function expandSources(
   sources: readonly string[],
   baseDir: string,
+  options: { checkOnly?: boolean } = {},
 ): Promise<{ refs: SourceRef[]; problems: string[] }> {
   const { glob } = await import('tinyglobby');
   const refs = new Map<string, SourceRef>();
@@ -44,6 +46,7 @@ export async function expandSources(
     const path = resolve(baseDir, source);
     if (GLOB.test(source)) {
       const found = await glob(source, { cwd: baseDir, absolute: true, onlyFiles: true, dot: false });
+      if (options.checkOnly && found.length > 0) continue;
       if (found.length === 0) problems.push(`source '${source}' matches no file`);
       for (const file of found.sort()) addFile(file);
       continue;
@@ -52,6 +55,7 @@ export async function expandSources(
     if (!info) {
       problems.push(`source '${source}' does not exist (${path})`);
     } else if (info.isDirectory()) {
+      if (options.checkOnly) continue; // it exists: what is in it is the indexer's business
       const found = await glob(`**/*.${extensions}`, {
         cwd: path,
         absolute: true,
