@@ -37,6 +37,14 @@ describe('benchmarks', () => {
     ]);
     for (const value of Object.values(result.loop)) expect(value).toBeGreaterThan(0);
     expect(result.search.files).toBe(2000);
+    expect(result.rag).toMatchObject({
+      indexDocsPerSec: expect.any(Number),
+      queryP50Ms: expect.any(Number),
+      queryP95Ms: expect.any(Number),
+      lexical: { documents: 300, chunks: expect.any(Number) },
+      minisearch: { documents: 300 },
+      hybrid: { documents: 200 },
+    });
     // Measured on the built CLI (CI builds before testing); a source-only checkout skips it.
     if (existsSync(builtCli))
       expect(result.coldStart.aboveNodeMs).toMatchObject({

@@ -17,7 +17,15 @@ afterEach(() => rm(join(dir, '..'), { recursive: true, force: true }));
 describe('the wiki example', () => {
   it('runs offline on its recorded model: reads a page, writes a new linked page into the upstream layout', async () => {
     const run = createMemoryIO({ cwd: dir });
-    const code = await main(['run', 'agent.yaml', '-i', 'Write a deploy checklist page for the eng space, based on what the handbook says.'], run.io);
+    const code = await main(
+      [
+        'run',
+        'agent.yaml',
+        '-i',
+        'Write a deploy checklist page for the eng space, based on what the handbook says.',
+      ],
+      run.io,
+    );
     expect(code, run.err()).toBe(0);
     expect(run.err()).toBe(
       [
@@ -27,14 +35,27 @@ describe('the wiki example', () => {
       ].join('\n'),
     );
     expect(run.out()).toMatch(/^I wrote eng\/deploy-checklist/);
-    expect(await readFile(join(dir, 'handbook/eng/deploy-checklist/content.md'), 'utf8')).toContain('[[Release process]]');
-    expect(await readFile(join(dir, 'handbook/eng/deploy-checklist/_page.yaml'), 'utf8')).toMatch(/title: Deploy checklist/);
+    expect(await readFile(join(dir, 'handbook/eng/deploy-checklist/content.md'), 'utf8')).toContain(
+      '[[Release process]]',
+    );
+    expect(await readFile(join(dir, 'handbook/eng/deploy-checklist/_page.yaml'), 'utf8')).toMatch(
+      /title: Deploy checklist/,
+    );
 
     // The new page is in the graph: inspect counts its links.
     const inspect = createMemoryIO({ cwd: dir });
     expect(await main(['inspect', 'agent.yaml', '--json'], inspect.io)).toBe(0);
-    const plan = JSON.parse(inspect.out()) as { contexts: { details?: Record<string, unknown> }[]; tools: { name: string; executionMode: string }[] };
-    expect(plan.contexts[1]?.details).toMatchObject({ pages: 4, spaces: 2, links: 5, unresolvedLinks: 0, layout: 'upstream' });
+    const plan = JSON.parse(inspect.out()) as {
+      contexts: { details?: Record<string, unknown> }[];
+      tools: { name: string; executionMode: string }[];
+    };
+    expect(plan.contexts[1]?.details).toMatchObject({
+      pages: 4,
+      spaces: 2,
+      links: 5,
+      unresolvedLinks: 0,
+      layout: 'upstream',
+    });
     expect(plan.tools.map((t) => `${t.name}:${t.executionMode}`)).toEqual([
       'wiki_search:parallel',
       'wiki_page:parallel',

@@ -15,8 +15,14 @@ let embeddings: EmbeddingsServer | undefined;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'raf-rag-plugin-'));
   await mkdir(join(dir, 'docs'));
-  await writeFile(join(dir, 'docs', 'returns.md'), '# Returns\n\n## Refunds\n\nRefunds are paid within 14 days to the original card.\n');
-  await writeFile(join(dir, 'docs', 'shipping.md'), '# Shipping\n\nParcels leave the warehouse every weekday at 4 pm.\n');
+  await writeFile(
+    join(dir, 'docs', 'returns.md'),
+    '# Returns\n\n## Refunds\n\nRefunds are paid within 14 days to the original card.\n',
+  );
+  await writeFile(
+    join(dir, 'docs', 'shipping.md'),
+    '# Shipping\n\nParcels leave the warehouse every weekday at 4 pm.\n',
+  );
 });
 afterEach(async () => {
   await model?.close();
@@ -27,7 +33,10 @@ afterEach(async () => {
 
 async function agentFile(config: string, modelBlock = 'model: { id: m, provider: openai }'): Promise<string> {
   const file = join(dir, 'agent.yaml');
-  await writeFile(file, `name: shop\n${modelBlock}\ninstructions: Answer from the docs.\ncontexts:\n  - kind: knowledge\n    name: docs\n${config}`);
+  await writeFile(
+    file,
+    `name: shop\n${modelBlock}\ninstructions: Answer from the docs.\ncontexts:\n  - kind: knowledge\n    name: docs\n${config}`,
+  );
   return file;
 }
 
@@ -59,7 +68,9 @@ describe('kind: knowledge from YAML', () => {
       [9, 19, 'contexts[0].config.chunk_size', 'Invalid input: expected number, received string'],
       [12, 19, expect.stringMatching(/^contexts\[0\]\.config\.embeddings/), 'Invalid URL'],
     ]);
-    expect(report.warnings.map((w) => [w.line, w.message])).toEqual([[11, expect.stringContaining("unknown key 'top_kk' (did you mean 'topK'?)")]]);
+    expect(report.warnings.map((w) => [w.line, w.message])).toEqual([
+      [11, expect.stringContaining("unknown key 'top_kk' (did you mean 'topK'?)")],
+    ]);
   });
 
   it('a source that does not exist warns (an error in strict mode)', async () => {
@@ -70,7 +81,9 @@ describe('kind: knowledge from YAML', () => {
       [5, "knowledge 'docs': source 'pages/*.md' matches no file"],
     ]);
     const strict = await builder(file).strictMode().validate();
-    expect(strict.errors.map((e) => e.message)).toEqual([expect.stringMatching(/source 'missing' does not exist.*; source 'pages\/\*\.md' matches no file$/)]);
+    expect(strict.errors.map((e) => e.message)).toEqual([
+      expect.stringMatching(/source 'missing' does not exist.*; source 'pages\/\*\.md' matches no file$/),
+    ]);
   });
 
   it('an overlap as large as the chunk is an error; a missing source warns and skips (upstream behaviour)', async () => {
@@ -81,7 +94,9 @@ describe('kind: knowledge from YAML', () => {
     const none = await agentFile('    config: {}\n');
     const report = await builder(none).validate();
     expect(report.ok).toBe(true);
-    expect(report.warnings.map((w) => w.message)).toEqual(["knowledge 'docs' has no config.source; it is skipped"]);
+    expect(report.warnings.map((w) => w.message)).toEqual([
+      "knowledge 'docs' has no config.source; it is skipped",
+    ]);
   });
 
   it('validate and inspect create nothing; inspect lists knowledge_search as injected, with the index state', async () => {
@@ -90,7 +105,13 @@ describe('kind: knowledge from YAML', () => {
     const plan = await builder(file).explain();
     expect(existsSync(join(dir, '.raf'))).toBe(false);
     expect(plan.tools).toEqual([
-      expect.objectContaining({ name: 'knowledge_search', source: 'injected', context: 'docs', gated: false, executionMode: 'parallel' }),
+      expect.objectContaining({
+        name: 'knowledge_search',
+        source: 'injected',
+        context: 'docs',
+        gated: false,
+        executionMode: 'parallel',
+      }),
     ]);
     expect(plan.toolLoop).toBe(true);
     expect(plan.contexts[1]).toEqual({
@@ -106,7 +127,13 @@ describe('kind: knowledge from YAML', () => {
     const report = await provider?.refreshIndex?.();
     expect(report).toMatchObject({ documents: 2, added: 2 });
     const after = await builder(file).explain();
-    expect(after.contexts[1]?.details).toMatchObject({ built: true, documents: 2, chunks: 2, vectors: 0, lastBuild: expect.any(String) });
+    expect(after.contexts[1]?.details).toMatchObject({
+      built: true,
+      documents: 2,
+      chunks: 2,
+      vectors: 0,
+      lastBuild: expect.any(String),
+    });
   });
 
   it('a run injects the passages for the latest message and answers knowledge_search calls (hybrid on an embeddings server)', async () => {
@@ -124,13 +151,19 @@ describe('kind: knowledge from YAML', () => {
     const agent = await builder(file).build();
     const answer = await agent.generate('How long do refunds take?');
     expect(answer.text).toBe('Refunds take 14 days.');
-    const [first, second] = model.requests.map((r) => r.body as { messages: { role: string; content: string }[]; tools?: { function: { name: string } }[] });
+    const [first, second] = model.requests.map(
+      (r) =>
+        r.body as { messages: { role: string; content: string }[]; tools?: { function: { name: string } }[] },
+    );
     const system = first?.messages[0]?.content ?? '';
     expect(system).toContain('## Knowledge: docs');
     expect(system).toContain('[1] docs/returns.md — Returns > Refunds\nRefunds are paid within 14 days');
     expect(system).not.toContain('warehouse');
     expect(first?.tools?.map((t) => t.function.name)).toEqual(['knowledge_search']);
-    const toolResult = JSON.parse(second?.messages.at(-1)?.content ?? '{}') as { ok: boolean; data: { results: { source: string }[] } };
+    const toolResult = JSON.parse(second?.messages.at(-1)?.content ?? '{}') as {
+      ok: boolean;
+      data: { results: { source: string }[] };
+    };
     expect(toolResult.ok).toBe(true);
     expect(toolResult.data.results[0]?.source).toBe('docs/shipping.md');
     expect(embeddings.inputs).toBeGreaterThanOrEqual(2); // the two documents, then the queries

@@ -28,7 +28,10 @@ function embeddingsOf(config: KnowledgeConfig, context: PluginBuildContext): Ope
 }
 
 /** `kind: knowledge` from YAML; the config arrives checked against `knowledgeConfigSchema`. */
-async function knowledge(decl: Declaration, context: PluginBuildContext): Promise<KnowledgeContextProvider | undefined> {
+async function knowledge(
+  decl: Declaration,
+  context: PluginBuildContext,
+): Promise<KnowledgeContextProvider | undefined> {
   const config = (decl.config ?? {}) as KnowledgeConfig;
   const name = decl.name ?? 'knowledge';
   if (config.source === undefined) {
@@ -41,7 +44,8 @@ async function knowledge(decl: Declaration, context: PluginBuildContext): Promis
   const sources = typeof config.source === 'string' ? [config.source] : config.source;
   // A source that is not there is worth knowing before the first run (an error with --strict).
   const { problems } = await expandSources(sources, context.baseDir, { checkOnly: true });
-  if (problems.length > 0 && context.strict) throw new ConfigError(`knowledge '${name}': ${problems.join('; ')}`);
+  if (problems.length > 0 && context.strict)
+    throw new ConfigError(`knowledge '${name}': ${problems.join('; ')}`);
   for (const problem of problems) context.warn(`knowledge '${name}': ${problem}`);
   const store = resolve(context.baseDir, config.store ?? `.raf/knowledge/${fileName(name)}.db`);
   const embeddings = embeddingsOf(config, context);

@@ -21,7 +21,10 @@ afterEach(async () => {
 
 async function agentFile(config: string, modelBlock = 'model: { id: m, provider: openai }'): Promise<string> {
   const file = join(dir, 'agent.yaml');
-  await writeFile(file, `name: team\n${modelBlock}\ncontexts:\n  - kind: wiki\n    name: handbook\n${config}`);
+  await writeFile(
+    file,
+    `name: team\n${modelBlock}\ncontexts:\n  - kind: wiki\n    name: handbook\n${config}`,
+  );
   return file;
 }
 const builder = (file: string) => new DeclAgentBuilder().fromYamlFile(file).use(wikiPlugin());
@@ -35,7 +38,9 @@ describe('kind: wiki from YAML', () => {
     const missing = await agentFile('    config: { source: nowhere }\n');
     const report = await builder(missing).validate();
     expect(report.ok).toBe(true);
-    expect(report.warnings.map((w) => w.message)).toEqual([expect.stringMatching(/^wiki 'handbook': the folder .*nowhere does not exist; it is skipped$/)]);
+    expect(report.warnings.map((w) => w.message)).toEqual([
+      expect.stringMatching(/^wiki 'handbook': the folder .*nowhere does not exist; it is skipped$/),
+    ]);
   });
 
   it('inspect lists the injected wiki tools (wiki_write only when writable) and the wiki state', async () => {
@@ -45,8 +50,17 @@ describe('kind: wiki from YAML', () => {
       ['wiki_page', 'injected', 'handbook', 'parallel'],
       ['wiki_concepts', 'injected', 'handbook', 'parallel'],
     ]);
-    expect(readOnly.contexts[1]?.details).toMatchObject({ pages: 4, spaces: 2, links: 4, unresolvedLinks: 1, layout: 'upstream', watching: false });
-    const writable = await builder(await agentFile('    config: { source: wiki, writable: true }\n')).explain();
+    expect(readOnly.contexts[1]?.details).toMatchObject({
+      pages: 4,
+      spaces: 2,
+      links: 4,
+      unresolvedLinks: 1,
+      layout: 'upstream',
+      watching: false,
+    });
+    const writable = await builder(
+      await agentFile('    config: { source: wiki, writable: true }\n'),
+    ).explain();
     expect(writable.tools.at(-1)).toMatchObject({ name: 'wiki_write', executionMode: 'sequential' });
   });
 
@@ -57,14 +71,25 @@ describe('kind: wiki from YAML', () => {
         { text: 'Tuesdays.' },
       ],
     });
-    const file = await agentFile('    config: { source: wiki }\n', `model: { id: m, provider: custom, connection: { endpoint: "${model.baseURL}" } }`);
+    const file = await agentFile(
+      '    config: { source: wiki }\n',
+      `model: { id: m, provider: custom, connection: { endpoint: "${model.baseURL}" } }`,
+    );
     const agent = await builder(file).build();
     expect((await agent.generate('When are releases cut?')).text).toBe('Tuesdays.');
     const [first, second] = model.requests.map((r) => r.body as { messages: { content: string }[] });
     expect(first?.messages[0]?.content).toContain('## Wiki: handbook\n4 pages.');
-    expect(first?.messages[0]?.content).toContain('- eng/release (Release process): Releases are cut on Tuesdays');
-    const result = JSON.parse(second?.messages.at(-1)?.content ?? '{}') as { ok: boolean; data: Record<string, unknown> };
-    expect(result).toMatchObject({ ok: true, data: { id: 'eng/release', backlinks: ['eng/setup', 'ops/oncall'], hash: expect.any(String) } });
+    expect(first?.messages[0]?.content).toContain(
+      '- eng/release (Release process): Releases are cut on Tuesdays',
+    );
+    const result = JSON.parse(second?.messages.at(-1)?.content ?? '{}') as {
+      ok: boolean;
+      data: Record<string, unknown>;
+    };
+    expect(result).toMatchObject({
+      ok: true,
+      data: { id: 'eng/release', backlinks: ['eng/setup', 'ops/oncall'], hash: expect.any(String) },
+    });
     await Promise.all(agent.contextProviders.map((p) => (p as { close?: () => Promise<void> }).close?.()));
   });
 });

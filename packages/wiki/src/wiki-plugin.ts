@@ -5,7 +5,10 @@ import { type WikiConfig, wikiConfigSchema } from './config/wiki-config.js';
 import { WikiContextProvider } from './provider/wiki-context-provider.js';
 
 /** `kind: wiki` from YAML; a missing source or folder warns and skips, as the upstream does (errors in strict mode). */
-async function wiki(decl: Declaration, context: PluginBuildContext): Promise<WikiContextProvider | undefined> {
+async function wiki(
+  decl: Declaration,
+  context: PluginBuildContext,
+): Promise<WikiContextProvider | undefined> {
   const config = (decl.config ?? {}) as WikiConfig;
   const name = decl.name ?? 'wiki';
   const skip = (message: string) => {

@@ -44,21 +44,45 @@ describe('raf index (the installed @raf/rag and @raf/wiki are registered)', () =
 
     const first = createMemoryIO({ cwd: dir });
     expect(await main(['index', 'agent.yaml'], first.io), first.err()).toBe(0);
-    expect(first.out()).toMatch(/^knowledge docs: documents 2, chunks 2, added 2, updated 0, removed 0, unchanged 0, embedded 0, store .*docs\.db \(\d+ ms\)\n/);
-    expect(first.out()).toMatch(/\nwiki notes: pages 2, spaces 0, links 1, unresolvedLinks 0, layout markdown \(\d+ ms\)\n$/);
+    expect(first.out()).toMatch(
+      /^knowledge docs: documents 2, chunks 2, added 2, updated 0, removed 0, unchanged 0, embedded 0, store .*docs\.db \(\d+ ms\)\n/,
+    );
+    expect(first.out()).toMatch(
+      /\nwiki notes: pages 2, spaces 0, links 1, unresolvedLinks 0, layout markdown \(\d+ ms\)\n$/,
+    );
 
     const again = createMemoryIO({ cwd: dir });
     expect(await main(['index', 'agent.yaml', '--json'], again.io)).toBe(0);
     const { contexts } = JSON.parse(again.out()) as { contexts: Record<string, unknown>[] };
-    expect(contexts[0]).toMatchObject({ kind: 'knowledge', name: 'docs', unchanged: 2, added: 0, embedded: 0 });
+    expect(contexts[0]).toMatchObject({
+      kind: 'knowledge',
+      name: 'docs',
+      unchanged: 2,
+      added: 0,
+      embedded: 0,
+    });
     expect(contexts[1]).toMatchObject({ kind: 'wiki', name: 'notes', pages: 2 });
 
     const after = createMemoryIO({ cwd: dir });
     expect(await main(['inspect', 'agent.yaml', '--json'], after.io)).toBe(0);
-    const plan = JSON.parse(after.out()) as { contexts: { details?: Record<string, unknown> }[]; tools: { name: string }[] };
-    expect(plan.contexts[1]?.details).toMatchObject({ built: true, documents: 2, chunks: 2, embeddingModel: null, lastBuild: expect.any(String) });
+    const plan = JSON.parse(after.out()) as {
+      contexts: { details?: Record<string, unknown> }[];
+      tools: { name: string }[];
+    };
+    expect(plan.contexts[1]?.details).toMatchObject({
+      built: true,
+      documents: 2,
+      chunks: 2,
+      embeddingModel: null,
+      lastBuild: expect.any(String),
+    });
     expect(plan.contexts[2]?.details).toMatchObject({ pages: 2, links: 1 });
-    expect(plan.tools.map((t) => t.name)).toEqual(['knowledge_search', 'wiki_search', 'wiki_page', 'wiki_concepts']);
+    expect(plan.tools.map((t) => t.name)).toEqual([
+      'knowledge_search',
+      'wiki_search',
+      'wiki_page',
+      'wiki_concepts',
+    ]);
   });
 
   it('an agent without indexes says so; a missing file is a usage error', async () => {
@@ -74,7 +98,10 @@ describe('raf index (the installed @raf/rag and @raf/wiki are registered)', () =
 describe('ProgressBar', () => {
   it('draws on a terminal and clears its line at the end; prints nothing when piped', () => {
     let tty = '';
-    const bar = new ProgressBar({ write: (t: string) => (tty += t), isTTY: true, columns: 80 }, 'knowledge docs');
+    const bar = new ProgressBar(
+      { write: (t: string) => (tty += t), isTTY: true, columns: 80 },
+      'knowledge docs',
+    );
     bar.update({ phase: 'scan', done: 0, total: 4 });
     bar.update({ phase: 'done', done: 4, total: 4 });
     bar.done();

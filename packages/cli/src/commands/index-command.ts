@@ -53,7 +53,9 @@ export async function indexCommand(args: CliArgs, io: CliIO): Promise<number> {
       }).finally(() => bar.done());
       results.push({ kind: provider.kind, name: provider.name, ...report, ms: Date.now() - started });
       if (!args.json) {
-        io.stdout.write(`${escapeLine(`${provider.kind} ${provider.name}: ${summary(report)} (${Date.now() - started} ms)`)}\n`);
+        io.stdout.write(
+          `${escapeLine(`${provider.kind} ${provider.name}: ${summary(report)} (${Date.now() - started} ms)`)}\n`,
+        );
         for (const line of problems(report)) io.stderr.write(`warning: ${escapeLine(line)}\n`);
       }
     }

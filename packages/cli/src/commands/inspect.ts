@@ -10,7 +10,13 @@ function readable(plan: AgentExplanation): string {
     'contexts (run order):',
     ...plan.contexts.flatMap((c) => [
       `  ${c.order}. ${c.kind} ${c.name}`,
-      ...(c.details ? [`     ${Object.entries(c.details).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ')}`] : []),
+      ...(c.details
+        ? [
+            `     ${Object.entries(c.details)
+              .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+              .join(', ')}`,
+          ]
+        : []),
     ]),
     'tools:',
     ...plan.tools.map((t) => {

@@ -42,7 +42,9 @@ describe('chunkRecursive', () => {
   });
 
   it('refuses an overlap that would never advance', () => {
-    expect(() => chunkRecursive('text', { chunkSize: 10, chunkOverlap: 10 })).toThrow(/smaller than chunkSize/);
+    expect(() => chunkRecursive('text', { chunkSize: 10, chunkOverlap: 10 })).toThrow(
+      /smaller than chunkSize/,
+    );
   });
 });
 

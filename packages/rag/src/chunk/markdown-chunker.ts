@@ -49,7 +49,8 @@ export function markdownSections(markdown: string): Section[] {
 export function chunkMarkdown(markdown: string, options: ChunkOptions = {}): Chunk[] {
   const chunks: Chunk[] = [];
   for (const section of markdownSections(markdown)) {
-    for (const text of chunkRecursive(section.body, options)) chunks.push({ text, headings: section.headings });
+    for (const text of chunkRecursive(section.body, options))
+      chunks.push({ text, headings: section.headings });
   }
   return chunks;
 }

@@ -4,7 +4,10 @@ import { type ChunkOptions, chunkSizes } from './chunk.js';
 export const RECURSIVE_SEPARATORS: readonly string[] = ['\n\n', '\n', '。', '. ', ' ', ''];
 
 /** Splits on the first separator the text contains, keeping each separator with the piece before it. */
-function splitKeeping(text: string, separators: readonly string[]): { pieces: string[]; rest: readonly string[] } {
+function splitKeeping(
+  text: string,
+  separators: readonly string[],
+): { pieces: string[]; rest: readonly string[] } {
   for (let i = 0; i < separators.length; i++) {
     const separator = separators[i] as string;
     if (separator === '') return { pieces: [...text], rest: [] };

@@ -37,7 +37,10 @@ export const embeddingsConfigSchema = z.union([
 export const knowledgeConfigSchema = z
   .object({
     /** Files, folders, globs (relative to the agent file's folder) and http(s) URLs. */
-    source: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional().meta({ aliases: ['sources'] }),
+    source: z
+      .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
+      .optional()
+      .meta({ aliases: ['sources'] }),
     /** The index file (default `.raf/knowledge/<name>.db` beside the agent file). */
     store: z.string().min(1).optional(),
     embeddings: embeddingsConfigSchema.optional(),
@@ -58,9 +61,14 @@ export const knowledgeConfigSchema = z
         message: `must be smaller than chunkSize (${config.chunkSize ?? 512})`,
       });
     }
-    const lexicalOnly = config.embeddings === undefined || config.embeddings === false || config.embeddings === 'none';
+    const lexicalOnly =
+      config.embeddings === undefined || config.embeddings === false || config.embeddings === 'none';
     if (lexicalOnly && (config.retrieval === 'vector' || config.retrieval === 'hybrid')) {
-      ctx.addIssue({ code: 'custom', path: ['retrieval'], message: `${config.retrieval} retrieval needs embeddings` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['retrieval'],
+        message: `${config.retrieval} retrieval needs embeddings`,
+      });
     }
   });
 

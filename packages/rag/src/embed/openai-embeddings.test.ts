@@ -23,7 +23,9 @@ describe('OpenAIEmbeddings', () => {
     expect(server.texts).toEqual(texts);
     expect(vectors).toHaveLength(10);
     const expected = hashedEmbedding('text number 7', 16);
-    expect([...(vectors[7] as Float32Array)].map((v) => v.toFixed(5))).toEqual(expected.map((v) => v.toFixed(5)));
+    expect([...(vectors[7] as Float32Array)].map((v) => v.toFixed(5))).toEqual(
+      expected.map((v) => v.toFixed(5)),
+    );
   });
 
   it('retries a 503 (honouring Retry-After) and then succeeds', async () => {
@@ -35,7 +37,11 @@ describe('OpenAIEmbeddings', () => {
 
   it('gives up after maxRetries with a ChatClientError naming the status', async () => {
     server = await startEmbeddingsServer({ failFirst: 10, failStatus: 429 });
-    const model = new OpenAIEmbeddings({ model: 'hash', baseURL: server.baseURL, retry: { ...fast, maxRetries: 1 } });
+    const model = new OpenAIEmbeddings({
+      model: 'hash',
+      baseURL: server.baseURL,
+      retry: { ...fast, maxRetries: 1 },
+    });
     const error = await model.embed(['a'], { signal: signal() }).catch((e: unknown) => e);
     expect(ChatClientError.isInstance(error) && error.status).toBe(429);
     expect(server.requests).toBe(2);
@@ -59,7 +65,11 @@ describe('OpenAIEmbeddings', () => {
 
   it('a cancelled signal stops the backoff with CancelledError', async () => {
     server = await startEmbeddingsServer({ failFirst: 10 });
-    const model = new OpenAIEmbeddings({ model: 'hash', baseURL: server.baseURL, retry: { initialDelayMs: 10_000 } });
+    const model = new OpenAIEmbeddings({
+      model: 'hash',
+      baseURL: server.baseURL,
+      retry: { initialDelayMs: 10_000 },
+    });
     const controller = new AbortController();
     const pending = model.embed(['a'], { signal: controller.signal });
     setTimeout(() => controller.abort(), 100);

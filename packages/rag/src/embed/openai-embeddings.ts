@@ -1,7 +1,14 @@
 import { CancelledError, ChatClientError } from '@raf/core';
 import { normalize } from '../search/exact-vector-search.js';
 import type { IEmbeddingModel } from './embedding-model.js';
-import { backoffMs, EMBEDDING_RETRY, type EmbeddingRetryOptions, retryableStatus, retryAfterMs, sleep } from './retry.js';
+import {
+  backoffMs,
+  EMBEDDING_RETRY,
+  type EmbeddingRetryOptions,
+  retryableStatus,
+  retryAfterMs,
+  sleep,
+} from './retry.js';
 
 export interface OpenAIEmbeddingsOptions {
   model: string;
@@ -22,7 +29,16 @@ interface EmbeddingsResponse {
   data?: { index?: number; embedding?: unknown }[];
 }
 
-const NETWORK_ERRORS = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const NETWORK_ERRORS = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
 
 /**
  * Embeddings from an OpenAI-compatible `POST /embeddings` endpoint, over undici: texts go in
@@ -78,24 +94,30 @@ export class OpenAIEmbeddings implements IEmbeddingModel {
         const text = await response.body.text();
         if (response.statusCode < 300) return this.vectors(text, input.length);
         const responseHeaders = response.headers as Record<string, string | string[] | undefined>;
-        failure = new ChatClientError(`embeddings request failed: HTTP ${response.statusCode}: ${text.slice(0, 300)}`, {
-          provider: 'embeddings',
-          url: this.url,
-          status: response.statusCode,
-          retryable: retryableStatus(response.statusCode, responseHeaders),
-          responseBody: text.slice(0, 2000),
-        });
+        failure = new ChatClientError(
+          `embeddings request failed: HTTP ${response.statusCode}: ${text.slice(0, 300)}`,
+          {
+            provider: 'embeddings',
+            url: this.url,
+            status: response.statusCode,
+            retryable: retryableStatus(response.statusCode, responseHeaders),
+            responseBody: text.slice(0, 2000),
+          },
+        );
         wait = retryAfterMs(responseHeaders, this.retry.maxRetryAfterMs);
       } catch (error) {
         if (signal.aborted) throw new CancelledError('embedding request cancelled', { cause: error });
         if (ChatClientError.isInstance(error)) throw error; // a malformed answer is not retried
         const code = (error as { code?: string }).code;
-        failure = new ChatClientError(`embeddings request to ${this.url} failed: ${(error as Error).message}`, {
-          provider: 'embeddings',
-          url: this.url,
-          retryable: timeout.aborted || (code !== undefined && NETWORK_ERRORS.has(code)),
-          cause: error,
-        });
+        failure = new ChatClientError(
+          `embeddings request to ${this.url} failed: ${(error as Error).message}`,
+          {
+            provider: 'embeddings',
+            url: this.url,
+            retryable: timeout.aborted || (code !== undefined && NETWORK_ERRORS.has(code)),
+            cause: error,
+          },
+        );
       }
       if (!failure.retryable || attempt >= this.retry.maxRetries) throw failure;
       await sleep(wait ?? backoffMs(attempt, this.retry), signal);

@@ -24,7 +24,10 @@ beforeAll(async () => {
   );
   await writeFile(
     join(dir, 'docs', 'safari.pdf'),
-    await makePdf('Safari notes', [['Wildebeest cross the Mara river in August.'], ['Flamingos gather at Lake Nakuru.']]),
+    await makePdf('Safari notes', [
+      ['Wildebeest cross the Mara river in August.'],
+      ['Flamingos gather at Lake Nakuru.'],
+    ]),
   );
   server = await startEmbeddingsServer();
 }, 60_000);
@@ -38,38 +41,75 @@ const embeddings = () => new OpenAIEmbeddings({ model: 'hashed-384', baseURL: se
 describe('KnowledgeBase on a real docs tree (READMEs, html, pdf)', () => {
   it('indexes every file, then finds passages with source and heading by lexical, vector and hybrid search', async () => {
     expect(readmes.length).toBeGreaterThan(100);
-    const kb = await KnowledgeBase.open({ sources: ['docs'], baseDir: dir, store: join(dir, 'index.db'), embeddings: embeddings() });
+    const kb = await KnowledgeBase.open({
+      sources: ['docs'],
+      baseDir: dir,
+      store: join(dir, 'index.db'),
+      embeddings: embeddings(),
+    });
     const report = await kb.refresh();
     expect(report.failed).toEqual([]);
     expect(report.documents).toBe(readmes.length + 2);
     expect(report.added).toBe(readmes.length + 2);
     expect(report.embedded).toBe(report.chunks);
-    expect(kb.stats()).toMatchObject({ documents: readmes.length + 2, vectors: report.chunks, embeddingModel: 'hashed-384', dimension: 384 });
+    expect(kb.stats()).toMatchObject({
+      documents: readmes.length + 2,
+      vectors: report.chunks,
+      embeddingModel: 'hashed-384',
+      dimension: 384,
+    });
 
     for (const mode of ['lexical', 'vector', 'hybrid'] as const) {
       const [tea] = await kb.search('what temperature should oolong be brewed at', { mode, topK: 3 });
-      expect({ mode, ...tea }).toMatchObject({ mode, source: 'docs/tea.html', title: 'Tea guide', heading: 'Tea guide > Oolong' });
+      expect({ mode, ...tea }).toMatchObject({
+        mode,
+        source: 'docs/tea.html',
+        title: 'Tea guide',
+        heading: 'Tea guide > Oolong',
+      });
       const hits = await kb.search('when do wildebeest cross the river', { mode, topK: 3 });
-      expect({ mode, ...hits[0] }).toMatchObject({ mode, source: 'docs/safari.pdf', title: 'Safari notes', heading: 'page 1' });
+      expect({ mode, ...hits[0] }).toMatchObject({
+        mode,
+        source: 'docs/safari.pdf',
+        title: 'Safari notes',
+        heading: 'page 1',
+      });
     }
     // The script's text was never indexed.
     expect(await kb.search('porcupine', { mode: 'lexical' })).toEqual([]);
-    const [client] = await kb.search('Anthropic Messages API streaming with retries', { mode: 'hybrid', topK: 1 });
+    const [client] = await kb.search('Anthropic Messages API streaming with retries', {
+      mode: 'hybrid',
+      topK: 1,
+    });
     expect(client?.source).toBe('docs/raf-client.md');
     kb.close();
   });
 
   it('a second refresh reads nothing new; an edit re-embeds that file only; a deleted file leaves the index', async () => {
     const store = join(dir, 'incremental.db');
-    const kb = await KnowledgeBase.open({ sources: ['docs/*.md'], baseDir: dir, store, embeddings: embeddings() });
+    const kb = await KnowledgeBase.open({
+      sources: ['docs/*.md'],
+      baseDir: dir,
+      store,
+      embeddings: embeddings(),
+    });
     const first = await kb.refresh();
     server.reset();
     const again = await kb.refresh();
-    expect(again).toMatchObject({ added: 0, updated: 0, removed: 0, unchanged: first.documents, embedded: 0 });
+    expect(again).toMatchObject({
+      added: 0,
+      updated: 0,
+      removed: 0,
+      unchanged: first.documents,
+      embedded: 0,
+    });
     expect(server.inputs).toBe(0);
 
     const file = join(dir, 'docs', 'semver.md');
-    await writeFile(file, `${await readFile(file, 'utf8')}\n\n## Zanzibar\n\nA brand new section about zanzibar spices.\n`);
+    await writeFile(
+      file,
+      `${await readFile(file, 'utf8')}\n\n## Zanzibar\n\nA brand new section about zanzibar spices.\n`,
+    );
     const edited = await kb.refresh();
     expect(edited).toMatchObject({ updated: 1, unchanged: first.documents - 1 });
     // Only chunks whose text changed are embedded again: the new section (and the old last chunk).
@@ -84,14 +124,24 @@ describe('KnowledgeBase on a real docs tree (READMEs, html, pdf)', () => {
     kb.close();
 
     // The index lives on disk: a new process (here: a new handle) sees it as built.
-    expect(await KnowledgeBase.inspect(store)).toMatchObject({ documents: first.documents - 1, embeddingModel: 'hashed-384' });
+    expect(await KnowledgeBase.inspect(store)).toMatchObject({
+      documents: first.documents - 1,
+      embeddingModel: 'hashed-384',
+    });
   });
 
   it('lexical only without embeddings; vector search then is a clear error', async () => {
-    const kb = await KnowledgeBase.open({ sources: ['docs/tea.html', 'docs/safari.pdf'], baseDir: dir, store: ':memory:' });
+    const kb = await KnowledgeBase.open({
+      sources: ['docs/tea.html', 'docs/safari.pdf'],
+      baseDir: dir,
+      store: ':memory:',
+    });
     const report = await kb.refresh();
     expect(report).toMatchObject({ documents: 2, embedded: 0 });
-    expect((await kb.search('flamingos lake'))[0]).toMatchObject({ source: 'docs/safari.pdf', heading: 'page 2' });
+    expect((await kb.search('flamingos lake'))[0]).toMatchObject({
+      source: 'docs/safari.pdf',
+      heading: 'page 2',
+    });
     await expect(kb.search('flamingos', { mode: 'vector' })).rejects.toThrow(/needs an embedding model/);
     expect(kb.stats()).toMatchObject({ vectors: 0, embeddingModel: null });
     kb.close();
@@ -112,7 +162,14 @@ describe('KnowledgeBase on a real docs tree (READMEs, html, pdf)', () => {
     const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
     try {
       const kb = await KnowledgeBase.open({
-        sources: ['broken.pdf', 'missing.md', 'nothing/*.md', `${base}/guide.md`, `${base}/gone.md`, 'docs/tea.html'],
+        sources: [
+          'broken.pdf',
+          'missing.md',
+          'nothing/*.md',
+          `${base}/guide.md`,
+          `${base}/gone.md`,
+          'docs/tea.html',
+        ],
         baseDir: dir,
         store: ':memory:',
       });
@@ -123,7 +180,10 @@ describe('KnowledgeBase on a real docs tree (READMEs, html, pdf)', () => {
         expect.stringContaining("source 'missing.md' does not exist"),
         "source 'nothing/*.md' matches no file",
       ]);
-      expect((await kb.search('spray deck kayak'))[0]).toMatchObject({ source: `${base}/guide.md`, heading: 'Remote guide' });
+      expect((await kb.search('spray deck kayak'))[0]).toMatchObject({
+        source: `${base}/guide.md`,
+        heading: 'Remote guide',
+      });
       kb.close();
     } finally {
       http.close();
@@ -144,7 +204,12 @@ describe('KnowledgeBase on a real docs tree (READMEs, html, pdf)', () => {
   });
 
   it('a touched file (new mtime, same content) is hashed, not re-embedded', async () => {
-    const kb = await KnowledgeBase.open({ sources: ['docs/tea.html'], baseDir: dir, store: ':memory:', embeddings: embeddings() });
+    const kb = await KnowledgeBase.open({
+      sources: ['docs/tea.html'],
+      baseDir: dir,
+      store: ':memory:',
+      embeddings: embeddings(),
+    });
     await kb.refresh();
     server.reset();
     const later = new Date(Date.now() + 5_000);
@@ -162,7 +227,9 @@ describe('incremental re-index on 1,000 files', () => {
     await mkdir(root, { recursive: true });
     const body = (i: number, extra = '') =>
       `# Note ${i}\n\n${`Paragraph one of note ${i} about subject ${i % 37}. `.repeat(6)}\n\n## Details\n\n${`Detail ${i} text. `.repeat(20)}${extra}\n`;
-    await Promise.all(Array.from({ length: 1_000 }, (_, i) => writeFile(join(root, `note-${i}.md`), body(i))));
+    await Promise.all(
+      Array.from({ length: 1_000 }, (_, i) => writeFile(join(root, `note-${i}.md`), body(i))),
+    );
     const kb = await KnowledgeBase.open({
       sources: ['thousand'],
       baseDir: dir,

@@ -12,7 +12,12 @@ import { ftsQuery } from '../search/fts-query.js';
 import { reciprocalRankFusion } from '../search/reciprocal-rank-fusion.js';
 import { expandSources, type SourceRef } from '../source/expand-sources.js';
 import { readSource, stampOf } from '../source/read-source.js';
-import { embeddingText, KnowledgeStore, type NewChunk, type StoredDocument } from '../store/knowledge-store.js';
+import {
+  embeddingText,
+  KnowledgeStore,
+  type NewChunk,
+  type StoredDocument,
+} from '../store/knowledge-store.js';
 import type {
   KnowledgeBaseOptions,
   KnowledgeHit,
@@ -82,7 +87,9 @@ export class KnowledgeBase {
 
   /** Whether a search can use vectors: an embedding model is set and the index holds vectors. */
   get hasVectors(): boolean {
-    return this.options.embeddings !== undefined && this.store.counts().vectors > 0;
+    // From the in-memory matrix (read once per index change): counting BLOB rows in SQLite on
+    // every query would read every vector from disk.
+    return this.options.embeddings !== undefined && this.store.vectors().ids.length > 0;
   }
 
   stats(): KnowledgeStats {
@@ -107,7 +114,10 @@ export class KnowledgeBase {
     });
   }
 
-  private async doRefresh({ signal = new AbortController().signal, onProgress }: RefreshOptions): Promise<RefreshReport> {
+  private async doRefresh({
+    signal = new AbortController().signal,
+    onProgress,
+  }: RefreshOptions): Promise<RefreshReport> {
     const baseDir = this.options.baseDir ?? process.cwd();
     const { refs, problems } = await expandSources(this.options.sources, baseDir);
     const report: RefreshReport = {
@@ -175,7 +185,11 @@ export class KnowledgeBase {
   }
 
   /** Undefined when the source is unchanged (same size and mtime, or same content hash). */
-  private async prepare(ref: SourceRef, before: StoredDocument | undefined, signal: AbortSignal): Promise<Pending | undefined> {
+  private async prepare(
+    ref: SourceRef,
+    before: StoredDocument | undefined,
+    signal: AbortSignal,
+  ): Promise<Pending | undefined> {
     const stamp = await stampOf(ref);
     if (before && stamp && stamp.size === before.size && stamp.mtimeMs === before.mtimeMs) return undefined;
     const content = await readSource(ref, signal);
@@ -190,7 +204,15 @@ export class KnowledgeBase {
       return vector ? { ...c, vector } : c;
     });
     const missing = this.options.embeddings ? chunks.flatMap((c, i) => (c.vector ? [] : [i])) : [];
-    return { ref, hash: content.hash, size: content.size, mtimeMs: content.mtimeMs, document, chunks, missing };
+    return {
+      ref,
+      hash: content.hash,
+      size: content.size,
+      mtimeMs: content.mtimeMs,
+      document,
+      chunks,
+      missing,
+    };
   }
 
   private chunk(document: LoadedDocument): Chunk[] {
@@ -263,7 +285,10 @@ export class KnowledgeBase {
     let vector: { id: number; score: number }[] = [];
     if (mode !== 'lexical') {
       const signal = options.signal ?? new AbortController().signal;
-      const [q] = await (this.options.embeddings as NonNullable<KnowledgeBaseOptions['embeddings']>).embed([query], { signal });
+      const [q] = await (this.options.embeddings as NonNullable<KnowledgeBaseOptions['embeddings']>).embed(
+        [query],
+        { signal },
+      );
       const { ids, matrix, dimension } = this.store.vectors();
       vector = nearestRows(matrix, dimension, q as Float32Array, CANDIDATES).map((r) => ({
         id: ids[r.row] as number,
@@ -279,18 +304,28 @@ export class KnowledgeBase {
     const perSource = Math.max(1, options.maxPerSource ?? 2);
     const taken = new Map<string, number>();
     const rows = this.store.chunks(ranked.slice(0, CANDIDATES * 2).map((r) => r.id));
-    const top = ranked.filter(({ id }) => {
-      const source = rows.get(id)?.source;
-      if (source === undefined) return false;
-      const count = taken.get(source) ?? 0;
-      if (count >= perSource) return false;
-      taken.set(source, count + 1);
-      return true;
-    }).slice(0, topK);
+    const top = ranked
+      .filter(({ id }) => {
+        const source = rows.get(id)?.source;
+        if (source === undefined) return false;
+        const count = taken.get(source) ?? 0;
+        if (count >= perSource) return false;
+        taken.set(source, count + 1);
+        return true;
+      })
+      .slice(0, topK);
     return top.flatMap(({ id, score }) => {
       const row = rows.get(id);
       if (!row) return [];
-      return [{ source: row.source, ...(row.title && { title: row.title }), heading: row.heading, text: row.text, score }];
+      return [
+        {
+          source: row.source,
+          ...(row.title && { title: row.title }),
+          heading: row.heading,
+          text: row.text,
+          score,
+        },
+      ];
     });
   }
 

@@ -1,7 +1,18 @@
 import type { LoadedDocument } from './document.js';
 
 /** Page furniture that is not the document's text. */
-const IGNORED = ['script', 'style', 'noscript', 'template', 'nav', 'footer', 'iframe', 'svg', 'form', 'button'];
+const IGNORED = [
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'nav',
+  'footer',
+  'iframe',
+  'svg',
+  'form',
+  'button',
+];
 
 function decodeEntities(text: string): string {
   return text

@@ -19,7 +19,10 @@ describe('formatOf', () => {
 
 describe('loadDocument', () => {
   it('markdown: frontmatter title, body without the frontmatter', async () => {
-    const doc = await loadDocument(encode('---\ntitle: Setup guide\ntags: [a]\n---\n# Heading\nBody'), 'markdown');
+    const doc = await loadDocument(
+      encode('---\ntitle: Setup guide\ntags: [a]\n---\n# Heading\nBody'),
+      'markdown',
+    );
     expect(doc.title).toBe('Setup guide');
     expect(doc.parts[0]?.text).toBe('# Heading\nBody');
   });
@@ -43,7 +46,10 @@ describe('loadDocument', () => {
   });
 
   it('pdf: one part per page, headed "page N", with the document title', async () => {
-    const pdf = await makePdf('Field notes', [['Zebras migrate in the dry season.'], ['Lions rest in the shade.']]);
+    const pdf = await makePdf('Field notes', [
+      ['Zebras migrate in the dry season.'],
+      ['Lions rest in the shade.'],
+    ]);
     const doc = await loadDocument(pdf, 'pdf');
     expect(doc.title).toBe('Field notes');
     expect(doc.parts.map((p) => [p.headings, p.text.trim()])).toEqual([

@@ -47,7 +47,8 @@ export class KnowledgeContextProvider implements IContextProvider {
 
   /** The index, opened (and built on first use) lazily. */
   base(): Promise<KnowledgeBase> {
-    if (this.options.dryRun) return Promise.reject(new Error(`knowledge '${this.name}' is open for inspection only`));
+    if (this.options.dryRun)
+      return Promise.reject(new Error(`knowledge '${this.name}' is open for inspection only`));
     this.opened ??= KnowledgeBase.open(this.options);
     return this.opened;
   }
@@ -66,9 +67,15 @@ export class KnowledgeContextProvider implements IContextProvider {
     const topK = this.options.topK ?? 3;
     const query = latestUserText(input, messages);
     if (topK === 0 || query === undefined) return { tools: [this.searchTool] };
-    const hits = await base.search(query, { topK, signal, ...(this.options.retrieval && { mode: this.options.retrieval }) });
+    const hits = await base.search(query, {
+      topK,
+      signal,
+      ...(this.options.retrieval && { mode: this.options.retrieval }),
+    });
     return {
-      ...(hits.length > 0 && { instructions: formatHits(this.name, hits, this.options.maxInjectedChars ?? 6_000) }),
+      ...(hits.length > 0 && {
+        instructions: formatHits(this.name, hits, this.options.maxInjectedChars ?? 6_000),
+      }),
       tools: [this.searchTool],
     };
   }

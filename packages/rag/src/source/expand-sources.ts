@@ -3,9 +3,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { formatOf, SUPPORTED_EXTENSIONS } from '../load/document.js';
 
 /** One file or URL to index, with the name it is stored and cited under. */
-export type SourceRef =
-  | { kind: 'file'; id: string; path: string }
-  | { kind: 'url'; id: string; url: string };
+export type SourceRef = { kind: 'file'; id: string; path: string } | { kind: 'url'; id: string; url: string };
 
 const GLOB = /[*?[\]{}!]/;
 const URL_SOURCE = /^https?:\/\//i;

@@ -42,9 +42,16 @@ async function redirecting(): Promise<Dispatcher> {
 export async function readSource(ref: SourceRef, signal: AbortSignal): Promise<SourceContent> {
   if (ref.kind === 'file') {
     const info = await stat(ref.path);
-    if (info.size > MAX_SOURCE_BYTES) throw new Error(`${info.size} bytes, over the ${MAX_SOURCE_BYTES}-byte limit`);
+    if (info.size > MAX_SOURCE_BYTES)
+      throw new Error(`${info.size} bytes, over the ${MAX_SOURCE_BYTES}-byte limit`);
     const bytes = await readFile(ref.path, { signal });
-    return { bytes, hash: contentHash(bytes), size: info.size, mtimeMs: info.mtimeMs, format: formatOf(ref.path) ?? 'text' };
+    return {
+      bytes,
+      hash: contentHash(bytes),
+      size: info.size,
+      mtimeMs: info.mtimeMs,
+      format: formatOf(ref.path) ?? 'text',
+    };
   }
   const { request } = await import('undici');
   const response = await request(ref.url, {

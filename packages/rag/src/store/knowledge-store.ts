@@ -79,7 +79,9 @@ async function openDatabase(path: string, readonly: boolean): Promise<Database> 
  * better-sqlite3 is: every call is short and the file is local.
  */
 export class KnowledgeStore {
-  private vectorCache: { generation: number; ids: Int32Array; matrix: Float32Array; dimension: number } | undefined;
+  private vectorCache:
+    | { generation: number; ids: Int32Array; matrix: Float32Array; dimension: number }
+    | undefined;
   private generation = 0;
 
   private constructor(
@@ -100,7 +102,9 @@ export class KnowledgeStore {
         ? (db.prepare("SELECT value FROM meta WHERE key = 'schema'").pluck().get() as string | undefined)
         : undefined;
       if (version !== undefined && version !== SCHEMA_VERSION) {
-        db.exec('DROP TABLE IF EXISTS chunks_fts; DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS documents; DROP TABLE IF EXISTS meta;');
+        db.exec(
+          'DROP TABLE IF EXISTS chunks_fts; DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS documents; DROP TABLE IF EXISTS meta;',
+        );
       }
       db.exec(SCHEMA);
       db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)').run('schema', SCHEMA_VERSION);
@@ -113,7 +117,11 @@ export class KnowledgeStore {
   }
 
   setMeta(key: string, value: string): void {
-    this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
+    this.db
+      .prepare(
+        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      )
+      .run(key, value);
   }
 
   documents(): Map<string, StoredDocument> {
@@ -128,9 +136,16 @@ export class KnowledgeStore {
   /** The vectors a document's chunks had, by `embeddingText`, so unchanged chunks need no new embedding. */
   previousVectors(documentId: number): Map<string, Float32Array> {
     const rows = this.db
-      .prepare('SELECT c.heading, c.text, c.vector, d.title FROM chunks c JOIN documents d ON d.id = c.document_id WHERE document_id = ? AND vector IS NOT NULL')
+      .prepare(
+        'SELECT c.heading, c.text, c.vector, d.title FROM chunks c JOIN documents d ON d.id = c.document_id WHERE document_id = ? AND vector IS NOT NULL',
+      )
       .all(documentId) as { heading: string; text: string; vector: Buffer; title: string | null }[];
-    return new Map(rows.map((r) => [embeddingText(r.title, r.heading.split(HEADING_SEPARATOR).filter(Boolean), r.text), toVector(r.vector)]));
+    return new Map(
+      rows.map((r) => [
+        embeddingText(r.title, r.heading.split(HEADING_SEPARATOR).filter(Boolean), r.text),
+        toVector(r.vector),
+      ]),
+    );
   }
 
   /** Writes a document and its chunks in one transaction, replacing what it had. */
@@ -151,12 +166,16 @@ export class KnowledgeStore {
         )
         .run({ ...document, chunks: chunks.length, indexedAt });
       const id =
-        (this.db.prepare('SELECT id FROM documents WHERE source = ?').pluck().get(document.source) as number) ??
-        Number(lastInsertRowid);
+        (this.db
+          .prepare('SELECT id FROM documents WHERE source = ?')
+          .pluck()
+          .get(document.source) as number) ?? Number(lastInsertRowid);
       const insertChunk = this.db.prepare(
         'INSERT INTO chunks (document_id, ord, heading, text, vector) VALUES (?, ?, ?, ?, ?)',
       );
-      const insertText = this.db.prepare('INSERT INTO chunks_fts (rowid, text, heading, title) VALUES (?, ?, ?, ?)');
+      const insertText = this.db.prepare(
+        'INSERT INTO chunks_fts (rowid, text, heading, title) VALUES (?, ?, ?, ?)',
+      );
       chunks.forEach((chunk, ord) => {
         const heading = chunk.headings.join(HEADING_SEPARATOR);
         const vector = chunk.vector
@@ -172,7 +191,9 @@ export class KnowledgeStore {
 
   /** Records a new size and mtime for a file whose content hash did not change. */
   touchDocument(source: string, size: number, mtimeMs: number): void {
-    this.db.prepare('UPDATE documents SET size = ?, mtime_ms = ? WHERE source = ?').run(size, mtimeMs, source);
+    this.db
+      .prepare('UPDATE documents SET size = ?, mtime_ms = ? WHERE source = ?')
+      .run(size, mtimeMs, source);
   }
 
   removeDocument(source: string): void {
@@ -197,7 +218,9 @@ export class KnowledgeStore {
 
   /** Empties the index (a new embedding model or chunking: nothing old is comparable). */
   clear(): void {
-    this.db.exec("DELETE FROM chunks_fts; DELETE FROM chunks; DELETE FROM documents; DELETE FROM meta WHERE key <> 'schema';");
+    this.db.exec(
+      "DELETE FROM chunks_fts; DELETE FROM chunks; DELETE FROM documents; DELETE FROM meta WHERE key <> 'schema';",
+    );
     this.generation++;
   }
 
@@ -215,7 +238,10 @@ export class KnowledgeStore {
     const cached = this.vectorCache;
     if (cached && cached.generation === this.generation) return cached;
     const dimension = Number(this.meta('embedding_dimension') ?? 0);
-    const count = this.db.prepare('SELECT count(*) FROM chunks WHERE vector IS NOT NULL').pluck().get() as number;
+    const count = this.db
+      .prepare('SELECT count(*) FROM chunks WHERE vector IS NOT NULL')
+      .pluck()
+      .get() as number;
     const ids = new Int32Array(count);
     const matrix = new Float32Array(count * dimension);
     let row = 0;
@@ -227,7 +253,12 @@ export class KnowledgeStore {
       matrix.set(toVector(r.vector), row * dimension);
       row++;
     }
-    this.vectorCache = { generation: this.generation, ids: ids.subarray(0, row), matrix: matrix.subarray(0, row * dimension), dimension };
+    this.vectorCache = {
+      generation: this.generation,
+      ids: ids.subarray(0, row),
+      matrix: matrix.subarray(0, row * dimension),
+      dimension,
+    };
     return this.vectorCache;
   }
 
@@ -265,8 +296,14 @@ export class KnowledgeStore {
  * What is embedded for a chunk: its document title and heading path, then its text. The context
  * line lets a passage that never names its subject ("brew them at 90 degrees") still match it.
  */
-export function embeddingText(title: string | null | undefined, headings: readonly string[], text: string): string {
-  const context = [title, ...headings].filter((part, i, all) => part && all.indexOf(part) === i).join(HEADING_SEPARATOR);
+export function embeddingText(
+  title: string | null | undefined,
+  headings: readonly string[],
+  text: string,
+): string {
+  const context = [title, ...headings]
+    .filter((part, i, all) => part && all.indexOf(part) === i)
+    .join(HEADING_SEPARATOR);
   return context ? `${context}\n\n${text}` : text;
 }
 

@@ -17,7 +17,9 @@ export async function makeReadmeCorpus(dir: string): Promise<string[]> {
   const seen = new Set<string>();
   const names: string[] = [];
   const add = async (from: string, name: string) => {
-    const hash = createHash('sha1').update(await readFile(from)).digest('hex');
+    const hash = createHash('sha1')
+      .update(await readFile(from))
+      .digest('hex');
     if (seen.has(hash) || names.includes(name)) return;
     seen.add(hash);
     names.push(name);
@@ -27,14 +29,19 @@ export async function makeReadmeCorpus(dir: string): Promise<string[]> {
     await add(join(REPO_ROOT, file), `raf-${file.split('/')[1]}.md`);
   await add(join(REPO_ROOT, 'README.md'), 'raf.md');
   await add(join(REPO_ROOT, 'ARCHITECTURE.md'), 'raf-architecture.md');
-  const installed = await glob(['node_modules/.pnpm/*/node_modules/*/README.md', 'node_modules/.pnpm/*/node_modules/@*/*/README.md'], {
-    cwd: REPO_ROOT,
-    caseSensitiveMatch: false,
-  });
+  const installed = await glob(
+    ['node_modules/.pnpm/*/node_modules/*/README.md', 'node_modules/.pnpm/*/node_modules/@*/*/README.md'],
+    {
+      cwd: REPO_ROOT,
+      caseSensitiveMatch: false,
+    },
+  );
   for (const file of installed.sort()) {
     const parts = file.split('/');
     const scoped = parts[parts.length - 3]?.startsWith('@');
-    const name = scoped ? `${parts[parts.length - 3]}__${parts[parts.length - 2]}` : (parts[parts.length - 2] as string);
+    const name = scoped
+      ? `${parts[parts.length - 3]}__${parts[parts.length - 2]}`
+      : (parts[parts.length - 2] as string);
     await add(join(REPO_ROOT, file), `${name}.md`);
   }
   return names;

@@ -29,7 +29,12 @@ async function body(request: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function send(response: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+function send(
+  response: ServerResponse,
+  status: number,
+  value: unknown,
+  headers: Record<string, string> = {},
+): void {
   response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(JSON.stringify(value));
 }
@@ -39,7 +44,9 @@ function send(response: ServerResponse, status: number, value: unknown, headers:
  * (`hashedEmbedding`): tests and examples run the vector and hybrid paths offline, and count
  * what was embedded.
  */
-export async function startEmbeddingsServer(options: EmbeddingsServerOptions = {}): Promise<EmbeddingsServer> {
+export async function startEmbeddingsServer(
+  options: EmbeddingsServerOptions = {},
+): Promise<EmbeddingsServer> {
   const dimension = options.dimension ?? 384;
   let requests = 0;
   let texts: string[] = [];
@@ -70,7 +77,11 @@ export async function startEmbeddingsServer(options: EmbeddingsServerOptions = {
       send(response, 200, {
         object: 'list',
         model,
-        data: (list as string[]).map((t, index) => ({ object: 'embedding', index, embedding: hashedEmbedding(t, dimension) })),
+        data: (list as string[]).map((t, index) => ({
+          object: 'embedding',
+          index,
+          embedding: hashedEmbedding(t, dimension),
+        })),
         usage: { prompt_tokens: 0, total_tokens: 0 },
       });
     })().catch((error: unknown) => send(response, 500, { error: { message: String(error) } }));

@@ -65,7 +65,11 @@ export class LinkGraph {
   resolve(target: string, fromSpace = ''): string | undefined {
     const candidates = this.byKey.get(key(target.replace(/\.md$/i, '')));
     if (!candidates?.length) return undefined;
-    return candidates.find((id) => id === target) ?? candidates.find((id) => this.pages.get(id)?.space === fromSpace) ?? candidates[0];
+    return (
+      candidates.find((id) => id === target) ??
+      candidates.find((id) => this.pages.get(id)?.space === fromSpace) ??
+      candidates[0]
+    );
   }
 
   linksOf(id: string): PageLinks {
@@ -102,7 +106,8 @@ export class LinkGraph {
       scores.set(other, entry);
     };
     if (id === undefined) {
-      for (const [target, from] of this.into) add(target, from.size, `${from.size} backlink${from.size === 1 ? '' : 's'}`);
+      for (const [target, from] of this.into)
+        add(target, from.size, `${from.size} backlink${from.size === 1 ? '' : 's'}`);
     } else {
       const { links, backlinks } = this.linksOf(id);
       for (const other of links) add(other, 3, 'links to');
@@ -118,7 +123,12 @@ export class LinkGraph {
       }
     }
     return [...scores]
-      .map(([other, { score, reasons }]) => ({ id: other, title: this.pages.get(other)?.title ?? other, reasons, score }))
+      .map(([other, { score, reasons }]) => ({
+        id: other,
+        title: this.pages.get(other)?.title ?? other,
+        reasons,
+        score,
+      }))
       .sort((a, b) => b.score - a.score || a.id.localeCompare(b.id))
       .slice(0, limit);
   }

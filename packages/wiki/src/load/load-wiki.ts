@@ -17,7 +17,9 @@ const posix = (path: string) => path.split(sep).join('/');
 export function yamlObject(text: string): Record<string, unknown> {
   try {
     const value = parse(text) as unknown;
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    return value && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
   } catch {
     return {};
   }
@@ -26,12 +28,18 @@ export function yamlObject(text: string): Record<string, unknown> {
 const str = (value: unknown) => (typeof value === 'string' && value.trim() ? value.trim() : undefined);
 const date = (value: unknown) => (value instanceof Date ? value.toISOString() : str(value));
 const tagsOf = (value: unknown) =>
-  Array.isArray(value) ? value.map(String) : typeof value === 'string' ? value.split(/[,\s]+/).filter(Boolean) : [];
+  Array.isArray(value)
+    ? value.map(String)
+    : typeof value === 'string'
+      ? value.split(/[,\s]+/).filter(Boolean)
+      : [];
 
 /** Splits YAML frontmatter off a markdown page. */
 export function splitFrontmatter(text: string): { data: Record<string, unknown>; body: string } {
   const match = FRONTMATTER.exec(text);
-  return match ? { data: yamlObject(match[1] as string), body: text.slice(match[0].length) } : { data: {}, body: text };
+  return match
+    ? { data: yamlObject(match[1] as string), body: text.slice(match[0].length) }
+    : { data: {}, body: text };
 }
 
 /** An upstream page folder (`_page.yaml` + `content.*`); undefined when it has no content file. */
@@ -103,7 +111,9 @@ export async function loadSpace(dir: string): Promise<WikiSpace> {
  * Every page under `root`: upstream page folders (a `_page.yaml`) and markdown files elsewhere
  * (a page folder's own `content.md` is its content, not a page). Unreadable entries are reported.
  */
-export async function loadWiki(root: string): Promise<{ pages: WikiPage[]; spaces: WikiSpace[]; problems: string[] }> {
+export async function loadWiki(
+  root: string,
+): Promise<{ pages: WikiPage[]; spaces: WikiSpace[]; problems: string[] }> {
   const pages: WikiPage[] = [];
   const spaces: WikiSpace[] = [];
   const problems: string[] = [];
@@ -138,13 +148,16 @@ export async function loadWiki(root: string): Promise<{ pages: WikiPage[]; space
 }
 
 /** The page folder or markdown file a changed path belongs to, relative to `root`. */
-export type PageLocation = { kind: 'page-folder' | 'space'; dir: string } | { kind: 'markdown'; file: string };
+export type PageLocation =
+  | { kind: 'page-folder' | 'space'; dir: string }
+  | { kind: 'markdown'; file: string };
 
 /** What a changed path can be: a page folder's file, a space's `_space.yaml`, or a markdown page. */
 export function pageLocation(path: string): PageLocation | undefined {
   const name = basename(path);
   if (name === '_space.yaml') return { kind: 'space', dir: dirname(path) };
-  if (name === '_page.yaml' || CONTENT_FILES.includes(name)) return { kind: 'page-folder', dir: dirname(path) };
+  if (name === '_page.yaml' || CONTENT_FILES.includes(name))
+    return { kind: 'page-folder', dir: dirname(path) };
   if (/\.md$/i.test(name)) return { kind: 'markdown', file: path };
   return undefined;
 }

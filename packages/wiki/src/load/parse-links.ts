@@ -2,7 +2,9 @@ const LINK = /\[\[([^\]\n]+?)\]\]/g;
 
 /** Text outside fenced code blocks and inline code spans, where `[[...]]` means a link. */
 function prose(markdown: string): string {
-  return markdown.replace(/^( {0,3})(`{3,}|~{3,})[^\n]*\n[\s\S]*?(?:\n {0,3}\2[^\n]*|$)/gm, '').replace(/`[^`\n]*`/g, '');
+  return markdown
+    .replace(/^( {0,3})(`{3,}|~{3,})[^\n]*\n[\s\S]*?(?:\n {0,3}\2[^\n]*|$)/gm, '')
+    .replace(/`[^`\n]*`/g, '');
 }
 
 /**

@@ -1,5 +1,18 @@
-import type { ChatMessage, ContextResult, IContextProvider, IndexRefreshOptions, InvokingContext, ITool, JSONValue } from '@raf/core';
-import { createWikiConceptsTool, createWikiPageTool, createWikiSearchTool, createWikiWriteTool } from '../tools/wiki-tools.js';
+import type {
+  ChatMessage,
+  ContextResult,
+  IContextProvider,
+  IndexRefreshOptions,
+  InvokingContext,
+  ITool,
+  JSONValue,
+} from '@raf/core';
+import {
+  createWikiConceptsTool,
+  createWikiPageTool,
+  createWikiSearchTool,
+  createWikiWriteTool,
+} from '../tools/wiki-tools.js';
 import { Wiki } from '../wiki/wiki.js';
 
 export interface WikiContextProviderOptions {
@@ -68,7 +81,9 @@ export class WikiContextProvider implements IContextProvider {
     const lines = [
       `## Wiki: ${this.name}`,
       `${wiki.stats().pages} pages. Search with wiki_search, read with wiki_page, explore links with wiki_concepts${this.options.writable ? ', and write with wiki_write (pass the hash wiki_page gave)' : ''}.`,
-      ...(hits.length ? ['Pages that match the latest message:', ...hits.map((h) => `- ${h.id} (${h.title}): ${h.snippet}`)] : []),
+      ...(hits.length
+        ? ['Pages that match the latest message:', ...hits.map((h) => `- ${h.id} (${h.title}): ${h.snippet}`)]
+        : []),
     ];
     return { instructions: lines.join('\n'), tools: [...this.tools] };
   }

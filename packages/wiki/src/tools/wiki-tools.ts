@@ -25,7 +25,9 @@ export function createWikiSearchTool(name: string, open: Open): ITool {
     kind: 'wiki',
     manifest: readOnly,
     execute: ({ query, top_k }) =>
-      guarded(async () => toolSuccess({ results: JSON.parse(JSON.stringify((await open()).search(query, top_k ?? 5))) })),
+      guarded(async () =>
+        toolSuccess({ results: JSON.parse(JSON.stringify((await open()).search(query, top_k ?? 5))) }),
+      ),
   });
 }
 
@@ -70,11 +72,17 @@ export function createWikiWriteTool(name: string, open: Open): ITool {
     name: 'wiki_write',
     description: `Create or replace a page of the wiki '${name}'. To change an existing page, read it with wiki_page first and pass its hash as expected_hash; if someone edited it since, the write is refused.`,
     parameters: z.object({
-      page: z.string().min(1).describe('Page id: space/page in a wiki with spaces, else a path such as notes/topic'),
+      page: z
+        .string()
+        .min(1)
+        .describe('Page id: space/page in a wiki with spaces, else a path such as notes/topic'),
       content: z.string().describe('The whole new markdown text of the page'),
       title: z.string().min(1).optional(),
       tags: z.array(z.string().min(1)).optional(),
-      expected_hash: z.string().optional().describe('The hash wiki_page returned (required for an existing page)'),
+      expected_hash: z
+        .string()
+        .optional()
+        .describe('The hash wiki_page returned (required for an existing page)'),
     }),
     kind: 'wiki',
     // Writes one after another, in call order; a worker asks the main process, which owns the files.
@@ -92,7 +100,10 @@ export function createWikiWriteTool(name: string, open: Open): ITool {
           context.signal,
         );
         if (!result.ok)
-          return toolFailure(result.error, result.currentHash ? { current_hash: result.currentHash } : undefined);
+          return toolFailure(
+            result.error,
+            result.currentHash ? { current_hash: result.currentHash } : undefined,
+          );
         return toolSuccess({ page: result.id, hash: result.hash, created: result.created });
       }),
   });

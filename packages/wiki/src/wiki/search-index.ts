@@ -25,7 +25,11 @@ export function snippet(content: string, query: string, width = 240): string {
   const text = content.replace(/\s+/g, ' ').trim();
   const lower = text.toLowerCase();
   const words = query.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? [];
-  const at = words.map((w) => lower.indexOf(w)).filter((i) => i >= 0).sort((a, b) => a - b)[0] ?? 0;
+  const at =
+    words
+      .map((w) => lower.indexOf(w))
+      .filter((i) => i >= 0)
+      .sort((a, b) => a - b)[0] ?? 0;
   const start = Math.max(0, at - width / 3);
   const piece = text.slice(start, start + width);
   return `${start > 0 ? '…' : ''}${piece}${start + width < text.length ? '…' : ''}`;
@@ -42,7 +46,11 @@ export class WikiSearchIndex {
       new MiniSearchClass<Doc>({
         fields: ['title', 'tags', 'content', 'space', 'type'],
         storeFields: [],
-        searchOptions: { boost: { title: 3, tags: 2 }, prefix: (term) => term.length > 3, fuzzy: (term) => (term.length > 5 ? 0.2 : false) },
+        searchOptions: {
+          boost: { title: 3, tags: 2 },
+          prefix: (term) => term.length > 3,
+          fuzzy: (term) => (term.length > 5 ? 0.2 : false),
+        },
       }),
     );
   }
@@ -62,7 +70,17 @@ export class WikiSearchIndex {
       .slice(0, limit)
       .flatMap((r) => {
         const page = pages.get(String(r.id));
-        return page ? [{ id: page.id, title: page.title, tags: page.tags, score: r.score, snippet: snippet(page.content, query) }] : [];
+        return page
+          ? [
+              {
+                id: page.id,
+                title: page.title,
+                tags: page.tags,
+                score: r.score,
+                snippet: snippet(page.content, query),
+              },
+            ]
+          : [];
       });
   }
 }

@@ -67,13 +67,19 @@ const now = () => new Date().toISOString();
  * nothing is written and the caller is told to read it again. Upstream pages get `content.md` and
  * `_page.yaml`; markdown pages keep their other frontmatter fields.
  */
-export async function writePage(wiki: WikiLike, request: WikiWriteRequest, signal: AbortSignal): Promise<WikiWriteResult> {
+export async function writePage(
+  wiki: WikiLike,
+  request: WikiWriteRequest,
+  signal: AbortSignal,
+): Promise<WikiWriteResult> {
   const existing = wiki.page(request.page);
   const id = existing?.id ?? request.page.trim().replace(/\.md$/i, '');
   const invalid = existing ? undefined : checkId(id);
   if (invalid) return { ok: false, file: '', error: invalid };
   const space = id.includes('/') ? id.split('/')[0] : undefined;
-  const upstream = existing ? existing.layout === 'upstream' : wiki.spaceList.some((s) => s.name === space) && id.split('/').length === 2;
+  const upstream = existing
+    ? existing.layout === 'upstream'
+    : wiki.spaceList.some((s) => s.name === space) && id.split('/').length === 2;
   const file = existing?.file ?? (upstream ? join(wiki.root, id, 'content.md') : join(wiki.root, `${id}.md`));
 
   const current = await readFile(file).catch(() => undefined);
@@ -118,7 +124,9 @@ export async function writePage(wiki: WikiLike, request: WikiWriteRequest, signa
       ...incoming.data,
       ...(request.title !== undefined && { title: request.title }),
       ...(request.tags !== undefined && { tags: request.tags }),
-      ...((Object.keys(before).length > 0 || request.title !== undefined || request.tags !== undefined) && { updated: now() }),
+      ...((Object.keys(before).length > 0 || request.title !== undefined || request.tags !== undefined) && {
+        updated: now(),
+      }),
     };
     text = Object.keys(data).length > 0 ? `---\n${stringify(data)}---\n${incoming.body}` : incoming.body;
     await writeFile(wiki, file, text, signal);

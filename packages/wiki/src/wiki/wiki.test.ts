@@ -30,7 +30,12 @@ describe('an upstream-layout wiki', () => {
       ['eng', 'Engineering'],
       ['ops', 'Operations'],
     ]);
-    expect(wiki.pageList.map((p) => p.id).sort()).toEqual(['eng/release', 'eng/setup', 'ops/limits', 'ops/oncall']);
+    expect(wiki.pageList.map((p) => p.id).sort()).toEqual([
+      'eng/release',
+      'eng/setup',
+      'ops/limits',
+      'ops/oncall',
+    ]);
     expect(wiki.page('eng/setup')).toMatchObject({
       title: 'Development setup',
       space: 'eng',
@@ -40,15 +45,32 @@ describe('an upstream-layout wiki', () => {
       layout: 'upstream',
     });
     expect(wiki.page('ops/limits')?.content).toBe('api: 100/minute\n');
-    expect(wiki.stats()).toMatchObject({ pages: 4, spaces: 2, links: 4, unresolvedLinks: 1, layout: 'upstream' });
+    expect(wiki.stats()).toMatchObject({
+      pages: 4,
+      spaces: 2,
+      links: 4,
+      unresolvedLinks: 1,
+      layout: 'upstream',
+    });
   });
 
   it('resolves [[links]] by title, page name and id; backlinks are the reverse; unresolved links are listed', async () => {
     await makeUpstreamWiki(join(dir, 'wiki'));
     const wiki = await open(join(dir, 'wiki'));
-    expect(wiki.page('Development setup')).toMatchObject({ id: 'eng/setup', links: ['eng/release', 'ops/oncall'], backlinks: ['eng/release'] });
-    expect(wiki.page('eng/release')).toMatchObject({ links: ['eng/setup'], backlinks: ['eng/setup', 'ops/oncall'] });
-    expect(wiki.page('oncall')).toMatchObject({ links: ['eng/release'], backlinks: ['eng/setup'], unresolved: ['Runbook'] });
+    expect(wiki.page('Development setup')).toMatchObject({
+      id: 'eng/setup',
+      links: ['eng/release', 'ops/oncall'],
+      backlinks: ['eng/release'],
+    });
+    expect(wiki.page('eng/release')).toMatchObject({
+      links: ['eng/setup'],
+      backlinks: ['eng/setup', 'ops/oncall'],
+    });
+    expect(wiki.page('oncall')).toMatchObject({
+      links: ['eng/release'],
+      backlinks: ['eng/setup'],
+      unresolved: ['Runbook'],
+    });
     expect(wiki.concepts('eng/setup', 3).map((c) => [c.id, c.reasons])).toEqual([
       ['eng/release', ['links to', 'linked from', 'shared tag tooling', 'via ops/oncall']],
       ['ops/oncall', ['links to', 'shared tag onboarding', 'via eng/release']],
@@ -60,7 +82,12 @@ describe('an upstream-layout wiki', () => {
     await makeUpstreamWiki(join(dir, 'wiki'));
     const wiki = await open(join(dir, 'wiki'));
     expect(wiki.search('pager rotation')[0]).toMatchObject({ id: 'ops/oncall', title: 'On-call guide' });
-    expect(wiki.search('onboarding').map((h) => h.id).sort()).toEqual(['eng/setup', 'ops/oncall']);
+    expect(
+      wiki
+        .search('onboarding')
+        .map((h) => h.id)
+        .sort(),
+    ).toEqual(['eng/setup', 'ops/oncall']);
     expect(wiki.search('tuesday changesets')[0]?.snippet).toContain('Releases are cut on Tuesdays');
   });
 });
@@ -80,8 +107,16 @@ describe('a markdown vault', () => {
       backlinks: ['index'],
       unresolved: ['Tea'],
     });
-    expect(wiki.page('index')).toMatchObject({ links: ['notes/coffee', 'notes/grinders'], backlinks: ['notes/grinders'], tags: ['start'] });
-    expect(wiki.concepts('notes/grinders').map((c) => c.id)).toEqual(['index', 'notes/coffee', 'notes/kettles']);
+    expect(wiki.page('index')).toMatchObject({
+      links: ['notes/coffee', 'notes/grinders'],
+      backlinks: ['notes/grinders'],
+      tags: ['start'],
+    });
+    expect(wiki.concepts('notes/grinders').map((c) => c.id)).toEqual([
+      'index',
+      'notes/coffee',
+      'notes/kettles',
+    ]);
     expect(wiki.stats()).toMatchObject({ layout: 'markdown', links: 4, unresolvedLinks: 1 });
   });
 });
@@ -100,9 +135,15 @@ describe('watching', () => {
       }
       return Number.POSITIVE_INFINITY;
     };
-    await writeFile(join(dir, 'vault/notes/kettles.md'), '---\ntags: [gear]\n---\nVariable temperature kettles hold 85 degrees.\n');
+    await writeFile(
+      join(dir, 'vault/notes/kettles.md'),
+      '---\ntags: [gear]\n---\nVariable temperature kettles hold 85 degrees.\n',
+    );
     expect(await seen('variable temperature', 'notes/kettles')).toBeLessThan(1_000);
-    await writeFile(join(dir, 'vault/notes/scales.md'), 'Scales weigh beans to a tenth of a gram. See [[Coffee brewing]].\n');
+    await writeFile(
+      join(dir, 'vault/notes/scales.md'),
+      'Scales weigh beans to a tenth of a gram. See [[Coffee brewing]].\n',
+    );
     expect(await seen('tenth gram', 'notes/scales')).toBeLessThan(1_000);
     expect(wiki.page('notes/coffee')?.backlinks).toEqual(['index', 'notes/scales']);
     await unlink(join(dir, 'vault/notes/scales.md'));
@@ -115,16 +156,31 @@ describe('writing', () => {
   it('creates upstream and markdown pages atomically and indexes them at once', async () => {
     await makeUpstreamWiki(join(dir, 'wiki'));
     const wiki = await open(join(dir, 'wiki'));
-    const made = await wiki.write({ page: 'ops/backups', content: 'Backups run nightly. See [[On-call guide]].', title: 'Backups', tags: ['ops'] }, signal());
+    const made = await wiki.write(
+      {
+        page: 'ops/backups',
+        content: 'Backups run nightly. See [[On-call guide]].',
+        title: 'Backups',
+        tags: ['ops'],
+      },
+      signal(),
+    );
     expect(made).toMatchObject({ ok: true, id: 'ops/backups', created: true });
-    expect(await readFile(join(dir, 'wiki/ops/backups/content.md'), 'utf8')).toBe('Backups run nightly. See [[On-call guide]].');
-    expect(await readFile(join(dir, 'wiki/ops/backups/_page.yaml'), 'utf8')).toMatch(/title: Backups[\s\S]*tags:\n {2}- ops/);
+    expect(await readFile(join(dir, 'wiki/ops/backups/content.md'), 'utf8')).toBe(
+      'Backups run nightly. See [[On-call guide]].',
+    );
+    expect(await readFile(join(dir, 'wiki/ops/backups/_page.yaml'), 'utf8')).toMatch(
+      /title: Backups[\s\S]*tags:\n {2}- ops/,
+    );
     expect(wiki.page('Backups')).toMatchObject({ id: 'ops/backups', links: ['ops/oncall'] });
     expect(wiki.page('ops/oncall')?.backlinks).toContain('ops/backups');
 
     await makeMarkdownVault(join(dir, 'vault'));
     const vault = await open(join(dir, 'vault'));
-    expect(await vault.write({ page: 'notes/filters', content: 'Paper filters.' }, signal())).toMatchObject({ ok: true, created: true });
+    expect(await vault.write({ page: 'notes/filters', content: 'Paper filters.' }, signal())).toMatchObject({
+      ok: true,
+      created: true,
+    });
     expect(await readFile(join(dir, 'vault/notes/filters.md'), 'utf8')).toBe('Paper filters.');
   });
 
@@ -139,15 +195,27 @@ describe('writing', () => {
     });
     const edited = '---\ntitle: Grinders\n---\nSomeone edited this on disk.\n';
     await writeFile(join(dir, 'vault/notes/grinders.md'), edited);
-    const refused = await wiki.write({ page: 'notes/grinders', content: 'Mine.', expectedHash: hash }, signal());
-    expect(refused).toMatchObject({ ok: false, error: expect.stringContaining('conflict'), currentHash: expect.any(String) });
+    const refused = await wiki.write(
+      { page: 'notes/grinders', content: 'Mine.', expectedHash: hash },
+      signal(),
+    );
+    expect(refused).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('conflict'),
+      currentHash: expect.any(String),
+    });
     expect(await readFile(join(dir, 'vault/notes/grinders.md'), 'utf8')).toBe(edited);
 
     const current = refused.ok ? '' : (refused.currentHash as string);
-    const written = await wiki.write({ page: 'Grinders', content: 'Merged text.', tags: ['gear', 'merged'], expectedHash: current }, signal());
+    const written = await wiki.write(
+      { page: 'Grinders', content: 'Merged text.', tags: ['gear', 'merged'], expectedHash: current },
+      signal(),
+    );
     expect(written).toMatchObject({ ok: true, id: 'notes/grinders', created: false });
     const text = await readFile(join(dir, 'vault/notes/grinders.md'), 'utf8');
-    expect(text).toMatch(/^---\ntitle: Grinders\ntags:\n {2}- gear\n {2}- merged\nupdated: .+\n---\nMerged text\.$/);
+    expect(text).toMatch(
+      /^---\ntitle: Grinders\ntags:\n {2}- gear\n {2}- merged\nupdated: .+\n---\nMerged text\.$/,
+    );
     expect(wiki.page('notes/grinders')?.hash).toBe(written.ok ? written.hash : '');
   });
 
@@ -156,9 +224,14 @@ describe('writing', () => {
     await mkdir(join(dir, 'outside'));
     await symlink(join(dir, 'outside'), join(dir, 'vault', 'escape'));
     const wiki = await open(join(dir, 'vault'));
-    expect(await wiki.write({ page: '../evil', content: 'x' }, signal())).toMatchObject({ ok: false, error: expect.stringMatching(/page id/) });
+    expect(await wiki.write({ page: '../evil', content: 'x' }, signal())).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/page id/),
+    });
     expect(await wiki.write({ page: '/etc/evil', content: 'x' }, signal())).toMatchObject({ ok: false });
-    await expect(wiki.write({ page: 'escape/evil', content: 'x' }, signal())).rejects.toThrow(/outside|denied/i);
+    await expect(wiki.write({ page: 'escape/evil', content: 'x' }, signal())).rejects.toThrow(
+      /outside|denied/i,
+    );
     await expect(readFile(join(dir, 'outside', 'evil.md'))).rejects.toThrow();
   });
 });

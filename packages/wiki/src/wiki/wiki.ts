@@ -90,7 +90,10 @@ export class Wiki {
       return;
     }
     if (location.kind === 'page-folder') {
-      const hasMeta = await stat(join(location.dir, '_page.yaml')).then(() => true, () => false);
+      const hasMeta = await stat(join(location.dir, '_page.yaml')).then(
+        () => true,
+        () => false,
+      );
       if (hasMeta) {
         const id = relative(this.root, location.dir).split(sep).join('/');
         const page = await loadUpstreamPage(this.root, location.dir).catch(() => undefined);
@@ -158,7 +161,12 @@ export class Wiki {
       spaces: this.spaces.size,
       links: this.graph.linkCount,
       unresolvedLinks: this.graph.unresolvedCount,
-      layout: layouts.size === 0 ? 'empty' : layouts.size > 1 ? 'mixed' : ([...layouts][0] as 'upstream' | 'markdown'),
+      layout:
+        layouts.size === 0
+          ? 'empty'
+          : layouts.size > 1
+            ? 'mixed'
+            : ([...layouts][0] as 'upstream' | 'markdown'),
       watching: this.watching,
       lastLoad: this.lastLoad,
     };
