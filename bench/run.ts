@@ -7,8 +7,8 @@ import { type ClientBenchResult, type ClientScenario, runClientBench } from './c
 import { runColdStartBench } from './cold-start.js';
 import { runSearchBench, type SearchBenchResult } from './file-search.js';
 import type { Measurement, MeasureOptions } from './lib/measure.js';
-import { type RagBenchResult, runRagBench } from './rag.js';
 import { startServerProcess } from './lib/server.js';
+import { type RagBenchResult, runRagBench } from './rag.js';
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');

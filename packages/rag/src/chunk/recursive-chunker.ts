@@ -38,7 +38,7 @@ export function chunkRecursive(text: string, options: ChunkOptions = {}): string
   const pieces: string[] = [];
   atoms(text, size, RECURSIVE_SEPARATORS, pieces);
   const chunks: string[] = [];
-  let window: string[] = [];
+  const window: string[] = [];
   let length = 0;
   const emit = () => {
     const chunk = window.join('').trim();

@@ -5,8 +5,8 @@ import {
   backoffMs,
   EMBEDDING_RETRY,
   type EmbeddingRetryOptions,
-  retryableStatus,
   retryAfterMs,
+  retryableStatus,
   sleep,
 } from './retry.js';
 
@@ -132,13 +132,13 @@ export class OpenAIEmbeddings implements IEmbeddingModel {
       throw new ChatClientError('embeddings response is not JSON', { provider: 'embeddings', url: this.url });
     }
     const data = Array.isArray(parsed.data) ? parsed.data : [];
-    const vectors: (Float32Array | undefined)[] = new Array(count);
+    const vectors: (Float32Array | undefined)[] = Array.from({ length: count }, () => undefined);
     data.forEach((item, position) => {
       const index = typeof item.index === 'number' ? item.index : position;
       if (Array.isArray(item.embedding) && index >= 0 && index < count)
         vectors[index] = normalize(item.embedding as number[]);
     });
-    const missing = vectors.findIndex((v) => v === undefined);
+    const missing = vectors.indexOf(undefined);
     if (data.length < count || missing !== -1) {
       throw new ChatClientError(`embeddings response has ${data.length} vectors for ${count} inputs`, {
         provider: 'embeddings',

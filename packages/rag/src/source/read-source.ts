@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
-import { type DocumentFormat, formatOf } from '../load/document.js';
 import type { Dispatcher } from 'undici';
+import { type DocumentFormat, formatOf } from '../load/document.js';
 import type { SourceRef } from './expand-sources.js';
 
 /** Files and downloads larger than this are skipped: a knowledge base is not a file store. */

@@ -7,7 +7,9 @@ export async function makePdf(title: string, pages: readonly (readonly string[])
   const font = await doc.embedFont(StandardFonts.Helvetica);
   for (const lines of pages) {
     const page = doc.addPage([595, 842]);
-    lines.forEach((line, i) => page.drawText(line, { x: 50, y: 780 - i * 18, size: 12, font }));
+    lines.forEach((line, i) => {
+      page.drawText(line, { x: 50, y: 780 - i * 18, size: 12, font });
+    });
   }
   return doc.save();
 }
