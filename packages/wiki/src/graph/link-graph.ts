@@ -1,19 +1,19 @@
 import type { WikiPage } from '../load/wiki-page.js';
 
 /** A page's place in the graph: the pages it links to, the pages that link to it, links to nothing. */
-export interface PageLinks {
+export type PageLinks = {
   links: string[];
   backlinks: string[];
   unresolved: string[];
-}
+};
 
-export interface RelatedConcept {
+export type RelatedConcept = {
   id: string;
   title: string;
   /** Why: `links to`, `linked from`, `shared tag x`, `via y` (two links away). */
   reasons: string[];
   score: number;
-}
+};
 
 const key = (text: string) =>
   text

@@ -1,5 +1,5 @@
 /** One wiki page as loaded from disk. */
-export interface WikiPage {
+export type WikiPage = {
   /** `space/page` in the upstream layout; the path without `.md` for a markdown page. */
   id: string;
   title: string;
@@ -19,11 +19,11 @@ export interface WikiPage {
   /** SHA-256 of that file; `wiki_write` must be given it to change the page. */
   hash: string;
   layout: 'upstream' | 'markdown';
-}
+};
 
 /** An upstream `_space.yaml`. */
-export interface WikiSpace {
+export type WikiSpace = {
   name: string;
   title: string;
   description?: string;
-}
+};

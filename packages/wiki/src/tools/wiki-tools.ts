@@ -25,9 +25,7 @@ export function createWikiSearchTool(name: string, open: Open): ITool {
     kind: 'wiki',
     manifest: readOnly,
     execute: ({ query, top_k }) =>
-      guarded(async () =>
-        toolSuccess({ results: JSON.parse(JSON.stringify((await open()).search(query, top_k ?? 5))) }),
-      ),
+      guarded(async () => toolSuccess({ results: (await open()).search(query, top_k ?? 5) })),
   });
 }
 
@@ -43,7 +41,7 @@ export function createWikiPageTool(name: string, open: Open): ITool {
         const found = (await open()).page(page);
         if (!found) return toolFailure(`no page '${page}' in wiki '${name}'; find one with wiki_search`);
         const { file: _file, layout: _layout, ...shown } = found;
-        return toolSuccess(JSON.parse(JSON.stringify(shown)));
+        return toolSuccess(shown);
       }),
   });
 }
@@ -62,7 +60,7 @@ export function createWikiConceptsTool(name: string, open: Open): ITool {
       guarded(async () => {
         const wiki = await open();
         if (page !== undefined && !wiki.page(page)) return toolFailure(`no page '${page}' in wiki '${name}'`);
-        return toolSuccess({ concepts: JSON.parse(JSON.stringify(wiki.concepts(page, top_k ?? 10))) });
+        return toolSuccess({ concepts: wiki.concepts(page, top_k ?? 10) });
       }),
   });
 }

@@ -1,13 +1,13 @@
 import type MiniSearch from 'minisearch';
 import type { WikiPage } from '../load/wiki-page.js';
 
-export interface WikiSearchHit {
+export type WikiSearchHit = {
   id: string;
   title: string;
   tags: string[];
   score: number;
   snippet: string;
-}
+};
 
 type Doc = { id: string; title: string; tags: string; content: string; space: string; type: string };
 
