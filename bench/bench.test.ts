@@ -43,7 +43,7 @@ describe('benchmarks', () => {
       queryP95Ms: expect.any(Number),
       lexical: { documents: 300, chunks: expect.any(Number) },
       minisearch: { documents: 300 },
-      hybrid: { documents: 200 },
+      hybrid: { documents: 300 },
     });
     // Measured on the built CLI (CI builds before testing); a source-only checkout skips it.
     if (existsSync(builtCli))

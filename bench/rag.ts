@@ -12,7 +12,7 @@ import type { RagChildRequest, RagChildResult } from './rag-child.js';
 export interface RagBenchOptions {
   /** Documents of the lexical corpus (10,000; 10 chunks each). */
   docs: number;
-  /** Documents indexed with vectors (2,000: 20,000 chunks). */
+  /** Documents indexed with vectors, whole folders of 1,000 (2,000: 20,000 chunks). */
   vectorDocs: number;
   queries: number;
 }

@@ -156,7 +156,7 @@ try {
   }
   if ((!only || only === 'rag') && !instructions) {
     const rag = await runRagBench(
-      quick ? { docs: 300, vectorDocs: 200, queries: 40 } : { docs: 10_000, vectorDocs: 2_000, queries: 200 },
+      quick ? { docs: 300, vectorDocs: 300, queries: 40 } : { docs: 10_000, vectorDocs: 2_000, queries: 200 },
     );
     if (json)
       output.rag = {
