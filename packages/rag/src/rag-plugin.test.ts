@@ -136,6 +136,32 @@ describe('kind: knowledge from YAML', () => {
     });
   });
 
+  it('knowledge_search is injected, never routed to a workspace (rule 2)', async () => {
+    const file = join(dir, 'agent.yaml');
+    await writeFile(
+      file,
+      [
+        'name: shop',
+        'model: { id: m, provider: openai }',
+        'contexts:',
+        '  - kind: workspace',
+        '    config: { root: docs, policy: deny }',
+        '  - kind: knowledge',
+        '    name: docs',
+        '    config: { source: docs }',
+        'tools:',
+        '  - kind: file',
+        '    name: read_file',
+        '',
+      ].join('\n'),
+    );
+    const plan = await builder(file).explain();
+    expect(plan.tools.map((t) => [t.name, t.source, t.workspace, t.context ?? null])).toEqual([
+      ['read_file', 'workspace', 'workspace', null],
+      ['knowledge_search', 'injected', null, 'docs'],
+    ]);
+  });
+
   it('a run injects the passages for the latest message and answers knowledge_search calls (hybrid on an embeddings server)', async () => {
     embeddings = await startEmbeddingsServer();
     model = await startMockModelServer({
