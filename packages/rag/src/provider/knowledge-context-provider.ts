@@ -34,7 +34,8 @@ export class KnowledgeContextProvider implements IContextProvider {
 
   constructor(private readonly options: KnowledgeContextProviderOptions) {
     this.name = options.name ?? 'knowledge';
-    this.searchTool = createKnowledgeSearchTool(this.name, () => this.ready(), {
+    // The run already brought the index up to date in onInvoking: a tool call only needs it built.
+    this.searchTool = createKnowledgeSearchTool(this.name, () => this.ready(undefined, false), {
       topK: 5,
       ...(options.retrieval && { mode: options.retrieval }),
     });
@@ -53,9 +54,12 @@ export class KnowledgeContextProvider implements IContextProvider {
     return this.opened;
   }
 
-  private async ready(signal?: AbortSignal): Promise<KnowledgeBase> {
+  private async ready(
+    signal?: AbortSignal,
+    checkSources = this.options.autoRefresh !== false,
+  ): Promise<KnowledgeBase> {
     const base = await this.base();
-    if (!this.refreshed || this.options.autoRefresh !== false) {
+    if (!this.refreshed || checkSources) {
       await base.refresh(signal ? { signal } : {});
       this.refreshed = true;
     }
