@@ -147,6 +147,25 @@ describe('KnowledgeBase on a real docs tree (READMEs, html, pdf)', () => {
     kb.close();
   });
 
+  it('finds Chinese text by a Chinese question (CJK pairs, not whole sentences, are the terms)', async () => {
+    await writeFile(
+      join(dir, 'docs-zh.md'),
+      '# 退货\n\n商品在收货后三十天内可以退货，退款在十四天内退回原支付方式。\n\n# 配送\n\n工作日下午两点前的订单当天发货。\n',
+    );
+    const kb = await KnowledgeBase.open({
+      sources: ['docs-zh.md', 'docs/tea.html'],
+      baseDir: dir,
+      store: ':memory:',
+    });
+    await kb.refresh();
+    expect((await kb.search('退款需要多长时间？'))[0]).toMatchObject({
+      source: 'docs-zh.md',
+      heading: '退货',
+    });
+    expect((await kb.search('什么时候发货'))[0]).toMatchObject({ heading: '配送' });
+    kb.close();
+  });
+
   it('reports broken and missing sources without failing the rest; URLs are downloaded', async () => {
     await writeFile(join(dir, 'broken.pdf'), '%PDF-1.4 broken');
     const http = createServer((request, response) => {

@@ -13,6 +13,24 @@ const STOPWORDS = new Set(
 /** At most this many distinct terms reach FTS5; a pasted page needs no more to find its matches. */
 const MAX_TERMS = 24;
 
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
+
+/**
+ * CJK runs as overlapping character pairs (`知识库` → `知识 识库`), as Lucene's CJK analyzer does:
+ * FTS5's unicode61 tokenizer would take a whole unspaced sentence for one word. Applied to what is
+ * indexed and to queries alike.
+ */
+export function cjkBigrams(text: string): string {
+  return text.replace(CJK, (run) => {
+    const chars = Array.from(run);
+    if (chars.length < 2) return run;
+    return ` ${chars
+      .slice(0, -1)
+      .map((c, i) => c + chars[i + 1])
+      .join(' ')} `;
+  });
+}
+
 /** The words of a text, lower-cased (letters and digits of any script). */
 export function words(text: string): string[] {
   return text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
@@ -25,7 +43,7 @@ export function words(text: string): string[] {
 export function ftsQuery(text: string): string {
   const terms: string[] = [];
   const seen = new Set<string>();
-  const all = words(text);
+  const all = words(cjkBigrams(text));
   const kept = all.filter((w) => !STOPWORDS.has(w));
   for (const word of kept.length > 0 ? kept : all) {
     if (seen.has(word)) continue;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { nearestRows, normalize } from './exact-vector-search.js';
-import { ftsQuery } from './fts-query.js';
+import { cjkBigrams, ftsQuery } from './fts-query.js';
 import { reciprocalRankFusion } from './reciprocal-rank-fusion.js';
 
 describe('nearestRows', () => {
@@ -37,6 +37,14 @@ describe('ftsQuery', () => {
     );
     expect(ftsQuery('the')).toBe('"the"');
     expect(ftsQuery('  ')).toBe('');
+  });
+});
+
+describe('cjkBigrams', () => {
+  it('splits CJK runs into overlapping pairs and leaves other text alone', () => {
+    expect(cjkBigrams('退货政策 refund policy')).toBe(' 退货 货政 政策  refund policy');
+    expect(ftsQuery('如何申请退款？')).toBe('"如何" OR "何申" OR "申请" OR "请退" OR "退款"');
+    expect(cjkBigrams('字')).toBe('字');
   });
 });
 

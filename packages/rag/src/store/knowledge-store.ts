@@ -1,4 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
+import { cjkBigrams } from '../search/fts-query.js';
 
 type Database = BetterSqlite3.Database;
 
@@ -182,7 +183,12 @@ export class KnowledgeStore {
           ? Buffer.from(chunk.vector.buffer, chunk.vector.byteOffset, chunk.vector.byteLength)
           : null;
         const row = insertChunk.run(id, ord, heading, chunk.text, vector);
-        insertText.run(row.lastInsertRowid, chunk.text, heading, document.title ?? '');
+        insertText.run(
+          row.lastInsertRowid,
+          cjkBigrams(chunk.text),
+          cjkBigrams(heading),
+          cjkBigrams(document.title ?? ''),
+        );
       });
     });
     write();
