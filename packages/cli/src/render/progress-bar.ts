@@ -22,7 +22,7 @@ export class ProgressBar {
     const filled = Math.round(share * WIDTH);
     const bar = `${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}`;
     const line = `${this.label} [${bar}] ${progress.done}/${progress.total} ${progress.item ?? ''}`;
-    const columns = this.stream.columns ?? 100;
+    const columns = this.stream.columns || 100; // 0 on a terminal of unknown size
     this.stream.write(`\r\x1b[2K${line.length > columns - 1 ? `${line.slice(0, columns - 2)}…` : line}`);
     this.drawn = true;
   }
