@@ -209,6 +209,14 @@ describe('KnowledgeBase on a real docs tree (READMEs, html, pdf)', () => {
     }
   });
 
+  it('a store file that is not SQLite is a clear error naming it', async () => {
+    await writeFile(join(dir, 'not-a.db'), 'hello, I am a text file and certainly no database at all'.repeat(100));
+    await expect(KnowledgeBase.open({ sources: [], baseDir: dir, store: join(dir, 'not-a.db') })).rejects.toThrow(
+      /^knowledge store .*not-a\.db: file is not a database$/,
+    );
+    expect(await KnowledgeBase.inspect(join(dir, 'not-a.db'))).toBeUndefined();
+  });
+
   it('other chunk settings or another embedding model rebuild the index', async () => {
     const store = join(dir, 'settings.db');
     const open = (chunkSize: number) =>

@@ -61,7 +61,12 @@ export class KnowledgeBase {
   static async open(options: KnowledgeBaseOptions): Promise<KnowledgeBase> {
     chunkSizes(options); // a bad size is an error now, not at the first refresh
     if (options.store !== ':memory:') mkdirSync(dirname(resolve(options.store)), { recursive: true });
-    return new KnowledgeBase(await KnowledgeStore.open(options.store), options);
+    try {
+      return new KnowledgeBase(await KnowledgeStore.open(options.store), options);
+    } catch (error) {
+      // Not a SQLite file, locked, unreadable: say which file, not just SQLite's words.
+      throw new ConfigError(`knowledge store ${options.store}: ${getErrorMessage(error)}`, { cause: error });
+    }
   }
 
   /** The state of an index file without creating or changing anything; undefined when it does not exist. */
