@@ -210,10 +210,13 @@ describe('KnowledgeBase on a real docs tree (READMEs, html, pdf)', () => {
   });
 
   it('a store file that is not SQLite is a clear error naming it', async () => {
-    await writeFile(join(dir, 'not-a.db'), 'hello, I am a text file and certainly no database at all'.repeat(100));
-    await expect(KnowledgeBase.open({ sources: [], baseDir: dir, store: join(dir, 'not-a.db') })).rejects.toThrow(
-      /^knowledge store .*not-a\.db: file is not a database$/,
+    await writeFile(
+      join(dir, 'not-a.db'),
+      'hello, I am a text file and certainly no database at all'.repeat(100),
     );
+    await expect(
+      KnowledgeBase.open({ sources: [], baseDir: dir, store: join(dir, 'not-a.db') }),
+    ).rejects.toThrow(/^knowledge store .*not-a\.db: file is not a database$/);
     expect(await KnowledgeBase.inspect(join(dir, 'not-a.db'))).toBeUndefined();
   });
 
