@@ -1,6 +1,20 @@
-import type { ContextResult, IContextProvider, InvokingContext, ITool, JSONValue } from '@raf/core';
+import {
+  CancelledError,
+  ChatClientError,
+  type ContextResult,
+  getErrorMessage,
+  type IContextProvider,
+  type InvokingContext,
+  type ITool,
+  type JSONValue,
+} from '@raf/core';
 import { KnowledgeBase } from '../knowledge/knowledge-base.js';
-import type { KnowledgeBaseOptions, RefreshOptions, RetrievalMode } from '../knowledge/knowledge-types.js';
+import type {
+  KnowledgeBaseOptions,
+  KnowledgeHit,
+  RefreshOptions,
+  RetrievalMode,
+} from '../knowledge/knowledge-types.js';
 import { formatHits } from './format-hits.js';
 import { createKnowledgeSearchTool } from './knowledge-search-tool.js';
 import { latestUserText } from './latest-user-text.js';
@@ -34,10 +48,10 @@ export class KnowledgeContextProvider implements IContextProvider {
 
   constructor(private readonly options: KnowledgeContextProviderOptions) {
     this.name = options.name ?? 'knowledge';
-    // The run already brought the index up to date in onInvoking: a tool call only needs it built.
-    this.searchTool = createKnowledgeSearchTool(this.name, () => this.ready(undefined, false), {
-      topK: 5,
-      ...(options.retrieval && { mode: options.retrieval }),
+    this.searchTool = createKnowledgeSearchTool(this.name, async (query, topK, signal) => {
+      // The run already brought the index up to date in onInvoking: a call only needs it built.
+      const base = await this.ready(signal, false);
+      return this.search(base, query, topK, signal);
     });
   }
 
@@ -66,21 +80,53 @@ export class KnowledgeContextProvider implements IContextProvider {
     return base;
   }
 
+  /**
+   * Searches in the configured mode; when the embeddings endpoint fails, falls back to BM25 and
+   * says so: an embeddings outage must not leave the agent without its knowledge base.
+   */
+  private async search(
+    base: KnowledgeBase,
+    query: string,
+    topK: number,
+    signal: AbortSignal,
+  ): Promise<{ hits: KnowledgeHit[]; warning?: string }> {
+    const mode = this.options.retrieval;
+    try {
+      return { hits: await base.search(query, { topK, signal, ...(mode && { mode }) }) };
+    } catch (error) {
+      if (!ChatClientError.isInstance(error)) throw error;
+      return {
+        hits: await base.search(query, { topK, signal, mode: 'lexical' }),
+        warning: `knowledge '${this.name}': embeddings unavailable (${error.message}); lexical results only`,
+      };
+    }
+  }
+
   async onInvoking({ input, messages, signal }: InvokingContext): Promise<ContextResult> {
-    const base = await this.ready(signal);
+    const warnings: string[] = [];
+    let base: KnowledgeBase;
+    try {
+      base = await this.ready(signal);
+    } catch (error) {
+      // An index that opened but could not be refreshed (an embeddings outage, an unreadable
+      // folder) still answers from what it holds; one that cannot open fails the provider.
+      if (CancelledError.isInstance(error) || !this.opened) throw error;
+      base = await this.opened;
+      warnings.push(
+        `knowledge '${this.name}': the index was not brought up to date (${getErrorMessage(error)}); searching what it holds`,
+      );
+    }
     const topK = this.options.topK ?? 3;
     const query = latestUserText(input, messages);
-    if (topK === 0 || query === undefined) return { tools: [this.searchTool] };
-    const hits = await base.search(query, {
-      topK,
-      signal,
-      ...(this.options.retrieval && { mode: this.options.retrieval }),
-    });
+    const found =
+      topK > 0 && query !== undefined ? await this.search(base, query, topK, signal) : { hits: [] };
+    if (found.warning) warnings.push(found.warning);
     return {
-      ...(hits.length > 0 && {
-        instructions: formatHits(this.name, hits, this.options.maxInjectedChars ?? 6_000),
+      ...(found.hits.length > 0 && {
+        instructions: formatHits(this.name, found.hits, this.options.maxInjectedChars ?? 6_000),
       }),
       tools: [this.searchTool],
+      ...(warnings.length > 0 && { warnings }),
     };
   }
 

@@ -1,7 +1,12 @@
 import { createToolManifest, defineTool, type ITool, toolFailure, toolSuccess } from '@raf/core';
 import { z } from 'zod';
-import type { KnowledgeBase } from '../knowledge/knowledge-base.js';
-import type { RetrievalMode } from '../knowledge/knowledge-types.js';
+import type { KnowledgeHit } from '../knowledge/knowledge-types.js';
+
+export type KnowledgeSearch = (
+  query: string,
+  topK: number,
+  signal: AbortSignal,
+) => Promise<{ hits: KnowledgeHit[]; warning?: string }>;
 
 const parameters = z.object({
   query: z.string().min(1).describe('What to look for, in words likely to appear in the documents'),
@@ -9,11 +14,7 @@ const parameters = z.object({
 });
 
 /** `knowledge_search {query, top_k?}`: passages from the knowledge base with their source and heading. */
-export function createKnowledgeSearchTool(
-  name: string,
-  base: () => Promise<KnowledgeBase>,
-  options: { topK: number; mode?: RetrievalMode },
-): ITool {
+export function createKnowledgeSearchTool(name: string, search: KnowledgeSearch): ITool {
   return defineTool({
     name: 'knowledge_search',
     description: `Search the knowledge base '${name}' and return the most relevant passages, each with its source file and heading.`,
@@ -24,12 +25,9 @@ export function createKnowledgeSearchTool(
     manifest: createToolManifest({ kind: 'custom', executionMode: 'parallel' }),
     async execute({ query, top_k }, context) {
       try {
-        const hits = await (await base()).search(query, {
-          topK: top_k ?? options.topK,
-          signal: context.signal,
-          ...(options.mode && { mode: options.mode }),
-        });
+        const { hits, warning } = await search(query, top_k ?? 5, context.signal);
         return toolSuccess({
+          ...(warning && { warning }),
           results: hits.map((h) => ({
             source: h.source,
             ...(h.title && { title: h.title }),
