@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
-import { parse } from 'yaml';
 import { parseLinks } from './parse-links.js';
 import type { WikiPage, WikiSpace } from './wiki-page.js';
 
@@ -14,7 +13,9 @@ export const hashOf = (bytes: Uint8Array | string) => createHash('sha256').updat
 const posix = (path: string) => path.split(sep).join('/');
 
 /** A YAML mapping, or {} for anything else (a broken file reads as empty, never as an exception). */
-export function yamlObject(text: string): Record<string, unknown> {
+export async function yamlObject(text: string): Promise<Record<string, unknown>> {
+  // Loaded when a wiki is first read, not when the package is imported.
+  const { parse } = await import('yaml');
   try {
     const value = parse(text) as unknown;
     return value && typeof value === 'object' && !Array.isArray(value)
@@ -35,16 +36,18 @@ const tagsOf = (value: unknown) =>
       : [];
 
 /** Splits YAML frontmatter off a markdown page. */
-export function splitFrontmatter(text: string): { data: Record<string, unknown>; body: string } {
+export async function splitFrontmatter(
+  text: string,
+): Promise<{ data: Record<string, unknown>; body: string }> {
   const match = FRONTMATTER.exec(text);
   return match
-    ? { data: yamlObject(match[1] as string), body: text.slice(match[0].length) }
+    ? { data: await yamlObject(match[1] as string), body: text.slice(match[0].length) }
     : { data: {}, body: text };
 }
 
 /** An upstream page folder (`_page.yaml` + `content.*`); undefined when it has no content file. */
 export async function loadUpstreamPage(root: string, pageDir: string): Promise<WikiPage | undefined> {
-  const meta = yamlObject(await readFile(join(pageDir, '_page.yaml'), 'utf8'));
+  const meta = await yamlObject(await readFile(join(pageDir, '_page.yaml'), 'utf8'));
   for (const name of CONTENT_FILES) {
     const file = join(pageDir, name);
     const bytes = await readFile(file).catch(() => undefined);
@@ -75,7 +78,7 @@ export async function loadUpstreamPage(root: string, pageDir: string): Promise<W
 /** A plain markdown page: frontmatter (`title`, `tags`, `type`, `created`, `updated`) and `[[links]]`. */
 export async function loadMarkdownPage(root: string, file: string): Promise<WikiPage> {
   const bytes = await readFile(file);
-  const { data, body } = splitFrontmatter(bytes.toString('utf8'));
+  const { data, body } = await splitFrontmatter(bytes.toString('utf8'));
   const id = posix(relative(root, file)).replace(/\.md$/i, '');
   const heading = /^ {0,3}#[ \t]+(.+?)[ \t#]*$/m.exec(body)?.[1];
   const type = str(data.type) ?? str(data.page_type);
@@ -98,7 +101,7 @@ export async function loadMarkdownPage(root: string, file: string): Promise<Wiki
 }
 
 export async function loadSpace(dir: string): Promise<WikiSpace> {
-  const meta = yamlObject(await readFile(join(dir, '_space.yaml'), 'utf8').catch(() => ''));
+  const meta = await yamlObject(await readFile(join(dir, '_space.yaml'), 'utf8').catch(() => ''));
   const description = str(meta.description);
   return {
     name: str(meta.name) ?? basename(dir),

@@ -1,8 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import type { ITool, WorkspaceScope } from '@raf/core';
-import { createFileTool, WorkspaceContextProvider } from '@raf/framework';
-import { stringify } from 'yaml';
 import { hashOf, splitFrontmatter, yamlObject } from '../load/load-wiki.js';
 import type { WikiPage, WikiSpace } from '../load/wiki-page.js';
 
@@ -41,10 +39,14 @@ function checkId(id: string): string | undefined {
 
 const writers = new WeakMap<WikiLike, ITool>();
 
-/** `write_file` bound to a workspace at the wiki root that refuses anything outside it (DenyOutside). */
-function writeTool(wiki: WikiLike): ITool {
+/**
+ * `write_file` bound to a workspace at the wiki root that refuses anything outside it
+ * (DenyOutside). The framework is loaded on the first write: reading a wiki never needs it.
+ */
+async function writeTool(wiki: WikiLike): Promise<ITool> {
   let tool = writers.get(wiki);
   if (!tool) {
+    const { createFileTool, WorkspaceContextProvider } = await import('@raf/framework');
     const scope: WorkspaceScope = { root: wiki.root, name: 'wiki', policy: 'DenyOutside' };
     const workspace = new WorkspaceContextProvider(scope).addTool(createFileTool('write_file'));
     tool = workspace.tools[0] as ITool;
@@ -55,7 +57,7 @@ function writeTool(wiki: WikiLike): ITool {
 
 async function writeFile(wiki: WikiLike, file: string, content: string, signal: AbortSignal): Promise<void> {
   const path = relative(wiki.root, file).split(sep).join('/');
-  const result = await writeTool(wiki).execute({ path, content }, { signal, callId: 'wiki_write' });
+  const result = await (await writeTool(wiki)).execute({ path, content }, { signal, callId: 'wiki_write' });
   if (!result.ok) throw new Error(result.error ?? `could not write ${path}`);
 }
 
@@ -72,6 +74,7 @@ export async function writePage(
   request: WikiWriteRequest,
   signal: AbortSignal,
 ): Promise<WikiWriteResult> {
+  const { stringify } = await import('yaml');
   const existing = wiki.page(request.page);
   const id = existing?.id ?? request.page.trim().replace(/\.md$/i, '');
   const invalid = existing ? undefined : checkId(id);
@@ -102,7 +105,7 @@ export async function writePage(
   let text = request.content;
   if (upstream) {
     const metaFile = join(dirname(file), '_page.yaml');
-    const before = yamlObject(await readFile(metaFile, 'utf8').catch(() => ''));
+    const before = await yamlObject(await readFile(metaFile, 'utf8').catch(() => ''));
     const meta = {
       schema_version: 1,
       name: id.split('/').pop(),
@@ -117,8 +120,8 @@ export async function writePage(
     await writeFile(wiki, file, text, signal);
     await writeFile(wiki, metaFile, stringify(meta), signal);
   } else {
-    const before = current ? splitFrontmatter(current.toString('utf8')).data : {};
-    const incoming = splitFrontmatter(text);
+    const before = current ? (await splitFrontmatter(current.toString('utf8'))).data : {};
+    const incoming = await splitFrontmatter(text);
     const data = {
       ...before,
       ...incoming.data,
