@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
+import type { GlobOptions } from 'tinyglobby';
 import { formatOf, SUPPORTED_EXTENSIONS } from '../load/document.js';
 
 /** One file or URL to index, with the name it is stored and cited under. */
@@ -27,7 +28,9 @@ export async function expandSources(
   baseDir: string,
   options: { checkOnly?: boolean } = {},
 ): Promise<{ refs: SourceRef[]; problems: string[] }> {
-  const { glob } = await import('tinyglobby');
+  // Loaded only when a glob or a folder listing is needed.
+  const glob = async (patterns: string | string[], options: GlobOptions) =>
+    (await import('tinyglobby')).glob(patterns, options);
   const refs = new Map<string, SourceRef>();
   const problems: string[] = [];
   const addFile = (path: string) => {
