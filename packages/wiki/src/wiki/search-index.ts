@@ -42,8 +42,14 @@ export class WikiSearchIndex {
   static async create(): Promise<WikiSearchIndex> {
     // Loaded when a wiki is first used: an agent that never reaches its wiki never pays for it.
     const { default: MiniSearchClass } = await import('minisearch');
+    // Words as ICU finds them: Chinese and Japanese have no spaces between words, which
+    // MiniSearch's default (split on spaces and punctuation) would need.
+    const words = new Intl.Segmenter(undefined, { granularity: 'word' });
+    const tokenize = (text: string) =>
+      Array.from(words.segment(text), (s) => (s.isWordLike ? s.segment : '')).filter(Boolean);
     return new WikiSearchIndex(
       new MiniSearchClass<Doc>({
+        tokenize,
         fields: ['title', 'tags', 'content', 'space', 'type'],
         storeFields: [],
         searchOptions: {

@@ -93,6 +93,19 @@ describe('an upstream-layout wiki', () => {
 });
 
 describe('a markdown vault', () => {
+  it('finds Chinese pages by Chinese words (no spaces between words)', async () => {
+    await mkdir(join(dir, 'zh'));
+    await writeFile(
+      join(dir, 'zh', '发布流程.md'),
+      '# 发布流程\n\n每周二发布新版本，发布前请阅读[[值班指南]]。\n',
+    );
+    await writeFile(join(dir, 'zh', '值班指南.md'), '# 值班指南\n\n值班每周轮换一次。\n');
+    const wiki = await open(join(dir, 'zh'));
+    expect(wiki.search('什么时候发布新版本')[0]?.id).toBe('发布流程');
+    expect(wiki.search('值班轮换')[0]?.id).toBe('值班指南');
+    expect(wiki.page('值班指南')?.backlinks).toEqual(['发布流程']);
+  });
+
   it('loads frontmatter pages, skips dot-folders, ignores links in code', async () => {
     await makeMarkdownVault(join(dir, 'vault'));
     const wiki = await open(join(dir, 'vault'));
