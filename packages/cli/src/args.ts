@@ -18,7 +18,6 @@ Usage:
   raf validate <agent.yaml>… [--json] [--lenient | --strict]
                        (unknown keys are errors unless --lenient; --strict: missing folders too)
   raf inspect <agent.yaml> [--json]
-  raf index <agent.yaml> [--json]
   raf schema
   raf --version | -V
   raf --help | -h
