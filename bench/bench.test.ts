@@ -43,6 +43,14 @@ describe('benchmarks', () => {
       jsNewToolMs: expect.any(Number),
     });
     expect(result.mcp).toMatchObject({ callMs: expect.any(Number), sdkCallMs: expect.any(Number) });
+    expect(result.rag).toMatchObject({
+      indexDocsPerSec: expect.any(Number),
+      queryP50Ms: expect.any(Number),
+      queryP95Ms: expect.any(Number),
+      lexical: { documents: 300, chunks: expect.any(Number) },
+      minisearch: { documents: 300 },
+      hybrid: { documents: 300 },
+    });
     // Measured on the built CLI (CI builds before testing); a source-only checkout skips it.
     if (existsSync(builtCli))
       expect(result.coldStart.aboveNodeMs).toMatchObject({

@@ -1,6 +1,6 @@
 // `pnpm bench` runs every benchmark against a mock model server in a separate process and prints
 // ratios measured in this one run. Flags: `--json` (figures as JSON), `--quick` (a smoke test:
-// one short round), `--only client|loop|search|cold-start|sandbox|web|memory|mcp`, `--search-tree generated` (the search
+// one short round), `--only client|loop|search|cold-start|sandbox|web|memory|mcp|rag`, `--search-tree generated` (the search
 // benchmark on 50k generated files instead of a real node_modules tree), `--instructions` (count instructions with valgrind's
 // callgrind instead of timing: repeatable where CPU times swing by ±30% between runs).
 import { LOOP_ROUNDS, type LoopBenchResult, runLoopBench } from './agent-loop.js';
@@ -11,6 +11,7 @@ import type { Measurement, MeasureOptions } from './lib/measure.js';
 import { startServerProcess } from './lib/server.js';
 import { type McpBenchResult, runMcpBench } from './mcp.js';
 import { type MemoryBenchResult, runMemoryBench } from './memory.js';
+import { type RagBenchResult, runRagBench } from './rag.js';
 import { runSandboxBench, type SandboxBenchResult } from './sandbox.js';
 import { runWebBench, type WebBenchResult } from './web-fetch.js';
 
@@ -166,6 +167,24 @@ function printMcp(result: McpBenchResult): void {
   console.log(`raf / sdk: ${ratio(raf, sdk)} (target ≤ 1.10×)\n`);
 }
 
+function printRag(r: RagBenchResult): void {
+  const ms = (v: number) => `${v.toFixed(1)} ms`;
+  console.log(
+    `Knowledge base (@raf/rag): ${r.lexical.documents} documents, ${r.lexical.chunks} chunks lexical; ${r.hybrid.chunks} chunks hybrid (384-d)`,
+  );
+  console.log('contender        | docs/s index | query p50 | query p95 | peak RSS MiB (indexing)');
+  const row = (name: string, x: RagBenchResult['lexical']) =>
+    console.log(
+      `${name.padEnd(16)} | ${x.indexDocsPerSec.toFixed(0).padStart(12)} | ${ms(x.queryP50Ms).padStart(9)} | ${ms(x.queryP95Ms).padStart(9)} | ${x.indexPeakRssMiB.toFixed(0)}`,
+    );
+  row('raf lexical', r.lexical);
+  row('minisearch', r.minisearch);
+  row('raf hybrid', r.hybrid);
+  console.log(
+    `raf/minisearch: index ${ratio(r.minisearch.indexDocsPerSec, r.lexical.indexDocsPerSec)} the time, query p50 ${ratio(r.lexical.queryP50Ms, r.minisearch.queryP50Ms)}; targets: p50 ≤ 20 ms, p95 ≤ 50 ms, indexing RSS ≤ 500 MiB\n`,
+  );
+}
+
 const wantsModel = !only || only === 'client' || only === 'loop';
 const server = wantsModel ? await startServerProcess() : undefined;
 try {
@@ -207,6 +226,20 @@ try {
     const web = await runWebBench(quick ? { warmup: 1, runs: 3 } : { warmup: 5, runs: 21 });
     if (json) output.web = web;
     else printWeb(web);
+  }
+
+  if ((!only || only === 'rag') && !instructions) {
+    const rag = await runRagBench(
+      quick ? { docs: 300, vectorDocs: 300, queries: 40 } : { docs: 10_000, vectorDocs: 2_000, queries: 200 },
+    );
+    if (json)
+      output.rag = {
+        indexDocsPerSec: rag.lexical.indexDocsPerSec,
+        queryP50Ms: rag.lexical.queryP50Ms,
+        queryP95Ms: rag.lexical.queryP95Ms,
+        ...rag,
+      };
+    else printRag(rag);
   }
   if (server && (!only || only === 'client')) {
     const client = await runClientBench(server.baseURL, clientOptions());

@@ -8,6 +8,7 @@ Commands:
   chat <agent.yaml>       an interactive session; Ctrl-C cancels the turn, /exit leaves
   validate <agent.yaml>…  every problem with file:line:col; exit 2 on errors
   inspect <agent.yaml>    the effective plan: tools, routing, gating, provider order
+  index <agent.yaml>      build or refresh the agent's knowledge and wiki indexes
   schema                  the JSON Schema of agent files, for editors
   memory check <dir>      validate a super-brain memory bundle; exit 2 on problems
   memory consolidate <agent.yaml>  fold the conversation into memory now (waits for it)

@@ -8,8 +8,8 @@ import { memoryCommand } from './commands/memory.js';
 import { runCommand } from './commands/run.js';
 import { schemaCommand } from './commands/schema.js';
 import { asTyped, validateCommand } from './commands/validate.js';
+import { closeExtensions } from './extensions.js';
 import { CliError, type CliIO, EXIT, processIO } from './io.js';
-import { closeExtensions } from './load-agent.js';
 import { escapeText } from './render/escape.js';
 import { cliVersion } from './version.js';
 
@@ -35,6 +35,9 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
           return await validateCommand(args, io);
         case 'inspect':
           return await inspectCommand(args, io);
+        case 'index':
+          // Loaded on demand: no other command pays for it at start-up.
+          return await (await import('./commands/index-command.js')).indexCommand(args, io);
         case 'schema':
           return schemaCommand(io);
         case 'memory':

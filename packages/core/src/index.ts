@@ -10,6 +10,8 @@ export { inputBudget } from './chat-client/chat-client.js';
 export type {
   ContextResult,
   IContextProvider,
+  IndexProgress,
+  IndexRefreshOptions,
   InvokedContext,
   InvokingContext,
 } from './context/context-provider.js';

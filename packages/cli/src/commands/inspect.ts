@@ -30,6 +30,13 @@ function readable(plan: AgentExplanation): string {
     ...plan.contexts.flatMap((c) => [
       `  ${c.order}. ${c.kind} ${c.name}`,
       ...protectedLines(c.protectedPaths),
+      ...(c.details
+        ? [
+            `     ${Object.entries(c.details)
+              .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+              .join(', ')}`,
+          ]
+        : []),
     ]),
     'tools:',
     ...plan.tools.map((t) => {

@@ -1,3 +1,4 @@
+import type { JSONValue } from '../json/json.js';
 import type { ChatMessage } from '../messages/chat-message.js';
 import type { AgentResponse } from '../response/agent-response.js';
 import type { ISession } from '../session/session.js';
@@ -35,6 +36,21 @@ export interface InvokedContext {
   signal: AbortSignal;
 }
 
+/** Progress of `IContextProvider.refreshIndex` (`raf index` draws it as a bar). */
+export interface IndexProgress {
+  /** `scan`: listing sources; `index`: one more item done; `done`: finished. */
+  phase: 'scan' | 'index' | 'done';
+  done: number;
+  total: number;
+  /** The file or page just handled. */
+  item?: string;
+}
+
+export interface IndexRefreshOptions {
+  signal?: AbortSignal;
+  onProgress?: (progress: IndexProgress) => void;
+}
+
 export interface IContextProvider {
   readonly name: string;
   /** `history`, `workspace`, `skills`, `memory`, `mcp`, … */
@@ -44,4 +60,11 @@ export interface IContextProvider {
   onInvoking?(context: InvokingContext): ContextResult | Promise<ContextResult>;
   /** Called after every run, success or failure. */
   onInvoked?(context: InvokedContext): void | Promise<void>;
+  /**
+   * State worth showing in `raf inspect` (`details` of the context): an index's files, chunks,
+   * last build. Must create and change nothing (it runs under `validate`/`inspect`).
+   */
+  describe?(): Promise<Record<string, JSONValue>>;
+  /** Builds or refreshes what the provider indexes, now (`raf index`); returns a summary. */
+  refreshIndex?(options?: IndexRefreshOptions): Promise<Record<string, JSONValue>>;
 }

@@ -1,4 +1,4 @@
-import type { ITool } from '@raf/core';
+import { getErrorMessage, type IContextProvider, type ITool, type JSONValue } from '@raf/core';
 import {
   ApprovalRequiredTool,
   manifestOf,
@@ -30,8 +30,17 @@ export interface AgentExplanation {
   toolLoop: boolean;
   maxToolRounds: number;
   instructions: string;
-  /** A workspace entry also lists its protected paths and what its policy does with them. */
-  contexts: { kind: string; name: string; order: number; protectedPaths?: ProtectedPathRule[] }[];
+  /**
+   * A workspace entry also lists its protected paths and what its policy does with them;
+   * `details` is what a provider's `describe()` tells (an index's files, chunks, last build).
+   */
+  contexts: {
+    kind: string;
+    name: string;
+    order: number;
+    protectedPaths?: ProtectedPathRule[];
+    details?: Record<string, JSONValue>;
+  }[];
   tools: ExplainedTool[];
   warnings: string[];
 }
@@ -96,13 +105,25 @@ export async function explainPlan(plan: AgentPlan): Promise<AgentExplanation> {
     }
     for (const tool of injectedTools(provider)) tools.push(await describe(tool, 'injected', provider.name));
   }
+  const described = async (provider: IContextProvider) => {
+    if (!provider.describe) return {};
+    try {
+      return { details: await provider.describe() };
+    } catch (error) {
+      warnings.push(`${provider.kind} '${provider.name}': ${getErrorMessage(error)}`);
+      return {};
+    }
+  };
   const contexts = [
     { kind: 'history', name: 'InMemoryHistoryProvider' },
-    ...plan.providers.map(({ provider }) => ({
-      kind: provider.kind,
-      name: provider.name,
-      ...(provider instanceof WorkspaceContextProvider && { protectedPaths: provider.protectedPaths }),
-    })),
+    ...(await Promise.all(
+      plan.providers.map(async ({ provider }) => ({
+        kind: provider.kind,
+        name: provider.name,
+        ...(provider instanceof WorkspaceContextProvider && { protectedPaths: provider.protectedPaths }),
+        ...(await described(provider)),
+      })),
+    )),
   ].map((c, order) => ({ ...c, order }));
   const toolLoop =
     plan.tools.length > 0 || plan.providers.some(({ provider }) => provider.injectsTools !== false);

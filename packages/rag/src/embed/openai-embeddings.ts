@@ -1,0 +1,150 @@
+import { CancelledError, ChatClientError } from '@raf/core';
+import { normalize } from '../search/exact-vector-search.js';
+import type { IEmbeddingModel } from './embedding-model.js';
+import {
+  backoffMs,
+  EMBEDDING_RETRY,
+  type EmbeddingRetryOptions,
+  retryAfterMs,
+  retryableStatus,
+  sleep,
+} from './retry.js';
+
+export interface OpenAIEmbeddingsOptions {
+  model: string;
+  /** Default `https://api.openai.com/v1`; any OpenAI-compatible server (Ollama, vLLM, llama.cpp, TEI). */
+  baseURL?: string;
+  apiKey?: string;
+  headers?: Record<string, string>;
+  /** Texts per request (default 64). */
+  batchSize?: number;
+  /** Asks the server for shorter vectors (`text-embedding-3-*`). */
+  dimensions?: number;
+  retry?: EmbeddingRetryOptions;
+  /** One request, from sending to the whole answer (default 60 s). */
+  timeoutMs?: number;
+}
+
+interface EmbeddingsResponse {
+  data?: { index?: number; embedding?: unknown }[];
+}
+
+const NETWORK_ERRORS = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
+/**
+ * Embeddings from an OpenAI-compatible `POST /embeddings` endpoint, over undici: texts go in
+ * batches, failures are retried as the chat client retries them (429/5xx/`x-should-retry`,
+ * `Retry-After`, exponential backoff, connection resets), vectors come back unit length.
+ */
+export class OpenAIEmbeddings implements IEmbeddingModel {
+  readonly modelId: string;
+  private readonly url: string;
+  private readonly batchSize: number;
+  private readonly retry: Required<EmbeddingRetryOptions>;
+
+  constructor(private readonly options: OpenAIEmbeddingsOptions) {
+    this.modelId = options.model;
+    this.url = `${(options.baseURL ?? 'https://api.openai.com/v1').replace(/\/+$/, '')}/embeddings`;
+    this.batchSize = Math.max(1, options.batchSize ?? 64);
+    this.retry = { ...EMBEDDING_RETRY, ...options.retry };
+  }
+
+  async embed(texts: readonly string[], { signal }: { signal: AbortSignal }): Promise<Float32Array[]> {
+    const vectors: Float32Array[] = [];
+    for (let start = 0; start < texts.length; start += this.batchSize) {
+      vectors.push(...(await this.request(texts.slice(start, start + this.batchSize), signal)));
+    }
+    return vectors;
+  }
+
+  private async request(input: readonly string[], signal: AbortSignal): Promise<Float32Array[]> {
+    const { request } = await import('undici');
+    const body = JSON.stringify({
+      model: this.options.model,
+      input,
+      encoding_format: 'float',
+      ...(this.options.dimensions !== undefined && { dimensions: this.options.dimensions }),
+    });
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      ...(this.options.apiKey && { authorization: `Bearer ${this.options.apiKey}` }),
+      ...this.options.headers,
+    };
+    for (let attempt = 0; ; attempt++) {
+      if (signal.aborted) throw new CancelledError('embedding request cancelled');
+      const timeout = AbortSignal.timeout(this.options.timeoutMs ?? 60_000);
+      let wait: number | undefined;
+      let failure: ChatClientError;
+      try {
+        const response = await request(this.url, {
+          method: 'POST',
+          headers,
+          body,
+          signal: AbortSignal.any([signal, timeout]),
+        });
+        const text = await response.body.text();
+        if (response.statusCode < 300) return this.vectors(text, input.length);
+        const responseHeaders = response.headers as Record<string, string | string[] | undefined>;
+        failure = new ChatClientError(
+          `embeddings request failed: HTTP ${response.statusCode}: ${text.slice(0, 300)}`,
+          {
+            provider: 'embeddings',
+            url: this.url,
+            status: response.statusCode,
+            retryable: retryableStatus(response.statusCode, responseHeaders),
+            responseBody: text.slice(0, 2000),
+          },
+        );
+        wait = retryAfterMs(responseHeaders, this.retry.maxRetryAfterMs);
+      } catch (error) {
+        if (signal.aborted) throw new CancelledError('embedding request cancelled', { cause: error });
+        if (ChatClientError.isInstance(error)) throw error; // a malformed answer is not retried
+        const code = (error as { code?: string }).code;
+        failure = new ChatClientError(
+          `embeddings request to ${this.url} failed: ${(error as Error).message}`,
+          {
+            provider: 'embeddings',
+            url: this.url,
+            retryable: timeout.aborted || (code !== undefined && NETWORK_ERRORS.has(code)),
+            cause: error,
+          },
+        );
+      }
+      if (!failure.retryable || attempt >= this.retry.maxRetries) throw failure;
+      await sleep(wait ?? backoffMs(attempt, this.retry), signal);
+    }
+  }
+
+  private vectors(text: string, count: number): Float32Array[] {
+    let parsed: EmbeddingsResponse;
+    try {
+      parsed = JSON.parse(text) as EmbeddingsResponse;
+    } catch {
+      throw new ChatClientError('embeddings response is not JSON', { provider: 'embeddings', url: this.url });
+    }
+    const data = Array.isArray(parsed.data) ? parsed.data : [];
+    const vectors: (Float32Array | undefined)[] = Array.from({ length: count }, () => undefined);
+    data.forEach((item, position) => {
+      const index = typeof item.index === 'number' ? item.index : position;
+      if (Array.isArray(item.embedding) && index >= 0 && index < count)
+        vectors[index] = normalize(item.embedding as number[]);
+    });
+    const missing = vectors.indexOf(undefined);
+    if (data.length < count || missing !== -1) {
+      throw new ChatClientError(`embeddings response has ${data.length} vectors for ${count} inputs`, {
+        provider: 'embeddings',
+        url: this.url,
+      });
+    }
+    return vectors as Float32Array[];
+  }
+}

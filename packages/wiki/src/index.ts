@@ -1,0 +1,13 @@
+export type { WikiConfig } from './config/wiki-config.js';
+export { wikiConfigSchema } from './config/wiki-config.js';
+export type { PageLinks, RelatedConcept } from './graph/link-graph.js';
+export { LinkGraph } from './graph/link-graph.js';
+export { parseLinks } from './load/parse-links.js';
+export type { WikiPage, WikiSpace } from './load/wiki-page.js';
+export type { WikiContextProviderOptions } from './provider/wiki-context-provider.js';
+export { WikiContextProvider } from './provider/wiki-context-provider.js';
+export type { WikiSearchHit } from './wiki/search-index.js';
+export type { WikiStats } from './wiki/wiki.js';
+export { Wiki } from './wiki/wiki.js';
+export type { WikiWriteRequest, WikiWriteResult } from './wiki/wiki-writer.js';
+export { wikiPlugin } from './wiki-plugin.js';
