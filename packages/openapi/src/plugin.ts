@@ -8,7 +8,7 @@ import {
   type RafPlugin,
 } from '@raf/core';
 import { GuardedHttpClient, type HostResolver } from '@raf/web/http';
-import { type OpenApiConfig, parseOpenApiConfig } from './config/openapi-config.js';
+import { type OpenApiConfig, openapiConfigSchema, parseOpenApiConfig } from './config/openapi-config.js';
 import { loadSpec } from './spec/load-spec.js';
 import { type ApiOperation, readOperations } from './spec/read-operations.js';
 import { type Credentials, credentialsWarning } from './tool/auth.js';
@@ -133,5 +133,6 @@ export function openapiPlugin(options: OpenApiPluginOptions = {}): RafPlugin {
     specificationVersion: 'v1',
     packageName: '@raf/openapi',
     toolKinds: { openapi: (decl, context) => openapiTools(decl, context, options) },
+    configSchemas: { tools: { openapi: openapiConfigSchema } },
   });
 }

@@ -6,7 +6,7 @@ import {
   type PluginBuildContext,
   type RafPlugin,
 } from '@raf/core';
-import { parseWebConfig, type WebConfig } from './config/web-config.js';
+import { parseWebConfig, type WebConfig, webConfigSchema } from './config/web-config.js';
 import { createWebFetchTool } from './fetch/web-fetch-tool.js';
 import type { HostResolver } from './http/guarded-connector.js';
 import { GuardedHttpClient } from './http/guarded-http.js';
@@ -59,5 +59,6 @@ export function webPlugin(options: WebPluginOptions = {}): RafPlugin {
     packageName: '@raf/web',
     toolKinds: { web: (decl, context) => webTools(decl, context, options) },
     toolExpansions: { web: WEB_TOOL_NAMES },
+    configSchemas: { tools: { web: webConfigSchema } },
   });
 }

@@ -7,7 +7,12 @@ import {
 } from '@raf/core';
 import { DEFAULT_MAX_EXPOSED_TOOLS, McpCatalog } from '../catalog/mcp-catalog.js';
 import type { ServerToolsOptions } from '../catalog/server-tools.js';
-import { type McpEntryConfig, parseMcpEntry } from '../config/mcp-config.js';
+import {
+  type McpEntryConfig,
+  mcpContextConfigSchema,
+  mcpToolConfigSchema,
+  parseMcpEntry,
+} from '../config/mcp-config.js';
 import { serverSpec } from '../config/server-spec.js';
 import { debugSink, type McpLogSink } from '../connection/server-log.js';
 import { McpContextProvider } from '../provider/mcp-context-provider.js';
@@ -133,6 +138,7 @@ export function mcpPlugin(options: McpPluginOptions = {}): McpPlugin {
     packageName: '@raf/mcp',
     toolKinds: { mcp: tools },
     contextKinds: { mcp: contexts },
+    configSchemas: { tools: { mcp: mcpToolConfigSchema }, contexts: { mcp: mcpContextConfigSchema } },
     async close() {
       const closing = [...open];
       open.clear();
