@@ -1,0 +1,45 @@
+export type { AgentLike, AgentLikeInput, AgentLikeRunOptions } from './agent/agent-like.js';
+export { NodeSession } from './agent/node-session.js';
+export type { WorkflowAgentRunOptions } from './agent/workflow-agent.js';
+export { WORKFLOW_STATE_KEY, WorkflowAgent } from './agent/workflow-agent.js';
+export { writeFileAtomic } from './checkpoint/atomic-write.js';
+export type {
+  Checkpoint,
+  CheckpointInfo,
+  CheckpointStore,
+  CheckpointStoreOptions,
+} from './checkpoint/checkpoint-store.js';
+export { FileCheckpointStore } from './checkpoint/file-checkpoint-store.js';
+export { InMemoryCheckpointStore } from './checkpoint/memory-checkpoint-store.js';
+export type { WorkflowResult } from './engine/engine.js';
+export type { WorkflowEvent, WorkflowEventType, WorkflowOutput } from './engine/events.js';
+export type { HaltedNode, RunState } from './engine/run-state.js';
+export { parseRunState, safeParseRunState } from './engine/run-state.js';
+export type { WorkflowErrorReason } from './errors.js';
+export { WorkflowError } from './errors.js';
+export type { AgentExecutorOptions } from './executors/agent-executor.js';
+export { agentExecutor } from './executors/agent-executor.js';
+export { functionExecutor, passThrough } from './executors/function-executor.js';
+export type { HumanInputOptions } from './executors/human-input-executor.js';
+export { humanInputExecutor } from './executors/human-input-executor.js';
+export { subWorkflowExecutor } from './executors/sub-workflow-executor.js';
+export type {
+  Backoff,
+  Edge,
+  EdgeCondition,
+  Executor,
+  GraphNode,
+  HaltRequest,
+  NodeContext,
+  NodeKind,
+  NodeOptions,
+  NodeResult,
+  ResumeData,
+  RetryOptions,
+  SwitchCase,
+  WorkflowState,
+} from './graph/graph-types.js';
+export { WorkflowBuilder } from './graph/workflow-builder.js';
+export { WorkflowGraph } from './graph/workflow-graph.js';
+export type { ResumeOptions, RunOptions, WorkflowOptions } from './workflow.js';
+export { Workflow, WorkflowRun } from './workflow.js';
