@@ -60,3 +60,8 @@ export type { SequentialOptions } from './orchestrations/sequential.js';
 export { sequentialAgent, sequentialWorkflow } from './orchestrations/sequential.js';
 export type { VoteOptions } from './orchestrations/vote.js';
 export { ballotOf, voteAgent, voteWorkflow } from './orchestrations/vote.js';
+export type { CompileActionsOptions, CompiledWorkflow } from './dsl/compile-actions.js';
+export { ACTION_KINDS, compileWorkflowDocument } from './dsl/compile-actions.js';
+export type { ActionPath, DslProblem, DslServices, HttpRequest, HttpResponse, WorkflowDocument } from './dsl/dsl-types.js';
+export type { Expr, Scope } from './dsl/expression/index.js';
+export { evaluate, ExpressionError, FUNCTION_NAMES, parseExpression } from './dsl/expression/index.js';
