@@ -161,7 +161,9 @@ class ActionCompiler {
 
   private nodeId(action: ActionObject, kind: string, path: ActionPath): string {
     const written = asString(action.id);
-    let id = written ?? `${kind}_${++this.count}`;
+    // By place in the file: `SetVariable_1`, `SendActivity_2_then_1`.
+    const place = path.slice(2).map((p) => (typeof p === 'number' ? p + 1 : p)).join('_');
+    let id = written ?? `${kind}_${place}`;
     if (this.ids.has(id) || id === 'workflow_start') {
       if (written) this.problem([...path, 'id'], `two actions have the id "${written}"`);
       id = `${kind}_${++this.count}`;
