@@ -45,7 +45,7 @@ describe('kind: workflow files', () => {
     expect((await collectAgentResponse(built.run('Alice'))).text).toBe('Hello, Alice!');
     await expect(builder.build()).rejects.toThrow(/builds a workflow \(greeting-workflow\), not a single agent: use buildAgent\(\)/);
     const explained = await builder.explain();
-    expect(explained.workflow?.graph?.nodes.map((n) => n.id)).toEqual(['SetVariable_1', 'SendActivity_2', 'workflow_start']);
+    expect(explained.workflow?.graph?.nodes.map((n) => n.id)).toEqual(['workflow_start', 'SetVariable_1', 'SendActivity_2']);
   });
 
   it('report problems at their lines: expressions, unknown actions, missing extensions', async () => {

@@ -3,10 +3,24 @@ import type { AgentPlan } from '../builder/agent-plan.js';
 import type { CompositePlan } from '../builder/plan-workflow.js';
 import { type AgentExplanation, type ExplainedWorkflow, explainPlan } from './explain.js';
 
+/** Nodes in the order a run meets them (breadth first from the start), then the unreachable ones. */
+function ordered(graph: WorkflowGraph): string[] {
+  const seen = new Set([graph.startNodeId]);
+  const queue = [graph.startNodeId];
+  for (let i = 0; i < queue.length; i++)
+    for (const edge of graph.outgoing.get(queue[i]!) ?? [])
+      for (const target of edge.targets)
+        if (!seen.has(target)) {
+          seen.add(target);
+          queue.push(target);
+        }
+  return [...queue, ...[...graph.nodes.keys()].filter((id) => !seen.has(id))];
+}
+
 function graphOf(graph: WorkflowGraph): NonNullable<ExplainedWorkflow['graph']> {
   return {
     start: graph.startNodeId,
-    nodes: [...graph.nodes.values()].map((n) => ({
+    nodes: ordered(graph).map((id) => graph.nodes.get(id)!).map((n) => ({
       id: n.id,
       kind: n.executor.kind,
       ...(n.executor.label !== undefined && { label: n.executor.label }),
