@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { CancelledError, type JSONValue, TimeoutError } from '@raf/core';
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
 import { checkpointId } from '../checkpoint/checkpoint-store.js';
@@ -49,6 +50,8 @@ export async function executeRun(
     );
   }
   const signal = signals.length === 1 ? controller.signal : AbortSignal.any(signals);
+  // Every node of a wide superstep listens to it at once.
+  setMaxListeners(0, signal);
   const state = new RecordState(run.state);
   const context: NodeRunnerContext = { run, state, signal, emit, resume };
   let lastCheckpoint = parentId;
