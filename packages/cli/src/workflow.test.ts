@@ -63,7 +63,7 @@ describe('raf run / inspect / validate on workflow files', () => {
     const human = memoryIO({ cwd: dir });
     expect(await main(['run', 'wf.yaml', '-i', 'Alice'], human.io)).toBe(0);
     expect(human.out().trim()).toBe('Hello, Alice!');
-    expect(human.err()).toContain('▸ SetVariable_1');
+    expect(human.err()).toContain('▸ SetVariable_1 (SetVariable)');
     const json = memoryIO({ cwd: dir });
     expect(await main(['run', 'wf.yaml', '-i', 'Bob', '--json'], json.io)).toBe(0);
     const lines = json.out().trim().split('\n').map((l) => JSON.parse(l) as { type: string; event?: { type: string } });

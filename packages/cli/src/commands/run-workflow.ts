@@ -16,7 +16,7 @@ type Store = { save(snapshot: ReturnType<AgentSession['toJSON']>): Promise<void>
 function describeEvent(event: WorkflowEvent): string | undefined {
   switch (event.type) {
     case 'node-invoking':
-      return `▸ ${event.nodeId}${event.attempt > 1 ? ` (try ${event.attempt})` : ''}`;
+      return `▸ ${event.nodeId}${event.label ? ` (${event.label})` : ''}${event.attempt > 1 ? ` try ${event.attempt}` : ''}`;
     case 'node-failed':
       return `✗ ${event.nodeId}: ${event.message}${event.retrying ? ' (retrying)' : ''}`;
     case 'halted':

@@ -13,7 +13,7 @@ export type WorkflowEvent =
   | { type: 'resumed'; runId: string; step: number; checkpointId?: string }
   | { type: 'superstep-started'; step: number; nodeIds: string[] }
   | { type: 'superstep-completed'; step: number; checkpointId?: string }
-  | { type: 'node-invoking'; nodeId: string; step: number; attempt: number }
+  | { type: 'node-invoking'; nodeId: string; step: number; attempt: number; label?: string }
   | { type: 'node-streaming'; nodeId: string; update: AgentResponseUpdate }
   | { type: 'node-completed'; nodeId: string; step: number; output?: JSONValue }
   | {

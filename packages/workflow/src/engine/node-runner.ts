@@ -91,7 +91,8 @@ async function invoke(
   const retry = node.retry;
   const maxRetries = retry?.maxRetries ?? 0;
   for (let attempt = 1; ; attempt++) {
-    emit({ type: 'node-invoking', nodeId: node.id, step, attempt });
+    const label = node.executor.label;
+    emit({ type: 'node-invoking', nodeId: node.id, step, attempt, ...(label !== undefined && label !== node.id && { label }) });
     const yields: JSONValue[] = [];
     let timer: NodeJS.Timeout | undefined;
     let signal = context.signal;
