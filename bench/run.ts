@@ -191,8 +191,12 @@ function printWorkflow(r: WorkflowBenchResult): void {
   console.log('Workflow engine: CPU per node (function nodes, a checkpoint in memory after every superstep)');
   console.log('scenario          | raf       | langgraph  | raf/langgraph');
   for (const [name, s] of Object.entries(r.scenarios))
-    console.log(`${`${name} (${s.nodes})`.padEnd(17)} | ${ms(s.raf).padStart(9)} | ${ms(s.langgraph).padStart(10)} | ${ratio(s.raf, s.langgraph)}`);
-  console.log(`per node: raf ${ms(r.rafPerNodeMs)}, langgraph ${ms(r.langgraphPerNodeMs)}: ${ratio(r.rafPerNodeMs, r.langgraphPerNodeMs)} (target ≤ 0.5×)\n`);
+    console.log(
+      `${`${name} (${s.nodes})`.padEnd(17)} | ${ms(s.raf).padStart(9)} | ${ms(s.langgraph).padStart(10)} | ${ratio(s.raf, s.langgraph)}`,
+    );
+  console.log(
+    `per node: raf ${ms(r.rafPerNodeMs)}, langgraph ${ms(r.langgraphPerNodeMs)}: ${ratio(r.rafPerNodeMs, r.langgraphPerNodeMs)} (target ≤ 0.5×)\n`,
+  );
 }
 
 const wantsModel = !only || only === 'client' || only === 'loop';

@@ -16,8 +16,14 @@ async function run(args: string[]) {
 describe('the workflow examples', () => {
   it('greeting and conditional run offline with the answers their actions define', async () => {
     expect(await run(['run', 'greeting.yaml', '-i', 'Ada'])).toMatchObject({ code: 0, out: 'Hello, Ada!\n' });
-    expect(await run(['run', 'conditional.yaml', '-i', '20'])).toMatchObject({ code: 0, out: 'Welcome, adult user!\n' });
-    expect(await run(['run', 'conditional.yaml', '-i', '9'])).toMatchObject({ code: 0, out: 'Welcome, young user!\n' });
+    expect(await run(['run', 'conditional.yaml', '-i', '20'])).toMatchObject({
+      code: 0,
+      out: 'Welcome, adult user!\n',
+    });
+    expect(await run(['run', 'conditional.yaml', '-i', '9'])).toMatchObject({
+      code: 0,
+      out: 'Welcome, young user!\n',
+    });
   });
 
   it('survey pauses for its question (exit 3) and resumes with --answer', async () => {

@@ -9,7 +9,12 @@ import { createMemoryIO as memoryIO } from './memory-io.js';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 // Always the source (a stale dist would not know workflows): through tsx, as a user's process.
-const raf = ['--conditions=@raf/source', '--import', import.meta.resolve('tsx'), join(repo, 'packages/cli/src/bin.ts')];
+const raf = [
+  '--conditions=@raf/source',
+  '--import',
+  import.meta.resolve('tsx'),
+  join(repo, 'packages/cli/src/bin.ts'),
+];
 
 let dir: string;
 beforeEach(async () => {
@@ -51,8 +56,12 @@ trigger:
 
 function child(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [...raf, ...args], { cwd: dir, env: { ...process.env, NO_COLOR: '1' } }, (error, stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [...raf, ...args],
+      { cwd: dir, env: { ...process.env, NO_COLOR: '1' } },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -66,9 +75,17 @@ describe('raf run / inspect / validate on workflow files', () => {
     expect(human.err()).toContain('▸ SetVariable_1 (SetVariable)');
     const json = memoryIO({ cwd: dir });
     expect(await main(['run', 'wf.yaml', '-i', 'Bob', '--json'], json.io)).toBe(0);
-    const lines = json.out().trim().split('\n').map((l) => JSON.parse(l) as { type: string; event?: { type: string } });
-    expect(lines.filter((l) => l.type === 'workflow-event').map((l) => l.event?.type)).toContain('node-completed');
-    expect(lines.filter((l) => l.type === 'text-delta')).toEqual([{ type: 'text-delta', delta: 'Hello, Bob!' }]);
+    const lines = json
+      .out()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; event?: { type: string } });
+    expect(lines.filter((l) => l.type === 'workflow-event').map((l) => l.event?.type)).toContain(
+      'node-completed',
+    );
+    expect(lines.filter((l) => l.type === 'text-delta')).toEqual([
+      { type: 'text-delta', delta: 'Hello, Bob!' },
+    ]);
     expect(lines.at(-1)).toMatchObject({ type: 'finish', reason: 'stop' });
   });
 

@@ -11,6 +11,18 @@ export type {
 } from './checkpoint/checkpoint-store.js';
 export { FileCheckpointStore } from './checkpoint/file-checkpoint-store.js';
 export { InMemoryCheckpointStore } from './checkpoint/memory-checkpoint-store.js';
+export type { CompileActionsOptions, CompiledWorkflow } from './dsl/compile-actions.js';
+export { ACTION_KINDS, compileWorkflowDocument } from './dsl/compile-actions.js';
+export type {
+  ActionPath,
+  DslProblem,
+  DslServices,
+  HttpRequest,
+  HttpResponse,
+  WorkflowDocument,
+} from './dsl/dsl-types.js';
+export type { Expr, Scope } from './dsl/expression/index.js';
+export { ExpressionError, evaluate, FUNCTION_NAMES, parseExpression } from './dsl/expression/index.js';
 export type { WorkflowResult } from './engine/engine.js';
 export type { WorkflowEvent, WorkflowEventType, WorkflowOutput } from './engine/events.js';
 export type { HaltedNode, RunState } from './engine/run-state.js';
@@ -41,27 +53,41 @@ export type {
 } from './graph/graph-types.js';
 export { WorkflowBuilder } from './graph/workflow-builder.js';
 export { WorkflowGraph } from './graph/workflow-graph.js';
-export type { ResumeOptions, RunOptions, WorkflowOptions } from './workflow.js';
-export { Workflow, WorkflowRun } from './workflow.js';
-export type { OrchestrationParticipants, OrchestrationProblem } from './orchestrations/build-orchestration.js';
-export { orchestrationProblems, orchestrationWorkflow, rootTakesPart } from './orchestrations/build-orchestration.js';
+export type {
+  OrchestrationParticipants,
+  OrchestrationProblem,
+} from './orchestrations/build-orchestration.js';
+export {
+  orchestrationProblems,
+  orchestrationWorkflow,
+  rootTakesPart,
+} from './orchestrations/build-orchestration.js';
 export { concurrentAgent, concurrentWorkflow } from './orchestrations/concurrent.js';
 export type { GroupChatOptions } from './orchestrations/group-chat.js';
 export { groupChatAgent, groupChatWorkflow } from './orchestrations/group-chat.js';
 export type { HandoffOptions } from './orchestrations/handoff.js';
 export { handoffAgent, handoffWorkflow } from './orchestrations/handoff.js';
-export type { DelegationToolsOptions, SubAgentRunner, SubAgentRunOptions } from './orchestrations/magentic.js';
+export type {
+  DelegationToolsOptions,
+  SubAgentRunner,
+  SubAgentRunOptions,
+} from './orchestrations/magentic.js';
 export { createDelegationTools, InProcessSubAgentRunner } from './orchestrations/magentic.js';
-export type { OrchestrationConfig, OrchestrationMode, SafeParseOrchestrationResult } from './orchestrations/orchestration-config.js';
-export { ORCHESTRATION_MODES, parseOrchestration, safeParseOrchestration } from './orchestrations/orchestration-config.js';
+export type {
+  OrchestrationConfig,
+  OrchestrationMode,
+  SafeParseOrchestrationResult,
+} from './orchestrations/orchestration-config.js';
+export {
+  ORCHESTRATION_MODES,
+  parseOrchestration,
+  safeParseOrchestration,
+} from './orchestrations/orchestration-config.js';
 export type { PipelineOptions, PipelinePhase } from './orchestrations/pipeline.js';
 export { DEFAULT_LOOP_UNTIL, pipelineAgent, pipelineWorkflow } from './orchestrations/pipeline.js';
 export type { SequentialOptions } from './orchestrations/sequential.js';
 export { sequentialAgent, sequentialWorkflow } from './orchestrations/sequential.js';
 export type { VoteOptions } from './orchestrations/vote.js';
 export { ballotOf, voteAgent, voteWorkflow } from './orchestrations/vote.js';
-export type { CompileActionsOptions, CompiledWorkflow } from './dsl/compile-actions.js';
-export { ACTION_KINDS, compileWorkflowDocument } from './dsl/compile-actions.js';
-export type { ActionPath, DslProblem, DslServices, HttpRequest, HttpResponse, WorkflowDocument } from './dsl/dsl-types.js';
-export type { Expr, Scope } from './dsl/expression/index.js';
-export { evaluate, ExpressionError, FUNCTION_NAMES, parseExpression } from './dsl/expression/index.js';
+export type { ResumeOptions, RunOptions, WorkflowOptions } from './workflow.js';
+export { Workflow, WorkflowRun } from './workflow.js';

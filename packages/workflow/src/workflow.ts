@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { ApprovalResponse, JSONValue } from '@raf/core';
 import type { CheckpointStore } from './checkpoint/checkpoint-store.js';
-import { WorkflowError } from './errors.js';
 import type { EngineOptions, WorkflowResult } from './engine/engine.js';
 import { executeRun } from './engine/engine.js';
 import { EventQueue } from './engine/event-queue.js';
 import type { WorkflowEvent } from './engine/events.js';
 import { parseRunState, type RunState } from './engine/run-state.js';
+import { WorkflowError } from './errors.js';
 import type { ResumeData } from './graph/graph-types.js';
 import type { WorkflowGraph } from './graph/workflow-graph.js';
 
@@ -56,7 +56,10 @@ export class WorkflowRun implements AsyncIterable<WorkflowEvent> {
   private started: Promise<WorkflowResult> | undefined;
   private queue: EventQueue<WorkflowEvent> | undefined;
 
-  constructor(private readonly start: (emit: (event: WorkflowEvent) => void) => Promise<WorkflowResult>, private readonly onEvent?: (event: WorkflowEvent) => void) {}
+  constructor(
+    private readonly start: (emit: (event: WorkflowEvent) => void) => Promise<WorkflowResult>,
+    private readonly onEvent?: (event: WorkflowEvent) => void,
+  ) {}
 
   get result(): Promise<WorkflowResult> {
     this.started ??= this.start((event) => {
@@ -191,8 +194,7 @@ function resumeData(run: RunState, options: ResumeOptions): Map<string, ResumeDa
       data.set(halted.nodeId, { approvals: options.approvals });
       continue;
     }
-    const answer =
-      options.answers?.[halted.nodeId] ?? (run.halted.length === 1 ? options.answer : undefined);
+    const answer = options.answers?.[halted.nodeId] ?? (run.halted.length === 1 ? options.answer : undefined);
     if (answer === undefined)
       throw new WorkflowError(
         'not-halted',

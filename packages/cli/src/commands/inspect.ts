@@ -25,7 +25,8 @@ function protectedLines(rules: AgentExplanation['contexts'][number]['protectedPa
 }
 
 function readable(plan: AgentExplanation): string {
-  if (plan.workflow?.kind === 'workflow') return `${[`workflow ${plan.name}`, ...graphText(plan.workflow)].map(escapeLine).join('\n')}\n`;
+  if (plan.workflow?.kind === 'workflow')
+    return `${[`workflow ${plan.name}`, ...graphText(plan.workflow)].map(escapeLine).join('\n')}\n`;
   const lines = [
     `agent ${plan.name}: model ${plan.model.provider}/${plan.model.id}, tool loop ${plan.toolLoop ? 'on' : 'off'} (max ${plan.maxToolRounds} rounds)`,
     'contexts (run order):',
@@ -65,7 +66,8 @@ export async function inspectCommand(args: CliArgs, io: CliIO): Promise<number> 
   if (!file) throw new CliError('raf inspect needs an agent file: raf inspect agent.yaml');
   const plan = await (await builderFor(file, args, io)).explain();
   if (args.mermaid) {
-    if (!plan.workflow) throw new CliError(`${file} is a single agent: --mermaid draws workflows and orchestrations`);
+    if (!plan.workflow)
+      throw new CliError(`${file} is a single agent: --mermaid draws workflows and orchestrations`);
     io.stdout.write(graphMermaid(plan.workflow));
     return EXIT.ok;
   }

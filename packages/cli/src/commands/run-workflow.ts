@@ -54,7 +54,10 @@ export async function runWorkflow(
           `session ${session.id} is waiting for input (${waitingFor.request.kind === 'input' ? waitingFor.request.prompt : ''}); resume with --answer "…"`,
           EXIT.paused,
         );
-      input = await askLine(io, `${waitingFor.request.kind === 'input' ? waitingFor.request.prompt : 'answer'} `);
+      input = await askLine(
+        io,
+        `${waitingFor.request.kind === 'input' ? waitingFor.request.prompt : 'answer'} `,
+      );
     }
   } else if (paused?.status === 'halted' && session.pendingApproval) {
     approvals = await decideApprovals(pendingRequests(session.pendingApproval), args, io);
@@ -98,12 +101,16 @@ export async function runWorkflow(
       await store.save(session.toJSON());
       if (reason === 'cancelled' || controller.signal.aborted) return EXIT.interrupted;
       if (rawReason === 'awaitingInput') {
-        io.stderr.write(`paused for input; resume with: raf run ${file} --session ${session.id} --answer "…"\n`);
+        io.stderr.write(
+          `paused for input; resume with: raf run ${file} --session ${session.id} --answer "…"\n`,
+        );
         return EXIT.paused;
       }
       if (reason !== 'awaitingApproval') return failed ? EXIT.model : EXIT.ok;
       if (args.approve === 'ask' && !io.stdin.isTTY) {
-        io.stderr.write(`paused for approval; resume with: raf run ${file} --session ${session.id} --approve all|none\n`);
+        io.stderr.write(
+          `paused for approval; resume with: raf run ${file} --session ${session.id} --approve all|none\n`,
+        );
         return EXIT.paused;
       }
       approvals = await decideApprovals(requests, args, io);
@@ -120,8 +127,16 @@ async function decideApprovals(
   io: CliIO,
 ): Promise<ApprovalResponse[]> {
   if (args.approve === 'ask') {
-    if (!io.stdin.isTTY) throw new CliError('the workflow is waiting for approval; resume with --approve all or --approve none', EXIT.paused);
-    return askApprovals(requests, (q) => askLine(io, q), (t) => io.stderr.write(t));
+    if (!io.stdin.isTTY)
+      throw new CliError(
+        'the workflow is waiting for approval; resume with --approve all or --approve none',
+        EXIT.paused,
+      );
+    return askApprovals(
+      requests,
+      (q) => askLine(io, q),
+      (t) => io.stderr.write(t),
+    );
   }
   return requests.map((r) =>
     args.approve === 'all'

@@ -3,17 +3,26 @@ import type { ExplainedWorkflow } from '@raf/decl';
 type Graph = NonNullable<ExplainedWorkflow['graph']>;
 
 const edgeText = (e: Graph['edges'][number]) =>
-  [e.kind === 'direct' ? '' : e.kind, e.label ?? '', e.loopback ? `loop ≤${e.loopback}` : ''].filter(Boolean).join(', ');
+  [e.kind === 'direct' ? '' : e.kind, e.label ?? '', e.loopback ? `loop ≤${e.loopback}` : '']
+    .filter(Boolean)
+    .join(', ');
 
 /** The graph as indented text: each node with its kind and where its edges go. */
 export function graphText(workflow: ExplainedWorkflow): string[] {
-  const lines = [`${workflow.kind === 'workflow' ? 'workflow' : `orchestration ${workflow.mode}`}: ${workflow.summary}`];
+  const lines = [
+    `${workflow.kind === 'workflow' ? 'workflow' : `orchestration ${workflow.mode}`}: ${workflow.summary}`,
+  ];
   if (workflow.subAgents.length > 0) lines.push(`sub-agents: ${workflow.subAgents.join(', ')}`);
   const graph = workflow.graph;
   if (!graph) return lines;
   lines.push('graph:');
   for (const node of graph.nodes) {
-    const marks = [node.kind, node.label && node.label !== node.id ? node.label : '', node.id === graph.start ? 'start' : '', node.output ? 'output' : '']
+    const marks = [
+      node.kind,
+      node.label && node.label !== node.id ? node.label : '',
+      node.id === graph.start ? 'start' : '',
+      node.output ? 'output' : '',
+    ]
       .filter(Boolean)
       .join(', ');
     lines.push(`  ${node.id} (${marks})`);
@@ -32,12 +41,19 @@ const quoted = (text: string) => `"${text.replace(/"/g, '#quot;')}"`;
 /** The graph as a Mermaid flowchart (`raf inspect --mermaid`). */
 export function graphMermaid(workflow: ExplainedWorkflow): string {
   const graph = workflow.graph;
-  if (!graph) return `flowchart TD\n  coordinator["${workflow.mode}"]\n${workflow.subAgents.map((a) => `  coordinator -. delegate .-> ${safeId(a)}[${quoted(a)}]`).join('\n')}\n`;
+  if (!graph)
+    return `flowchart TD\n  coordinator["${workflow.mode}"]\n${workflow.subAgents.map((a) => `  coordinator -. delegate .-> ${safeId(a)}[${quoted(a)}]`).join('\n')}\n`;
   const lines = ['flowchart TD'];
   for (const node of graph.nodes) {
     const label = quoted(node.label && node.label !== node.id ? `${node.id}: ${node.label}` : node.id);
     const shape =
-      node.kind === 'agent' ? `[${label}]` : node.kind === 'human-input' ? `[/${label}/]` : node.output ? `([${label}])` : `(${label})`;
+      node.kind === 'agent'
+        ? `[${label}]`
+        : node.kind === 'human-input'
+          ? `[/${label}/]`
+          : node.output
+            ? `([${label}])`
+            : `(${label})`;
     lines.push(`  ${safeId(node.id)}${shape}`);
   }
   for (const edge of graph.edges) {

@@ -17,8 +17,8 @@ import { PluginRegistry } from '../registry/plugin-registry.js';
 import type { ToolFactory } from '../resolve/tool-resolver.js';
 import { type AgentPlan, planAgent } from './agent-plan.js';
 import { agentFromPlan } from './build-agent.js';
-import { type CompositePlan, planOrchestration, planWorkflowFile } from './plan-workflow.js';
 import type { ModelOverride, NamedConnection } from './plan-model.js';
+import { type CompositePlan, planOrchestration, planWorkflowFile } from './plan-workflow.js';
 
 export interface ValidationReport {
   ok: boolean;
@@ -311,7 +311,9 @@ export class DeclAgentBuilder {
 
   /** Any agent file: a prompt agent, an orchestration of sub-agents, or a `kind: workflow` file. */
   async buildAgent(options: { signal?: AbortSignal } = {}): Promise<ChatClientAgent | WorkflowAgent> {
-    const { plan, diagnostics, composite } = await this.plan(options.signal ? { signal: options.signal } : {});
+    const { plan, diagnostics, composite } = await this.plan(
+      options.signal ? { signal: options.signal } : {},
+    );
     if (composite) return composite.build();
     if (!plan) throw new DeclError(diagnostics);
     return agentFromPlan(plan);

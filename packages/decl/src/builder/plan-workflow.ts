@@ -36,7 +36,11 @@ export interface CompositeInputs extends Omit<PlanInputs, 'loaded'> {
 // Loaded only for files that need it: the CLI's cold start never pays for the engine.
 const engine = () => import('@raf/workflow');
 
-function buildContext(inputs: CompositeInputs, document: SourceDocument, at: (p: Path, m: string) => void): PluginBuildContext {
+function buildContext(
+  inputs: CompositeInputs,
+  document: SourceDocument,
+  at: (p: Path, m: string) => void,
+): PluginBuildContext {
   return {
     baseDir: inputs.baseDir ?? process.cwd(),
     env: inputs.env ?? process.env,
@@ -70,7 +74,14 @@ function dslServices(inputs: CompositeInputs, context: PluginBuildContext, sandb
     let tool: Promise<ITool | undefined> | undefined;
     services.executeCode = async (request, signal) => {
       tool ??= Promise.resolve(
-        code({ kind: 'code', name: 'code_interpreter', ...(sandbox ? { config: sandbox as Record<string, JSONValue> } : {}) }, context),
+        code(
+          {
+            kind: 'code',
+            name: 'code_interpreter',
+            ...(sandbox ? { config: sandbox as Record<string, JSONValue> } : {}),
+          },
+          context,
+        ),
       ).then((tools) => tools[0]);
       const built = await tool;
       if (!built) throw new Error('@raf/sandbox built no code_interpreter');
@@ -81,12 +92,22 @@ function dslServices(inputs: CompositeInputs, context: PluginBuildContext, sandb
   if (mcp) {
     services.invokeMcpTool = async (request, signal) => {
       const tools = await mcp(
-        { kind: 'mcp', name: request.toolName, serverUrl: request.serverUrl, toolName: request.toolName, config: { headers: request.headers } },
+        {
+          kind: 'mcp',
+          name: request.toolName,
+          serverUrl: request.serverUrl,
+          toolName: request.toolName,
+          config: { headers: request.headers },
+        },
         context,
       );
       const tool = tools.find((t) => t.name === request.toolName) ?? tools[0];
       if (!tool) throw new Error(`the MCP server ${request.serverUrl} has no tool "${request.toolName}"`);
-      return tool.execute(request.arguments, { callId: 'invoke_mcp_tool', toolName: tool.name, signal } as never);
+      return tool.execute(request.arguments, {
+        callId: 'invoke_mcp_tool',
+        toolName: tool.name,
+        signal,
+      } as never);
     };
   }
   services.missing = (kind) =>
@@ -120,11 +141,19 @@ export async function planWorkflowFile(
     return `${document.file}:${line}:${column}`;
   };
   const compiled = compileWorkflowDocument(
-    { name: name ?? 'workflow', ...(typeof raw.description === 'string' && { description: raw.description }), trigger: raw.trigger as never },
+    {
+      name: name ?? 'workflow',
+      ...(typeof raw.description === 'string' && { description: raw.description }),
+      trigger: raw.trigger as never,
+    },
     { services: dslServices(inputs, context, sandbox), where },
   );
   for (const problem of compiled.problems)
-    diagnostics.push(diagnosticAt(document, problem.path, problem.message, problem.severity, { key: problem.path.at(-1) === 'kind' }));
+    diagnostics.push(
+      diagnosticAt(document, problem.path, problem.message, problem.severity, {
+        key: problem.path.at(-1) === 'kind',
+      }),
+    );
   const workflow = compiled.workflow;
   if (!workflow || diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
   const actions = Array.isArray((raw.trigger as { actions?: unknown[] } | undefined)?.actions)
@@ -139,13 +168,20 @@ export async function planWorkflowFile(
       summary: `workflow(${actions} action${actions === 1 ? '' : 's'}, ${workflow.graph.nodes.size} nodes)`,
       subAgents: [],
       graph: workflow.graph,
-      build: async () => new Agent(workflow, { name: workflow.name, ...(workflow.description && { description: workflow.description }) }),
+      build: async () =>
+        new Agent(workflow, {
+          name: workflow.name,
+          ...(workflow.description && { description: workflow.description }),
+        }),
     },
   };
 }
 
 /** The parent's contexts a sub-agent inherits: every (kind, name) it does not declare itself. */
-function inherit(parent: readonly (ContextDecl | undefined)[], child: readonly (ContextDecl | undefined)[]): ContextDecl[] {
+function inherit(
+  parent: readonly (ContextDecl | undefined)[],
+  child: readonly (ContextDecl | undefined)[],
+): ContextDecl[] {
   const own = new Set(child.flatMap((c) => (c ? [`${c.kind}\u0000${c.name}`] : [])));
   return [
     ...parent.filter((c): c is ContextDecl => c !== undefined && !own.has(`${c.kind}\u0000${c.name}`)),
@@ -169,11 +205,14 @@ export async function planOrchestration(
   const definition = loaded.definition ?? loaded.partial;
   const diagnostics = [...root.diagnostics];
   const at = (path: Path, message: string, key = false) =>
-    diagnostics.push(diagnosticAt(document, writtenPath(normalized, origins, path), message, 'error', { key }));
+    diagnostics.push(
+      diagnosticAt(document, writtenPath(normalized, origins, path), message, 'error', { key }),
+    );
   const entries = (normalized.subAgents as unknown[] | undefined) ?? [];
   const { safeParseOrchestration, orchestrationProblems, rootTakesPart } = await engine();
   const parsed = safeParseOrchestration(definition?.metadata as Record<string, unknown> | undefined);
-  if (!parsed.success) for (const issue of parsed.issues) at(['metadata', 'orchestration', ...issue.path], issue.message);
+  if (!parsed.success)
+    for (const issue of parsed.issues) at(['metadata', 'orchestration', ...issue.path], issue.message);
   const written = writtenPath(normalized, origins, ['subAgents']);
   const subPlans: (AgentPlan | undefined)[] = [];
   const names: string[] = [];
@@ -193,7 +232,11 @@ export async function planOrchestration(
       at(['subAgents', i, 'kind'], `a sub-agent must be kind: prompt (got ${JSON.stringify(kind)})`);
     const nested = (entry as { subAgents?: unknown[]; sub_agents?: unknown[] } | null) ?? {};
     if ((nested.subAgents ?? nested.sub_agents ?? []).length > 0) {
-      at(['subAgents', i, 'subAgents'], 'a sub-agent cannot have sub-agents of its own (nesting is an error)', true);
+      at(
+        ['subAgents', i, 'subAgents'],
+        'a sub-agent cannot have sub-agents of its own (nesting is an error)',
+        true,
+      );
       subPlans.push(undefined);
       continue;
     }
@@ -202,18 +245,28 @@ export async function planOrchestration(
       if (names.includes(own.name)) at(['subAgents', i, 'name'], `two sub-agents are named "${own.name}"`);
       names.push(own.name);
     }
-    if (child.definition && definition) child.definition = { ...child.definition, contexts: inherit(definition.contexts, child.definition.contexts) };
+    if (child.definition && definition)
+      child.definition = {
+        ...child.definition,
+        contexts: inherit(definition.contexts, child.definition.contexts),
+      };
     const planned = await planAgent({ ...inputs, loaded: child });
     diagnostics.push(...planned.diagnostics);
     subPlans.push(planned.plan);
   }
   if (!parsed.success) return { diagnostics };
   const config = parsed.data;
-  for (const problem of orchestrationProblems(config, names)) at(['metadata', 'orchestration', ...problem.path], problem.message);
+  for (const problem of orchestrationProblems(config, names))
+    at(['metadata', 'orchestration', ...problem.path], problem.message);
   if (!root.plan || diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
   const rootPlan = root.plan;
   const plans = subPlans as AgentPlan[];
-  const { InProcessSubAgentRunner, createDelegationTools, orchestrationWorkflow, WorkflowAgent: Agent } = await engine();
+  const {
+    InProcessSubAgentRunner,
+    createDelegationTools,
+    orchestrationWorkflow,
+    WorkflowAgent: Agent,
+  } = await engine();
   const rootName = rootPlan.definition.name;
   let graph: WorkflowGraph | undefined;
   // The delegation tools exist before the agents do (explain lists them); the runner is bound at build.
@@ -232,8 +285,15 @@ export async function planOrchestration(
       return agentFromPlan(rootPlan, { extraTools: tools ?? [], maxToolRounds: config.maxIterations ?? 15 });
     }
     const rootAgent = rootTakesPart(config) ? agentFromPlan(rootPlan) : undefined;
-    const workflow = orchestrationWorkflow(config, { ...(rootAgent && { root: rootAgent }), agents }, { name: rootName });
-    return new Agent(workflow, { name: rootName, ...(rootPlan.definition.description && { description: rootPlan.definition.description }) });
+    const workflow = orchestrationWorkflow(
+      config,
+      { ...(rootAgent && { root: rootAgent }), agents },
+      { name: rootName },
+    );
+    return new Agent(workflow, {
+      name: rootName,
+      ...(rootPlan.definition.description && { description: rootPlan.definition.description }),
+    });
   };
   if (config.mode !== 'magentic') {
     try {

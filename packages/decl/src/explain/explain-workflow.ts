@@ -20,16 +20,23 @@ function ordered(graph: WorkflowGraph): string[] {
 function graphOf(graph: WorkflowGraph): NonNullable<ExplainedWorkflow['graph']> {
   return {
     start: graph.startNodeId,
-    nodes: ordered(graph).map((id) => graph.nodes.get(id)!).map((n) => ({
-      id: n.id,
-      kind: n.executor.kind,
-      ...(n.executor.label !== undefined && { label: n.executor.label }),
-      output: n.output,
-    })),
+    nodes: ordered(graph)
+      .map((id) => graph.nodes.get(id)!)
+      .map((n) => ({
+        id: n.id,
+        kind: n.executor.kind,
+        ...(n.executor.label !== undefined && { label: n.executor.label }),
+        output: n.output,
+      })),
     edges: graph.edges.flatMap((e) => {
       const label = e.label;
       if (e.kind === 'switch')
-        return (e.cases ?? []).map((c) => ({ from: e.sources[0]!, to: c.target, kind: 'switch', ...(c.label && { label: c.label }) }));
+        return (e.cases ?? []).map((c) => ({
+          from: e.sources[0]!,
+          to: c.target,
+          kind: 'switch',
+          ...(c.label && { label: c.label }),
+        }));
       return e.sources.flatMap((from) =>
         e.targets.map((to) => ({
           from,
@@ -45,7 +52,10 @@ function graphOf(graph: WorkflowGraph): NonNullable<ExplainedWorkflow['graph']> 
 }
 
 /** The explanation of a workflow file or an orchestrated agent: the root's plan (if any) and the graph. */
-export async function explainComposite(composite: CompositePlan, plan: AgentPlan | undefined): Promise<AgentExplanation> {
+export async function explainComposite(
+  composite: CompositePlan,
+  plan: AgentPlan | undefined,
+): Promise<AgentExplanation> {
   const workflow: ExplainedWorkflow = {
     kind: composite.kind,
     mode: composite.mode,

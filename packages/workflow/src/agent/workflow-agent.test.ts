@@ -1,5 +1,5 @@
-import { type AgentResponseUpdate, defineTool, toolSuccess } from '@raf/core';
 import { ScriptedChatClient } from '@raf/client/testing';
+import { type AgentResponseUpdate, defineTool, toolSuccess } from '@raf/core';
 import { AgentBuilder, AgentSession } from '@raf/framework';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -34,16 +34,25 @@ describe('a workflow as an agent', () => {
     const reporter = scriptedAgent('reporter', ['Report: cleaned']);
     const session = new AgentSession('s1');
     const first = await drain(sequentialAgent([cleaner, reporter]).run('clean up', { session }));
-    expect(first.filter((u) => u.type === 'tool-approval-request').map((u) => (u as { callId: string }).callId)).toEqual(['rm1']);
+    expect(
+      first.filter((u) => u.type === 'tool-approval-request').map((u) => (u as { callId: string }).callId),
+    ).toEqual(['rm1']);
     expect(first.at(-1)).toMatchObject({ type: 'finish', reason: 'awaitingApproval' });
     expect(session.pendingApproval?.gatedCallIds).toEqual(['rm1']);
     expect(deleted).toBe(0);
     // A restart: the session from its JSON, a new workflow agent over the same agents.
     const restored = AgentSession.fromJSON(JSON.parse(JSON.stringify(session.toJSON())));
     const again = new WorkflowAgent(sequentialWorkflow([cleaner, reporter]));
-    const second = await drain(again.run(undefined, { session: restored, approvals: [{ callId: 'rm1', approved: true }] }));
+    const second = await drain(
+      again.run(undefined, { session: restored, approvals: [{ callId: 'rm1', approved: true }] }),
+    );
     expect(deleted).toBe(1);
-    expect(second.filter((u) => u.type === 'text-delta').map((u) => (u as { delta: string }).delta).join('')).toBe('Report: cleaned');
+    expect(
+      second
+        .filter((u) => u.type === 'text-delta')
+        .map((u) => (u as { delta: string }).delta)
+        .join(''),
+    ).toBe('Report: cleaned');
     expect(second.at(-1)).toMatchObject({ type: 'finish', reason: 'stop' });
     expect(restored.pendingApproval).toBeUndefined();
     expect(restored.messages.map((m) => m.content)).toEqual(['clean up', 'Report: cleaned']);
@@ -53,6 +62,11 @@ describe('a workflow as an agent', () => {
     const inner = sequentialAgent([scriptedAgent('a', ['A says hi'])]);
     const outer = sequentialAgent([inner, scriptedAgent('b', ['B got it'])]);
     const updates = await drain(outer.run('go'));
-    expect(updates.filter((u) => u.type === 'text-delta').map((u) => (u as { delta: string }).delta).join('')).toBe('B got it');
+    expect(
+      updates
+        .filter((u) => u.type === 'text-delta')
+        .map((u) => (u as { delta: string }).delta)
+        .join(''),
+    ).toBe('B got it');
   });
 });

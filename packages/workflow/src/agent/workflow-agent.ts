@@ -3,13 +3,13 @@ import {
   type AgentResponse,
   type AgentResponseUpdate,
   addUsage,
+  assistantMessage,
   collectAgentResponse,
   type FinishUpdate,
   type ISession,
   type JSONValue,
   type Usage,
   userMessage,
-  assistantMessage,
 } from '@raf/core';
 import type { WorkflowResult } from '../engine/engine.js';
 import type { WorkflowEvent } from '../engine/events.js';
@@ -67,7 +67,10 @@ export class WorkflowAgent implements AgentLike {
     return collectAgentResponse(this.run(input, options));
   }
 
-  async *run(input: AgentLikeInput, options: WorkflowAgentRunOptions = {}): AsyncGenerator<AgentResponseUpdate> {
+  async *run(
+    input: AgentLikeInput,
+    options: WorkflowAgentRunOptions = {},
+  ): AsyncGenerator<AgentResponseUpdate> {
     const session = options.session;
     const paused = session ? this.pausedRun(session) : undefined;
     const common = {
@@ -91,7 +94,8 @@ export class WorkflowAgent implements AgentLike {
       });
     }
     if (session && input !== undefined && !paused) {
-      const messages = typeof input === 'string' ? [userMessage(input)] : Array.isArray(input) ? input : [input];
+      const messages =
+        typeof input === 'string' ? [userMessage(input)] : Array.isArray(input) ? input : [input];
       session.addMessages(messages as never);
     }
     let usage: Usage | undefined;
@@ -120,7 +124,11 @@ export class WorkflowAgent implements AgentLike {
     if (result.status === 'halted') {
       const input = result.halted.find((h) => h.request.kind === 'input');
       if (input && input.request.kind === 'input') {
-        yield { type: 'warning', code: 'workflow-awaiting-input', message: `waiting for input: ${input.request.prompt}` };
+        yield {
+          type: 'warning',
+          code: 'workflow-awaiting-input',
+          message: `waiting for input: ${input.request.prompt}`,
+        };
         yield { ...finish, reason: 'other', rawReason: 'awaitingInput' };
       } else yield { ...finish, reason: 'awaitingApproval' };
       return;
@@ -141,7 +149,8 @@ export class WorkflowAgent implements AgentLike {
       session.setProviderState(WORKFLOW_STATE_KEY, result.state as unknown as JSONValue);
       const approval = result.halted.find((h) => h.request.kind === 'approval');
       const nodeSession = approval ? result.state.nodeState[approval.nodeId] : undefined;
-      const batch = (nodeSession as { pendingApproval?: ISession['pendingApproval'] } | undefined)?.pendingApproval;
+      const batch = (nodeSession as { pendingApproval?: ISession['pendingApproval'] } | undefined)
+        ?.pendingApproval;
       session.pendingApproval = batch;
       return;
     }

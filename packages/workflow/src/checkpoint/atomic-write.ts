@@ -8,7 +8,10 @@ import { basename, dirname, join } from 'node:path';
  */
 export async function writeFileAtomic(path: string, data: string, signal?: AbortSignal): Promise<void> {
   signal?.throwIfAborted();
-  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const temporary = join(
+    dirname(path),
+    `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
+  );
   const handle = await open(temporary, 'wx', 0o600);
   try {
     await handle.writeFile(data, 'utf8');

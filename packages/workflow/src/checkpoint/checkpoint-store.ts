@@ -33,7 +33,11 @@ export interface CheckpointStoreOptions {
  */
 export interface CheckpointStore {
   save(checkpoint: Checkpoint, options?: CheckpointStoreOptions): Promise<void>;
-  load(runId: string, checkpointId?: string, options?: CheckpointStoreOptions): Promise<Checkpoint | undefined>;
+  load(
+    runId: string,
+    checkpointId?: string,
+    options?: CheckpointStoreOptions,
+  ): Promise<Checkpoint | undefined>;
   /** Oldest first. */
   list(runId: string, options?: CheckpointStoreOptions): Promise<CheckpointInfo[]>;
   /** Keeps the newest `keep` checkpoints of the run; returns how many were deleted. */

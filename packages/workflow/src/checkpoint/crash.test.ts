@@ -21,7 +21,9 @@ function runAndKill(dir: string, runId: string, at: number): Promise<string> {
       if (seen.includes(`step ${at}\n`)) proc.kill('SIGKILL');
     });
     proc.on('error', reject);
-    proc.on('exit', (_code, signal) => resolve(signal === 'SIGKILL' ? `killed after step ${at}` : 'finished'));
+    proc.on('exit', (_code, signal) =>
+      resolve(signal === 'SIGKILL' ? `killed after step ${at}` : 'finished'),
+    );
   });
 }
 

@@ -51,13 +51,17 @@ export class FileCheckpointStore implements CheckpointStore {
       .sort();
   }
 
-  private async read(runId: string, id: string): Promise<{ checkpoint: Checkpoint; bytes: number } | undefined> {
-    const text = await readFile(join(this.runFolder(runId), `${checkId('checkpoint id', id)}.json`), 'utf8').catch(
-      (error: NodeJS.ErrnoException) => {
-        if (error.code === 'ENOENT') return undefined;
-        throw error;
-      },
-    );
+  private async read(
+    runId: string,
+    id: string,
+  ): Promise<{ checkpoint: Checkpoint; bytes: number } | undefined> {
+    const text = await readFile(
+      join(this.runFolder(runId), `${checkId('checkpoint id', id)}.json`),
+      'utf8',
+    ).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    });
     if (text === undefined) return undefined;
     return { checkpoint: JSON.parse(text) as Checkpoint, bytes: Buffer.byteLength(text) };
   }

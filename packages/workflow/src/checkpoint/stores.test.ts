@@ -23,7 +23,11 @@ const temp = async () => {
 const chain = () => {
   const builder = new WorkflowBuilder().setStart('a');
   ['a', 'b', 'c'].forEach((id, i, all) => {
-    builder.addNode(id, functionExecutor((x) => `${x}${id}`), { output: i === all.length - 1 });
+    builder.addNode(
+      id,
+      functionExecutor((x) => `${x}${id}`),
+      { output: i === all.length - 1 },
+    );
     if (i > 0) builder.addEdge(all[i - 1]!, id);
   });
   return builder.build();

@@ -3,8 +3,8 @@ import { runAgentTurn } from '../executors/agent-executor.js';
 import type { Executor, NodeContext } from '../graph/graph-types.js';
 import { type ActionObject, asObject, asString, field, value } from './action-fields.js';
 import type { ActionPath, DslServices } from './dsl-types.js';
-import { toText } from './expression/index.js';
 import { isTruthy } from './expression/evaluate.js';
+import { toText } from './expression/index.js';
 import { ActionError, type Compiled, evaluateValue, setVariable } from './variables.js';
 
 interface CompileHelpers {
@@ -25,7 +25,10 @@ function outputOf(action: ActionObject): { variable?: string; autoSend: boolean 
   if (typeof output === 'string') return { variable: output.replace(/^=/, ''), autoSend: false };
   const o = asObject(output);
   const variable = asString(value(o, 'result', 'response', 'responseObject', 'messages', 'variable'));
-  return { ...(variable && { variable: variable.replace(/^=/, '') }), autoSend: value(o, 'autoSend') === true };
+  return {
+    ...(variable && { variable: variable.replace(/^=/, '') }),
+    autoSend: value(o, 'autoSend') === true,
+  };
 }
 
 function resultValue(result: ToolResult): JSONValue {
@@ -46,16 +49,26 @@ const evaluateMap = (pairs: [string, Compiled][], context: NodeContext) =>
   Object.fromEntries(pairs.map(([k, v]) => [k, evaluateValue(v, context.state)]));
 
 /** The executor of a call action (agents, tools, code, MCP, HTTP); a missing service is a problem at the action. */
-export function callAction(kind: string, action: ActionObject, path: ActionPath, services: DslServices, helpers: CompileHelpers): Executor {
+export function callAction(
+  kind: string,
+  action: ActionObject,
+  path: ActionPath,
+  services: DslServices,
+  helpers: CompileHelpers,
+): Executor {
   const at = (...keys: (string | number)[]) => [...path, ...keys];
-  const wrap = (run: (context: NodeContext) => Promise<void>): Executor['handle'] => async (_input, context) => {
-    try {
-      await run(context);
-    } catch (error) {
-      throw error instanceof ActionError ? error : new ActionError((error as Error).message, `${kind} at ${helpers.where}`);
-    }
-    return { output: null };
-  };
+  const wrap =
+    (run: (context: NodeContext) => Promise<void>): Executor['handle'] =>
+    async (_input, context) => {
+      try {
+        await run(context);
+      } catch (error) {
+        throw error instanceof ActionError
+          ? error
+          : new ActionError((error as Error).message, `${kind} at ${helpers.where}`);
+      }
+      return { output: null };
+    };
   const out = outputOf(action);
   const requireService = (name: keyof typeof PACKAGES, present: unknown) => {
     if (!present) helpers.problem(at('kind'), services.missing?.(name) ?? PACKAGES[name]);
@@ -67,14 +80,22 @@ export function callAction(kind: string, action: ActionObject, path: ActionPath,
       const name = asString(asObject(agentField)?.name) ?? asString(agentField);
       const agent = name ? services.agent?.(name) : undefined;
       if (!name) helpers.problem(path, 'InvokeAgent needs agent: { name }');
-      else if (!agent) helpers.problem(at(field(action, 'agent')!.key), `InvokeAgent: no agent "${name}" (register it: builder.withWorkflowAgent("${name}", agent))`);
+      else if (!agent)
+        helpers.problem(
+          at(field(action, 'agent')!.key),
+          `InvokeAgent: no agent "${name}" (register it: builder.withWorkflowAgent("${name}", agent))`,
+        );
       const input = asObject(value(action, 'input'));
       const messagesField = field(input, 'messages');
-      const messages = messagesField ? helpers.value(messagesField.value, at('input', messagesField.key)) : undefined;
+      const messages = messagesField
+        ? helpers.value(messagesField.value, at('input', messagesField.key))
+        : undefined;
       const args = compileMap(value(input, 'arguments'), at('input', 'arguments'), helpers);
       const loop = asObject(value(input, 'externalLoop')) ?? asObject(value(action, 'externalLoop'));
       const lastMessage = helpers.value('=System.LastMessage.Text', path);
-      const when = loop ? helpers.value(value(loop, 'when') ?? false, at('input', 'externalLoop', 'when')) : undefined;
+      const when = loop
+        ? helpers.value(value(loop, 'when') ?? false, at('input', 'externalLoop', 'when'))
+        : undefined;
       return {
         kind: 'agent',
         label: name ?? 'InvokeAgent',
@@ -92,11 +113,14 @@ export function callAction(kind: string, action: ActionObject, path: ActionPath,
             if ('requests' in turn) return { halt: { kind: 'approval', requests: turn.requests } };
             store(context, out, turn.text);
             setVariable(context.state, 'System.LastAgentResponse', turn.text);
-            if (when && isTruthy(evaluateValue(when, context.state))) return { halt: { kind: 'input', prompt: turn.text } };
+            if (when && isTruthy(evaluateValue(when, context.state)))
+              return { halt: { kind: 'input', prompt: turn.text } };
             context.setNodeState(undefined);
             return { output: null };
           } catch (error) {
-            throw error instanceof ActionError ? error : new ActionError((error as Error).message, `${kind} at ${helpers.where}`);
+            throw error instanceof ActionError
+              ? error
+              : new ActionError((error as Error).message, `${kind} at ${helpers.where}`);
           }
         },
       };
@@ -104,7 +128,8 @@ export function callAction(kind: string, action: ActionObject, path: ActionPath,
     case 'InvokeFunctionTool': {
       const name = asString(value(action, 'functionName', 'name', 'toolName'));
       if (!name) helpers.problem(path, 'InvokeFunctionTool needs functionName');
-      if (!services.functionTool) helpers.problem(path, 'InvokeFunctionTool: no tools are registered for this workflow');
+      if (!services.functionTool)
+        helpers.problem(path, 'InvokeFunctionTool: no tools are registered for this workflow');
       const args = compileMap(value(action, 'arguments'), at('arguments'), helpers);
       const approval = value(action, 'requireApproval') === true;
       return {
@@ -122,12 +147,27 @@ export function callAction(kind: string, action: ActionObject, path: ActionPath,
                 return {
                   halt: {
                     kind: 'approval',
-                    requests: [{ type: 'tool-approval-request', callId: context.nodeId, name: tool.name, arguments: argumentsValue, description: tool.description }],
+                    requests: [
+                      {
+                        type: 'tool-approval-request',
+                        callId: context.nodeId,
+                        name: tool.name,
+                        arguments: argumentsValue,
+                        description: tool.description,
+                      },
+                    ],
                   },
                 };
-              if (!decision.approved) throw new Error(`the call of ${tool.name} was denied${decision.reason ? `: ${decision.reason}` : ''}`);
+              if (!decision.approved)
+                throw new Error(
+                  `the call of ${tool.name} was denied${decision.reason ? `: ${decision.reason}` : ''}`,
+                );
             }
-            const result = await tool.execute(argumentsValue, { callId: context.nodeId, toolName: tool.name, signal: context.signal } as never);
+            const result = await tool.execute(argumentsValue, {
+              callId: context.nodeId,
+              toolName: tool.name,
+              signal: context.signal,
+            } as never);
             store(context, out, resultValue(result));
             return { output: null };
           } catch (error) {
@@ -144,7 +184,10 @@ export function callAction(kind: string, action: ActionObject, path: ActionPath,
         kind: 'function',
         label: kind,
         handle: wrap(async (context) => {
-          const result = await services.executeCode!({ language, code: toText(evaluateValue(code, context.state)) }, context.signal);
+          const result = await services.executeCode!(
+            { language, code: toText(evaluateValue(code, context.state)) },
+            context.signal,
+          );
           store(context, out, resultValue(result));
         }),
       };
@@ -163,7 +206,9 @@ export function callAction(kind: string, action: ActionObject, path: ActionPath,
             {
               serverUrl: toText(evaluateValue(serverUrl, context.state)),
               toolName: toText(evaluateValue(toolName, context.state)),
-              headers: Object.fromEntries(Object.entries(evaluateMap(headers, context)).map(([k, v]) => [k, toText(v)])),
+              headers: Object.fromEntries(
+                Object.entries(evaluateMap(headers, context)).map(([k, v]) => [k, toText(v)]),
+              ),
               arguments: evaluateMap(args, context),
             },
             context.signal,
@@ -180,7 +225,9 @@ export function callAction(kind: string, action: ActionObject, path: ActionPath,
       const query = compileMap(value(action, 'queryParameters', 'query'), at('queryParameters'), helpers);
       const body = asObject(value(action, 'body'));
       const bodyKind = (asString(value(body, 'kind')) ?? 'none') as 'json' | 'raw' | 'none';
-      const bodyValue = body ? helpers.value(value(body, 'value', 'content'), at('body', 'value')) : undefined;
+      const bodyValue = body
+        ? helpers.value(value(body, 'value', 'content'), at('body', 'value'))
+        : undefined;
       const response = asString(value(action, 'response'))?.replace(/^=/, '');
       const responseHeaders = asString(value(action, 'responseHeaders'))?.replace(/^=/, '');
       return {
@@ -195,7 +242,8 @@ export function callAction(kind: string, action: ActionObject, path: ActionPath,
               method,
               headers: strings(headers),
               query: strings(query),
-              ...(bodyKind !== 'none' && bodyValue && { body: { kind: bodyKind, value: evaluateValue(bodyValue, context.state) } }),
+              ...(bodyKind !== 'none' &&
+                bodyValue && { body: { kind: bodyKind, value: evaluateValue(bodyValue, context.state) } }),
             },
             context.signal,
           );

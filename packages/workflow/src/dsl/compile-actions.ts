@@ -8,10 +8,17 @@ import { Workflow, type WorkflowOptions } from '../workflow.js';
 import { type ActionObject, asObject, asString, field, value } from './action-fields.js';
 import { callAction } from './call-actions.js';
 import type { ActionPath, DslProblem, DslServices, WorkflowDocument } from './dsl-types.js';
-import { toText } from './expression/index.js';
 import { isTruthy } from './expression/evaluate.js';
 import { ExpressionError } from './expression/expression-error.js';
-import { ActionError, type Compiled, compileValue, evaluateValue, getVariable, setVariable } from './variables.js';
+import { toText } from './expression/index.js';
+import {
+  ActionError,
+  type Compiled,
+  compileValue,
+  evaluateValue,
+  getVariable,
+  setVariable,
+} from './variables.js';
 
 export interface CompileActionsOptions extends WorkflowOptions {
   services?: DslServices;
@@ -67,7 +74,10 @@ type Handler = (context: NodeContext) => void | Promise<void>;
  * bounded loopback edges. `=` values are parsed here (a syntax error is a problem at its line)
  * and evaluated by the sandboxed expression evaluator at run time.
  */
-export function compileWorkflowDocument(document: WorkflowDocument, options: CompileActionsOptions = {}): CompiledWorkflow {
+export function compileWorkflowDocument(
+  document: WorkflowDocument,
+  options: CompileActionsOptions = {},
+): CompiledWorkflow {
   const compiler = new ActionCompiler(options);
   const actions = document.trigger?.actions;
   if (!Array.isArray(actions) || actions.length === 0) {
@@ -81,8 +91,19 @@ export function compileWorkflowDocument(document: WorkflowDocument, options: Com
   try {
     const graph = compiler.builder.build();
     return {
-      workflow: new Workflow(graph, { name: document.name, ...(document.description && { description: document.description }), ...options }),
-      problems: [...compiler.problems, ...graph.warnings.map((message) => ({ path: ['trigger', 'actions'], message, severity: 'warning' as const }))],
+      workflow: new Workflow(graph, {
+        name: document.name,
+        ...(document.description && { description: document.description }),
+        ...options,
+      }),
+      problems: [
+        ...compiler.problems,
+        ...graph.warnings.map((message) => ({
+          path: ['trigger', 'actions'],
+          message,
+          severity: 'warning' as const,
+        })),
+      ],
     };
   } catch (error) {
     compiler.problem(['trigger', 'actions'], (error as Error).message);
@@ -146,23 +167,40 @@ class ActionCompiler {
     for (const goto of this.gotos) {
       const target = this.byActionId.get(goto.target);
       if (!target) {
-        this.problem(goto.path, `GotoAction: no action has id "${goto.target}" (known: ${[...this.byActionId.keys()].join(', ') || 'none'})`);
+        this.problem(
+          goto.path,
+          `GotoAction: no action has id "${goto.target}" (known: ${[...this.byActionId.keys()].join(', ') || 'none'})`,
+        );
         continue;
       }
       this.builder.addLoopback(goto.from, target, { maxIterations: this.limit, label: 'goto' });
     }
   }
 
-  private connect(from: string, to: string | undefined, scope: Scope, when?: EdgeCondition, label?: string): void {
+  private connect(
+    from: string,
+    to: string | undefined,
+    scope: Scope,
+    when?: EdgeCondition,
+    label?: string,
+  ): void {
     if (to === undefined) return;
-    if (scope.loopHeads.includes(to)) this.builder.addLoopback(from, to, { maxIterations: this.limit, ...(when && { when }), ...(label && { label }) });
+    if (scope.loopHeads.includes(to))
+      this.builder.addLoopback(from, to, {
+        maxIterations: this.limit,
+        ...(when && { when }),
+        ...(label && { label }),
+      });
     else this.builder.addEdge(from, to, { ...(when && { when }), ...(label && { label }) });
   }
 
   private nodeId(action: ActionObject, kind: string, path: ActionPath): string {
     const written = asString(action.id);
     // By place in the file: `SetVariable_1`, `SendActivity_2_then_1`.
-    const place = path.slice(2).map((p) => (typeof p === 'number' ? p + 1 : p)).join('_');
+    const place = path
+      .slice(2)
+      .map((p) => (typeof p === 'number' ? p + 1 : p))
+      .join('_');
     let id = written ?? `${kind}_${place}`;
     if (this.ids.has(id) || id === 'workflow_start') {
       if (written) this.problem([...path, 'id'], `two actions have the id "${written}"`);
@@ -181,11 +219,20 @@ class ActionCompiler {
       return next;
     }
     let entry = next;
-    for (let i = list.length - 1; i >= 0; i--) entry = this.compileAction(list[i], [...path, i], entry, scope);
+    for (let i = list.length - 1; i >= 0; i--)
+      entry = this.compileAction(list[i], [...path, i], entry, scope);
     return entry;
   }
 
-  private simple(id: string, kind: string, path: ActionPath, run: Handler, next: string | undefined, scope: Scope, executorKind: Executor['kind'] = 'function'): string {
+  private simple(
+    id: string,
+    kind: string,
+    path: ActionPath,
+    run: Handler,
+    next: string | undefined,
+    scope: Scope,
+    executorKind: Executor['kind'] = 'function',
+  ): string {
     const where = this.where(path);
     this.builder.addNode(id, {
       kind: executorKind,
@@ -194,7 +241,9 @@ class ActionCompiler {
         try {
           await run(context);
         } catch (error) {
-          throw error instanceof ActionError ? error : new ActionError((error as Error).message, `${kind} at ${where}`);
+          throw error instanceof ActionError
+            ? error
+            : new ActionError((error as Error).message, `${kind} at ${where}`);
         }
         return { output: null };
       },
@@ -203,7 +252,12 @@ class ActionCompiler {
     return id;
   }
 
-  private compileAction(raw: unknown, path: ActionPath, next: string | undefined, scope: Scope): string | undefined {
+  private compileAction(
+    raw: unknown,
+    path: ActionPath,
+    next: string | undefined,
+    scope: Scope,
+  ): string | undefined {
     const action = asObject(raw);
     const kind = asString(action?.kind);
     if (!action || !kind) {
@@ -213,7 +267,10 @@ class ActionCompiler {
     if (!(ACTION_KINDS as readonly string[]).includes(kind)) {
       const lower = kind.toLowerCase().replace(/_/g, '');
       const hint = ACTION_KINDS.find((k) => k.toLowerCase() === lower);
-      this.problem([...path, 'kind'], `unknown action kind "${kind}"${hint ? ` (did you mean ${hint}?)` : ''}`);
+      this.problem(
+        [...path, 'kind'],
+        `unknown action kind "${kind}"${hint ? ` (did you mean ${hint}?)` : ''}`,
+      );
       return next;
     }
     const id = this.nodeId(action, kind, path);
@@ -229,7 +286,8 @@ class ActionCompiler {
     const variableOf = (names = ['variable']): string | undefined => {
       const f = field(action, ...names);
       const name = asString(f?.value);
-      if (!name) this.problem(f ? at(f.key) : path, `${kind} needs ${names[0]}: a variable such as Local.name`);
+      if (!name)
+        this.problem(f ? at(f.key) : path, `${kind} needs ${names[0]}: a variable such as Local.name`);
       return name?.replace(/^=/, '');
     };
     const evaluate = (c: Compiled | undefined, state: WorkflowState) => (c ? evaluateValue(c, state) : null);
@@ -239,10 +297,17 @@ class ActionCompiler {
       case 'SetTextVariable': {
         const variable = variableOf();
         const v = compiled(['value', 'text']);
-        return this.simple(id, kind, path, ({ state }) => {
-          const result = evaluate(v, state);
-          setVariable(state, variable!, kind === 'SetTextVariable' ? toText(result) : result);
-        }, next, scope);
+        return this.simple(
+          id,
+          kind,
+          path,
+          ({ state }) => {
+            const result = evaluate(v, state);
+            setVariable(state, variable!, kind === 'SetTextVariable' ? toText(result) : result);
+          },
+          next,
+          scope,
+        );
       }
       case 'SetMultipleVariables': {
         const raw = value(action, 'variables', 'assignments');
@@ -254,17 +319,35 @@ class ActionCompiler {
                 this.problem(at('variables', i), 'each entry needs variable and value');
                 return [];
               }
-              return [[name, this.value(value(e, 'value'), at('variables', i, 'value'))] as [string, Compiled]];
+              return [
+                [name, this.value(value(e, 'value'), at('variables', i, 'value'))] as [string, Compiled],
+              ];
             })
-          : Object.entries(asObject(raw) ?? {}).map(([k, v]) => [k, this.value(v, at('variables', k))] as [string, Compiled]);
+          : Object.entries(asObject(raw) ?? {}).map(
+              ([k, v]) => [k, this.value(v, at('variables', k))] as [string, Compiled],
+            );
         if (!raw) this.problem(path, 'SetMultipleVariables needs variables');
-        return this.simple(id, kind, path, ({ state }) => {
-          for (const [name, v] of pairs) setVariable(state, name, evaluateValue(v, state));
-        }, next, scope);
+        return this.simple(
+          id,
+          kind,
+          path,
+          ({ state }) => {
+            for (const [name, v] of pairs) setVariable(state, name, evaluateValue(v, state));
+          },
+          next,
+          scope,
+        );
       }
       case 'ResetVariable': {
         const variable = variableOf();
-        return this.simple(id, kind, path, ({ state }) => setVariable(state, variable!, undefined), next, scope);
+        return this.simple(
+          id,
+          kind,
+          path,
+          ({ state }) => setVariable(state, variable!, undefined),
+          next,
+          scope,
+        );
       }
       case 'ClearAllVariables': {
         const which = asString(value(action, 'variables', 'scope')) ?? 'Local';
@@ -274,76 +357,134 @@ class ActionCompiler {
         const variable = variableOf();
         const v = compiled(['value', 'source']);
         const type = asString(value(action, 'valueType', 'type'))?.toLowerCase();
-        return this.simple(id, kind, path, ({ state }) => {
-          let parsed = evaluate(v, state);
-          if (typeof parsed === 'string') {
-            if (type === 'number') parsed = Number(parsed);
-            else if (type === 'string') parsed = String(parsed);
-            else {
-              try {
-                parsed = JSON.parse(parsed) as JSONValue;
-              } catch {
-                if (type && type !== 'string') throw new Error(`cannot parse ${JSON.stringify(parsed)} as ${type}`);
+        return this.simple(
+          id,
+          kind,
+          path,
+          ({ state }) => {
+            let parsed = evaluate(v, state);
+            if (typeof parsed === 'string') {
+              if (type === 'number') parsed = Number(parsed);
+              else if (type === 'string') parsed = String(parsed);
+              else {
+                try {
+                  parsed = JSON.parse(parsed) as JSONValue;
+                } catch {
+                  if (type && type !== 'string')
+                    throw new Error(`cannot parse ${JSON.stringify(parsed)} as ${type}`);
+                }
               }
             }
-          }
-          setVariable(state, variable!, parsed);
-        }, next, scope);
+            setVariable(state, variable!, parsed);
+          },
+          next,
+          scope,
+        );
       }
       case 'EditTableV2': {
         const table = variableOf(['itemsVariable', 'table', 'variable']);
         const operation = (asString(value(action, 'operation', 'changeType')) ?? 'add').toLowerCase();
         if (!['add', 'update', 'delete', 'remove', 'clear'].includes(operation))
-          this.problem(at('operation'), `EditTableV2: operation must be add, update, delete or clear (got "${operation}")`);
+          this.problem(
+            at('operation'),
+            `EditTableV2: operation must be add, update, delete or clear (got "${operation}")`,
+          );
         const row = compiled(['row', 'value', 'item'], operation !== 'clear');
         const key = asString(value(action, 'key')) ?? 'id';
-        return this.simple(id, kind, path, ({ state }) => {
-          const current = getVariable(state, table!);
-          const list = Array.isArray(current) ? [...current] : [];
-          const item = evaluate(row, state);
-          const same = (a: JSONValue) =>
-            asObject(a) && asObject(item) ? (a as Record<string, JSONValue>)[key] === (item as Record<string, JSONValue>)[key] : JSON.stringify(a) === JSON.stringify(item);
-          const next = operation === 'add' ? [...list, item] : operation === 'update' ? list.map((a) => (same(a) ? item : a)) : operation === 'clear' ? [] : list.filter((a) => !same(a));
-          setVariable(state, table!, next);
-        }, next, scope);
+        return this.simple(
+          id,
+          kind,
+          path,
+          ({ state }) => {
+            const current = getVariable(state, table!);
+            const list = Array.isArray(current) ? [...current] : [];
+            const item = evaluate(row, state);
+            const same = (a: JSONValue) =>
+              asObject(a) && asObject(item)
+                ? (a as Record<string, JSONValue>)[key] === (item as Record<string, JSONValue>)[key]
+                : JSON.stringify(a) === JSON.stringify(item);
+            const next =
+              operation === 'add'
+                ? [...list, item]
+                : operation === 'update'
+                  ? list.map((a) => (same(a) ? item : a))
+                  : operation === 'clear'
+                    ? []
+                    : list.filter((a) => !same(a));
+            setVariable(state, table!, next);
+          },
+          next,
+          scope,
+        );
       }
       case 'SendActivity': {
         const activity = value(action, 'activity');
         const text = asObject(activity) ? field(asObject(activity), 'text') : undefined;
-        const source = text ? this.value(text.value, at('activity', text.key)) : activity !== undefined ? this.value(activity, at('activity')) : undefined;
+        const source = text
+          ? this.value(text.value, at('activity', text.key))
+          : activity !== undefined
+            ? this.value(activity, at('activity'))
+            : undefined;
         if (!source) this.problem(path, 'SendActivity needs activity: { text }');
-        return this.simple(id, kind, path, (context) => context.yieldOutput(toText(evaluate(source, context.state))), next, scope);
+        return this.simple(
+          id,
+          kind,
+          path,
+          (context) => context.yieldOutput(toText(evaluate(source, context.state))),
+          next,
+          scope,
+        );
       }
       case 'EndWorkflow':
       case 'EndConversation':
         return this.simple(id, kind, path, () => {}, undefined, scope);
       case 'CreateConversation': {
         const variable = asString(value(action, 'conversationId', 'variable'))?.replace(/^=/, '');
-        return this.simple(id, kind, path, ({ state }) => {
-          const conversation = randomUUID();
-          if (variable) setVariable(state, variable, conversation);
-          setVariable(state, 'System.ConversationId', conversation);
-          setVariable(state, 'System.Conversation', { messages: [] });
-        }, next, scope);
+        return this.simple(
+          id,
+          kind,
+          path,
+          ({ state }) => {
+            const conversation = randomUUID();
+            if (variable) setVariable(state, variable, conversation);
+            setVariable(state, 'System.ConversationId', conversation);
+            setVariable(state, 'System.Conversation', { messages: [] });
+          },
+          next,
+          scope,
+        );
       }
       case 'AddConversationMessage': {
         const message = asObject(value(action, 'message'));
         const role = this.value(value(message, 'role') ?? 'user', at('message', 'role'));
         const content = this.value(value(message, 'content', 'text') ?? '', at('message', 'content'));
         if (!message) this.problem(path, 'AddConversationMessage needs message: { role, content }');
-        return this.simple(id, kind, path, ({ state }) => {
-          const messages = getVariable(state, 'System.Conversation.messages');
-          const list = Array.isArray(messages) ? messages : [];
-          const entry = { role: toText(evaluateValue(role, state)), content: toText(evaluateValue(content, state)) };
-          setVariable(state, 'System.Conversation.messages', [...list, entry]);
-          if (entry.role === 'user') setVariable(state, 'System.LastMessage', { Text: entry.content, Role: 'user' });
-        }, next, scope);
+        return this.simple(
+          id,
+          kind,
+          path,
+          ({ state }) => {
+            const messages = getVariable(state, 'System.Conversation.messages');
+            const list = Array.isArray(messages) ? messages : [];
+            const entry = {
+              role: toText(evaluateValue(role, state)),
+              content: toText(evaluateValue(content, state)),
+            };
+            setVariable(state, 'System.Conversation.messages', [...list, entry]);
+            if (entry.role === 'user')
+              setVariable(state, 'System.LastMessage', { Text: entry.content, Role: 'user' });
+          },
+          next,
+          scope,
+        );
       }
       case 'Question':
       case 'RequestExternalInput': {
         const question = value(action, 'question', 'prompt');
         const textField = asObject(question) ? field(asObject(question), 'text') : undefined;
-        const prompt = textField ? this.value(textField.value, at(field(action, 'question', 'prompt')!.key, textField.key)) : this.value(question ?? 'Your answer?', at('question'));
+        const prompt = textField
+          ? this.value(textField.value, at(field(action, 'question', 'prompt')!.key, textField.key))
+          : this.value(question ?? 'Your answer?', at('question'));
         const variable = asString(value(action, 'variable', 'property'))?.replace(/^=/, '');
         const fallback = field(action, 'default', 'defaultValue');
         const preset = fallback ? this.value(fallback.value, at(fallback.key)) : undefined;
@@ -372,22 +513,40 @@ class ActionCompiler {
       }
       case 'If': {
         const condition = compiled(['condition']);
-        const thenEntry = this.compileList(value(action, 'then', 'actions'), at(field(action, 'then', 'actions')?.key ?? 'then'), next, scope);
-        const elseEntry = this.compileList(value(action, 'else', 'elseActions'), at(field(action, 'else', 'elseActions')?.key ?? 'else'), next, scope);
+        const thenEntry = this.compileList(
+          value(action, 'then', 'actions'),
+          at(field(action, 'then', 'actions')?.key ?? 'then'),
+          next,
+          scope,
+        );
+        const elseEntry = this.compileList(
+          value(action, 'else', 'elseActions'),
+          at(field(action, 'else', 'elseActions')?.key ?? 'else'),
+          next,
+          scope,
+        );
         return this.branch(id, kind, path, [condition], [thenEntry], elseEntry, scope);
       }
       case 'ConditionGroup': {
         const list = value(action, 'conditions');
         const items = Array.isArray(list) ? list.map(asObject) : [];
-        if (items.length === 0) this.problem(path, 'ConditionGroup needs conditions: [{ condition, actions }]');
-        const conditions = items.map((item, i) => this.value(value(item, 'condition'), at('conditions', i, 'condition')));
+        if (items.length === 0)
+          this.problem(path, 'ConditionGroup needs conditions: [{ condition, actions }]');
+        const conditions = items.map((item, i) =>
+          this.value(value(item, 'condition'), at('conditions', i, 'condition')),
+        );
         const entries = items.map((item, i) => {
           const inner = asString(value(item, 'id'));
           if (inner) this.byActionId.set(inner, id);
           return this.compileList(value(item, 'actions'), at('conditions', i, 'actions'), next, scope);
         });
         const elseField = field(action, 'elseActions', 'else');
-        const elseEntry = this.compileList(elseField?.value, at(elseField?.key ?? 'elseActions'), next, scope);
+        const elseEntry = this.compileList(
+          elseField?.value,
+          at(elseField?.key ?? 'elseActions'),
+          next,
+          scope,
+        );
         return this.branch(id, kind, path, conditions, entries, elseEntry, scope);
       }
       case 'Foreach': {
@@ -395,26 +554,35 @@ class ActionCompiler {
         const item = asString(value(action, 'itemName', 'item')) ?? 'item';
         const index = asString(value(action, 'indexName', 'index')) ?? 'index';
         const head = `${id}__next`;
-        const inner: Scope = { loopHeads: [...scope.loopHeads, head], loop: { continueTo: head, breakTo: next } };
+        const inner: Scope = {
+          loopHeads: [...scope.loopHeads, head],
+          loop: { continueTo: head, breakTo: next },
+        };
         const bodyEntry = this.compileList(value(action, 'actions'), at('actions'), head, inner);
         const key = `__foreach_${id}`;
-        this.builder.addNode(id, functionExecutor((_m, { state }) => {
-          const list = evaluate(source, state);
-          state.set(key, { items: Array.isArray(list) ? list : list === null ? [] : [list], at: -1 });
-          return null;
-        }, kind));
-        this.builder.addNode(head, functionExecutor((_m, { state }) => {
-          const loop = state.get(key) as { items: JSONValue[]; at: number };
-          const at = loop.at + 1;
-          if (at >= loop.items.length) {
-            state.delete(key);
-            return { more: false };
-          }
-          state.set(key, { ...loop, at });
-          setVariable(state, item.includes('.') ? item : `Local.${item}`, loop.items[at]!);
-          setVariable(state, index.includes('.') ? index : `Local.${index}`, at);
-          return { more: true };
-        }, 'next item'));
+        this.builder.addNode(
+          id,
+          functionExecutor((_m, { state }) => {
+            const list = evaluate(source, state);
+            state.set(key, { items: Array.isArray(list) ? list : list === null ? [] : [list], at: -1 });
+            return null;
+          }, kind),
+        );
+        this.builder.addNode(
+          head,
+          functionExecutor((_m, { state }) => {
+            const loop = state.get(key) as { items: JSONValue[]; at: number };
+            const at = loop.at + 1;
+            if (at >= loop.items.length) {
+              state.delete(key);
+              return { more: false };
+            }
+            state.set(key, { ...loop, at });
+            setVariable(state, item.includes('.') ? item : `Local.${item}`, loop.items[at]!);
+            setVariable(state, index.includes('.') ? index : `Local.${index}`, at);
+            return { more: true };
+          }, 'next item'),
+        );
         this.builder.addEdge(id, head);
         const more: EdgeCondition = (m) => (m as { more: boolean }).more;
         this.connect(head, bodyEntry ?? head, inner, more, 'each');
@@ -433,7 +601,10 @@ class ActionCompiler {
       case 'GotoAction': {
         const target = asString(value(action, 'actionId', 'target'));
         if (!target) this.problem(path, 'GotoAction needs actionId');
-        this.builder.addNode(id, functionExecutor(() => null, kind));
+        this.builder.addNode(
+          id,
+          functionExecutor(() => null, kind),
+        );
         if (target) this.gotos.push({ from: id, target, path: at(field(action, 'actionId', 'target')!.key) });
         return id;
       }
@@ -460,15 +631,20 @@ class ActionCompiler {
     scope: Scope,
   ): string {
     const where = this.where(path);
-    this.builder.addNode(id, functionExecutor((_m, { state }) => {
-      try {
-        const chosen = conditions.findIndex((c) => c !== undefined && isTruthy(evaluateValue(c, state)));
-        return { branch: chosen };
-      } catch (error) {
-        throw new ActionError((error as Error).message, `${kind} at ${where}`);
-      }
-    }, kind));
-    entries.forEach((entry, i) => this.connect(id, entry, scope, (m) => (m as { branch: number }).branch === i, `case ${i}`));
+    this.builder.addNode(
+      id,
+      functionExecutor((_m, { state }) => {
+        try {
+          const chosen = conditions.findIndex((c) => c !== undefined && isTruthy(evaluateValue(c, state)));
+          return { branch: chosen };
+        } catch (error) {
+          throw new ActionError((error as Error).message, `${kind} at ${where}`);
+        }
+      }, kind),
+    );
+    entries.forEach((entry, i) => {
+      this.connect(id, entry, scope, (m) => (m as { branch: number }).branch === i, `case ${i}`);
+    });
     this.connect(id, elseEntry, scope, (m) => (m as { branch: number }).branch === -1, 'else');
     return id;
   }

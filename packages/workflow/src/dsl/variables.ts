@@ -1,6 +1,6 @@
 import type { JSONValue } from '@raf/core';
 import type { WorkflowState } from '../graph/graph-types.js';
-import { evaluate, type Expr, ExpressionError, parseExpression } from './expression/index.js';
+import { type Expr, ExpressionError, evaluate, parseExpression } from './expression/index.js';
 
 /** The variable scopes of a workflow; a bare name means `Local`. */
 export const SCOPES = ['Local', 'Global', 'System', 'Topic', 'Workflow', 'Conversation', 'Env'] as const;
@@ -13,7 +13,10 @@ export interface DslPosition {
 
 /** A failure of an action at run time, naming the action and where it is written. */
 export class ActionError extends Error {
-  constructor(message: string, readonly where: string) {
+  constructor(
+    message: string,
+    readonly where: string,
+  ) {
     super(`${where}: ${message}`);
     this.name = 'ActionError';
   }
@@ -57,7 +60,8 @@ export function setVariable(state: WorkflowState, variable: string, value: JSONV
 export type Compiled = { expr: Expr; text: string } | { literal: JSONValue };
 
 export function compileValue(value: unknown): Compiled {
-  if (typeof value === 'string' && value.startsWith('=')) return { expr: parseExpression(value.slice(1)), text: value };
+  if (typeof value === 'string' && value.startsWith('='))
+    return { expr: parseExpression(value.slice(1)), text: value };
   return { literal: (value ?? null) as JSONValue };
 }
 
@@ -67,7 +71,9 @@ export function evaluateValue(compiled: Compiled, state: WorkflowState): JSONVal
     // Literal lists and records may hold expressions too.
     if (Array.isArray(literal)) return literal.map((v) => evaluateValue(compileValue(v), state));
     if (literal !== null && typeof literal === 'object')
-      return Object.fromEntries(Object.entries(literal).map(([k, v]) => [k, evaluateValue(compileValue(v), state)]));
+      return Object.fromEntries(
+        Object.entries(literal).map(([k, v]) => [k, evaluateValue(compileValue(v), state)]),
+      );
     return literal;
   }
   try {

@@ -47,7 +47,13 @@ describe('graph validation', () => {
 
   it('changes its fingerprint when the graph changes', () => {
     const make = (to: string) =>
-      new WorkflowBuilder().addNode('a', add(1)).addNode('b', add(2)).addNode('c', add(3)).setStart('a').addEdge('a', to).build();
+      new WorkflowBuilder()
+        .addNode('a', add(1))
+        .addNode('b', add(2))
+        .addNode('c', add(3))
+        .setStart('a')
+        .addEdge('a', to)
+        .build();
     expect(make('b').fingerprint).toBe(make('b').fingerprint);
     expect(make('b').fingerprint).not.toBe(make('c').fingerprint);
   });
@@ -94,7 +100,11 @@ describe('supersteps', () => {
       builder.addNode(`w${n}`, slow(n));
       return `w${n}`;
     });
-    builder.addFanOut('src', ids).addNode('sum', functionExecutor((xs) => xs as JSONValue[]), { output: true });
+    builder.addFanOut('src', ids).addNode(
+      'sum',
+      functionExecutor((xs) => xs as JSONValue[]),
+      { output: true },
+    );
     builder.addFanIn(ids, 'sum');
     const result = await new Workflow(builder.build(), { maxParallel: 2 }).run(2).result;
     expect(result.outputs).toEqual([{ nodeId: 'sum', value: [2, 4, 6, 8, 10] }]);
@@ -104,21 +114,29 @@ describe('supersteps', () => {
   it('takes conditional edges that hold, and the first matching case of a switch', async () => {
     const graph = new WorkflowBuilder()
       .addNode('in', passThrough())
-      .addNode('big', functionExecutor(() => 'big'), { output: true })
-      .addNode('even', functionExecutor(() => 'even'), { output: true })
-      .addNode('small', functionExecutor(() => 'small'), { output: true })
+      .addNode(
+        'big',
+        functionExecutor(() => 'big'),
+        { output: true },
+      )
+      .addNode(
+        'even',
+        functionExecutor(() => 'even'),
+        { output: true },
+      )
+      .addNode(
+        'small',
+        functionExecutor(() => 'small'),
+        { output: true },
+      )
       .addNode('route', passThrough())
       .setStart('in')
       .addEdge('in', 'big', { when: (x) => (x as number) > 10 })
       .addEdge('in', 'even', { when: (x) => (x as number) % 2 === 0 })
       .addEdge('in', 'route')
-      .addSwitch('route', [
-        { target: 'big', when: (x) => (x as number) > 10 },
-        { target: 'small' },
-      ])
+      .addSwitch('route', [{ target: 'big', when: (x) => (x as number) > 10 }, { target: 'small' }])
       .build();
-    const values = async (x: number) =>
-      (await new Workflow(graph).run(x).result).outputs.map((o) => o.value);
+    const values = async (x: number) => (await new Workflow(graph).run(x).result).outputs.map((o) => o.value);
     expect(await values(12)).toEqual(['big', 'even', 'big']);
     expect(await values(3)).toEqual(['small']);
   });
@@ -141,7 +159,10 @@ describe('supersteps', () => {
       return 'ok';
     });
     const graph = new WorkflowBuilder()
-      .addNode('flaky', flaky, { output: true, retry: { maxRetries: 2, backoff: { type: 'fixed', delayMs: 1 } } })
+      .addNode('flaky', flaky, {
+        output: true,
+        retry: { maxRetries: 2, backoff: { type: 'fixed', delayMs: 1 } },
+      })
       .setStart('flaky')
       .build();
     const events = await collect(new Workflow(graph).run(null));
@@ -157,7 +178,11 @@ describe('supersteps', () => {
     });
     const fallback = new WorkflowBuilder()
       .addNode('broken', broken, { retry: { maxRetries: 1, onExhausted: { fallback: 'rescue' } } })
-      .addNode('rescue', functionExecutor((x) => `rescued ${x}`), { output: true })
+      .addNode(
+        'rescue',
+        functionExecutor((x) => `rescued ${x}`),
+        { output: true },
+      )
       .setStart('broken')
       .build();
     expect((await new Workflow(fallback).run('x').result).outputs).toEqual([
@@ -196,10 +221,14 @@ describe('checkpoints and resume', () => {
   const chain = (n: number) => {
     const builder = new WorkflowBuilder().setStart('n0');
     for (let i = 0; i < n; i++) {
-      builder.addNode(`n${i}`, functionExecutor((x, ctx) => {
-        ctx.state.set('visited', [...((ctx.state.get('visited') as JSONValue[]) ?? []), i]);
-        return (x as number) + 1;
-      }), { output: i === n - 1 });
+      builder.addNode(
+        `n${i}`,
+        functionExecutor((x, ctx) => {
+          ctx.state.set('visited', [...((ctx.state.get('visited') as JSONValue[]) ?? []), i]);
+          return (x as number) + 1;
+        }),
+        { output: i === n - 1 },
+      );
       if (i > 0) builder.addEdge(`n${i - 1}`, `n${i}`);
     }
     return builder.build();
@@ -234,24 +263,43 @@ describe('checkpoints and resume', () => {
     const store = new InMemoryCheckpointStore();
     const graph = new WorkflowBuilder()
       .addNode('ask', humanInputExecutor({ prompt: (x) => `name for ${x}?`, variable: 'Local.name' }))
-      .addNode('greet', functionExecutor((name) => `Hello, ${name}!`), { output: true })
+      .addNode(
+        'greet',
+        functionExecutor((name) => `Hello, ${name}!`),
+        { output: true },
+      )
       .setStart('ask')
       .addEdge('ask', 'greet')
       .build();
     const workflow = new Workflow(graph, { checkpoints: store });
     const paused = await collect(workflow.run('the cat', { runId: 'h1' }));
     expect(trace(paused)).toEqual(['step 0: ask', 'halted ask']);
-    expect(paused.at(-1)).toMatchObject({ type: 'halted', request: { kind: 'input', prompt: 'name for the cat?' } });
+    expect(paused.at(-1)).toMatchObject({
+      type: 'halted',
+      request: { kind: 'input', prompt: 'name for the cat?' },
+    });
     await expect(workflow.resume({ runId: 'h1' }).result).rejects.toThrow(/waiting for input at node "ask"/);
-    const resumed = await collect(new Workflow(graph, { checkpoints: store }).resume({ runId: 'h1', answer: 'Tom' }));
-    expect(trace(resumed)).toEqual(['resumed at 1', 'step 1: ask', 'step 2: greet', 'output greet="Hello, Tom!"', 'completed']);
+    const resumed = await collect(
+      new Workflow(graph, { checkpoints: store }).resume({ runId: 'h1', answer: 'Tom' }),
+    );
+    expect(trace(resumed)).toEqual([
+      'resumed at 1',
+      'step 1: ask',
+      'step 2: greet',
+      'output greet="Hello, Tom!"',
+      'completed',
+    ]);
   });
 
   it('nests a workflow as a node, pausing the parent when the child pauses', async () => {
     const child = new Workflow(
       new WorkflowBuilder()
         .addNode('ask', humanInputExecutor({ prompt: 'color?' }))
-        .addNode('echo', functionExecutor((x) => `child got ${x}`), { output: true })
+        .addNode(
+          'echo',
+          functionExecutor((x) => `child got ${x}`),
+          { output: true },
+        )
         .setStart('ask')
         .addEdge('ask', 'echo')
         .build(),
@@ -259,7 +307,11 @@ describe('checkpoints and resume', () => {
     );
     const graph = new WorkflowBuilder()
       .addNode('sub', subWorkflowExecutor(child))
-      .addNode('after', functionExecutor((x) => `parent got ${x}`), { output: true })
+      .addNode(
+        'after',
+        functionExecutor((x) => `parent got ${x}`),
+        { output: true },
+      )
       .setStart('sub')
       .addEdge('sub', 'after')
       .build();

@@ -45,7 +45,10 @@ export async function executeRun(
   if (options.timeoutMs !== undefined) {
     const ms = options.timeoutMs;
     timer = setTimeout(
-      () => controller.abort(new TimeoutError(`the workflow timed out after ${ms} ms`, { phase: 'total', timeoutMs: ms })),
+      () =>
+        controller.abort(
+          new TimeoutError(`the workflow timed out after ${ms} ms`, { phase: 'total', timeoutMs: ms }),
+        ),
       ms,
     );
   }
@@ -95,7 +98,11 @@ export async function executeRun(
         );
         lastCheckpoint = id;
       }
-      emit({ type: 'superstep-completed', step, ...(lastCheckpoint !== undefined && { checkpointId: lastCheckpoint }) });
+      emit({
+        type: 'superstep-completed',
+        step,
+        ...(lastCheckpoint !== undefined && { checkpointId: lastCheckpoint }),
+      });
       if (run.halted.length > 0) {
         for (const halted of run.halted)
           emit({
@@ -198,7 +205,8 @@ function deliver(
       return;
     }
     case 'fan-in': {
-      const buffer = (run.fanIn[edge.id] ??= {});
+      const buffer = run.fanIn[edge.id] ?? {};
+      run.fanIn[edge.id] = buffer;
       buffer[source] = value;
       if (edge.sources.every((s) => Object.hasOwn(buffer, s))) {
         delete run.fanIn[edge.id];
@@ -213,7 +221,11 @@ function deliver(
 }
 
 /** Runs the tasks with at most `limit` at once; results in input order. */
-async function runBounded<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
+async function runBounded<T, R>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T) => Promise<R>,
+): Promise<R[]> {
   if (items.length === 1) return [await task(items[0]!)];
   const results = new Array<R>(items.length);
   let next = 0;

@@ -1,6 +1,13 @@
 import { CancelledError, getErrorMessage, type JSONValue, RafError, TimeoutError } from '@raf/core';
 import { WorkflowError } from '../errors.js';
-import type { GraphNode, NodeContext, NodeResult, ResumeData, RetryOptions, WorkflowState } from '../graph/graph-types.js';
+import type {
+  GraphNode,
+  NodeContext,
+  NodeResult,
+  ResumeData,
+  RetryOptions,
+  WorkflowState,
+} from '../graph/graph-types.js';
 import type { WorkflowEvent } from './events.js';
 import type { HaltedNode, RunState } from './run-state.js';
 
@@ -92,7 +99,13 @@ async function invoke(
   const maxRetries = retry?.maxRetries ?? 0;
   for (let attempt = 1; ; attempt++) {
     const label = node.executor.label;
-    emit({ type: 'node-invoking', nodeId: node.id, step, attempt, ...(label !== undefined && label !== node.id && { label }) });
+    emit({
+      type: 'node-invoking',
+      nodeId: node.id,
+      step,
+      attempt,
+      ...(label !== undefined && label !== node.id && { label }),
+    });
     const yields: JSONValue[] = [];
     let timer: NodeJS.Timeout | undefined;
     let signal = context.signal;
@@ -100,7 +113,10 @@ async function invoke(
       const controller = new AbortController();
       const ms = node.timeoutMs;
       timer = setTimeout(
-        () => controller.abort(new TimeoutError(`node "${node.id}" timed out after ${ms} ms`, { phase: 'total', timeoutMs: ms })),
+        () =>
+          controller.abort(
+            new TimeoutError(`node "${node.id}" timed out after ${ms} ms`, { phase: 'total', timeoutMs: ms }),
+          ),
         ms,
       );
       signal = AbortSignal.any([context.signal, controller.signal]);
@@ -144,7 +160,14 @@ async function invoke(
       if (context.signal.aborted) throw context.signal.reason;
       const retrying =
         attempt <= maxRetries && (retry?.retryOn ? retry.retryOn(error) : !isCancellation(error));
-      emit({ type: 'node-failed', nodeId: node.id, step, attempt, message: getErrorMessage(error), retrying });
+      emit({
+        type: 'node-failed',
+        nodeId: node.id,
+        step,
+        attempt,
+        message: getErrorMessage(error),
+        retrying,
+      });
       if (retrying) {
         await sleep(delayOf(retry as RetryOptions, attempt), context.signal);
         continue;

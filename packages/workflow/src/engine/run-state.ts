@@ -55,9 +55,14 @@ export function parseRunState(value: unknown): RunState {
   return runStateSchema.parse(value) as RunState;
 }
 
-export function safeParseRunState(value: unknown): { success: true; data: RunState } | { success: false; error: string } {
+export function safeParseRunState(
+  value: unknown,
+): { success: true; data: RunState } | { success: false; error: string } {
   const parsed = runStateSchema.safeParse(value);
   return parsed.success
     ? { success: true, data: parsed.data as RunState }
-    : { success: false, error: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
+    : {
+        success: false,
+        error: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
+      };
 }

@@ -49,9 +49,13 @@ export async function runAgentTurn(
     context.emit(update);
   }
   if (failure?.type === 'error')
-    throw new WorkflowError('node-failed', `agent "${agent.name}" failed: ${failure.message} (${failure.code})`, {
-      nodeId: context.nodeId,
-    });
+    throw new WorkflowError(
+      'node-failed',
+      `agent "${agent.name}" failed: ${failure.message} (${failure.code})`,
+      {
+        nodeId: context.nodeId,
+      },
+    );
   if (reason === 'cancelled') throw new CancelledError(`agent "${agent.name}" was cancelled`);
   if (reason === 'awaitingApproval') {
     context.setNodeState(session.toJSON() as unknown as JSONValue);

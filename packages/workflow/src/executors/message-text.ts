@@ -2,7 +2,11 @@ import type { ChatMessage, JSONValue } from '@raf/core';
 import type { AgentLikeInput } from '../agent/agent-like.js';
 
 const isMessage = (v: JSONValue): boolean =>
-  v !== null && typeof v === 'object' && !Array.isArray(v) && typeof v.role === 'string' && typeof v.content === 'string';
+  v !== null &&
+  typeof v === 'object' &&
+  !Array.isArray(v) &&
+  typeof v.role === 'string' &&
+  typeof v.content === 'string';
 
 /** A node message as text: strings as they are, `{ text }` by its text, lists line by line, the rest as JSON. */
 export function textOf(value: JSONValue | undefined): string {

@@ -1,9 +1,4 @@
-import type {
-  AgentResponseUpdate,
-  ApprovalResponse,
-  JSONValue,
-  ToolApprovalRequestUpdate,
-} from '@raf/core';
+import type { AgentResponseUpdate, ApprovalResponse, JSONValue, ToolApprovalRequestUpdate } from '@raf/core';
 
 /** The four typed executors of a node. */
 export type NodeKind = 'function' | 'agent' | 'human-input' | 'sub-workflow';
@@ -62,7 +57,9 @@ export interface Executor {
   handle(input: JSONValue, context: NodeContext): NodeResult | Promise<NodeResult>;
 }
 
-export type Backoff = { type: 'fixed'; delayMs: number } | { type: 'exponential'; baseMs: number; maxMs: number };
+export type Backoff =
+  | { type: 'fixed'; delayMs: number }
+  | { type: 'exponential'; baseMs: number; maxMs: number };
 
 export interface RetryOptions {
   /** Retries after the first try (default 0). */

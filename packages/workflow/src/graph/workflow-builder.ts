@@ -1,11 +1,4 @@
-import type {
-  Edge,
-  EdgeCondition,
-  Executor,
-  GraphNode,
-  NodeOptions,
-  SwitchCase,
-} from './graph-types.js';
+import type { Edge, EdgeCondition, Executor, GraphNode, NodeOptions, SwitchCase } from './graph-types.js';
 import { WorkflowGraph } from './workflow-graph.js';
 
 /**

@@ -33,7 +33,10 @@ export function rootTakesPart(config: OrchestrationConfig): boolean {
 }
 
 /** Every reference to a sub-agent that names none, and settings that do not fit together. */
-export function orchestrationProblems(config: OrchestrationConfig, names: readonly string[]): OrchestrationProblem[] {
+export function orchestrationProblems(
+  config: OrchestrationConfig,
+  names: readonly string[],
+): OrchestrationProblem[] {
   const problems: OrchestrationProblem[] = [];
   const known = names.join(', ');
   const check = (path: (string | number)[], name: string | undefined) => {
@@ -59,9 +62,13 @@ export function orchestrationProblems(config: OrchestrationConfig, names: readon
   if (config.mode === 'pipeline') {
     if (!config.phases || config.phases.length === 0)
       problems.push({ path: ['phases'], message: 'pipeline needs phases: [{ mode, agents: [...] }]' });
-    config.phases?.forEach((phase, p) => phase.agents.forEach((name, i) => check(['phases', p, 'agents', i], name)));
+    for (const [p, phase] of (config.phases ?? []).entries())
+      for (const [i, name] of phase.agents.entries()) check(['phases', p, 'agents', i], name);
     if (config.loopFromPhase !== undefined && config.phases && config.loopFromPhase >= config.phases.length)
-      problems.push({ path: ['loopFromPhase'], message: `phase ${config.loopFromPhase} does not exist (0–${config.phases.length - 1})` });
+      problems.push({
+        path: ['loopFromPhase'],
+        message: `phase ${config.loopFromPhase} does not exist (0–${config.phases.length - 1})`,
+      });
   }
   return problems;
 }
@@ -76,7 +83,10 @@ export function orchestrationWorkflow(
   options: WorkflowOptions = {},
 ): Workflow {
   const { root, agents } = participants;
-  const problems = orchestrationProblems(config, agents.map((a) => a.name));
+  const problems = orchestrationProblems(
+    config,
+    agents.map((a) => a.name),
+  );
   if (problems.length > 0)
     throw new ConfigError(
       `metadata.orchestration: ${problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; ')}`,
@@ -85,7 +95,10 @@ export function orchestrationWorkflow(
   const others = (name: string) => agents.filter((a) => a.name !== name);
   switch (config.mode) {
     case 'sequential':
-      return sequentialWorkflow(agents, { ...options, ...(config.passOutput !== undefined && { passOutput: config.passOutput }) });
+      return sequentialWorkflow(agents, {
+        ...options,
+        ...(config.passOutput !== undefined && { passOutput: config.passOutput }),
+      });
     case 'concurrent':
       return concurrentWorkflow(agents, options);
     case 'handoff': {
@@ -126,6 +139,8 @@ export function orchestrationWorkflow(
         },
       );
     case 'magentic':
-      throw new ConfigError('magentic is a coordinator agent with delegate_task/delegate_parallel: see createDelegationTools');
+      throw new ConfigError(
+        'magentic is a coordinator agent with delegate_task/delegate_parallel: see createDelegationTools',
+      );
   }
 }

@@ -15,8 +15,12 @@ export function concurrentWorkflow(agents: readonly AgentLike[], options: Workfl
   requireAgents('concurrent', agents, 1);
   const ids = agents.map((_, i) => `concurrent_agent_${i}`);
   const names = agents.map((a) => a.name);
-  const builder = new WorkflowBuilder().addNode('concurrent_source', passThrough('source')).setStart('concurrent_source');
-  agents.forEach((agent, i) => builder.addNode(ids[i]!, agentExecutor(agent), { label: agent.name }));
+  const builder = new WorkflowBuilder()
+    .addNode('concurrent_source', passThrough('source'))
+    .setStart('concurrent_source');
+  agents.forEach((agent, i) => {
+    builder.addNode(ids[i]!, agentExecutor(agent), { label: agent.name });
+  });
   builder
     .addFanOut('concurrent_source', ids)
     .addNode(

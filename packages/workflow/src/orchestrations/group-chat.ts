@@ -42,7 +42,10 @@ export function transcript(history: readonly Turn[]): string {
  * until `maxRounds` turns or a termination keyword. The answer is the last participant's message;
  * `state.groupChat.history` holds the conversation.
  */
-export function groupChatWorkflow(participants: readonly AgentLike[], options: GroupChatOptions = {}): Workflow {
+export function groupChatWorkflow(
+  participants: readonly AgentLike[],
+  options: GroupChatOptions = {},
+): Workflow {
   requireAgents('groupChat', participants, 1);
   const names = participants.map((p) => p.name);
   const maxRounds = options.maxRounds ?? 10;
@@ -52,7 +55,9 @@ export function groupChatWorkflow(participants: readonly AgentLike[], options: G
   const order = (options.speakerOrder ?? []).map((entry) => {
     const index = typeof entry === 'number' ? entry : names.indexOf(entry);
     if (index < 0 || index >= names.length)
-      throw new ConfigError(`groupChat: speakerOrder entry ${JSON.stringify(entry)} is not a participant (${names.join(', ')})`);
+      throw new ConfigError(
+        `groupChat: speakerOrder entry ${JSON.stringify(entry)} is not a participant (${names.join(', ')})`,
+      );
     return index;
   });
   if (selector === 'fixedOrder' && order.length === 0)
@@ -76,21 +81,26 @@ export function groupChatWorkflow(participants: readonly AgentLike[], options: G
   const builder = new WorkflowBuilder()
     .addNode(
       'group_chat_select',
-      functionExecutor(async (message, context) => {
-        const saved = context.state.get('groupChat') as unknown as ChatState | undefined;
-        const chat: ChatState = saved
-          ? structuredClone(saved)
-          : { history: [{ speaker: 'user', text: textOf(message) }], turns: 0, cursor: 0 };
-        if (saved) {
-          chat.history.push(message as unknown as Turn);
-          chat.turns++;
-        }
-        const said = chat.history.filter((t) => t.speaker !== 'user');
-        const done = chat.turns >= maxRounds || (keywords.length > 0 && said.some((t) => mentionsAny(t.text, keywords)));
-        const next = done ? null : await choose(chat, context);
-        context.state.set('groupChat', chat as unknown as JSONValue);
-        return { next };
-      }, options.coordinator ? `select (${options.coordinator.name})` : `select (${selector})`),
+      functionExecutor(
+        async (message, context) => {
+          const saved = context.state.get('groupChat') as unknown as ChatState | undefined;
+          const chat: ChatState = saved
+            ? structuredClone(saved)
+            : { history: [{ speaker: 'user', text: textOf(message) }], turns: 0, cursor: 0 };
+          if (saved) {
+            chat.history.push(message as unknown as Turn);
+            chat.turns++;
+          }
+          const said = chat.history.filter((t) => t.speaker !== 'user');
+          const done =
+            chat.turns >= maxRounds ||
+            (keywords.length > 0 && said.some((t) => mentionsAny(t.text, keywords)));
+          const next = done ? null : await choose(chat, context);
+          context.state.set('groupChat', chat as unknown as JSONValue);
+          return { next };
+        },
+        options.coordinator ? `select (${options.coordinator.name})` : `select (${selector})`,
+      ),
     )
     .setStart('group_chat_select');
   participants.forEach((participant, i) => {
@@ -129,6 +139,9 @@ export function groupChatWorkflow(participants: readonly AgentLike[], options: G
   return new Workflow(builder.build(), { name: 'groupChat', ...options });
 }
 
-export function groupChatAgent(participants: readonly AgentLike[], options: GroupChatOptions = {}): WorkflowAgent {
+export function groupChatAgent(
+  participants: readonly AgentLike[],
+  options: GroupChatOptions = {},
+): WorkflowAgent {
   return new WorkflowAgent(groupChatWorkflow(participants, options));
 }

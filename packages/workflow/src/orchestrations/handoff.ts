@@ -44,19 +44,23 @@ export function handoffWorkflow(
       { label: triage.name },
     )
     .setStart('handoff_triage');
-  experts.forEach((expert, i) =>
+  experts.forEach((expert, i) => {
     builder.addNode(
       `handoff_agent_${i}`,
       agentExecutor(expert, {
         input: (message, context) => agentInputOf(context.state.get('input') ?? message),
       }),
       { output: true, label: expert.name },
-    ),
-  );
+    );
+  });
   builder
-    .addNode('handoff_fallback', functionExecutor((m) => (m as { text: JSONValue }).text, 'triage answer'), {
-      output: true,
-    })
+    .addNode(
+      'handoff_fallback',
+      functionExecutor((m) => (m as { text: JSONValue }).text, 'triage answer'),
+      {
+        output: true,
+      },
+    )
     .addSwitch('handoff_triage', [
       ...experts.map((expert, i) => ({
         target: `handoff_agent_${i}`,
@@ -68,6 +72,10 @@ export function handoffWorkflow(
   return new Workflow(builder.build(), { name: 'handoff', ...options });
 }
 
-export function handoffAgent(triage: AgentLike, experts: readonly AgentLike[], options: HandoffOptions = {}): WorkflowAgent {
+export function handoffAgent(
+  triage: AgentLike,
+  experts: readonly AgentLike[],
+  options: HandoffOptions = {},
+): WorkflowAgent {
   return new WorkflowAgent(handoffWorkflow(triage, experts, options));
 }

@@ -36,7 +36,8 @@ export class InProcessSubAgentRunner implements SubAgentRunner {
 
   async run(agentName: string, task: string, options: SubAgentRunOptions = {}): Promise<{ text: string }> {
     const agent = this.agents.get(agentName);
-    if (!agent) throw new ConfigError(`no sub-agent "${agentName}"; known: ${[...this.agents.keys()].join(', ')}`);
+    if (!agent)
+      throw new ConfigError(`no sub-agent "${agentName}"; known: ${[...this.agents.keys()].join(', ')}`);
     let text = '';
     for await (const update of agent.run(task, { ...(options.signal && { signal: options.signal }) })) {
       options.onUpdate?.(update);
@@ -70,7 +71,9 @@ const DELEGATION_MANIFEST = createToolManifest({
 export function createDelegationTools(options: DelegationToolsOptions): ITool[] {
   const names = options.agents.map((a) => a.name);
   if (names.length === 0) throw new ConfigError('magentic needs at least one sub-agent');
-  const roster = options.agents.map((a) => `${a.name}${a.description ? ` (${a.description})` : ''}`).join('; ');
+  const roster = options.agents
+    .map((a) => `${a.name}${a.description ? ` (${a.description})` : ''}`)
+    .join('; ');
   const agentName = z.enum(names as [string, ...string[]]).describe('the sub-agent to run');
   const task = z.string().min(1).describe('everything the sub-agent needs to know: it sees nothing else');
   const run = (name: string, text: string, signal: AbortSignal | undefined) =>

@@ -49,7 +49,9 @@ const mode = z.string().transform((value, ctx) => {
 const count = z.number().int().min(1);
 
 const phase = z.strictObject({
-  mode: z.enum(['sequential', 'concurrent', 'parallel']).transform((m) => (m === 'parallel' ? 'concurrent' : m)),
+  mode: z
+    .enum(['sequential', 'concurrent', 'parallel'])
+    .transform((m) => (m === 'parallel' ? 'concurrent' : m)),
   agents: z.array(z.string()).min(1),
 });
 
@@ -65,11 +67,19 @@ export const orchestrationObjectSchema = z.strictObject({
     .string()
     .transform((value, ctx) => {
       const key = value.toLowerCase().replace(/_/g, '');
-      const canonical = ({ roundrobin: 'roundRobin', fixedorder: 'fixedOrder', llmcoordinator: 'llmCoordinator', llm: 'llmCoordinator' } as const)[
-        key as 'roundrobin'
-      ];
+      const canonical = (
+        {
+          roundrobin: 'roundRobin',
+          fixedorder: 'fixedOrder',
+          llmcoordinator: 'llmCoordinator',
+          llm: 'llmCoordinator',
+        } as const
+      )[key as 'roundrobin'];
       if (!canonical) {
-        ctx.addIssue({ code: 'custom', message: `unknown selector "${value}"; known: roundRobin, fixedOrder, llmCoordinator` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `unknown selector "${value}"; known: roundRobin, fixedOrder, llmCoordinator`,
+        });
         return z.NEVER;
       }
       return canonical;
@@ -115,7 +125,9 @@ export type SafeParseOrchestrationResult =
  * `metadata.orchestration` (a string or an object; absent: magentic) with the legacy
  * `metadata.maxIterations` lifted in, as upstream.
  */
-export function safeParseOrchestration(metadata: Record<string, unknown> | undefined): SafeParseOrchestrationResult {
+export function safeParseOrchestration(
+  metadata: Record<string, unknown> | undefined,
+): SafeParseOrchestrationResult {
   const raw = metadata?.orchestration;
   const legacy = metadata?.maxIterations ?? metadata?.max_iterations;
   let config: OrchestrationConfig;
@@ -135,7 +147,12 @@ export function safeParseOrchestration(metadata: Record<string, unknown> | undef
   } else {
     return { success: false, issues: [{ path: [], message: 'must be a mode name or an object with mode:' }] };
   }
-  if (config.maxIterations === undefined && typeof legacy === 'number' && Number.isInteger(legacy) && legacy > 0)
+  if (
+    config.maxIterations === undefined &&
+    typeof legacy === 'number' &&
+    Number.isInteger(legacy) &&
+    legacy > 0
+  )
     config.maxIterations = legacy;
   return { success: true, data: config };
 }

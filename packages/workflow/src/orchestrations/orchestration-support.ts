@@ -4,7 +4,9 @@ import { textOf } from '../executors/message-text.js';
 
 export function requireAgents(mode: string, agents: readonly AgentLike[], minimum: number): void {
   if (agents.length < minimum)
-    throw new ConfigError(`${mode} needs at least ${minimum} agent${minimum > 1 ? 's' : ''} (got ${agents.length})`);
+    throw new ConfigError(
+      `${mode} needs at least ${minimum} agent${minimum > 1 ? 's' : ''} (got ${agents.length})`,
+    );
   const seen = new Set<string>();
   for (const agent of agents) {
     if (seen.has(agent.name)) throw new ConfigError(`${mode}: two agents are named "${agent.name}"`);
@@ -20,7 +22,9 @@ export function mergeAnswers(names: readonly string[], answers: readonly JSONVal
 /** Where a name first occurs in a text as a whole word (case-insensitive); -1 when it does not. */
 export function wordIndex(text: string, name: string): number {
   const escaped = name.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const match = new RegExp(`(^|[^\\p{L}\\p{N}_-])${escaped}(?![\\p{L}\\p{N}_-])`, 'u').exec(text.toLowerCase());
+  const match = new RegExp(`(^|[^\\p{L}\\p{N}_-])${escaped}(?![\\p{L}\\p{N}_-])`, 'u').exec(
+    text.toLowerCase(),
+  );
   return match ? match.index + match[1]!.length : -1;
 }
 

@@ -1,5 +1,6 @@
 import { collectAgentResponse } from '@raf/core';
 import { describe, expect, it } from 'vitest';
+import { WorkflowAgent } from '../agent/workflow-agent.js';
 import type { WorkflowEvent } from '../engine/events.js';
 import { lastInput, scriptedAgent } from '../test-support/agents.js';
 import { orchestrationWorkflow } from './build-orchestration.js';
@@ -11,11 +12,12 @@ import { parseOrchestration } from './orchestration-config.js';
 import { pipelineWorkflow } from './pipeline.js';
 import { sequentialAgent } from './sequential.js';
 import { voteAgent } from './vote.js';
-import { WorkflowAgent } from '../agent/workflow-agent.js';
 
 /** The agents that spoke, in order (from the node events). */
 function speakers(events: readonly WorkflowEvent[], labels: Map<string, string>): string[] {
-  return events.flatMap((e) => (e.type === 'node-completed' && labels.has(e.nodeId) ? [labels.get(e.nodeId)!] : []));
+  return events.flatMap((e) =>
+    e.type === 'node-completed' && labels.has(e.nodeId) ? [labels.get(e.nodeId)!] : [],
+  );
 }
 
 async function runAgent(agent: WorkflowAgent, input: string) {
@@ -24,7 +26,9 @@ async function runAgent(agent: WorkflowAgent, input: string) {
     throwOnError: false,
   });
   const labels = new Map(
-    [...agent.workflow.graph.nodes.values()].filter((n) => n.executor.kind === 'agent').map((n) => [n.id, n.executor.label!]),
+    [...agent.workflow.graph.nodes.values()]
+      .filter((n) => n.executor.kind === 'agent')
+      .map((n) => [n.id, n.executor.label!]),
   );
   return { text: response.text, events, spoke: speakers(events, labels), finish: response.finishReason };
 }
@@ -48,7 +52,9 @@ describe('orchestrations', () => {
     const agents = ['optimist', 'pessimist', 'realist'].map((n) => scriptedAgent(n, [`${n} view`]));
     const run = await runAgent(concurrentAgent(agents), 'will it rain?');
     expect(new Set(run.spoke)).toEqual(new Set(['optimist', 'pessimist', 'realist']));
-    expect(run.text).toBe('## optimist\noptimist view\n\n## pessimist\npessimist view\n\n## realist\nrealist view');
+    expect(run.text).toBe(
+      '## optimist\noptimist view\n\n## pessimist\npessimist view\n\n## realist\nrealist view',
+    );
     for (const agent of agents) expect(lastInput(agent)).toBe('will it rain?');
   });
 
@@ -80,7 +86,11 @@ describe('orchestrations', () => {
     const a = scriptedAgent('a', ['one', 'three DONE']);
     const b = scriptedAgent('b', ['two']);
     const fixed = await runAgent(
-      groupChatAgent([a, b], { selector: 'fixedOrder', speakerOrder: ['a', 1], terminationKeywords: ['done'] }),
+      groupChatAgent([a, b], {
+        selector: 'fixedOrder',
+        speakerOrder: ['a', 1],
+        terminationKeywords: ['done'],
+      }),
       'count',
     );
     expect(fixed.spoke).toEqual(['a', 'b', 'a']);
@@ -104,8 +114,14 @@ describe('orchestrations', () => {
     expect(weighted.text).toBe('Lyon');
     const split = await runAgent(voteAgent(voters([['yes'], ['no']]), { aggregator: 'unanimous' }), 'ok?');
     expect(split.finish).toBe('other');
-    expect(split.events.at(-1)).toMatchObject({ type: 'error', message: expect.stringContaining('not unanimous after 1 round: v0: yes; v1: no') });
-    const second = voters([['yes', 'yes'], ['no', 'yes']]);
+    expect(split.events.at(-1)).toMatchObject({
+      type: 'error',
+      message: expect.stringContaining('not unanimous after 1 round: v0: yes; v1: no'),
+    });
+    const second = voters([
+      ['yes', 'yes'],
+      ['no', 'yes'],
+    ]);
     const agreed = await runAgent(voteAgent(second, { aggregator: 'unanimous', votingRounds: 2 }), 'ok?');
     expect(agreed.text).toBe('yes');
     expect(agreed.spoke).toEqual(['v0', 'v1', 'v0', 'v1']);
@@ -157,7 +173,10 @@ describe('orchestrations', () => {
 
   it('pipeline stops after maxIterations passes when the review never passes', async () => {
     const worker = scriptedAgent('worker', ['try 1', 'try 2', 'try 3']);
-    const result = await pipelineWorkflow([{ mode: 'sequential', agents: [worker] }], { loopFromPhase: 0, maxIterations: 3 }).run('go').result;
+    const result = await pipelineWorkflow([{ mode: 'sequential', agents: [worker] }], {
+      loopFromPhase: 0,
+      maxIterations: 3,
+    }).run('go').result;
     expect(result.outputs.map((o) => o.value)).toEqual(['try 3']);
     expect(worker.client.calls).toHaveLength(3);
   });
@@ -172,8 +191,21 @@ describe('orchestrations', () => {
       ['delegate_parallel', 'delegation', 'sequential'],
     ]);
     const ctx = { callId: 'c1', toolName: 'delegate_task' } as never;
-    expect(await tools[0]!.execute({ agent: 'researcher', task: 'tides' }, ctx)).toEqual({ ok: true, data: 'facts about tides' });
-    expect(await tools[1]!.execute({ tasks: [{ agent: 'writer', task: 'poem' }, { agent: 'writer', task: 'sum' }] }, ctx)).toEqual({
+    expect(await tools[0]!.execute({ agent: 'researcher', task: 'tides' }, ctx)).toEqual({
+      ok: true,
+      data: 'facts about tides',
+    });
+    expect(
+      await tools[1]!.execute(
+        {
+          tasks: [
+            { agent: 'writer', task: 'poem' },
+            { agent: 'writer', task: 'sum' },
+          ],
+        },
+        ctx,
+      ),
+    ).toEqual({
       ok: true,
       data: [
         { agent: 'writer', ok: true, answer: 'a tide poem' },
@@ -188,13 +220,24 @@ describe('metadata.orchestration', () => {
   it('reads the string and object forms with the upstream aliases and the legacy maxIterations', () => {
     expect(parseOrchestration(undefined)).toEqual({ mode: 'magentic' });
     expect(parseOrchestration({ orchestration: 'parallel' })).toEqual({ mode: 'concurrent' });
-    expect(parseOrchestration({ orchestration: 'group_chat', maxIterations: 4 })).toEqual({ mode: 'groupChat', maxIterations: 4 });
-    expect(parseOrchestration({ orchestration: { mode: 'groupChat', selector: 'fixed_order', speakerOrder: [1, 0] } })).toEqual({
+    expect(parseOrchestration({ orchestration: 'group_chat', maxIterations: 4 })).toEqual({
+      mode: 'groupChat',
+      maxIterations: 4,
+    });
+    expect(
+      parseOrchestration({
+        orchestration: { mode: 'groupChat', selector: 'fixed_order', speakerOrder: [1, 0] },
+      }),
+    ).toEqual({
       mode: 'groupChat',
       selector: 'fixedOrder',
       speakerOrder: [1, 0],
     });
-    expect(() => parseOrchestration({ orchestration: 'swarm' })).toThrow(/unknown orchestration mode "swarm"/);
-    expect(() => parseOrchestration({ orchestration: 'workflow' })).toThrow(/write it as a kind: workflow file/);
+    expect(() => parseOrchestration({ orchestration: 'swarm' })).toThrow(
+      /unknown orchestration mode "swarm"/,
+    );
+    expect(() => parseOrchestration({ orchestration: 'workflow' })).toThrow(
+      /write it as a kind: workflow file/,
+    );
   });
 });

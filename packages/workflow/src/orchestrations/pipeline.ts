@@ -41,7 +41,9 @@ export function pipelineWorkflow(phases: readonly PipelinePhase[], options: Pipe
     if (exits.length === 0) builder.setStart(entry);
   };
   if (options.orchestrator) {
-    builder.addNode('pipeline_orchestrator', agentExecutor(options.orchestrator), { label: options.orchestrator.name });
+    builder.addNode('pipeline_orchestrator', agentExecutor(options.orchestrator), {
+      label: options.orchestrator.name,
+    });
     connect('pipeline_orchestrator');
     exits = ['pipeline_orchestrator'];
   }
@@ -72,7 +74,10 @@ export function pipelineWorkflow(phases: readonly PipelinePhase[], options: Pipe
     const sink = `pipe_${p}_fanin`;
     builder
       .addFanOut(source, ids)
-      .addNode(sink, functionExecutor((answers) => mergeAnswers(names, answers as JSONValue[]), 'merge'))
+      .addNode(
+        sink,
+        functionExecutor((answers) => mergeAnswers(names, answers as JSONValue[]), 'merge'),
+      )
       .addFanIn(ids, sink);
     exits = [sink];
   });
@@ -93,7 +98,11 @@ export function pipelineWorkflow(phases: readonly PipelinePhase[], options: Pipe
   );
   connect('pipeline_check');
   builder
-    .addNode('pipeline_result', functionExecutor((m) => (m as { text: string }).text, 'answer'), { output: true })
+    .addNode(
+      'pipeline_result',
+      functionExecutor((m) => (m as { text: string }).text, 'answer'),
+      { output: true },
+    )
     .addEdge('pipeline_check', 'pipeline_result', { when: (m) => (m as { done: boolean }).done });
   if (loopFrom !== undefined && maxIterations > 1)
     builder.addLoopback('pipeline_check', entries[loopFrom]!, {
@@ -103,6 +112,9 @@ export function pipelineWorkflow(phases: readonly PipelinePhase[], options: Pipe
   return new Workflow(builder.build(), { name: 'pipeline', ...options });
 }
 
-export function pipelineAgent(phases: readonly PipelinePhase[], options: PipelineOptions = {}): WorkflowAgent {
+export function pipelineAgent(
+  phases: readonly PipelinePhase[],
+  options: PipelineOptions = {},
+): WorkflowAgent {
   return new WorkflowAgent(pipelineWorkflow(phases, options));
 }

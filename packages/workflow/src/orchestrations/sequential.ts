@@ -1,5 +1,5 @@
-import { WorkflowAgent } from '../agent/workflow-agent.js';
 import type { AgentLike } from '../agent/agent-like.js';
+import { WorkflowAgent } from '../agent/workflow-agent.js';
 import { agentExecutor } from '../executors/agent-executor.js';
 import { agentInputOf } from '../executors/message-text.js';
 import { WorkflowBuilder } from '../graph/workflow-builder.js';
@@ -32,6 +32,9 @@ export function sequentialWorkflow(agents: readonly AgentLike[], options: Sequen
   return new Workflow(builder.build(), { name: 'sequential', ...options });
 }
 
-export function sequentialAgent(agents: readonly AgentLike[], options: SequentialOptions = {}): WorkflowAgent {
+export function sequentialAgent(
+  agents: readonly AgentLike[],
+  options: SequentialOptions = {},
+): WorkflowAgent {
   return new WorkflowAgent(sequentialWorkflow(agents, options));
 }

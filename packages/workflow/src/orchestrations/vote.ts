@@ -1,10 +1,10 @@
 import { ConfigError, type JSONValue } from '@raf/core';
 import type { AgentLike } from '../agent/agent-like.js';
 import { WorkflowAgent } from '../agent/workflow-agent.js';
+import { WorkflowError } from '../errors.js';
 import { agentExecutor } from '../executors/agent-executor.js';
 import { functionExecutor } from '../executors/function-executor.js';
 import { textOf } from '../executors/message-text.js';
-import { WorkflowError } from '../errors.js';
 import { WorkflowBuilder } from '../graph/workflow-builder.js';
 import { Workflow, type WorkflowOptions } from '../workflow.js';
 import { requireAgents } from './orchestration-support.js';
@@ -43,7 +43,9 @@ export function voteWorkflow(voters: readonly AgentLike[], options: VoteOptions 
   const aggregator = options.aggregator ?? 'majority';
   const weights = options.weights ?? [];
   if (aggregator === 'weighted' && weights.length !== voters.length)
-    throw new ConfigError(`vote: weighted needs one weight per voter (${voters.length} voters, ${weights.length} weights)`);
+    throw new ConfigError(
+      `vote: weighted needs one weight per voter (${voters.length} voters, ${weights.length} weights)`,
+    );
   const rounds = options.votingRounds ?? 1;
   const names = voters.map((v) => v.name);
   const ids = voters.map((_, i) => `vote_voter_${i}`);
@@ -57,20 +59,22 @@ export function voteWorkflow(voters: readonly AgentLike[], options: VoteOptions 
       }, 'question'),
     )
     .setStart('vote_source');
-  voters.forEach((voter, i) =>
+  voters.forEach((voter, i) => {
     builder.addNode(
       ids[i]!,
       agentExecutor(voter, {
         input: (question, context) => {
           const previous = (context.state.get('vote') as unknown as Round[] | undefined)?.at(-1);
           if (!previous) return textOf(question);
-          const votes = Object.entries(previous.votes).map(([n, v]) => `${n}: ${v}`).join('\n');
+          const votes = Object.entries(previous.votes)
+            .map(([n, v]) => `${n}: ${v}`)
+            .join('\n');
           return `${textOf(question)}\n\nThe last round had no decision. Votes:\n${votes}\n\nVote again: answer with your choice on the first line.`;
         },
       }),
       { label: voter.name },
-    ),
-  );
+    );
+  });
   builder.addFanOut('vote_source', ids).addNode(
     'vote_aggregate',
     functionExecutor((answers, context) => {
@@ -96,7 +100,9 @@ export function voteWorkflow(voters: readonly AgentLike[], options: VoteOptions 
       if (last)
         throw new WorkflowError(
           'unanimity',
-          `the votes are not unanimous after ${rounds} round${rounds > 1 ? 's' : ''}: ${Object.entries(votes).map(([n, v]) => `${n}: ${v}`).join('; ')}`,
+          `the votes are not unanimous after ${rounds} round${rounds > 1 ? 's' : ''}: ${Object.entries(votes)
+            .map(([n, v]) => `${n}: ${v}`)
+            .join('; ')}`,
           { nodeId: context.nodeId },
         );
       return { decided: false };
@@ -104,7 +110,11 @@ export function voteWorkflow(voters: readonly AgentLike[], options: VoteOptions 
   );
   builder
     .addFanIn(ids, 'vote_aggregate')
-    .addNode('vote_result', functionExecutor((m) => (m as { winner: string }).winner, 'winner'), { output: true })
+    .addNode(
+      'vote_result',
+      functionExecutor((m) => (m as { winner: string }).winner, 'winner'),
+      { output: true },
+    )
     .addEdge('vote_aggregate', 'vote_result', { when: (m) => (m as { decided: boolean }).decided });
   if (rounds > 1)
     builder.addLoopback('vote_aggregate', 'vote_source', {

@@ -1,5 +1,5 @@
-import type { ChatMessage } from '@raf/core';
 import { ScriptedChatClient, type ScriptedResponse } from '@raf/client/testing';
+import type { ChatMessage } from '@raf/core';
 import { AgentBuilder, type ChatClientAgent } from '@raf/framework';
 
 /** An agent on a scripted model: answers in order; a function sees the messages of each call. */

@@ -46,6 +46,12 @@ export function crashWorkflow(dir: string): Workflow {
   builder.addFanIn(ends, 'join');
   step('t0', 40);
   builder.addEdge('join', 't0');
-  builder.addNode('t1', functionExecutor((x) => `final ${x}`), { output: true }).addEdge('t0', 't1');
+  builder
+    .addNode(
+      't1',
+      functionExecutor((x) => `final ${x}`),
+      { output: true },
+    )
+    .addEdge('t0', 't1');
   return new Workflow(builder.build(), { checkpoints: new FileCheckpointStore(dir), maxParallel: 3 });
 }

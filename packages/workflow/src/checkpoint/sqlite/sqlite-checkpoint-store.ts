@@ -62,8 +62,12 @@ export class SqliteCheckpointStore implements CheckpointStore {
   async load(runId: string, checkpointId?: string): Promise<Checkpoint | undefined> {
     const row = (
       checkpointId === undefined
-        ? this.db.prepare('SELECT data FROM raf_checkpoints WHERE run_id = ? ORDER BY id DESC LIMIT 1').get(runId)
-        : this.db.prepare('SELECT data FROM raf_checkpoints WHERE run_id = ? AND id = ?').get(runId, checkpointId)
+        ? this.db
+            .prepare('SELECT data FROM raf_checkpoints WHERE run_id = ? ORDER BY id DESC LIMIT 1')
+            .get(runId)
+        : this.db
+            .prepare('SELECT data FROM raf_checkpoints WHERE run_id = ? AND id = ?')
+            .get(runId, checkpointId)
     ) as Pick<Row, 'data'> | undefined;
     return row ? (JSON.parse(row.data) as Checkpoint) : undefined;
   }
@@ -99,9 +103,11 @@ export class SqliteCheckpointStore implements CheckpointStore {
   }
 
   async runs(): Promise<string[]> {
-    return (this.db.prepare('SELECT DISTINCT run_id FROM raf_checkpoints ORDER BY run_id').all() as { run_id: string }[]).map(
-      (r) => r.run_id,
-    );
+    return (
+      this.db.prepare('SELECT DISTINCT run_id FROM raf_checkpoints ORDER BY run_id').all() as {
+        run_id: string;
+      }[]
+    ).map((r) => r.run_id);
   }
 
   close(): void {

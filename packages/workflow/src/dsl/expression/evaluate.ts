@@ -7,7 +7,8 @@ export type Scope = (name: string) => JSONValue | undefined;
 
 type Value = JSONValue | undefined;
 
-const isRecord = (v: Value): v is Record<string, JSONValue> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isRecord = (v: Value): v is Record<string, JSONValue> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
 
 export function toText(v: Value): string {
   if (v === undefined || v === null) return '';
@@ -49,14 +50,21 @@ function compare(op: string, a: Value, b: Value, at: number): boolean {
   let order: number;
   if (!Number.isNaN(x) && !Number.isNaN(y)) order = x - y;
   else if (typeof a === 'string' && typeof b === 'string') order = a < b ? -1 : a > b ? 1 : 0;
-  else throw new ExpressionError(`cannot compare ${JSON.stringify(a ?? null)} ${op} ${JSON.stringify(b ?? null)}`, at);
+  else
+    throw new ExpressionError(
+      `cannot compare ${JSON.stringify(a ?? null)} ${op} ${JSON.stringify(b ?? null)}`,
+      at,
+    );
   return op === '<' ? order < 0 : op === '<=' ? order <= 0 : op === '>' ? order > 0 : order >= 0;
 }
 
 function arithmetic(op: string, a: Value, b: Value, at: number): number {
   const [x, y] = [toNumber(a), toNumber(b)];
   if (Number.isNaN(x) || Number.isNaN(y))
-    throw new ExpressionError(`"${op}" needs numbers (got ${JSON.stringify(a ?? null)} and ${JSON.stringify(b ?? null)})`, at);
+    throw new ExpressionError(
+      `"${op}" needs numbers (got ${JSON.stringify(a ?? null)} and ${JSON.stringify(b ?? null)})`,
+      at,
+    );
   switch (op) {
     case '+':
       return x + y;
@@ -80,7 +88,10 @@ function items(v: Value): JSONValue[] {
 
 type Fn = (args: Value[], at: number) => Value;
 
-const text1 = (f: (s: string, args: Value[]) => Value): Fn => (args) => f(toText(args[0]), args);
+const text1 =
+  (f: (s: string, args: Value[]) => Value): Fn =>
+  (args) =>
+    f(toText(args[0]), args);
 
 /** The functions an expression may call (names are case-insensitive). Nothing here reaches the host. */
 const FUNCTIONS: Record<string, Fn> = {
@@ -92,11 +103,16 @@ const FUNCTIONS: Record<string, Fn> = {
   trim: text1((s) => s.trim()),
   left: text1((s, args) => s.slice(0, toNumber(args[1]))),
   right: text1((s, args) => (toNumber(args[1]) > 0 ? s.slice(-toNumber(args[1])) : '')),
-  mid: text1((s, args) => s.substr(toNumber(args[1]) - 1, args[2] === undefined ? undefined : toNumber(args[2]))),
+  mid: text1((s, args) =>
+    s.substr(toNumber(args[1]) - 1, args[2] === undefined ? undefined : toNumber(args[2])),
+  ),
   substitute: text1((s, args) => s.split(toText(args[1])).join(toText(args[2]))),
   replace: text1((s, args) => s.split(toText(args[1])).join(toText(args[2]))),
   split: text1((s, args) => s.split(toText(args[1]))),
-  join: (args) => items(args[0]).map(toText).join(toText(args[1] ?? '')),
+  join: (args) =>
+    items(args[0])
+      .map(toText)
+      .join(toText(args[1] ?? '')),
   startswith: text1((s, args) => s.toLowerCase().startsWith(toText(args[1]).toLowerCase())),
   endswith: text1((s, args) => s.toLowerCase().endsWith(toText(args[1]).toLowerCase())),
   contains: (args) =>

@@ -6,7 +6,10 @@ const run = (text: string, vars: Record<string, unknown> = {}) =>
 
 describe('expressions', () => {
   it('evaluates paths, calls, arithmetic, comparisons and logic', () => {
-    const vars = { Local: { age: '20', name: 'Ada', tags: ['a', 'b'] }, System: { LastMessage: { Text: 'hi' } } };
+    const vars = {
+      Local: { age: '20', name: 'Ada', tags: ['a', 'b'] },
+      System: { LastMessage: { Text: 'hi' } },
+    };
     expect(run('Concat(Local.name, ", ", System.LastMessage.Text, "!")', vars)).toBe('Ada, hi!');
     expect(run('Local.age >= 18', vars)).toBe(true);
     expect(run('Local.age + 1', vars)).toBe(21);

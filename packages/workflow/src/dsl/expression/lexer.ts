@@ -9,7 +9,34 @@ export interface Token {
   at: number;
 }
 
-const OPERATORS = ['<>', '<=', '>=', '==', '!=', '&&', '||', '=', '<', '>', '+', '-', '*', '/', '%', '&', '!', '(', ')', '[', ']', '{', '}', ',', '.', ':'];
+const OPERATORS = [
+  '<>',
+  '<=',
+  '>=',
+  '==',
+  '!=',
+  '&&',
+  '||',
+  '=',
+  '<',
+  '>',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '&',
+  '!',
+  '(',
+  ')',
+  '[',
+  ']',
+  '{',
+  '}',
+  ',',
+  '.',
+  ':',
+];
 
 /** Splits an expression into tokens; strings take `"…"` (with `""` or `\"` inside) or `'…'`. */
 export function tokenize(text: string): Token[] {

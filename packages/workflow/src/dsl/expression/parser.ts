@@ -51,12 +51,16 @@ export function parseExpression(text: string): Expr {
   const expect = (value: string): Token => {
     const token = next();
     if (token.value !== value)
-      throw new ExpressionError(`expected "${value}" but found ${token.type === 'eof' ? 'the end' : `"${token.value}"`}`, token.at);
+      throw new ExpressionError(
+        `expected "${value}" but found ${token.type === 'eof' ? 'the end' : `"${token.value}"`}`,
+        token.at,
+      );
     return token;
   };
   const infixOf = (token: Token): string | undefined => {
     if (token.type === 'op' && token.value in INFIX) return token.value;
-    if (token.type === 'name' && ['or', 'and', 'in'].includes(token.value.toLowerCase())) return token.value.toLowerCase();
+    if (token.type === 'name' && ['or', 'and', 'in'].includes(token.value.toLowerCase()))
+      return token.value.toLowerCase();
     return undefined;
   };
 
@@ -87,7 +91,8 @@ export function parseExpression(text: string): Expr {
           next();
           return { type: 'call', name: token.value, args: list(')'), at: token.at };
         }
-        if (lower === 'true' || lower === 'false') return { type: 'literal', value: lower === 'true', at: token.at };
+        if (lower === 'true' || lower === 'false')
+          return { type: 'literal', value: lower === 'true', at: token.at };
         if (lower === 'null' || lower === 'blank') return { type: 'literal', value: null, at: token.at };
         if (lower === 'not') return { type: 'unary', op: '!', operand: expression(8), at: token.at };
         return { type: 'name', name: token.value, at: token.at };
@@ -107,7 +112,8 @@ export function parseExpression(text: string): Expr {
           else
             for (;;) {
               const key = next();
-              if (key.type !== 'name' && key.type !== 'string') throw new ExpressionError('expected a field name', key.at);
+              if (key.type !== 'name' && key.type !== 'string')
+                throw new ExpressionError('expected a field name', key.at);
               expect(':');
               entries.push([key.value, expression(0)]);
               const sep = next();
@@ -156,6 +162,7 @@ export function parseExpression(text: string): Expr {
 
   const tree = expression(0);
   const rest = peek();
-  if (rest.type !== 'eof') throw new ExpressionError(`unexpected "${rest.value}" after the expression`, rest.at);
+  if (rest.type !== 'eof')
+    throw new ExpressionError(`unexpected "${rest.value}" after the expression`, rest.at);
   return tree;
 }
