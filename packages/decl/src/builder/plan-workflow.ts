@@ -251,7 +251,9 @@ export async function planOrchestration(
         contexts: inherit(definition.contexts, child.definition.contexts),
       };
     const planned = await planAgent({ ...inputs, loaded: child });
-    diagnostics.push(...planned.diagnostics);
+    // The sub-agent's own paths, named from the file's root.
+    const prefix = `subAgents[${i}]`;
+    diagnostics.push(...planned.diagnostics.map((d) => ({ ...d, path: d.path ? `${prefix}.${d.path}` : prefix })));
     subPlans.push(planned.plan);
   }
   if (!parsed.success) return { diagnostics };
