@@ -253,7 +253,9 @@ export async function planOrchestration(
     const planned = await planAgent({ ...inputs, loaded: child });
     // The sub-agent's own paths, named from the file's root.
     const prefix = `subAgents[${i}]`;
-    diagnostics.push(...planned.diagnostics.map((d) => ({ ...d, path: d.path ? `${prefix}.${d.path}` : prefix })));
+    diagnostics.push(
+      ...planned.diagnostics.map((d) => ({ ...d, path: d.path ? `${prefix}.${d.path}` : prefix })),
+    );
     subPlans.push(planned.plan);
   }
   if (!parsed.success) return { diagnostics };
