@@ -1,6 +1,6 @@
 // `pnpm bench` runs every benchmark against a mock model server in a separate process and prints
 // ratios measured in this one run. Flags: `--json` (figures as JSON), `--quick` (a smoke test:
-// one short round), `--only client|loop|search|cold-start|sandbox|web|memory|mcp|rag`, `--search-tree generated` (the search
+// one short round), `--only client|loop|search|cold-start|sandbox|web|memory|mcp|rag|workflow`, `--search-tree generated` (the search
 // benchmark on 50k generated files instead of a real node_modules tree), `--instructions` (count instructions with valgrind's
 // callgrind instead of timing: repeatable where CPU times swing by ±30% between runs).
 import { LOOP_ROUNDS, type LoopBenchResult, runLoopBench } from './agent-loop.js';
@@ -14,6 +14,7 @@ import { type MemoryBenchResult, runMemoryBench } from './memory.js';
 import { type RagBenchResult, runRagBench } from './rag.js';
 import { runSandboxBench, type SandboxBenchResult } from './sandbox.js';
 import { runWebBench, type WebBenchResult } from './web-fetch.js';
+import { runWorkflowBench, type WorkflowBenchResult } from './workflow.js';
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
@@ -185,6 +186,19 @@ function printRag(r: RagBenchResult): void {
   );
 }
 
+function printWorkflow(r: WorkflowBenchResult): void {
+  const ms = (v: number) => `${(v * 1000).toFixed(1)} µs`;
+  console.log('Workflow engine: CPU per node (function nodes, a checkpoint in memory after every superstep)');
+  console.log('scenario          | raf       | langgraph  | raf/langgraph');
+  for (const [name, s] of Object.entries(r.scenarios))
+    console.log(
+      `${`${name} (${s.nodes})`.padEnd(17)} | ${ms(s.raf).padStart(9)} | ${ms(s.langgraph).padStart(10)} | ${ratio(s.raf, s.langgraph)}`,
+    );
+  console.log(
+    `per node: raf ${ms(r.rafPerNodeMs)}, langgraph ${ms(r.langgraphPerNodeMs)}: ${ratio(r.rafPerNodeMs, r.langgraphPerNodeMs)} (target ≤ 0.5×)\n`,
+  );
+}
+
 const wantsModel = !only || only === 'client' || only === 'loop';
 const server = wantsModel ? await startServerProcess() : undefined;
 try {
@@ -266,6 +280,11 @@ try {
         Object.entries(loop).map(([name, m]) => [name, m.peakRssMiB]),
       );
     } else printLoop(loop);
+  }
+  if ((!only || only === 'workflow') && !instructions) {
+    const workflow = await runWorkflowBench(quick ? { rounds: 1, runs: 2 } : { rounds: 5, runs: 10 });
+    if (json) output.workflow = workflow;
+    else printWorkflow(workflow);
   }
   if (!only || only === 'mcp') {
     const mcp = await runMcpBench(mcpOptions());

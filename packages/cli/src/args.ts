@@ -16,10 +16,11 @@ Commands:
 Usage:
   raf run <agent.yaml> [-i TEXT | stdin] [--strict] [--session ID] [--sessions-dir DIR] [--var k=v]…
                        [--approve ask|all|none] [--json] [--model ID] [--base-url URL] [--trace FILE]
+                       [--answer TEXT]   (a workflow paused for input: with --session ID)
   raf chat <agent.yaml> [--session ID] [--sessions-dir DIR] [--var k=v]… [--model ID] [--base-url URL]
   raf validate <agent.yaml>… [--json] [--lenient | --strict]
                        (unknown keys are errors unless --lenient; --strict: missing folders too)
-  raf inspect <agent.yaml> [--json]
+  raf inspect <agent.yaml> [--json | --mermaid]
   raf schema
   raf memory check <dir> [--json]
   raf memory consolidate <agent.yaml> [--session ID] [--sessions-dir DIR] [--json]
@@ -27,13 +28,15 @@ Usage:
   raf --version | -V
   raf --help | -h
 
-Exit codes: 0 done, 2 bad config or usage, 3 paused for approval, 4 model/provider failure, 130 interrupted.
+Exit codes: 0 done, 2 bad config or usage, 3 paused for approval or input, 4 model/provider failure, 130 interrupted.
 Environment: RAF_MODEL overrides the YAML's model id; OPENAI_BASE_URL, OPENAI_API_KEY, DEEPSEEK_API_KEY, …
 fill only what the YAML leaves empty, for their own provider.
 `;
 
 const OPTIONS = {
   input: { type: 'string', short: 'i' },
+  answer: { type: 'string' },
+  mermaid: { type: 'boolean' },
   session: { type: 'string' },
   'sessions-dir': { type: 'string' },
   var: { type: 'string', multiple: true },
@@ -54,6 +57,10 @@ export interface CliArgs {
   command: string | undefined;
   files: string[];
   input?: string;
+  /** `raf run --answer TEXT`: the answer a paused workflow asked for (with `--session ID`). */
+  answer?: string;
+  /** `raf inspect --mermaid`: the workflow graph as a Mermaid flowchart. */
+  mermaid?: boolean;
   session?: string;
   sessionsDir: string;
   variables: Record<string, string>;
@@ -102,6 +109,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     command: positionals[0],
     files: positionals.slice(1),
     ...(values.input !== undefined && { input: values.input }),
+    ...(values.answer !== undefined && { answer: values.answer }),
+    ...(values.mermaid && { mermaid: true }),
     ...(values.session !== undefined && { session: values.session }),
     sessionsDir: values['sessions-dir'] ?? '.raf/sessions',
     variables,

@@ -5,7 +5,7 @@ export type { ModelOverride, NamedConnection } from './builder/plan-model.js';
 export type { Diagnostic } from './diagnostics/diagnostic.js';
 export { DeclError, formatDiagnostic } from './diagnostics/diagnostic.js';
 export type { Environment } from './env/resolve-env.js';
-export type { AgentExplanation, ExplainedTool } from './explain/explain.js';
+export type { AgentExplanation, ExplainedTool, ExplainedWorkflow } from './explain/explain.js';
 export type { LoadedDefinition, LoadOptions, PartialDefinition } from './load/load-definition.js';
 export {
   loadDefinitionFromFile,

@@ -3,6 +3,7 @@ import type { CliArgs } from '../args.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
 import { builderFor } from '../load-agent.js';
 import { escapeJson, escapeLine } from '../render/escape.js';
+import { graphMermaid, graphText } from '../render/workflow-graph.js';
 
 /** One line each for what a workspace refuses to read or write, and what it keeps read-only or asks for. */
 function protectedLines(rules: AgentExplanation['contexts'][number]['protectedPaths']): string[] {
@@ -24,6 +25,8 @@ function protectedLines(rules: AgentExplanation['contexts'][number]['protectedPa
 }
 
 function readable(plan: AgentExplanation): string {
+  if (plan.workflow?.kind === 'workflow')
+    return `${[`workflow ${plan.name}`, ...graphText(plan.workflow)].map(escapeLine).join('\n')}\n`;
   const lines = [
     `agent ${plan.name}: model ${plan.model.provider}/${plan.model.id}, tool loop ${plan.toolLoop ? 'on' : 'off'} (max ${plan.maxToolRounds} rounds)`,
     'contexts (run order):',
@@ -52,6 +55,7 @@ function readable(plan: AgentExplanation): string {
     }),
   ];
   if (plan.tools.length === 0) lines.push('  (none)');
+  if (plan.workflow) lines.push(...graphText(plan.workflow));
   for (const warning of plan.warnings) lines.push(`warning: ${warning}`);
   return `${lines.map(escapeLine).join('\n')}\n`;
 }
@@ -61,6 +65,12 @@ export async function inspectCommand(args: CliArgs, io: CliIO): Promise<number> 
   const [file] = args.files;
   if (!file) throw new CliError('raf inspect needs an agent file: raf inspect agent.yaml');
   const plan = await (await builderFor(file, args, io)).explain();
+  if (args.mermaid) {
+    if (!plan.workflow)
+      throw new CliError(`${file} is a single agent: --mermaid draws workflows and orchestrations`);
+    io.stdout.write(graphMermaid(plan.workflow));
+    return EXIT.ok;
+  }
   io.stdout.write(args.json ? `${escapeJson(JSON.stringify(plan))}\n` : readable(plan));
   return EXIT.ok;
 }

@@ -44,8 +44,11 @@ export async function runCommand(args: CliArgs, io: CliIO): Promise<number> {
 }
 
 async function runAgent(file: string, args: CliArgs, io: CliIO): Promise<number> {
-  const agent = await (await builderFor(file, args, io)).build();
+  const built = await (await builderFor(file, args, io)).buildAgent();
   const { store, session } = await openSession(args.sessionsDir, io.cwd, args.session);
+  if (!('chatClient' in built))
+    return (await import('./run-workflow.js')).runWorkflow(file, built, args, io, { store, session });
+  const agent = built;
   let input = args.input;
   let approvals: ApprovalResponse[] | undefined;
   if (session.pendingApproval) {

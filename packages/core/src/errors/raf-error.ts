@@ -17,7 +17,8 @@ export type RafErrorCode =
   | 'RAF_SESSION'
   | 'RAF_PLUGIN'
   | 'RAF_SCRIPT'
-  | 'RAF_MEMORY';
+  | 'RAF_MEMORY'
+  | 'RAF_WORKFLOW';
 
 export interface RafErrorOptions {
   cause?: unknown;

@@ -1,9 +1,11 @@
 import { resolve } from 'node:path';
 import type { IContextProvider, ITool, ProtectedPath, RafPlugin } from '@raf/core';
-import { AgentBuilder, type ChatClientAgent } from '@raf/framework';
+import type { ChatClientAgent } from '@raf/framework';
+import type { AgentLike, SubAgentRunner, WorkflowAgent } from '@raf/workflow';
 import { DeclError, type Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Environment } from '../env/resolve-env.js';
 import { type AgentExplanation, explainPlan } from '../explain/explain.js';
+import { explainComposite } from '../explain/explain-workflow.js';
 import {
   type LoadedDefinition,
   loadDefinitionFromFile,
@@ -14,12 +16,16 @@ import { corePlugin } from '../registry/core-plugin.js';
 import { PluginRegistry } from '../registry/plugin-registry.js';
 import type { ToolFactory } from '../resolve/tool-resolver.js';
 import { type AgentPlan, planAgent } from './agent-plan.js';
+import { agentFromPlan } from './build-agent.js';
 import type { ModelOverride, NamedConnection } from './plan-model.js';
+import { type CompositePlan, planOrchestration, planWorkflowFile } from './plan-workflow.js';
 
 export interface ValidationReport {
   ok: boolean;
   errors: Diagnostic[];
   warnings: Diagnostic[];
+  /** For a workflow file or an agent with sub-agents: `orchestration(pipeline, 6 sub-agents)`, `workflow(3 actions, 4 nodes)`. */
+  orchestration?: string;
 }
 
 type Source =
@@ -54,6 +60,8 @@ export class DeclAgentBuilder {
   private strict: Required<StrictOptions> = { unknownKeys: false, missingFolders: false };
   private readonly protectedPaths: ProtectedPath[] = [];
   private cached: Promise<LoadedDefinition> | undefined;
+  private readonly workflowAgents = new Map<string, AgentLike>();
+  private subAgentRunner: SubAgentRunner | undefined;
 
   fromYaml(text: string, file = 'agent.yaml'): this {
     return this.setSource({ type: 'text', text, file, format: 'yaml' });
@@ -134,6 +142,21 @@ export class DeclAgentBuilder {
     return this;
   }
 
+  /** An agent a `kind: workflow` file's `InvokeAgent` action calls by this name. */
+  withWorkflowAgent(name: string, agent: AgentLike): this {
+    this.workflowAgents.set(name, agent);
+    return this;
+  }
+
+  /**
+   * Runs the tasks a magentic coordinator delegates (`delegate_task`, `delegate_parallel`);
+   * default: each sub-agent in this process.
+   */
+  withSubAgentRunner(runner: SubAgentRunner): this {
+    this.subAgentRunner = runner;
+    return this;
+  }
+
   /** Values for `template: mustache` instructions (`--var k=v`). */
   withVariables(variables: Record<string, unknown>): this {
     this.variables = { ...this.variables, ...variables };
@@ -206,10 +229,10 @@ export class DeclAgentBuilder {
 
   private async plan(
     options: { signal?: AbortSignal; dryRun?: boolean } = {},
-  ): Promise<{ plan?: AgentPlan; diagnostics: Diagnostic[] }> {
+  ): Promise<{ plan?: AgentPlan; diagnostics: Diagnostic[]; composite?: CompositePlan }> {
     const loaded = await this.load();
     const source = this.source;
-    return planAgent({
+    const inputs = {
       loaded,
       registry: this.registry,
       factories: this.factories,
@@ -228,43 +251,71 @@ export class DeclAgentBuilder {
         ...this.protectedPaths,
       ],
       ...(options.signal && { signal: options.signal }),
-    });
+    };
+    const composite = {
+      ...inputs,
+      workflowAgents: this.workflowAgents,
+      ...(this.subAgentRunner && { subAgentRunner: this.subAgentRunner }),
+    };
+    if (loaded.workflow) return planWorkflowFile(composite);
+    const planned = await planAgent(inputs);
+    const subAgents = (loaded.normalized as { subAgents?: unknown[] } | undefined)?.subAgents;
+    if (!Array.isArray(subAgents) || subAgents.length === 0) return planned;
+    const orchestrated = await planOrchestration(composite, planned);
+    return { ...orchestrated, ...(planned.plan && orchestrated.composite && { plan: planned.plan }) };
   }
 
   /** Every problem at once, without calling a model. */
   async validate(): Promise<ValidationReport> {
-    const { diagnostics } = await this.plan({ dryRun: true });
+    const { diagnostics, composite } = await this.plan({ dryRun: true });
     const ordered = [...diagnostics].sort((a, b) =>
       a.file === b.file ? a.line - b.line || a.column - b.column : 0,
     );
     const errors = ordered.filter((d) => d.severity === 'error');
-    return { ok: errors.length === 0, errors, warnings: ordered.filter((d) => d.severity === 'warning') };
+    return {
+      ok: errors.length === 0,
+      errors,
+      warnings: ordered.filter((d) => d.severity === 'warning'),
+      ...(composite && { orchestration: composite.summary }),
+    };
   }
 
   /** The effective plan (SPEC §11.1, `raf inspect --json`); throws `DeclError` on errors. */
   async explain(): Promise<AgentExplanation> {
-    const { plan, diagnostics } = await this.plan({ dryRun: true });
+    const { plan, diagnostics, composite } = await this.plan({ dryRun: true });
+    if (composite) return explainComposite(composite, plan);
     if (!plan) throw new DeclError(diagnostics);
     return explainPlan(plan);
   }
 
-  /** The agent; throws `DeclError` (every problem with file:line:column) when the file is wrong. */
+  /**
+   * The agent; throws `DeclError` (every problem with file:line:column) when the file is wrong.
+   * A prompt agent, or a magentic coordinator; a workflow file and the other orchestration modes
+   * build a `WorkflowAgent`: use `buildAgent()` for any file.
+   */
   async build(options: { signal?: AbortSignal } = {}): Promise<ChatClientAgent> {
-    const { plan, diagnostics } = await this.plan(options.signal ? { signal: options.signal } : {});
+    const agent = await this.buildAgent(options);
+    if (!('chatClient' in agent))
+      throw new DeclError([
+        {
+          file: this.source?.type === 'file' ? this.source.path : '(builder)',
+          line: 1,
+          column: 1,
+          path: '',
+          message: `this file builds a workflow (${agent.workflow.name}), not a single agent: use buildAgent()`,
+          severity: 'error',
+        },
+      ]);
+    return agent;
+  }
+
+  /** Any agent file: a prompt agent, an orchestration of sub-agents, or a `kind: workflow` file. */
+  async buildAgent(options: { signal?: AbortSignal } = {}): Promise<ChatClientAgent | WorkflowAgent> {
+    const { plan, diagnostics, composite } = await this.plan(
+      options.signal ? { signal: options.signal } : {},
+    );
+    if (composite) return composite.build();
     if (!plan) throw new DeclError(diagnostics);
-    const builder = new AgentBuilder(plan.definition.name)
-      .chatClient(plan.client)
-      .maxToolRounds(plan.definition.maxToolRounds);
-    if (plan.instructions) builder.instructions(plan.instructions);
-    if (plan.definition.description) builder.description(plan.definition.description);
-    for (const { tool, source } of plan.tools) if (source !== 'workspace') builder.withTool(tool);
-    const { toolTimeoutSecs, tools } = plan.definition;
-    if (toolTimeoutSecs !== undefined) builder.toolTimeout(toolTimeoutSecs * 1000);
-    for (const { tool, index } of plan.tools) {
-      const secs = index === undefined ? undefined : tools[index]?.timeoutSecs;
-      if (secs !== undefined) builder.toolTimeout(secs * 1000, tool.name);
-    }
-    for (const { provider } of plan.providers) builder.withContextProvider(provider);
-    return builder.build();
+    return agentFromPlan(plan);
   }
 }

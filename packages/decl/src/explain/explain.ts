@@ -43,6 +43,22 @@ export interface AgentExplanation {
   }[];
   tools: ExplainedTool[];
   warnings: string[];
+  /** A workflow file or an agent with sub-agents: the mode and the compiled graph. */
+  workflow?: ExplainedWorkflow;
+}
+
+/** The shape `raf inspect` draws: nodes and edges of the compiled graph. */
+export interface ExplainedWorkflow {
+  kind: 'workflow' | 'orchestration';
+  mode: string;
+  summary: string;
+  subAgents: string[];
+  graph?: {
+    start: string;
+    nodes: { id: string; kind: string; label?: string; output: boolean }[];
+    edges: { from: string; to: string; kind: string; label?: string; loopback?: number }[];
+    warnings: string[];
+  };
 }
 
 const ROUTES = {
