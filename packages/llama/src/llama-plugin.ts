@@ -12,6 +12,7 @@ import {
 } from '@raf/core';
 import { type LlamaChatClient, loadLlamaChatClient } from './client/llama-chat-client.js';
 import { clientOptionsOf } from './config/llama-settings.js';
+import { checkGgufFile } from './model/check-gguf.js';
 
 /** The plugin, with `close()`: unloads every model its clients loaded (the CLI calls it at exit). */
 export interface LlamaPlugin extends RafPlugin {
@@ -41,9 +42,8 @@ async function checkModelFile(path: string, provider: string): Promise<void> {
  * reported), and the client they get only names the model.
  */
 async function plannedClient(path: string, provider: string, modelId: string): Promise<IChatClient> {
-  const { readGgufFileInfo } = await import('node-llama-cpp');
   try {
-    await readGgufFileInfo(path, { readTensorInfo: false });
+    await checkGgufFile(path);
   } catch (error) {
     throw new ChatClientError(`cannot load the model ${path}: ${getErrorMessage(error)}`, {
       provider,
