@@ -57,7 +57,11 @@ describe('llamaPlugin', () => {
     const updates = await collect(agent.run('Remember that I like tea.'));
     const text = updates.filter((u) => u.type === 'text-delta');
     expect(text.length).toBeGreaterThan(1);
-    expect(updates.at(-1)).toMatchObject({ type: 'finish', reason: 'length', usage: { completionTokens: 6 } });
+    expect(updates.at(-1)).toMatchObject({
+      type: 'finish',
+      reason: 'length',
+      usage: { completionTokens: 6 },
+    });
     await plugin.close();
     expect(loadedModelCount()).toBe(0);
   });
@@ -88,7 +92,9 @@ describe('llamaPlugin', () => {
       const report = await new DeclAgentBuilder().fromYamlFile(file).use(plugin).validate();
       return relative(report.errors.map(formatDiagnostic));
     };
-    expect(await validate('{ provider: llama, id: t, connection: { endpoint: models/tiny.gguf } }')).toEqual([]);
+    expect(await validate('{ provider: llama, id: t, connection: { endpoint: models/tiny.gguf } }')).toEqual(
+      [],
+    );
     expect(loadedModelCount()).toBe(0);
     expect(await validate('{ provider: llama, id: t, connection: { endpoint: models/none.gguf } }')).toEqual([
       'check.yaml:2:8 model: cannot load the model models/none.gguf: no such file',
@@ -106,9 +112,9 @@ describe('llamaPlugin', () => {
     ).toEqual([
       'check.yaml:2:8 model: provider "llama" has two model files: config.modelPath b.gguf and connection.endpoint a.gguf; keep one',
     ]);
-    expect(await validate('{ provider: llama, id: t, config: { modelPath: models/tiny.gguf, useGpu: maybe } }')).toEqual([
-      expect.stringMatching(/^check\.yaml:2:8 model: config\.useGpu: /),
-    ]);
+    expect(
+      await validate('{ provider: llama, id: t, config: { modelPath: models/tiny.gguf, useGpu: maybe } }'),
+    ).toEqual([expect.stringMatching(/^check\.yaml:2:8 model: config\.useGpu: /)]);
     expect(loadedModelCount()).toBe(0);
   });
 });
@@ -118,7 +124,9 @@ describe('super-brain memoryModel through @raf/llama', () => {
   const curatorOf = async (file: string, plugin = llamaPlugin()) => {
     const builder = new DeclAgentBuilder().fromYamlFile(file).use(plugin);
     const agent = await builder.build();
-    const memory = agent.contextProviders.find((p) => p.kind === 'memory') as unknown as { curator: IChatClient };
+    const memory = agent.contextProviders.find((p) => p.kind === 'memory') as unknown as {
+      curator: IChatClient;
+    };
     return { curator: memory.curator, main: agent.chatClient, warnings: await builder.validate() };
   };
 
@@ -129,11 +137,19 @@ describe('super-brain memoryModel through @raf/llama', () => {
     );
     const plugin = llamaPlugin();
     const { curator } = await curatorOf(file, plugin);
-    expect(curator).toMatchObject({ modelId: 'curator', provider: 'llama', modelPath: join(dir, 'models/tiny.gguf') });
+    expect(curator).toMatchObject({
+      modelId: 'curator',
+      provider: 'llama',
+      modelPath: join(dir, 'models/tiny.gguf'),
+    });
     const updates = await collect(
       (curator as LlamaChatClient).run([{ role: 'user', content: 'Update the memory.' }]),
     );
-    expect(updates.at(-1)).toMatchObject({ type: 'finish', reason: 'length', usage: { completionTokens: 5 } });
+    expect(updates.at(-1)).toMatchObject({
+      type: 'finish',
+      reason: 'length',
+      usage: { completionTokens: 5 },
+    });
     await plugin.close();
     expect(loadedModelCount()).toBe(0);
   });

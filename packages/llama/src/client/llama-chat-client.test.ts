@@ -45,7 +45,7 @@ describe('LlamaChatClient on a generated GGUF model', () => {
       modelId: 'tiny',
       provider: 'llama',
       modelPath,
-      modelMetadata: { contextWindowTokens: 2048, maxOutputTokens: 12 },
+      modelMetadata: { contextWindowTokens: 8192, maxOutputTokens: 12 },
     });
     const batches: (readonly AgentResponseUpdate[])[] = [];
     for await (const batch of client.runBatches!([systemMessage('Be brief.'), userMessage('the memory')]))

@@ -35,5 +35,7 @@ export async function checkGgufFile(path: string): Promise<void> {
     end = Math.max(end, Number(tensor.fileOffset) + bytes);
   }
   if (end > size)
-    throw new Error(`the file is cut short: its tensors need ${end} bytes, it has ${size} (an interrupted copy?)`);
+    throw new Error(
+      `the file is cut short: its tensors need ${end} bytes, it has ${size} (an interrupted copy?)`,
+    );
 }

@@ -5,7 +5,7 @@ import { encodeGguf, type GgufTensor, type GgufValue } from './gguf-writer.js';
 export interface TinyModelOptions {
   /** Seed of the weights: the same seed gives the same file, and the same greedy output. */
   seed?: number;
-  /** Context length the model declares (`llama.context_length`). Default 2048. */
+  /** Context length the model declares (`llama.context_length`). Default 8192. */
   contextLength?: number;
   /** Width of the hidden state. Default 64. */
   embeddingLength?: number;
@@ -128,7 +128,7 @@ export function tinyModelBytes(options: TinyModelOptions = {}): Uint8Array {
     'general.architecture': { type: 'string', value: 'llama' },
     'general.name': { type: 'string', value: options.name ?? 'raf-tiny' },
     'general.alignment': u32(32),
-    'llama.context_length': u32(options.contextLength ?? 2048),
+    'llama.context_length': u32(options.contextLength ?? 8192),
     'llama.embedding_length': u32(nEmbd),
     'llama.block_count': u32(nLayer),
     'llama.feed_forward_length': u32(nFf),
