@@ -35,7 +35,7 @@ export interface LlamaChatClientOptions {
   useGpu?: GpuChoice;
   /** Tokens of context; default: what fits in memory, up to the model's own length and at most 8192. */
   contextSize?: number;
-  /** CPU threads for generation; default: the machine's math cores. */
+  /** CPU threads for generation; default: the machine's math cores less one. */
   threads?: number;
   /** Sampling defaults of every request (a request's own `modelOptions` win). */
   modelOptions?: ModelOptions;
@@ -260,7 +260,10 @@ export async function loadLlamaChatClient(options: LlamaChatClientOptions): Prom
   try {
     context = await lease.model.createContext({
       contextSize: options.contextSize ?? { max: DEFAULT_CONTEXT_MAX },
-      threads: options.threads ?? lease.llama.cpuMathCores,
+      // One core stays free for Node's event loop and the rest of the machine: llama.cpp's threads
+      // spin while they wait for each other, and on a busy two-core box two of them ran a tiny
+      // model 100× slower than one.
+      threads: options.threads ?? Math.max(1, lease.llama.cpuMathCores - 1),
       sequences: 1,
       ...(options.signal && { createSignal: options.signal }),
     });

@@ -45,7 +45,13 @@ describe('the GGUF writer', () => {
       words: ['a', 'ü'],
       numbers: [1, -2],
     });
-    expect(info.tensorInfo?.map((t) => ({ name: t.name, dimensions: t.dimensions.map(Number), offset: Number(t.offset) }))).toEqual([
+    expect(
+      info.tensorInfo?.map((t) => ({
+        name: t.name,
+        dimensions: t.dimensions.map(Number),
+        offset: Number(t.offset),
+      })),
+    ).toEqual([
       { name: 'first', dimensions: [3], offset: 0 },
       { name: 'second', dimensions: [2, 2], offset: 32 },
     ]);
