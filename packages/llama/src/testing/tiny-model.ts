@@ -47,8 +47,11 @@ const TOKEN_UNKNOWN = 2;
 const TOKEN_CONTROL = 3;
 const TOKEN_BYTE = 6;
 
-/** A SentencePiece vocabulary: `<unk> <s> </s>`, the 256 byte tokens, characters, then words. */
-function vocabulary() {
+/**
+ * A SentencePiece vocabulary: `<unk> <s> </s>`, the 256 byte tokens, characters, words, then
+ * `extra` pieces (`▁` for a space).
+ */
+export function vocabulary(extra: readonly string[] = []) {
   const tokens: string[] = ['<unk>', '<s>', '</s>'];
   const types: number[] = [TOKEN_UNKNOWN, TOKEN_CONTROL, TOKEN_CONTROL];
   for (let byte = 0; byte < 256; byte++) {
@@ -59,6 +62,7 @@ function vocabulary() {
   for (const word of WORDS) {
     for (let end = 1; end <= word.length; end++) pieces.add(`▁${word.slice(0, end)}`);
   }
+  for (const piece of extra) pieces.add(piece);
   for (const piece of pieces) {
     tokens.push(piece);
     types.push(TOKEN_NORMAL);
@@ -81,60 +85,63 @@ function normalSampler(seed: number): () => number {
   return () => Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform());
 }
 
-/**
- * The bytes of a tiny llama-architecture GGUF with random F32 weights and a small SentencePiece
- * vocabulary. It loads and generates in llama.cpp like any model; what it says is gibberish made
- * of its vocabulary's words. Control and byte tokens never win a greedy pick (their output rows
- * are zero), so greedy output is whole words and never ends before `maxTokens`.
- */
-export function tinyModelBytes(options: TinyModelOptions = {}): Uint8Array {
-  const { tokens, types, scores } = vocabulary();
-  const nVocab = tokens.length;
-  const nEmbd = options.embeddingLength ?? 64;
-  const nHead = 4;
-  const nFf = nEmbd * 2;
-  const nLayer = options.blockCount ?? 2;
-  const normal = normalSampler(options.seed ?? 1);
-  const random = (count: number, scale: number) =>
-    Float32Array.from({ length: count }, () => normal() * scale);
-  const ones = (count: number) => new Float32Array(count).fill(1);
-  const projection = 1 / Math.sqrt(nEmbd);
+/** What a llama-architecture GGUF needs besides its hyperparameters: a vocabulary and weights. */
+export interface LlamaModelParts {
+  vocab: ReturnType<typeof vocabulary>;
+  embeddingLength: number;
+  blockCount: number;
+  feedForwardLength: number;
+  name: string;
+  contextLength: number;
+  /** `[nEmbd, nVocab]`: one row of `nEmbd` values per token. */
+  tokenEmbeddings: Float32Array;
+  /** `[nEmbd, nVocab]`: the logit of each token is its row · the normalized hidden state. */
+  output: Float32Array;
+  /** A block's projection matrix of `count` values (`fanIn` inputs each). */
+  projection(count: number, fanIn: number): Float32Array;
+}
 
-  const output = random(nEmbd * nVocab, 0.5);
-  for (let token = 0; token < nVocab; token++) {
-    if (types[token] !== TOKEN_NORMAL) output.fill(0, token * nEmbd, (token + 1) * nEmbd);
-  }
+const HEADS = 4;
+
+/** The bytes of a llama-architecture GGUF with a SentencePiece vocabulary and F32 weights. */
+export function encodeLlamaModel(parts: LlamaModelParts): Uint8Array {
+  const { tokens, types, scores } = parts.vocab;
+  const nVocab = tokens.length;
+  const nEmbd = parts.embeddingLength;
+  const nFf = parts.feedForwardLength;
+  const ones = (count: number) => new Float32Array(count).fill(1);
   const tensors: GgufTensor[] = [
-    { name: 'token_embd.weight', shape: [nEmbd, nVocab], data: random(nEmbd * nVocab, 1) },
+    { name: 'token_embd.weight', shape: [nEmbd, nVocab], data: parts.tokenEmbeddings },
     { name: 'output_norm.weight', shape: [nEmbd], data: ones(nEmbd) },
-    { name: 'output.weight', shape: [nEmbd, nVocab], data: output },
+    { name: 'output.weight', shape: [nEmbd, nVocab], data: parts.output },
   ];
-  for (let block = 0; block < nLayer; block++) {
+  for (let block = 0; block < parts.blockCount; block++) {
     const at = (name: string) => `blk.${block}.${name}.weight`;
+    const square = () => parts.projection(nEmbd * nEmbd, nEmbd);
     tensors.push(
       { name: at('attn_norm'), shape: [nEmbd], data: ones(nEmbd) },
-      { name: at('attn_q'), shape: [nEmbd, nEmbd], data: random(nEmbd * nEmbd, projection) },
-      { name: at('attn_k'), shape: [nEmbd, nEmbd], data: random(nEmbd * nEmbd, projection) },
-      { name: at('attn_v'), shape: [nEmbd, nEmbd], data: random(nEmbd * nEmbd, projection) },
-      { name: at('attn_output'), shape: [nEmbd, nEmbd], data: random(nEmbd * nEmbd, projection) },
+      { name: at('attn_q'), shape: [nEmbd, nEmbd], data: square() },
+      { name: at('attn_k'), shape: [nEmbd, nEmbd], data: square() },
+      { name: at('attn_v'), shape: [nEmbd, nEmbd], data: square() },
+      { name: at('attn_output'), shape: [nEmbd, nEmbd], data: square() },
       { name: at('ffn_norm'), shape: [nEmbd], data: ones(nEmbd) },
-      { name: at('ffn_gate'), shape: [nEmbd, nFf], data: random(nEmbd * nFf, projection) },
-      { name: at('ffn_up'), shape: [nEmbd, nFf], data: random(nEmbd * nFf, projection) },
-      { name: at('ffn_down'), shape: [nFf, nEmbd], data: random(nFf * nEmbd, 1 / Math.sqrt(nFf)) },
+      { name: at('ffn_gate'), shape: [nEmbd, nFf], data: parts.projection(nEmbd * nFf, nEmbd) },
+      { name: at('ffn_up'), shape: [nEmbd, nFf], data: parts.projection(nEmbd * nFf, nEmbd) },
+      { name: at('ffn_down'), shape: [nFf, nEmbd], data: parts.projection(nFf * nEmbd, nFf) },
     );
   }
   const u32 = (value: number): GgufValue => ({ type: 'u32', value });
   const metadata: Record<string, GgufValue> = {
     'general.architecture': { type: 'string', value: 'llama' },
-    'general.name': { type: 'string', value: options.name ?? 'raf-tiny' },
+    'general.name': { type: 'string', value: parts.name },
     'general.alignment': u32(32),
-    'llama.context_length': u32(options.contextLength ?? 8192),
+    'llama.context_length': u32(parts.contextLength),
     'llama.embedding_length': u32(nEmbd),
-    'llama.block_count': u32(nLayer),
+    'llama.block_count': u32(parts.blockCount),
     'llama.feed_forward_length': u32(nFf),
-    'llama.attention.head_count': u32(nHead),
-    'llama.attention.head_count_kv': u32(nHead),
-    'llama.rope.dimension_count': u32(nEmbd / nHead),
+    'llama.attention.head_count': u32(HEADS),
+    'llama.attention.head_count_kv': u32(HEADS),
+    'llama.rope.dimension_count': u32(nEmbd / HEADS),
     'llama.attention.layer_norm_rms_epsilon': { type: 'f32', value: 1e-5 },
     'llama.vocab_size': u32(nVocab),
     'tokenizer.ggml.model': { type: 'string', value: 'llama' },
@@ -148,6 +155,36 @@ export function tinyModelBytes(options: TinyModelOptions = {}): Uint8Array {
     'tokenizer.ggml.add_eos_token': { type: 'bool', value: false },
   };
   return encodeGguf(metadata, tensors);
+}
+
+/**
+ * The bytes of a tiny llama-architecture GGUF with random F32 weights and a small SentencePiece
+ * vocabulary. It loads and generates in llama.cpp like any model; what it says is gibberish made
+ * of its vocabulary's words. Control and byte tokens never win a greedy pick (their output rows
+ * are zero), so greedy output is whole words and never ends before `maxTokens`.
+ */
+export function tinyModelBytes(options: TinyModelOptions = {}): Uint8Array {
+  const vocab = vocabulary();
+  const nVocab = vocab.tokens.length;
+  const nEmbd = options.embeddingLength ?? 64;
+  const normal = normalSampler(options.seed ?? 1);
+  const random = (count: number, scale: number) =>
+    Float32Array.from({ length: count }, () => normal() * scale);
+  const output = random(nEmbd * nVocab, 0.5);
+  for (let token = 0; token < nVocab; token++) {
+    if (vocab.types[token] !== TOKEN_NORMAL) output.fill(0, token * nEmbd, (token + 1) * nEmbd);
+  }
+  return encodeLlamaModel({
+    vocab,
+    embeddingLength: nEmbd,
+    blockCount: options.blockCount ?? 2,
+    feedForwardLength: nEmbd * 2,
+    name: options.name ?? 'raf-tiny',
+    contextLength: options.contextLength ?? 8192,
+    tokenEmbeddings: random(nEmbd * nVocab, 1),
+    output,
+    projection: (count, fanIn) => random(count, 1 / Math.sqrt(fanIn)),
+  });
 }
 
 /** Writes `tinyModelBytes(options)` to `path` (a `.gguf` file). */
