@@ -94,6 +94,9 @@ export async function acquireModel({ modelPath, gpu, signal }: AcquireOptions): 
         // No load signal: one client giving up must not fail the load others wait for.
         return await llama.loadModel({ modelPath, ...(gpu === false && { gpuLayers: 0 }) });
       } catch (error) {
+        // llama.cpp's log lines cross from its thread through the event loop: they may come after
+        // the rejection, so give them a moment.
+        await new Promise((done) => setTimeout(done, 20));
         throw loadError(modelPath, error);
       }
     })();
