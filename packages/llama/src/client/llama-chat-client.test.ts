@@ -127,6 +127,25 @@ describe('LlamaChatClient on a generated GGUF model', () => {
     expect(b.at(-1)).toMatchObject({ type: 'finish', reason: 'length', usage: { completionTokens: 6 } });
   });
 
+  it('dispose during a request ends it, even when the reader stopped pulling', async () => {
+    const client = await load({ modelOptions: { maxTokens: 400 } });
+    const reader = client.run([userMessage('talk')])[Symbol.asyncIterator]();
+    expect((await reader.next()).value).toMatchObject({ type: 'text-delta' });
+    await client.dispose();
+    expect(loadedModelCount()).toBe(0);
+    const rest: AgentResponseUpdate[] = [];
+    for (let next = await reader.next(); !next.done; next = await reader.next()) rest.push(next.value);
+    expect(rest.length).toBeLessThan(50);
+    expect(rest.slice(-2)).toEqual([
+      {
+        type: 'error',
+        code: 'RAF_CHAT_CLIENT',
+        message: 'llama tiny: the model was unloaded during the request',
+      },
+      { type: 'finish', reason: 'other' },
+    ]);
+  });
+
   it('clients of one file share its weights; the last dispose unloads them', async () => {
     const a = await load();
     const b = await load({ contextSize: 256, modelId: 'notes' });

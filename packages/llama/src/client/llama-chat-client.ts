@@ -61,6 +61,8 @@ class LocalLlamaClient implements LlamaChatClient {
   readonly modelMetadata: ModelMetadata;
   private readonly sequence: LlamaContextSequence;
   private queue: Promise<void> = Promise.resolve();
+  /** The generation under way, if any (it settles soon after an abort, read or not). */
+  private active: Promise<void> | undefined;
   private readonly unloading = new AbortController();
   private disposed = false;
 
@@ -105,13 +107,14 @@ class LocalLlamaClient implements LlamaChatClient {
     options: ChatClientRunOptions,
   ): AsyncGenerator<readonly AgentResponseUpdate[], void, undefined> {
     const { LlamaChat } = await import('node-llama-cpp');
+    const chat = new LlamaChat({ contextSequence: this.sequence, autoDisposeSequence: false });
+    const channel = new UpdateChannel();
+    const functions = functionsOf(options.tools, options.toolChoice);
+    // From here on nothing throws before the `try` below, whose `finally` removes these.
     const stop = new AbortController();
     const onAbort = () => stop.abort(options.signal?.reason);
     options.signal?.addEventListener('abort', onAbort, { once: true });
     this.unloading.signal.addEventListener('abort', onAbort, { once: true });
-    const chat = new LlamaChat({ contextSequence: this.sequence, autoDisposeSequence: false });
-    const channel = new UpdateChannel();
-    const functions = functionsOf(options.tools, options.toolChoice);
     const calls = new Map<number, string>();
     const meter = this.sequence.tokenMeter.getState();
     let outcome: { response: LlamaChatResponse<ChatModelFunctions> } | { error: unknown } | undefined;
@@ -149,6 +152,7 @@ class LocalLlamaClient implements LlamaChatClient {
         },
       )
       .finally(() => channel.wake());
+    this.active = generation;
     let started = false;
     try {
       for (;;) {
@@ -196,6 +200,7 @@ class LocalLlamaClient implements LlamaChatClient {
       options.signal?.removeEventListener('abort', onAbort);
       this.unloading.signal.removeEventListener('abort', onAbort);
       chat.dispose({ disposeSequence: false });
+      if (this.active === generation) this.active = undefined;
     }
   }
 
@@ -229,7 +234,8 @@ class LocalLlamaClient implements LlamaChatClient {
     if (this.disposed) return;
     this.disposed = true;
     this.unloading.abort();
-    await this.queue;
+    // Not the turn queue: a reader that stopped pulling without `return()` would hold it forever.
+    await this.active;
     await this.context.dispose();
     await this.lease.release();
   }
