@@ -38,6 +38,11 @@ export const modelSchema = z.strictObject({
   apiType: z.enum(['chat', 'responses']).optional(),
   connection: connectionSchema.optional(),
   options: modelOptionsSchema.optional(),
+  /**
+   * Settings of the provider itself rather than of a request, passed to its factory as `config`:
+   * a local model's file and hardware (`@raf/llama`: `modelPath`, `useGpu`, `contextSize`, `threads`).
+   */
+  config: z.record(z.string(), z.unknown()).optional(),
 });
 
 /** One `tools:` entry. Kinds come from plugins, so `kind` is any name; `config` is free-form. */
