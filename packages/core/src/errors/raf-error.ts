@@ -17,7 +17,9 @@ export type RafErrorCode =
   | 'RAF_SESSION'
   | 'RAF_PLUGIN'
   | 'RAF_SCRIPT'
-  | 'RAF_MEMORY';
+  | 'RAF_MEMORY'
+  | 'RAF_TOOL_SUSPENDED'
+  | 'RAF_WORKER';
 
 export interface RafErrorOptions {
   cause?: unknown;
