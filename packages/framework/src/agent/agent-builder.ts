@@ -9,6 +9,8 @@ import {
 import type { LoopHooks, StopCondition } from '../pipeline/step-hooks.js';
 import { checkTimeoutMs, DEFAULT_TOOL_TIMEOUT_MS } from '../pipeline/tool-timeouts.js';
 import { InMemoryHistoryProvider, isHistoryProvider } from '../providers/in-memory-history-provider.js';
+import type { AgentGovernance, GovernanceSource } from '../runtime-policy/governance-view.js';
+import type { AgentToolPolicy } from '../runtime-policy/tool-governance.js';
 import type { TelemetryOptions } from '../telemetry/run-trace.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
 import { type AgentCompression, ChatClientAgent } from './chat-client-agent.js';
@@ -51,6 +53,7 @@ export class AgentBuilder<Context = unknown> {
   private hooks: LoopHooks = {};
   private readonly stopConditions: StopCondition[] = [];
   private telemetryOptions: TelemetryOptions | undefined;
+  private governance: AgentGovernance | undefined;
 
   constructor(private readonly name = 'agent') {}
 
@@ -139,6 +142,17 @@ export class AgentBuilder<Context = unknown> {
     return this;
   }
 
+  /**
+   * Tool governance (SPEC §7.1): global enable/disable, prompt hints and worker routing, with this
+   * agent's overrides (`policy`, YAML `toolPolicy`). Given a store, every run reads it again, so
+   * `raf tools disable …` applies to the next run without a rebuild. Disabled tools vanish from
+   * what the model sees, declared and provider-injected alike; hints are appended to descriptions.
+   */
+  withToolGovernance(source: GovernanceSource, policy?: AgentToolPolicy): this {
+    this.governance = policy ? { source, policy } : { source };
+    return this;
+  }
+
   useDecorator(decorator: ChatClientDecorator): this {
     this.decorators.push(decorator);
     return this;
@@ -179,6 +193,7 @@ export class AgentBuilder<Context = unknown> {
       maxToolRounds: this.rounds,
       ...(this.compression && { compression: this.compression }),
       ...(this.telemetryOptions && { telemetry: this.telemetryOptions }),
+      ...(this.governance && { governance: this.governance }),
     });
   }
 }

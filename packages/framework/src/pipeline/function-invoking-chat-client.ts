@@ -39,7 +39,7 @@ import {
 import { NEVER_ABORTED } from './tool-call-context.js';
 import { executeCalls, type PreparedCall, type ToolRun } from './tool-executor.js';
 import type { ToolSuspension } from './tool-suspension.js';
-import type { ToolLoopRunOptions } from './tool-loop-options.js';
+import type { ToolLoopRunOptions, ToolView } from './tool-loop-options.js';
 import { checkTimeoutMs, DEFAULT_TOOL_TIMEOUT_MS, ToolTimeouts } from './tool-timeouts.js';
 
 export interface FunctionInvokingOptions {
@@ -133,7 +133,7 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
     options: ToolLoopRunOptions,
   ): AsyncGenerator<readonly AgentResponseUpdate[], void, undefined> {
     const signal = options.signal ?? NEVER_ABORTED;
-    const index = this.toolIndex(options.providerTools);
+    const index = this.toolIndex(options.providerTools, options.toolView);
     let conversation = [...messages];
     const guard = new LoopGuard(this.maxIdenticalCalls);
     const hooks = this.hooks;
@@ -343,7 +343,9 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
   }
 
   /** Tools by name and their definitions; the static tools' are built once (and the request body's tool JSON with them). */
-  private toolIndex(providerTools: readonly ITool[] | undefined): ToolIndex {
+  private toolIndex(providerTools: readonly ITool[] | undefined, view: ToolView | undefined): ToolIndex {
+    if (view)
+      return indexTools(view(providerTools ? mergeTools(this.tools, providerTools).tools : this.tools));
     if (providerTools && providerTools.length > 0)
       return indexTools(mergeTools(this.tools, providerTools).tools);
     this.staticTools ??= indexTools(this.tools);

@@ -1,4 +1,4 @@
-import { ApprovalError, defineTool, type ToolApprovalRequestUpdate, toolSuccess } from '@raf/core';
+import { ApprovalError, defineTool, type JSONValue, type ToolApprovalRequestUpdate, toolSuccess } from '@raf/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AgentBuilder } from '../agent/agent-builder.js';
@@ -121,7 +121,7 @@ describe('a tool that suspends the run (ToolSuspension)', () => {
             runs,
           );
         }
-        return toolSuccess(ctx.resume);
+        return toolSuccess(ctx.resume as unknown as JSONValue);
       },
     });
     const agent = new AgentBuilder('root').chatClient(harness.client).withTool(tool).build();
