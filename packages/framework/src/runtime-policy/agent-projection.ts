@@ -85,9 +85,14 @@ export function projectAgent(request: ProjectionRequest): AgentProjection {
   };
 }
 
+/** Tools whose disabling by a parent becomes its workers' policy instead (no shell; read-only). */
+const WORKER_POLICY_TOOLS = new Set(['run_command', 'write_file']);
+
 /**
- * A sub-agent's policy under its parent's: never looser. Disables add up; only the parent's
- * `enabled` entries lift global disables (a child's own `enabled` cannot widen what the parent
+ * A sub-agent's policy under its parent's: never looser. The parent's disables pass down (except
+ * `run_command` and `write_file`: disabling those in the parent turns off the shell and writing
+ * in its workers, `shell_disabled_by_policy` and `write_blocked_by_readonly_policy`); only the
+ * parent's `enabled` entries lift global disables (a child's own cannot widen what the parent
  * has); routing and hints of the child win.
  */
 export function inheritToolPolicy(
@@ -96,7 +101,10 @@ export function inheritToolPolicy(
 ): AgentToolPolicy | undefined {
   if (!parent && !child) return undefined;
   const merged: AgentToolPolicy = {
-    disabled: [...(parent?.disabled ?? []), ...(child?.disabled ?? [])],
+    disabled: [
+      ...(parent?.disabled ?? []).filter((name) => !WORKER_POLICY_TOOLS.has(canonicalToolName(name))),
+      ...(child?.disabled ?? []),
+    ],
     enabled: [...(parent?.enabled ?? [])],
     routing: { ...parent?.routing, ...child?.routing },
     promptHints: { ...parent?.promptHints, ...child?.promptHints },
