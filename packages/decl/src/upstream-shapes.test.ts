@@ -45,7 +45,7 @@ const EXPECTED: Record<string, { errors: string[]; warnings: string[] }> = {
   },
   'coding-agent.yaml': {
     errors: [
-      'coding-agent.yaml:23:1 subAgents: subAgents need @raf/workflow, which is not available yet (6 sub-agents, orchestration pipeline)',
+      "coding-agent.yaml:11:5 metadata.orchestration: orchestration 'pipeline' is run by @raf/workflow, which is not available here; without metadata.orchestration (or with mode: magentic) the agent delegates to its sub-agents with delegate_task and delegate_parallel",
     ],
     warnings: [],
   },

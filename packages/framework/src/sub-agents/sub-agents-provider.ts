@@ -29,6 +29,11 @@ export class SubAgentsProvider implements IContextProvider {
     return this.runner.subAgents;
   }
 
+  /** Delegations allowed per run. */
+  get maxIterations(): number {
+    return this.options.maxIterations ?? 15;
+  }
+
   /** The tools as known before a run (for `explain` and the diagnostic). */
   get tools(): readonly ITool[] {
     this.template ??= createDelegationTools(this.runner, this.options);
