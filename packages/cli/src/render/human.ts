@@ -19,6 +19,9 @@ export function summarizeResult(result: ToolResult): string {
   if (typeof data.count === 'number') return `✓ ${data.count} entries`;
   if (typeof data.total === 'number') return `✓ ${data.total} matches`;
   if (data.replaced === true) return '✓ edited';
+  if (typeof data.agent === 'string' && typeof data.answer === 'string')
+    return `✓ ${data.agent}: ${shortJson(data.answer, 100)}`;
+  if (Array.isArray(data.results)) return `✓ ${data.results.length} answers`;
   return '✓ done';
 }
 

@@ -31,10 +31,18 @@ function resolveInProject(name: string, folder: string): string | undefined {
   }
 }
 
-/** Where the package `name` is installed: beside this code, or in the agent's project; undefined when nowhere. */
-export function locateExtension(name: string, projectFolder: string): string | undefined {
+/**
+ * Where the package `name` is installed: where `resolveHere` finds it (default: from this
+ * module; a caller passes `(n) => import.meta.resolve(n)` to look from its own), else in the
+ * agent's project; undefined when nowhere.
+ */
+export function locateExtension(
+  name: string,
+  projectFolder: string,
+  resolveHere: (name: string) => string = (n) => import.meta.resolve(n),
+): string | undefined {
   try {
-    return import.meta.resolve(name);
+    return resolveHere(name);
   } catch {
     return resolveInProject(name, projectFolder);
   }
