@@ -24,6 +24,13 @@ function protectedLines(rules: AgentExplanation['contexts'][number]['protectedPa
   return lines;
 }
 
+/** Pads to a width in terminal columns: CJK characters take two. */
+function pad(text: string, width: number): string {
+  let columns = 0;
+  for (const char of text) columns += (char.codePointAt(0) ?? 0) >= 0x2e80 ? 2 : 1;
+  return columns >= width ? text : text + ' '.repeat(width - columns);
+}
+
 /**
  * The runtime diagnostic as a table, for the agent and each sub-agent: where each tool runs for a
  * worker this session, and why not elsewhere, in the words of the one label table.
@@ -41,7 +48,7 @@ function runtimeLines(runtime: RuntimeDiagnostic, lang: LabelLanguage, indent = 
     const { state, route, label } = tool.runtime;
     const why = (label ?? RUNTIME_LABELS.states[state])[lang];
     const name = `${tool.name}${tool.aliases.length ? ` (${tool.aliases.join(', ')})` : ''}`;
-    lines.push(`${indent}  ${name.padEnd(30)} ${RUNTIME_LABELS.routes[route][lang].padEnd(18)} ${why}`);
+    lines.push(`${indent}  ${pad(name, 30)} ${pad(RUNTIME_LABELS.routes[route][lang], 18)} ${why}`);
   }
   for (const sub of runtime.subAgents) lines.push(...runtimeLines(sub, lang, `${indent}  `));
   return lines;
