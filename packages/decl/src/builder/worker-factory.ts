@@ -1,5 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { preloadHttp } from '@raf/client';
 import type { JSONValue, ProtectedPath } from '@raf/core';
 import type { SubAgentFactoryResult } from '@raf/framework';
 import type { Environment } from '../env/resolve-env.js';
@@ -32,6 +33,11 @@ export function workerFactoryModule(): string {
 }
 
 export const WORKER_FACTORY_EXPORT = 'createSubAgentForWorker';
+
+/** Run by a spare worker while it waits: what the first model request would load, loaded now. */
+export async function warmUp(): Promise<void> {
+  await preloadHttp();
+}
 
 /**
  * The factory a sub-agent's worker process calls (`WorkerFactoryRef`): loads the agent file again,

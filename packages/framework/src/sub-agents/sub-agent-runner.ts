@@ -75,8 +75,8 @@ export function createSubAgentRunner(
   return {
     subAgents,
     run,
-    warm() {
-      if (workers.length > 0 && (options.warmWorkers ?? 1) > 0) poolOf().fill();
+    async warm() {
+      if (workers.length > 0 && (options.warmWorkers ?? 1) > 0) await poolOf().fill();
     },
     async close() {
       await pool?.close();

@@ -87,8 +87,8 @@ export type SubAgentOutcome =
 export interface SubAgentRunner {
   readonly subAgents: readonly SubAgentSpec[];
   run(request: SubAgentRunRequest): Promise<SubAgentOutcome>;
-  /** Starts a spare worker now, so the next delegation does not wait for a process to boot. */
-  warm(): void;
+  /** Starts a spare worker now, so the next delegation does not wait for a process to boot; resolves once it is loaded. */
+  warm(): Promise<void>;
   /** Ends spare and parked workers. Running delegations are not waited for. */
   close(): Promise<void>;
 }

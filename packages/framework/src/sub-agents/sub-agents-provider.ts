@@ -41,7 +41,7 @@ export class SubAgentsProvider implements IContextProvider {
   }
 
   onInvoking(): ContextResult {
-    this.runner.warm();
+    void this.runner.warm();
     return {
       instructions: instructions(this.runner.subAgents),
       tools: createDelegationTools(this.runner, this.options),

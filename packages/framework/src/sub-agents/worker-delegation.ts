@@ -114,6 +114,8 @@ export function runInWorker(delegation: WorkerDelegation): Promise<SubAgentOutco
       if (!parsed.success) return failed(`its worker sent a malformed message: ${describeMessageError(parsed.error)}`);
       const message = parsed.data;
       switch (message.type) {
+        case 'ready':
+          return;
         case 'model-update':
           request.onUpdate?.(message.update as never);
           return;

@@ -2,7 +2,17 @@
 // It rebuilds the sub-agent from the factory named in `start`, runs it with only its projected
 // tools (worker-local ones here, proxied ones through the parent), streams its updates, and pauses
 // when the sub-agent waits for approval. It exits when the parent goes away.
-import { type AgentResponseUpdate, type ApprovalResponse, getErrorMessage, type ITool } from '@raf/core';
+import {
+  type AgentResponseUpdate,
+  type ApprovalResponse,
+  defineTool,
+  getErrorMessage,
+  type IChatClient,
+  type ITool,
+  toolSuccess,
+} from '@raf/core';
+import { z } from 'zod';
+import { AgentBuilder } from '../agent/agent-builder.js';
 import { AgentSession } from '../sessions/agent-session.js';
 import { type ProxyChannel, ProxiedTool } from './proxy-tool.js';
 import { RunTally } from './run-tally.js';
@@ -37,8 +47,22 @@ process.on('disconnect', () => process.exit(0));
 
 const preload: string[] = JSON.parse(process.env.RAF_WORKER_PRELOAD ?? '[]');
 delete process.env.RAF_WORKER_PRELOAD;
-// A spare worker loads the factory's modules while it waits; failures show at `start`.
-const preloaded = Promise.all(preload.map((m) => import(m).catch(() => undefined)));
+// A spare worker loads the factory's modules while it waits (and runs their `warmUp` export, which
+// loads what they would load lazily on the first request); failures show at `start`.
+const preloaded = Promise.all(
+  preload.map((m) =>
+    import(m)
+      .then((module: { warmUp?: unknown }) =>
+        typeof module.warmUp === 'function' ? (module.warmUp as () => Promise<void>)() : undefined,
+      )
+      .catch(() => undefined),
+  ),
+);
+// Before any work arrives, one rehearsal run loads and compiles the code every run goes through.
+void preloaded
+  .then(() => (started ? undefined : rehearse()))
+  .catch(() => undefined)
+  .then(() => send({ v, type: 'ready' }));
 
 let nextRequest = 1;
 const pending = new Map<number, (answer: Extract<ParentMessage, { type: 'tool-proxy-response' }>) => void>();
@@ -95,6 +119,41 @@ function ask(
   return new Promise((resolve) => {
     pending.set(requestId, resolve);
     void send({ v, type: 'tool-proxy-request', requestId, ...body });
+  });
+}
+
+/** An agent run with a stub model and one tool call, and a `start` parsed: nothing leaves the process. */
+async function rehearse(): Promise<void> {
+  const model: IChatClient = {
+    modelId: 'rehearsal',
+    async *run(messages) {
+      if (messages.at(-1)?.role === 'tool') {
+        yield { type: 'text-delta', delta: 'ok' };
+        yield { type: 'finish', reason: 'stop' };
+        return;
+      }
+      yield { type: 'tool-call-end', callId: 'r1', name: 'noop', arguments: '{"n":1}' };
+      yield { type: 'finish', reason: 'toolCalls' };
+    },
+  };
+  const noop = defineTool({
+    name: 'noop',
+    description: 'does nothing',
+    parameters: z.object({ n: z.number() }),
+    execute: async () => toolSuccess('ok'),
+  });
+  const agent = new AgentBuilder('rehearsal').chatClient(model).withTool(noop).build();
+  for await (const _ of agent.run('rehearse')) {
+    // drained
+  }
+  parentMessageSchema.safeParse({
+    v,
+    type: 'start',
+    factory: { module: 'm', export: 'e', options: {} },
+    agent: 'a',
+    task: 't',
+    routes: { noop: 'worker-local' },
+    policy: { workspaceRoots: [], allowShell: false, readonly: true },
   });
 }
 

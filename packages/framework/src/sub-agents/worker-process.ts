@@ -12,7 +12,12 @@ export const KILL_GRACE_MS = 2000;
  */
 function workerEntry(): { path: string; execArgv: string[] } {
   const here = import.meta.url;
-  if (!here.endsWith('.ts')) return { path: fileURLToPath(new URL('./sub-agent-worker.js', here)), execArgv: [] };
+  if (!here.endsWith('.ts')) {
+    // The parent's own flags, as `fork` passes them (a loader the factory module needs), but no
+    // debugger: a second one would fight over the port.
+    const inherited = process.execArgv.filter((a) => !a.startsWith('--inspect'));
+    return { path: fileURLToPath(new URL('./sub-agent-worker.js', here)), execArgv: inherited };
+  }
   const tsx = pathToFileURL(createRequire(here).resolve('tsx')).href;
   // Only ever read from source, so not spelled as a literal a bundle would carry as an import.
   const entry = fileURLToPath(new URL(`./worker-main${here.slice(-3)}`, here));
@@ -24,10 +29,21 @@ export class WorkerProcess {
   readonly child: ChildProcess;
   /** Settles when the process has exited (never rejects). */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** True once the worker says it is loaded; false if it exits first. */
+  readonly ready: Promise<boolean>;
   private killTimer: ReturnType<typeof setTimeout> | undefined;
 
   private constructor(child: ChildProcess) {
     this.child = child;
+    this.ready = new Promise((resolve) => {
+      const onMessage = (message: unknown) => {
+        if ((message as { type?: unknown } | null)?.type !== 'ready') return;
+        child.off('message', onMessage);
+        resolve(true);
+      };
+      child.on('message', onMessage);
+      child.once('close', () => resolve(false));
+    });
     this.exited = new Promise((resolve) => {
       // 'close', not 'exit': by then every message the worker sent has been delivered.
       child.once('close', (code, signal) => {
@@ -43,7 +59,7 @@ export class WorkerProcess {
   static start(preload: readonly string[] = []): WorkerProcess {
     const entry = workerEntry();
     const child = fork(entry.path, [], {
-      execArgv: [...entry.execArgv, ...process.execArgv.filter((a) => a.startsWith('--max-old-space'))],
+      execArgv: entry.execArgv,
       env: { ...process.env, RAF_WORKER_PRELOAD: JSON.stringify(preload) },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       serialization: 'json',
@@ -110,18 +126,19 @@ export class WorkerPool {
     }
     worker ??= WorkerProcess.start(this.preload);
     worker.hold(true);
-    this.fill();
+    void this.fill();
     return worker;
   }
 
-  /** Starts spares up to the pool size. */
-  fill(): void {
+  /** Starts spares up to the pool size; resolves once they are loaded. */
+  async fill(): Promise<void> {
     if (this.closed) return;
     while (this.spares.length < this.size) {
       const spare = WorkerProcess.start(this.preload);
       spare.hold(false);
       this.spares.push(spare);
     }
+    await Promise.all(this.spares.map((spare) => spare.ready));
   }
 
   async close(): Promise<void> {

@@ -75,6 +75,8 @@ export const parentMessageSchema = z.discriminatedUnion('type', [
 
 /** What the worker sends. */
 export const workerMessageSchema = z.discriminatedUnion('type', [
+  /** Started and loaded (a spare's preloaded modules too): a `start` is served at once. */
+  z.object({ v, type: z.literal('ready') }),
   z.object({
     v,
     type: z.literal('model-update'),
