@@ -26,7 +26,10 @@ export interface DelegateBenchResult {
 const factory = fileURLToPath(new URL('./lib/delegate-agent.ts', import.meta.url));
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 
-export async function runDelegateBench(options: { runs: number; calls: number }): Promise<DelegateBenchResult> {
+export async function runDelegateBench(options: {
+  runs: number;
+  calls: number;
+}): Promise<DelegateBenchResult> {
   const dir = await mkdtemp(join(tmpdir(), 'raf-bench-delegate-'));
   const timings = join(dir, 'timings.txt');
   // The sub-agent's requests: `pinger` calls ping, then local_ping, `calls` times each; others answer at once.
@@ -39,7 +42,9 @@ export async function runDelegateBench(options: { runs: number; calls: number })
       const n = pings++;
       if (n >= 2 * options.calls) return { text: 'done' };
       // Arguments differ each time: the loop guard stops identical calls.
-      return { toolCalls: [{ id: `p${n}`, name: n < options.calls ? 'ping' : 'local_ping', arguments: { n } }] };
+      return {
+        toolCalls: [{ id: `p${n}`, name: n < options.calls ? 'ping' : 'local_ping', arguments: { n } }],
+      };
     },
   });
   const spec = (name: string, extra: Partial<SubAgentSpec> = {}): SubAgentSpec => {
@@ -59,9 +64,12 @@ export async function runDelegateBench(options: { runs: number; calls: number })
     return arrived - begun;
   };
   try {
-    const warm = createSubAgentRunner([spec('helper'), spec('inline', { runtime: 'inline' }), spec('pinger')], {
-      warmWorkers: 1,
-    });
+    const warm = createSubAgentRunner(
+      [spec('helper'), spec('inline', { runtime: 'inline' }), spec('pinger')],
+      {
+        warmWorkers: 1,
+      },
+    );
     const cold = createSubAgentRunner([spec('helper')], { warmWorkers: 0 });
     const samples = { warm: [] as number[], cold: [] as number[], inline: [] as number[] };
     await warm.warm();

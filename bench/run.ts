@@ -155,10 +155,14 @@ function printMemory(result: MemoryBenchResult): void {
 function printDelegate(r: DelegateBenchResult): void {
   const ms = (v: number) => `${v.toFixed(2)} ms`;
   console.log('Sub-agent delegation (median wall ms)');
-  console.log(`worker start, warm pool   ${ms(r.workerStartMs)}  (delegation → first model request; target ≤ 80 ms)`);
+  console.log(
+    `worker start, warm pool   ${ms(r.workerStartMs)}  (delegation → first model request; target ≤ 80 ms)`,
+  );
   console.log(`worker start, no spare    ${ms(r.coldWorkerStartMs)}`);
   console.log(`inline                    ${ms(r.inlineMs)}`);
-  console.log(`proxied tool call         ${ms(r.proxyCallMs)}  (round trip seen in the worker; target ≤ 2 ms)`);
+  console.log(
+    `proxied tool call         ${ms(r.proxyCallMs)}  (round trip seen in the worker; target ≤ 2 ms)`,
+  );
   console.log(`worker-local tool call    ${ms(r.localCallMs)}\n`);
 }
 

@@ -23,7 +23,9 @@ export function buildDelegateAgent(options: DelegateAgentOptions): ChatClientAge
       execute: async () => toolSuccess('pong'),
     });
   const builder = new AgentBuilder(options.name)
-    .chatClient(new OpenAICompatibleChatClient({ model: options.name, baseURL: options.baseURL, maxRetries: 0 }))
+    .chatClient(
+      new OpenAICompatibleChatClient({ model: options.name, baseURL: options.baseURL, maxRetries: 0 }),
+    )
     .withTools([ping('ping', false), ping('local_ping', true)])
     .maxToolRounds(1000);
   const file = options.timings;

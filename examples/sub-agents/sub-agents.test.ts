@@ -15,28 +15,27 @@ beforeEach(async () => {
 afterEach(() => rm(join(dir, '..'), { recursive: true, force: true }));
 
 describe('the sub-agents example', () => {
-  it(
-    'runs offline: the coordinator delegates to the researcher and the writer, each in a worker process',
-    async () => {
-      const run = createMemoryIO({ cwd: dir });
-      const code = await main(['run', 'agent.yaml', '-i', 'Summarise the meeting notes into summary.md'], run.io);
-      expect(code, run.err()).toBe(0);
-      expect(run.err()).toBe(
-        [
-          '→ delegate_task {"agent":"researcher","task":"Read every file in notes/ and list the decisions … ✓ researcher: Decisions: ship the importer on Thursday; Lea owns the migration guide; keep the old config keys fo…',
-          '→ delegate_task {"agent":"writer","task":"Write summary.md: a \'# Meeting summary\' heading, then… ✓ writer: Wrote summary.md with 3 decisions and 2 open questions.',
-          '',
-        ].join('\n'),
-      );
-      expect(run.out()).toBe(
-        'The researcher found three decisions and two open questions in notes/, and the writer put them in summary.md.\n',
-      );
-      expect(await readFile(join(dir, 'workspace/summary.md'), 'utf8')).toMatch(
-        /^# Meeting summary\n\n## Decisions\n- Ship the importer on Thursday\./,
-      );
-    },
-    60_000,
-  );
+  it('runs offline: the coordinator delegates to the researcher and the writer, each in a worker process', async () => {
+    const run = createMemoryIO({ cwd: dir });
+    const code = await main(
+      ['run', 'agent.yaml', '-i', 'Summarise the meeting notes into summary.md'],
+      run.io,
+    );
+    expect(code, run.err()).toBe(0);
+    expect(run.err()).toBe(
+      [
+        '→ delegate_task {"agent":"researcher","task":"Read every file in notes/ and list the decisions … ✓ researcher: Decisions: ship the importer on Thursday; Lea owns the migration guide; keep the old config keys fo…',
+        '→ delegate_task {"agent":"writer","task":"Write summary.md: a \'# Meeting summary\' heading, then… ✓ writer: Wrote summary.md with 3 decisions and 2 open questions.',
+        '',
+      ].join('\n'),
+    );
+    expect(run.out()).toBe(
+      'The researcher found three decisions and two open questions in notes/, and the writer put them in summary.md.\n',
+    );
+    expect(await readFile(join(dir, 'workspace/summary.md'), 'utf8')).toMatch(
+      /^# Meeting summary\n\n## Decisions\n- Ship the importer on Thursday\./,
+    );
+  }, 60_000);
 
   it('inspect shows where each sub-agent runs its tools', async () => {
     const run = createMemoryIO({ cwd: dir });
@@ -47,7 +46,9 @@ describe('the sub-agents example', () => {
     const routes = Object.fromEntries(
       runtime.subAgents.map((s) => [
         s.agent,
-        Object.fromEntries(s.tools.filter((t) => t.runtime.route !== 'disabled').map((t) => [t.name, t.runtime.route])),
+        Object.fromEntries(
+          s.tools.filter((t) => t.runtime.route !== 'disabled').map((t) => [t.name, t.runtime.route]),
+        ),
       ]),
     );
     expect(routes).toEqual({

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { type MockModelServer, startMockModelServer } from '@raf/client/testing';
@@ -59,7 +59,9 @@ describe('raf inspect: the runtime diagnostic', () => {
     const en = await raf(['inspect', 'reasons.yaml'], fixtures);
     expect(en.out).toContain('runtime (a worker this session):');
     expect(en.out).toMatch(/helper: worker roots .*, shell not allowed, read-only/);
-    expect(en.out).toMatch(/ {6}run_command \(bash\) +disabled +shell commands are disabled by the worker policy/);
+    expect(en.out).toMatch(
+      / {6}run_command \(bash\) +disabled +shell commands are disabled by the worker policy/,
+    );
     const zh = await raf(['inspect', 'reasons.yaml', '--lang', 'zh-CN'], fixtures);
     expect(zh.out).toMatch(/ {6}run_command \(bash\) +禁用 +bash 等 shell 工具被策略禁用/);
     expect(zh.out).toMatch(/ {6}load_skill \(read_skill\) +主进程代理 +工具需要主进程代理/);
@@ -106,60 +108,66 @@ describe('raf tools', () => {
 });
 
 describe('approvals inside a sub-agent, across CLI processes', () => {
-  it(
-    'pauses at the root (exit 3); a new process approves; the sub-agent write lands and the root finishes',
-    async () => {
-      const scripts: Record<string, object[]> = {
-        lead: [
-          { toolCalls: [{ id: 'd1', name: 'delegate_task', arguments: { agent: 'writer', task: 'share it' } }] },
-          { text: 'The writer shared it.' },
-        ],
-        writer: [
-          { toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: '../shared.txt', content: 'hi' } }] },
-          { text: 'Shared.' },
-        ],
-      };
-      server = await startMockModelServer({
-        turns: (request) => scripts[String(request.body?.model)]?.shift() ?? { text: '(none)' },
-      });
-      const model = (id: string) =>
-        `{ id: ${id}, provider: custom, connection: { endpoint: "${server?.baseURL}" } }`;
-      await mkdir(join(dir, 'project'));
-      await writeFile(
-        join(dir, 'project', 'agent.yaml'),
-        `name: lead\nmodel: ${model('lead')}\ncontexts:\n  - { kind: workspace, name: p, config: { root: ., policy: approve } }\nsubAgents:\n  - name: writer\n    model: ${model('writer')}\n    tools: [{ kind: file, name: write_file }]\n`,
+  it('pauses at the root (exit 3); a new process approves; the sub-agent write lands and the root finishes', async () => {
+    const scripts: Record<string, object[]> = {
+      lead: [
+        {
+          toolCalls: [{ id: 'd1', name: 'delegate_task', arguments: { agent: 'writer', task: 'share it' } }],
+        },
+        { text: 'The writer shared it.' },
+      ],
+      writer: [
+        {
+          toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: '../shared.txt', content: 'hi' } }],
+        },
+        { text: 'Shared.' },
+      ],
+    };
+    server = await startMockModelServer({
+      turns: (request) => scripts[String(request.body?.model)]?.shift() ?? { text: '(none)' },
+    });
+    const model = (id: string) =>
+      `{ id: ${id}, provider: custom, connection: { endpoint: "${server?.baseURL}" } }`;
+    await mkdir(join(dir, 'project'));
+    await writeFile(
+      join(dir, 'project', 'agent.yaml'),
+      `name: lead\nmodel: ${model('lead')}\ncontexts:\n  - { kind: workspace, name: p, config: { root: ., policy: approve } }\nsubAgents:\n  - name: writer\n    model: ${model('writer')}\n    tools: [{ kind: file, name: write_file }]\n`,
+    );
+    const cli = (args: string[]) =>
+      promisify(execFile)(process.execPath, ['--conditions=@raf/source', '--import', tsx, bin, ...args], {
+        cwd: join(dir, 'project'),
+        timeout: 60_000,
+      }).then(
+        ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+        (error: { code: number; stdout: string; stderr: string }) => error,
       );
-      const cli = (args: string[]) =>
-        promisify(execFile)(process.execPath, ['--conditions=@raf/source', '--import', tsx, bin, ...args], {
-          cwd: join(dir, 'project'),
-          timeout: 60_000,
-        }).then(
-          ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-          (error: { code: number; stdout: string; stderr: string }) => error,
-        );
-      const lines = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l));
-      const first = await cli(['run', 'agent.yaml', '-i', 'share', '--session', 's1', '--json']);
-      expect(first.code, first.stderr).toBe(3);
-      expect(lines(first.stdout).find((l) => l.type === 'tool-approval-request')).toEqual({
-        type: 'tool-approval-request',
-        callId: 'd1/w1',
-        name: 'write_file',
-        arguments: { path: '../shared.txt', content: 'hi' },
-        description: expect.any(String),
-        resolvedTarget: join(dir, 'shared.txt'),
-        agentPath: ['writer'],
-      });
-      expect(existsSync(join(dir, 'shared.txt'))).toBe(false);
-      const second = await cli(['run', 'agent.yaml', '--session', 's1', '--approve', 'all', '--json']);
-      expect(second.code, second.stderr).toBe(0);
-      expect(second.stderr).toContain(`✓ approved (--approve all): writer: write_file ${join(dir, 'shared.txt')}`);
-      expect(lines(second.stdout).at(-1)).toMatchObject({ type: 'finish', reason: 'stop', sessionId: 's1' });
-      expect(lines(second.stdout).find((l) => l.type === 'tool-result')).toMatchObject({
-        callId: 'd1',
-        result: { ok: true, data: { agent: 'writer', answer: 'Shared.' } },
-      });
-      expect(await readFile(join(dir, 'shared.txt'), 'utf8')).toBe('hi');
-    },
-    120_000,
-  );
+    const lines = (stdout: string) =>
+      stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+    const first = await cli(['run', 'agent.yaml', '-i', 'share', '--session', 's1', '--json']);
+    expect(first.code, first.stderr).toBe(3);
+    expect(lines(first.stdout).find((l) => l.type === 'tool-approval-request')).toEqual({
+      type: 'tool-approval-request',
+      callId: 'd1/w1',
+      name: 'write_file',
+      arguments: { path: '../shared.txt', content: 'hi' },
+      description: expect.any(String),
+      resolvedTarget: join(dir, 'shared.txt'),
+      agentPath: ['writer'],
+    });
+    expect(existsSync(join(dir, 'shared.txt'))).toBe(false);
+    const second = await cli(['run', 'agent.yaml', '--session', 's1', '--approve', 'all', '--json']);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toContain(
+      `✓ approved (--approve all): writer: write_file ${join(dir, 'shared.txt')}`,
+    );
+    expect(lines(second.stdout).at(-1)).toMatchObject({ type: 'finish', reason: 'stop', sessionId: 's1' });
+    expect(lines(second.stdout).find((l) => l.type === 'tool-result')).toMatchObject({
+      callId: 'd1',
+      result: { ok: true, data: { agent: 'writer', answer: 'Shared.' } },
+    });
+    expect(await readFile(join(dir, 'shared.txt'), 'utf8')).toBe('hi');
+  }, 120_000);
 });

@@ -2,8 +2,6 @@ export type { ContextFits, SubAgentsOptions } from './agent/agent-builder.js';
 export { AgentBuilder } from './agent/agent-builder.js';
 export type { AgentInput, AgentRunArgs, AgentRunOptions } from './agent/agent-run-options.js';
 export { ChatClientAgent } from './agent/chat-client-agent.js';
-export type { ToolView } from './pipeline/tool-loop-options.js';
-export { ToolSuspension } from './pipeline/tool-suspension.js';
 export type { ApprovalRequiredToolOptions } from './approval/approval-required-tool.js';
 export { ApprovalRequiredTool } from './approval/approval-required-tool.js';
 export { createApplyPatchTool } from './builtin-tools/apply-patch.js';
@@ -47,7 +45,8 @@ export type {
   ToolStartEvent,
 } from './pipeline/step-hooks.js';
 export { hasToolCall, stepCountIs } from './pipeline/step-hooks.js';
-export type { ToolLoopRunOptions } from './pipeline/tool-loop-options.js';
+export type { ToolLoopRunOptions, ToolView } from './pipeline/tool-loop-options.js';
+export { ToolSuspension } from './pipeline/tool-suspension.js';
 export { DEFAULT_TOOL_TIMEOUT_MS } from './pipeline/tool-timeouts.js';
 export { InMemoryHistoryProvider } from './providers/in-memory-history-provider.js';
 export type { AgentProjection, ProjectedTool, ProjectionRequest } from './runtime-policy/agent-projection.js';
@@ -56,12 +55,18 @@ export type { KnownTool, ToolHolder } from './runtime-policy/agent-tools.js';
 export { knownTools, workspaceSessionOf } from './runtime-policy/agent-tools.js';
 export { BUILTIN_TOOL_MANIFESTS, manifestOf } from './runtime-policy/builtin-manifests.js';
 export type { GovernanceStore } from './runtime-policy/governance-store.js';
-export type { AgentGovernance, GovernanceSource } from './runtime-policy/governance-view.js';
 export {
   DEFAULT_GOVERNANCE_FILE,
   FileGovernanceStore,
   InMemoryGovernanceStore,
 } from './runtime-policy/governance-store.js';
+export type { AgentGovernance, GovernanceSource } from './runtime-policy/governance-view.js';
+export type {
+  DiagnosedTool,
+  RuntimeDiagnostic,
+  RuntimeDiagnosticOptions,
+} from './runtime-policy/runtime-diagnostic.js';
+export { runtimeDiagnostic } from './runtime-policy/runtime-diagnostic.js';
 export type {
   BlockedReason,
   Label,
@@ -70,12 +75,6 @@ export type {
   RuntimeState,
 } from './runtime-policy/runtime-labels.js';
 export { RUNTIME_LABELS, routeOfState } from './runtime-policy/runtime-labels.js';
-export type {
-  DiagnosedTool,
-  RuntimeDiagnostic,
-  RuntimeDiagnosticOptions,
-} from './runtime-policy/runtime-diagnostic.js';
-export { runtimeDiagnostic } from './runtime-policy/runtime-diagnostic.js';
 export type { ProjectionInput, ToolRuntime } from './runtime-policy/runtime-projection.js';
 export { profileRoute, projectToolRuntime } from './runtime-policy/runtime-projection.js';
 export type {
@@ -103,6 +102,8 @@ export {
   ScopedSessionStore,
 } from './sessions/session-stores.js';
 export type { AgentSkill, SkillMetadata } from './skills/agent-skill.js';
+export { defineSkill } from './skills/agent-skill.js';
+export { AgentSkillsProvider } from './skills/agent-skills-provider.js';
 export type { DelegationToolsOptions } from './sub-agents/delegation-tools.js';
 export { createDelegationTools } from './sub-agents/delegation-tools.js';
 export type {
@@ -117,8 +118,6 @@ export type {
 export type { SubAgentRunnerOptions } from './sub-agents/sub-agent-runner.js';
 export { createSubAgentRunner, DEFAULT_DELEGATION_TIMEOUT_SECS } from './sub-agents/sub-agent-runner.js';
 export { SubAgentsProvider } from './sub-agents/sub-agents-provider.js';
-export { defineSkill } from './skills/agent-skill.js';
-export { AgentSkillsProvider } from './skills/agent-skills-provider.js';
 export type { TelemetryOptions } from './telemetry/run-trace.js';
 export type { ArgumentCheck } from './tools/argument-validator.js';
 export { checkArguments } from './tools/argument-validator.js';

@@ -97,7 +97,8 @@ export async function toolsCommand(args: CliArgs, io: CliIO): Promise<number> {
     case 'core': {
       const [name, value] = rest;
       const [tool] = names(name ? [name] : [], 'core');
-      if (value !== 'on' && value !== 'off') throw new CliError('raf tools core needs on or off after the tool name');
+      if (value !== 'on' && value !== 'off')
+        throw new CliError('raf tools core needs on or off after the tool name');
       governance.setCore(tool!, value === 'on');
       done = `${tool} is ${value === 'on' ? 'now' : 'no longer'} a core tool`;
       break;

@@ -3,8 +3,8 @@ import {
   type AgentToolPolicy,
   type ChatClientAgent,
   type GovernanceSource,
-  type SubAgentsOptions,
   type SubAgentSpec,
+  type SubAgentsOptions,
 } from '@raf/framework';
 import type { AgentPlan } from './agent-plan.js';
 

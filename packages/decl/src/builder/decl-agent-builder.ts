@@ -26,11 +26,7 @@ import type { ToolFactory } from '../resolve/tool-resolver.js';
 import { agentFromPlan } from './agent-from-plan.js';
 import type { ModelOverride, NamedConnection } from './plan-model.js';
 import { type PlannedSubAgent, type PlanWithSubAgents, planWithSubAgents } from './plan-sub-agents.js';
-import {
-  WORKER_FACTORY_EXPORT,
-  type WorkerFactoryOptions,
-  workerFactoryModule,
-} from './worker-factory.js';
+import { WORKER_FACTORY_EXPORT, type WorkerFactoryOptions, workerFactoryModule } from './worker-factory.js';
 
 export interface ValidationReport {
   ok: boolean;
@@ -304,7 +300,14 @@ export class DeclAgentBuilder {
     const sub = planned.subAgents.find((s) => s.name === name);
     if (!sub) {
       throw new DeclError([
-        { file: '(builder)', line: 1, column: 1, path: 'subAgents', message: `there is no sub-agent '${name}'`, severity: 'error' },
+        {
+          file: '(builder)',
+          line: 1,
+          column: 1,
+          path: 'subAgents',
+          message: `there is no sub-agent '${name}'`,
+          severity: 'error',
+        },
       ]);
     }
     return agentFromPlan(sub.plan, this.subAssembly(sub, planned.plan.baseDir));
@@ -357,11 +360,16 @@ export class DeclAgentBuilder {
       ...(this.env && { env: { ...this.env } as Record<string, string> }),
     };
     if (governance instanceof FileGovernanceStore) options.governance = { file: governance.file };
-    else if (governance instanceof ToolGovernance) options.governance = { data: governance.data as unknown as JSONValue };
+    else if (governance instanceof ToolGovernance)
+      options.governance = { data: governance.data as unknown as JSONValue };
     else if (governance instanceof InMemoryGovernanceStore) {
       // A snapshot: an in-memory store cannot be shared with another process.
       options.governance = { data: (governance as unknown as { data: JSONValue }).data };
     }
-    return { module: workerFactoryModule(), export: WORKER_FACTORY_EXPORT, options: options as unknown as JSONValue };
+    return {
+      module: workerFactoryModule(),
+      export: WORKER_FACTORY_EXPORT,
+      options: options as unknown as JSONValue,
+    };
   }
 }

@@ -30,11 +30,13 @@ export const DEFAULT_MAX_ITERATIONS = 15;
  * `metadata.maxIterations`/`max_iterations` too). No key means `magentic`, the delegating
  * coordinator. Returns a problem (with the metadata path it concerns) for what cannot be read.
  */
-export function orchestrationOf(
-  metadata: Record<string, unknown> | undefined,
-): { orchestration: Orchestration; problem?: { path: string[]; message: string } } {
+export function orchestrationOf(metadata: Record<string, unknown> | undefined): {
+  orchestration: Orchestration;
+  problem?: { path: string[]; message: string };
+} {
   const raw = metadata?.orchestration;
-  const options = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+  const options =
+    raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
   const written = typeof raw === 'string' ? raw : options.mode;
   const legacy = metadata?.maxIterations ?? metadata?.max_iterations;
   const iterations = options.maxIterations ?? options.max_iterations ?? legacy;
@@ -43,7 +45,10 @@ export function orchestrationOf(
     if (typeof iterations !== 'number' || !Number.isInteger(iterations) || iterations < 1) {
       return {
         orchestration,
-        problem: { path: ['metadata', 'orchestration'], message: `maxIterations must be a whole number ≥ 1 (got ${JSON.stringify(iterations)})` },
+        problem: {
+          path: ['metadata', 'orchestration'],
+          message: `maxIterations must be a whole number ≥ 1 (got ${JSON.stringify(iterations)})`,
+        },
       };
     }
     orchestration.maxIterations = iterations;

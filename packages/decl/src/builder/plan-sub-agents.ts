@@ -1,5 +1,5 @@
-import { relative, resolve, sep } from 'node:path';
 import { realpathSync } from 'node:fs';
+import { relative, resolve, sep } from 'node:path';
 import { scopeRoots } from '@raf/core';
 import { type AgentToolPolicy, inheritToolPolicy, WorkspaceContextProvider } from '@raf/framework';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
@@ -81,7 +81,10 @@ export async function planWithSubAgents(inputs: PlanInputs): Promise<PlanWithSub
   for (const [index, sub] of subs.entries()) {
     const earlier = names.get(sub.name);
     if (earlier !== undefined) {
-      at(['subAgents', index, 'name'], `subAgents[${earlier}] is also named '${sub.name}'; names must be unique`);
+      at(
+        ['subAgents', index, 'name'],
+        `subAgents[${earlier}] is also named '${sub.name}'; names must be unique`,
+      );
       continue;
     }
     names.set(sub.name, index);
@@ -136,7 +139,14 @@ async function planSubAgent(
   }
   const toolPolicy = inheritToolPolicy(parent.toolPolicy, sub.toolPolicy);
   return {
-    planned: { index, name: sub.name, definition: sub, plan, ...(toolPolicy && { toolPolicy }), runtime: mode },
+    planned: {
+      index,
+      name: sub.name,
+      definition: sub,
+      plan,
+      ...(toolPolicy && { toolPolicy }),
+      runtime: mode,
+    },
     diagnostics,
   };
 }

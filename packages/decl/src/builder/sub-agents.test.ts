@@ -60,46 +60,50 @@ const toolNames = (body: Record<string, unknown> | undefined) =>
   ((body?.tools ?? []) as { function: { name: string } }[]).map((t) => t.function.name);
 
 describe('subAgents from YAML', () => {
-  it(
-    'the coordinator delegates to a read-only researcher and a writer, each in its own worker process',
-    async () => {
-      await scripted({
-        coordinator: [
-          { toolCalls: [{ id: 'd1', name: 'delegate_task', arguments: { agent: 'researcher', task: 'count notes' } }] },
-          {
-            toolCalls: [
-              { id: 'd2', name: 'delegate_task', arguments: { agent: 'writer', task: 'write count.md' } },
-            ],
-          },
-          { text: 'Both done.' },
-        ],
-        researcher: [
-          { toolCalls: [{ id: 'r1', name: 'read_file', arguments: { path: 'docs/notes.md' } }] },
-          { text: 'There are 2 notes.' },
-        ],
-        writer: [
-          { toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'count.md', content: '2 notes' } }] },
-          { text: 'Wrote count.md.' },
-        ],
-      });
-      const file = join(dir, 'agent.yaml');
-      await writeFile(file, coordinatorYaml());
-      const agent = await new DeclAgentBuilder().fromFile(file).build();
-      const updates: AgentResponseUpdate[] = [];
-      for await (const u of agent.run('go')) updates.push(u);
-      expect(updates.filter((u) => u.type === 'tool-called').map((u) => u.type === 'tool-called' && u.result)).toEqual([
-        { ok: true, data: { agent: 'researcher', answer: 'There are 2 notes.' } },
-        { ok: true, data: { agent: 'writer', answer: 'Wrote count.md.' } },
-      ]);
-      expect(await readFile(join(dir, 'project', 'count.md'), 'utf8')).toBe('2 notes');
-      const bodies = (id: string) => server!.requests.filter((r) => r.body?.model === id).map((r) => r.body);
-      // Each gets its own selection (`grep` is `search_file`); the writer's write ran in the parent.
-      expect(toolNames(bodies('researcher')[0])).toEqual(['read_file', 'search_file']);
-      expect(toolNames(bodies('writer')[0])).toEqual(['write_file']);
-      expect(toolNames(bodies('coordinator')[0])).toEqual(['read_file', 'delegate_task', 'delegate_parallel']);
-    },
-    60_000,
-  );
+  it('the coordinator delegates to a read-only researcher and a writer, each in its own worker process', async () => {
+    await scripted({
+      coordinator: [
+        {
+          toolCalls: [
+            { id: 'd1', name: 'delegate_task', arguments: { agent: 'researcher', task: 'count notes' } },
+          ],
+        },
+        {
+          toolCalls: [
+            { id: 'd2', name: 'delegate_task', arguments: { agent: 'writer', task: 'write count.md' } },
+          ],
+        },
+        { text: 'Both done.' },
+      ],
+      researcher: [
+        { toolCalls: [{ id: 'r1', name: 'read_file', arguments: { path: 'docs/notes.md' } }] },
+        { text: 'There are 2 notes.' },
+      ],
+      writer: [
+        {
+          toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'count.md', content: '2 notes' } }],
+        },
+        { text: 'Wrote count.md.' },
+      ],
+    });
+    const file = join(dir, 'agent.yaml');
+    await writeFile(file, coordinatorYaml());
+    const agent = await new DeclAgentBuilder().fromFile(file).build();
+    const updates: AgentResponseUpdate[] = [];
+    for await (const u of agent.run('go')) updates.push(u);
+    expect(
+      updates.filter((u) => u.type === 'tool-called').map((u) => u.type === 'tool-called' && u.result),
+    ).toEqual([
+      { ok: true, data: { agent: 'researcher', answer: 'There are 2 notes.' } },
+      { ok: true, data: { agent: 'writer', answer: 'Wrote count.md.' } },
+    ]);
+    expect(await readFile(join(dir, 'project', 'count.md'), 'utf8')).toBe('2 notes');
+    const bodies = (id: string) => server!.requests.filter((r) => r.body?.model === id).map((r) => r.body);
+    // Each gets its own selection (`grep` is `search_file`); the writer's write ran in the parent.
+    expect(toolNames(bodies('researcher')[0])).toEqual(['read_file', 'search_file']);
+    expect(toolNames(bodies('writer')[0])).toEqual(['write_file']);
+    expect(toolNames(bodies('coordinator')[0])).toEqual(['read_file', 'delegate_task', 'delegate_parallel']);
+  }, 60_000);
 
   it('reports a child workspace wider or looser than the parent, and an unknown orchestration, at their places', async () => {
     const yaml = `name: c
@@ -137,7 +141,9 @@ subAgents:
   it('inspect: the runtime diagnostic of each sub-agent, and every tool route taken from it', async () => {
     await writeFile(
       join(dir, 'agent.yaml'),
-      coordinatorYaml('toolPolicy:\n  disabled: [bash]\n  promptHints: { read_file: Prefer small ranges. }\n'),
+      coordinatorYaml(
+        'toolPolicy:\n  disabled: [bash]\n  promptHints: { read_file: Prefer small ranges. }\n',
+      ),
     );
     const plan = await new DeclAgentBuilder().fromFile(join(dir, 'agent.yaml')).explain();
     expect(plan.orchestration).toEqual({

@@ -64,6 +64,7 @@ export async function createSubAgentForWorker(
   if (o.env) builder.withEnvironment(o.env as Environment);
   if (o.strict) builder.strictMode(o.strict);
   for (const p of o.protectedPaths ?? []) builder.protectPaths([p.path], p.reason);
-  if (o.governance) builder.withGovernance('file' in o.governance ? o.governance.file : (o.governance.data as never));
+  if (o.governance)
+    builder.withGovernance('file' in o.governance ? o.governance.file : (o.governance.data as never));
   return { agent: await builder.buildSubAgent(o.subAgent, { signal: context.signal }) };
 }

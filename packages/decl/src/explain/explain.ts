@@ -48,7 +48,11 @@ export interface AgentExplanation {
   }[];
   tools: ExplainedTool[];
   /** How the agent runs its sub-agents, when it has any (SPEC §10: `inspect` names the mode). */
-  orchestration: { mode: string; maxIterations: number; subAgents: { name: string; runtime: 'worker' | 'inline' }[] } | null;
+  orchestration: {
+    mode: string;
+    maxIterations: number;
+    subAgents: { name: string; runtime: 'worker' | 'inline' }[];
+  } | null;
   /** `runtimeDiagnostic()` of the agent (SPEC §7.1): every `tools[].route` is its `runtime.route`. */
   runtime: RuntimeDiagnostic;
   warnings: string[];

@@ -15,10 +15,10 @@ import {
 import {
   AgentSkillsProvider,
   CompressionProvider,
+  canonicalToolName,
   createFileTool,
   EstimateTokenCounter,
   ExactTokenCounter,
-  canonicalToolName,
   FILE_TOOL_NAMES,
   type FileToolName,
   SlidingWindowStrategy,

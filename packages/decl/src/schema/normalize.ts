@@ -59,7 +59,8 @@ export function normalizeKeys(
         : path;
     if (!input || typeof input !== 'object') {
       if (local.length === 1 && local[0] === 'model' && typeof input === 'string') return { id: input };
-      if (local.length === 1 && local[0] === 'template' && typeof input === 'string') return { format: input };
+      if (local.length === 1 && local[0] === 'template' && typeof input === 'string')
+        return { format: input };
       return input;
     }
     const out: Record<string, unknown> = {};

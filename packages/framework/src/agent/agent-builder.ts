@@ -23,6 +23,7 @@ export interface SubAgentsOptions extends DelegationToolsOptions {
   /** Runs the delegations instead of the default runner (one worker process per delegation). */
   runner?: SubAgentRunner;
 }
+
 import type { TelemetryOptions } from '../telemetry/run-trace.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
 import { type AgentCompression, ChatClientAgent } from './chat-client-agent.js';

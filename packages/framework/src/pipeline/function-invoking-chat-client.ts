@@ -38,8 +38,8 @@ import {
 } from './step-runner.js';
 import { NEVER_ABORTED } from './tool-call-context.js';
 import { executeCalls, type PreparedCall, type ToolRun } from './tool-executor.js';
-import type { ToolSuspension } from './tool-suspension.js';
 import type { ToolLoopRunOptions, ToolView } from './tool-loop-options.js';
+import type { ToolSuspension } from './tool-suspension.js';
 import { checkTimeoutMs, DEFAULT_TOOL_TIMEOUT_MS, ToolTimeouts } from './tool-timeouts.js';
 
 export interface FunctionInvokingOptions {

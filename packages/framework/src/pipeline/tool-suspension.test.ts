@@ -1,4 +1,10 @@
-import { ApprovalError, defineTool, type JSONValue, type ToolApprovalRequestUpdate, toolSuccess } from '@raf/core';
+import {
+  ApprovalError,
+  defineTool,
+  type JSONValue,
+  type ToolApprovalRequestUpdate,
+  toolSuccess,
+} from '@raf/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AgentBuilder } from '../agent/agent-builder.js';
@@ -88,11 +94,18 @@ describe('a tool that suspends the run (ToolSuspension)', () => {
       drain(agent.run(undefined, { session: restored, approvals: [{ callId: 'forged', approved: true }] })),
     ).rejects.toBeInstanceOf(ApprovalError);
     const resumed = significant(
-      await drain(agent.run(undefined, { session: restored, approvals: [{ callId: 'd1/inner', approved: true }] })),
+      await drain(
+        agent.run(undefined, { session: restored, approvals: [{ callId: 'd1/inner', approved: true }] }),
+      ),
     );
     expect(resumed).toEqual([
       { type: 'tool-called', callId: 'c1', name: 'count', result: { ok: true, data: 1 } },
-      { type: 'tool-called', callId: 'd1', name: 'delegate', result: { ok: true, data: { approved: [true] } } },
+      {
+        type: 'tool-called',
+        callId: 'd1',
+        name: 'delegate',
+        result: { ok: true, data: { approved: [true] } },
+      },
       { type: 'text-delta', delta: 'done' },
       { type: 'finish', reason: 'stop' },
     ]);
@@ -117,7 +130,15 @@ describe('a tool that suspends the run (ToolSuspension)', () => {
         runs++;
         if (runs < 3) {
           throw new ToolSuspension(
-            [{ type: 'tool-approval-request', callId: `${ctx.callId}/r${runs}`, name: 'w', arguments: {}, description: 'w' }],
+            [
+              {
+                type: 'tool-approval-request',
+                callId: `${ctx.callId}/r${runs}`,
+                name: 'w',
+                arguments: {},
+                description: 'w',
+              },
+            ],
             runs,
           );
         }
@@ -126,11 +147,20 @@ describe('a tool that suspends the run (ToolSuspension)', () => {
     });
     const agent = new AgentBuilder('root').chatClient(harness.client).withTool(tool).build();
     const session = agent.createSession();
-    expect((await drain(agent.run('go', { session }))).at(-1)).toEqual({ type: 'finish', reason: 'awaitingApproval' });
+    expect((await drain(agent.run('go', { session }))).at(-1)).toEqual({
+      type: 'finish',
+      reason: 'awaitingApproval',
+    });
     const again = await drain(agent.run(undefined, { session, approvals: [] }));
-    expect(again.filter((u) => u.type === 'tool-approval-request').map((u) => u.type === 'tool-approval-request' && u.callId)).toEqual(['d1/r2']);
+    expect(
+      again
+        .filter((u) => u.type === 'tool-approval-request')
+        .map((u) => u.type === 'tool-approval-request' && u.callId),
+    ).toEqual(['d1/r2']);
     expect(session.pendingApproval?.gatedCallIds).toEqual(['d1/r2']);
-    const last = await drain(agent.run(undefined, { session, approvals: [{ callId: 'd1/r2', approved: false }] }));
+    const last = await drain(
+      agent.run(undefined, { session, approvals: [{ callId: 'd1/r2', approved: false }] }),
+    );
     expect(last.find((u) => u.type === 'tool-called')).toMatchObject({
       result: { ok: true, data: { state: 2, approvals: [{ callId: 'd1/r2', approved: false }] } },
     });

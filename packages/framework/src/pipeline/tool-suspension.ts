@@ -1,9 +1,4 @@
-import {
-  type JSONValue,
-  RafError,
-  type RafErrorOptions,
-  type ToolApprovalRequestUpdate,
-} from '@raf/core';
+import { type JSONValue, RafError, type RafErrorOptions, type ToolApprovalRequestUpdate } from '@raf/core';
 
 const suspensionKey = 'raf.error.ToolSuspension';
 const suspensionSymbol = Symbol.for(suspensionKey);
@@ -17,12 +12,17 @@ const suspensionSymbol = Symbol.for(suspensionKey);
  * (prefix them with `ctx.callId`); `state` must be plain JSON.
  */
 export class ToolSuspension extends RafError {
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: the brand `isInstance` looks for
   private readonly [suspensionSymbol] = true;
   readonly requests: ToolApprovalRequestUpdate[];
   readonly state: JSONValue;
 
   constructor(requests: ToolApprovalRequestUpdate[], state: JSONValue, options?: RafErrorOptions) {
-    super('RAF_TOOL_SUSPENDED', `the call waits for approval of ${requests.map((r) => r.callId).join(', ')}`, options);
+    super(
+      'RAF_TOOL_SUSPENDED',
+      `the call waits for approval of ${requests.map((r) => r.callId).join(', ')}`,
+      options,
+    );
     this.name = 'ToolSuspension';
     this.requests = requests;
     this.state = state;

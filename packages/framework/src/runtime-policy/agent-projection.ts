@@ -9,7 +9,11 @@ import {
   type ToolGovernance,
   type ToolGovernanceEntry,
 } from './tool-governance.js';
-import { buildSubprocessWorkerPolicy, type WorkerPolicy, type WorkerSessionContext } from './worker-policy.js';
+import {
+  buildSubprocessWorkerPolicy,
+  type WorkerPolicy,
+  type WorkerSessionContext,
+} from './worker-policy.js';
 
 /** One tool of an agent's projection: the static profile and this session's runtime. */
 export interface ProjectedTool {

@@ -40,7 +40,10 @@ describe('governance at run time', () => {
       .chatClient(harness.client)
       .withTools([echoTool('read_file'), echoTool('search_file')])
       .withContextProvider(injecting)
-      .withToolGovernance(store, { promptHints: { read_file: 'Read small ranges.' }, disabled: ['load_skill'] })
+      .withToolGovernance(store, {
+        promptHints: { read_file: 'Read small ranges.' },
+        disabled: ['load_skill'],
+      })
       .build();
     await drain(agent.run('first'));
     expect(sentTools(0)).toEqual([

@@ -41,14 +41,19 @@ export function governanceView(governance: ToolGovernance, policy?: AgentToolPol
     for (const tool of tools) {
       const entry = governance.effective(tool.name, policy);
       if (!entry.enabled) continue;
-      seen.push(entry.promptHint ? withDescription(tool, `${tool.description}\n\n${entry.promptHint}`) : tool);
+      seen.push(
+        entry.promptHint ? withDescription(tool, `${tool.description}\n\n${entry.promptHint}`) : tool,
+      );
     }
     return seen;
   };
 }
 
 /** Two views in order (either may be absent). */
-export function composeViews(first: ToolView | undefined, second: ToolView | undefined): ToolView | undefined {
+export function composeViews(
+  first: ToolView | undefined,
+  second: ToolView | undefined,
+): ToolView | undefined {
   if (!first) return second;
   if (!second) return first;
   return (tools) => second(first(tools));

@@ -4,8 +4,8 @@ import { AgentBuilder } from '../agent/agent-builder.js';
 import { createFileTool } from '../builtin-tools/index.js';
 import { buildTestSubAgent } from '../test-support/sub-agent-factory.js';
 import { WorkspaceContextProvider } from '../workspace/workspace-context-provider.js';
-import { RUNTIME_LABELS } from './runtime-labels.js';
 import { runtimeDiagnostic } from './runtime-diagnostic.js';
+import { RUNTIME_LABELS } from './runtime-labels.js';
 import { ToolGovernance } from './tool-governance.js';
 
 function root(governance: ToolGovernance, sub: ReturnType<typeof buildTestSubAgent>) {
@@ -45,7 +45,11 @@ describe('runtimeDiagnostic', () => {
     governance.setEnabled('write_file', false);
     const diagnostic = await runtimeDiagnostic(root(governance, sub), { lang: 'zh-CN' });
     expect(diagnostic.agent).toBe('coordinator');
-    expect(diagnostic.workerPolicy).toEqual({ workspaceRoots: ['/w', '/docs'], allowShell: false, readonly: true });
+    expect(diagnostic.workerPolicy).toEqual({
+      workspaceRoots: ['/w', '/docs'],
+      allowShell: false,
+      readonly: true,
+    });
     expect(diagnostic.tools.find((t) => t.name === 'read_file')).toEqual({
       name: 'read_file',
       aliases: [],

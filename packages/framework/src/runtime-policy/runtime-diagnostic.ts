@@ -1,11 +1,11 @@
 import type { ChatClientAgent } from '../agent/chat-client-agent.js';
-import { SubAgentsProvider } from '../sub-agents/sub-agents-provider.js';
 import { projectSubAgent } from '../sub-agents/sub-agent-projection.js';
+import { SubAgentsProvider } from '../sub-agents/sub-agents-provider.js';
 import { type AgentProjection, type ProjectedTool, projectAgent } from './agent-projection.js';
 import { knownTools, workspaceSessionOf } from './agent-tools.js';
 import { currentGovernance } from './governance-view.js';
-import { type Label, type LabelLanguage, RUNTIME_LABELS, type RuntimeRoute } from './runtime-labels.js';
 import type { BlockedReason, RuntimeState } from './runtime-labels.js';
+import { type Label, type LabelLanguage, RUNTIME_LABELS, type RuntimeRoute } from './runtime-labels.js';
 import { aliasesOf, ToolGovernance, type WorkerRoutingStrategy } from './tool-governance.js';
 import type { WorkerPolicy, WorkerSessionContext } from './worker-policy.js';
 

@@ -39,12 +39,14 @@ function describeAgents(runner: SubAgentRunner): string {
   return runner.subAgents.map((s) => `- ${s.name}${s.description ? `: ${s.description}` : ''}`).join('\n');
 }
 
-function progressOf(agent: string, ctx: ToolExecutionContext): ((u: AgentResponseUpdate) => void) | undefined {
+function progressOf(
+  agent: string,
+  ctx: ToolExecutionContext,
+): ((u: AgentResponseUpdate) => void) | undefined {
   const report = ctx.reportProgress;
   if (!report) return undefined;
   return (update) => {
-    if (update.type === 'tool-called')
-      report(`${agent} → ${update.name} ${update.result.ok ? '✓' : '✗'}`);
+    if (update.type === 'tool-called') report(`${agent} → ${update.name} ${update.result.ok ? '✓' : '✗'}`);
   };
 }
 
@@ -98,7 +100,10 @@ export function createDelegationTools(runner: SubAgentRunner, options: Delegatio
         ...(resume && { resume }),
         ...(onUpdate && { onUpdate }),
       });
-      return { state: settle(agent, task, outcome), requests: outcome.status === 'paused' ? outcome.requests : [] };
+      return {
+        state: settle(agent, task, outcome),
+        requests: outcome.status === 'paused' ? outcome.requests : [],
+      };
     } catch (error) {
       return { state: { agent, task, ok: false, error: getErrorMessage(error) }, requests: [] };
     }
@@ -108,7 +113,10 @@ export function createDelegationTools(runner: SubAgentRunner, options: Delegatio
     name: 'delegate_task',
     description: `Hands one task to a sub-agent and returns its answer. Sub-agents:\n${describeAgents(runner)}`,
     parameters: z.object({ agent: agentName, task: taskText }),
-    manifest: createToolManifest({ ...BUILTIN_TOOL_MANIFESTS.delegate_task, timeoutMs: DELEGATION_TIMEOUT_MS }),
+    manifest: createToolManifest({
+      ...BUILTIN_TOOL_MANIFESTS.delegate_task,
+      timeoutMs: DELEGATION_TIMEOUT_MS,
+    }),
     execute: async ({ agent, task }, ctx) => {
       const saved = ctx.resume?.state as TaskState | undefined;
       let ran: Awaited<ReturnType<typeof runTask>>;
@@ -148,7 +156,9 @@ export function createDelegationTools(runner: SubAgentRunner, options: Delegatio
       }
       const states: TaskState[] = saved ? [...saved] : tasks.map((t) => ({ ...t, ok: false, error: '' }));
       const requests: ToolApprovalRequestUpdate[][] = states.map(() => []);
-      const work = states.map((state, i) => ({ state, i })).filter(({ state }) => !saved || 'paused' in state);
+      const work = states
+        .map((state, i) => ({ state, i }))
+        .filter(({ state }) => !saved || 'paused' in state);
       let next = 0;
       const worker = async () => {
         while (next < work.length) {
@@ -170,7 +180,9 @@ export function createDelegationTools(runner: SubAgentRunner, options: Delegatio
       if (pending.length > 0) throw new ToolSuspension(pending, { tasks: states } as unknown as JSONValue);
       return toolSuccess({
         results: states.map((s) =>
-          'answer' in s ? { agent: s.agent, ok: true, answer: s.answer } : { agent: s.agent, ok: false, error: 'error' in s ? s.error : '' },
+          'answer' in s
+            ? { agent: s.agent, ok: true, answer: s.answer }
+            : { agent: s.agent, ok: false, error: 'error' in s ? s.error : '' },
         ),
       });
     },

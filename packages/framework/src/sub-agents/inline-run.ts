@@ -1,6 +1,6 @@
 import type { AgentResponseUpdate, ApprovalResponse, ITool, JSONValue } from '@raf/core';
-import { AgentSession } from '../sessions/agent-session.js';
 import type { AgentProjection } from '../runtime-policy/agent-projection.js';
+import { AgentSession } from '../sessions/agent-session.js';
 import { type PausedDelegation, raisedRequests } from './paused-run.js';
 import { RunTally } from './run-tally.js';
 import type { SubAgentOutcome, SubAgentRunRequest, SubAgentSpec } from './sub-agent.js';
@@ -47,7 +47,11 @@ export async function runInline(
     };
   }
   if (tally.reason === 'cancelled')
-    return { status: 'failed', agent, error: timeout.aborted ? `timed out after ${timeoutMs / 1000} s` : 'cancelled' };
+    return {
+      status: 'failed',
+      agent,
+      error: timeout.aborted ? `timed out after ${timeoutMs / 1000} s` : 'cancelled',
+    };
   if (tally.failure !== undefined) return { status: 'failed', agent, error: tally.failure };
   return { status: 'done', agent, text: tally.answer, ...(tally.usage && { usage: tally.usage }) };
 }

@@ -29,10 +29,7 @@ export function createSubAgentRunner(
   const workers = subAgents.filter((s) => s.worker && s.runtime !== 'inline');
   let pool: WorkerPool | undefined;
   const poolOf = () => {
-    pool ??= new WorkerPool(
-      options.warmWorkers ?? 1,
-      [...new Set(workers.map((s) => s.worker!.module))],
-    );
+    pool ??= new WorkerPool(options.warmWorkers ?? 1, [...new Set(workers.map((s) => s.worker!.module))]);
     return pool;
   };
 

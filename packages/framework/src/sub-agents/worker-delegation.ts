@@ -38,7 +38,9 @@ export interface WorkerDelegation {
 }
 
 /** The route names each of the sub-agent's own tools gets in the worker. */
-function routesOf(projection: AgentProjection): Record<string, 'worker-local' | 'main-process-proxy' | 'disabled'> {
+function routesOf(
+  projection: AgentProjection,
+): Record<string, 'worker-local' | 'main-process-proxy' | 'disabled'> {
   const routes: Record<string, 'worker-local' | 'main-process-proxy' | 'disabled'> = {};
   for (const t of projection.tools) if (t.tool) routes[t.name] = t.runtime.route;
   return routes;
@@ -111,7 +113,8 @@ export function runInWorker(delegation: WorkerDelegation): Promise<SubAgentOutco
 
     const onMessage = (raw: unknown) => {
       const parsed = workerMessageSchema.safeParse(raw);
-      if (!parsed.success) return failed(`its worker sent a malformed message: ${describeMessageError(parsed.error)}`);
+      if (!parsed.success)
+        return failed(`its worker sent a malformed message: ${describeMessageError(parsed.error)}`);
       const message = parsed.data;
       switch (message.type) {
         case 'ready':
@@ -162,10 +165,7 @@ export function runInWorker(delegation: WorkerDelegation): Promise<SubAgentOutco
   });
 }
 
-async function check(
-  tool: ITool,
-  message: { callId: string; arguments: JSONValue },
-): Promise<ProxyCheck> {
+async function check(tool: ITool, message: { callId: string; arguments: JSONValue }): Promise<ProxyCheck> {
   const description =
     tool instanceof ApprovalRequiredTool ? (tool.approvalReason ?? tool.description) : tool.description;
   let gated: boolean;

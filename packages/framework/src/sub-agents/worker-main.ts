@@ -14,14 +14,14 @@ import {
 import { z } from 'zod';
 import { AgentBuilder } from '../agent/agent-builder.js';
 import { AgentSession } from '../sessions/agent-session.js';
-import { type ProxyChannel, ProxiedTool } from './proxy-tool.js';
+import { ProxiedTool, type ProxyChannel } from './proxy-tool.js';
 import { RunTally } from './run-tally.js';
 import type { SubAgentFactory } from './sub-agent.js';
 import {
   describeMessageError,
   type ParentMessage,
-  parentMessageSchema,
   type ProxyCheck,
+  parentMessageSchema,
   type StartMessage,
   type ToolResult,
   WORKER_PROTOCOL_VERSION,

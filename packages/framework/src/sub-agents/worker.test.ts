@@ -2,19 +2,15 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { OpenAICompatibleChatClient } from '@raf/client';
 import type { MockModelServer } from '@raf/client/testing';
 import type { AgentResponseUpdate, ToolApprovalRequestUpdate } from '@raf/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { OpenAICompatibleChatClient } from '@raf/client';
 import { AgentBuilder } from '../agent/agent-builder.js';
+import { ToolGovernance } from '../runtime-policy/tool-governance.js';
 import { AgentSession } from '../sessions/agent-session.js';
 import { drain } from '../test-support/harness.js';
-import {
-  startAgentsServer,
-  type TestSubAgentOptions,
-  testSpec,
-} from '../test-support/sub-agent-factory.js';
-import { ToolGovernance } from '../runtime-policy/tool-governance.js';
+import { startAgentsServer, type TestSubAgentOptions, testSpec } from '../test-support/sub-agent-factory.js';
 import type { SubAgentSpec } from './sub-agent.js';
 import { createSubAgentRunner } from './sub-agent-runner.js';
 
@@ -87,7 +83,11 @@ describe('sub-agents in worker processes', () => {
         root: [{ toolCalls: [delegate('d1', 'researcher', 'summarise notes.md')] }, { text: 'All done.' }],
         researcher: [
           { toolCalls: [{ id: 'r1', name: 'read_file', arguments: { path: 'notes.md' } }] },
-          { toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'summary.md', content: '3 notes' } }] },
+          {
+            toolCalls: [
+              { id: 'w1', name: 'write_file', arguments: { path: 'summary.md', content: '3 notes' } },
+            ],
+          },
           { text: 'Wrote summary.md: 3 notes.' },
         ],
       });
@@ -149,7 +149,11 @@ describe('sub-agents in worker processes', () => {
       server = await startAgentsServer({
         root: [{ toolCalls: [delegate('d1', 'researcher', 'write outside')] }, { text: 'Root finished.' }],
         researcher: [
-          { toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: '../shared.txt', content: 'hi' } }] },
+          {
+            toolCalls: [
+              { id: 'w1', name: 'write_file', arguments: { path: '../shared.txt', content: 'hi' } },
+            ],
+          },
           { text: 'Wrote it.' },
         ],
       });
@@ -194,7 +198,11 @@ describe('sub-agents in worker processes', () => {
       server = await startAgentsServer({
         root: [{ toolCalls: [delegate('d1', 'researcher', 'write outside')] }, { text: 'ok' }],
         researcher: [
-          { toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: '../shared.txt', content: 'hi' } }] },
+          {
+            toolCalls: [
+              { id: 'w1', name: 'write_file', arguments: { path: '../shared.txt', content: 'hi' } },
+            ],
+          },
           { text: 'It was refused.' },
         ],
       });
@@ -211,7 +219,9 @@ describe('sub-agents in worker processes', () => {
         role: 'tool',
         content: JSON.stringify({ ok: false, error: 'Rejected: not there' }),
       });
-      expect(called(resumed)).toEqual([{ ok: true, data: { agent: 'researcher', answer: 'It was refused.' } }]);
+      expect(called(resumed)).toEqual([
+        { ok: true, data: { agent: 'researcher', answer: 'It was refused.' } },
+      ]);
       expect(existsSync(join(dir, 'shared.txt'))).toBe(false);
     },
     SLOW,
@@ -316,15 +326,26 @@ describe('sub-agents in worker processes', () => {
       );
       runner.warm();
       expect(childPids()).toHaveLength(1);
-      const client = new OpenAICompatibleChatClient({ model: 'root', baseURL: server.baseURL, maxRetries: 0 });
+      const client = new OpenAICompatibleChatClient({
+        model: 'root',
+        baseURL: server.baseURL,
+        maxRetries: 0,
+      });
       const agent = new AgentBuilder('root')
         .chatClient(client)
         .withSubAgents(runner.subAgents, { runner, maxConcurrency: 1 })
         .build();
-      const tools = agent.contextProviders.at(-1)?.onInvoking?.({} as never) as { tools: { name: string; execute: Function }[] };
+      const tools = agent.contextProviders.at(-1)?.onInvoking?.({} as never) as {
+        tools: { name: string; execute: Function }[];
+      };
       const parallel = tools.tools.find((t) => t.name === 'delegate_parallel')!;
       const result = await parallel.execute(
-        { tasks: [{ agent: 'b', task: '1' }, { agent: 'a', task: '2' }] },
+        {
+          tasks: [
+            { agent: 'b', task: '1' },
+            { agent: 'a', task: '2' },
+          ],
+        },
         { callId: 'p1', signal: new AbortController().signal },
       );
       expect(result).toEqual({

@@ -31,7 +31,9 @@ export function buildTestSubAgent(options: TestSubAgentOptions): ChatClientAgent
   });
   workspace.addTools((options.tools ?? ['read_file', 'write_file']).map((name) => createFileTool(name)));
   return new AgentBuilder(options.name)
-    .chatClient(new OpenAICompatibleChatClient({ model: options.name, baseURL: options.baseURL, maxRetries: 0 }))
+    .chatClient(
+      new OpenAICompatibleChatClient({ model: options.name, baseURL: options.baseURL, maxRetries: 0 }),
+    )
     .instructions(`You are ${options.name}.`)
     .withContextProvider(workspace)
     .build();
