@@ -36,7 +36,7 @@ export default defineConfig([
     ...packageBuild([]),
     entry: {
       'walker-worker': '../framework/src/workspace/operations/walker-worker.ts',
-      'sub-agent-worker': '../framework/src/sub-agents/worker-main.ts',
+      'sub-agent-worker': '../framework/src/sub-agents/sub-agent-worker.ts',
       'worker-factory': '../decl/src/builder/worker-factory.ts',
     },
     external: ['smol-toml', /^@raf\/(web|mcp|rag|wiki|sandbox|openapi|llama)$/, /^@opentelemetry\//],

@@ -9,7 +9,7 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     'walker-worker': 'src/workspace/operations/walker-worker.ts',
-    'sub-agent-worker': 'src/sub-agents/worker-main.ts',
+    'sub-agent-worker': 'src/sub-agents/sub-agent-worker.ts',
   },
   dts: { entry: { index: 'src/index.ts' } },
 });

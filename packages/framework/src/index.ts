@@ -49,10 +49,7 @@ export type { ToolLoopRunOptions, ToolView } from './pipeline/tool-loop-options.
 export { ToolSuspension } from './pipeline/tool-suspension.js';
 export { DEFAULT_TOOL_TIMEOUT_MS } from './pipeline/tool-timeouts.js';
 export { InMemoryHistoryProvider } from './providers/in-memory-history-provider.js';
-export type { AgentProjection, ProjectedTool, ProjectionRequest } from './runtime-policy/agent-projection.js';
-export { inheritToolPolicy, projectAgent } from './runtime-policy/agent-projection.js';
-export type { KnownTool, ToolHolder } from './runtime-policy/agent-tools.js';
-export { knownTools, workspaceSessionOf } from './runtime-policy/agent-tools.js';
+export { inheritToolPolicy } from './runtime-policy/agent-projection.js';
 export { BUILTIN_TOOL_MANIFESTS, manifestOf } from './runtime-policy/builtin-manifests.js';
 export type { GovernanceStore } from './runtime-policy/governance-store.js';
 export {
@@ -116,7 +113,7 @@ export type {
   WorkerFactoryRef,
 } from './sub-agents/sub-agent.js';
 export type { SubAgentRunnerOptions } from './sub-agents/sub-agent-runner.js';
-export { createSubAgentRunner, DEFAULT_DELEGATION_TIMEOUT_SECS } from './sub-agents/sub-agent-runner.js';
+export { createSubAgentRunner } from './sub-agents/sub-agent-runner.js';
 export { SubAgentsProvider } from './sub-agents/sub-agents-provider.js';
 export type { TelemetryOptions } from './telemetry/run-trace.js';
 export type { ArgumentCheck } from './tools/argument-validator.js';

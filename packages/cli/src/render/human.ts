@@ -21,7 +21,9 @@ export function summarizeResult(result: ToolResult): string {
   if (data.replaced === true) return '✓ edited';
   if (typeof data.agent === 'string' && typeof data.answer === 'string')
     return `✓ ${data.agent}: ${shortJson(data.answer, 100)}`;
-  if (Array.isArray(data.results)) return `✓ ${data.results.length} answers`;
+  const results = data.results;
+  if (Array.isArray(results) && results.every((r) => typeof (r as { agent?: unknown } | null)?.agent === 'string'))
+    return `✓ ${results.length} answers`;
   return '✓ done';
 }
 

@@ -20,7 +20,7 @@ function workerEntry(): { path: string; execArgv: string[] } {
   }
   const tsx = pathToFileURL(createRequire(here).resolve('tsx')).href;
   // Only ever read from source, so not spelled as a literal a bundle would carry as an import.
-  const entry = fileURLToPath(new URL(`./worker-main${here.slice(-3)}`, here));
+  const entry = fileURLToPath(new URL(`./sub-agent-worker${here.slice(-3)}`, here));
   return { path: entry, execArgv: ['--conditions=@raf/source', '--import', tsx] };
 }
 
