@@ -22,7 +22,10 @@ export function summarizeResult(result: ToolResult): string {
   if (typeof data.agent === 'string' && typeof data.answer === 'string')
     return `✓ ${data.agent}: ${shortJson(data.answer, 100)}`;
   const results = data.results;
-  if (Array.isArray(results) && results.every((r) => typeof (r as { agent?: unknown } | null)?.agent === 'string'))
+  if (
+    Array.isArray(results) &&
+    results.every((r) => typeof (r as { agent?: unknown } | null)?.agent === 'string')
+  )
     return `✓ ${results.length} answers`;
   return '✓ done';
 }
