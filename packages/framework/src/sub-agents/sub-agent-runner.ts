@@ -73,7 +73,7 @@ export function createSubAgentRunner(
     subAgents,
     run,
     async warm() {
-      if (workers.length > 0 && (options.warmWorkers ?? 1) > 0) await poolOf().fill();
+      if (workers.length > 0 && (options.warmWorkers ?? 1) > 0) await poolOf().ready();
     },
     async close() {
       await pool?.close();

@@ -126,19 +126,28 @@ export class WorkerPool {
     }
     worker ??= WorkerProcess.start(this.preload);
     worker.hold(true);
-    void this.fill();
+    this.fill();
     return worker;
   }
 
-  /** Starts spares up to the pool size; resolves once they are loaded. */
-  async fill(): Promise<void> {
+  /** Starts spares up to the pool size. */
+  fill(): void {
     if (this.closed) return;
     while (this.spares.length < this.size) {
       const spare = WorkerProcess.start(this.preload);
       spare.hold(false);
       this.spares.push(spare);
     }
-    await Promise.all(this.spares.map((spare) => spare.ready));
+  }
+
+  /** Fills the pool and resolves once the spares are loaded (holding the process open until then). */
+  async ready(): Promise<void> {
+    this.fill();
+    const waiting = [...this.spares];
+    for (const spare of waiting) spare.hold(true);
+    await Promise.all(waiting.map((spare) => spare.ready));
+    // Still spares (not taken meanwhile): they must not keep the process alive.
+    for (const spare of waiting) if (this.spares.includes(spare)) spare.hold(false);
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,9 @@
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { OpenAICompatibleChatClient } from '@raf/client';
 import type { MockModelServer } from '@raf/client/testing';
 import type { AgentResponseUpdate, ToolApprovalRequestUpdate } from '@raf/core';
@@ -76,6 +78,27 @@ const lastMessage = (body: Record<string, unknown> | undefined) =>
   ((body?.messages ?? []) as { role: string; content: string }[]).at(-1);
 
 describe('sub-agents in worker processes', () => {
+  it(
+    'a worker ends when its parent dies (the IPC channel closes)',
+    async () => {
+      const script = fileURLToPath(new URL('../test-support/worker-parent-process.ts', import.meta.url));
+      const parent = spawn(process.execPath, ['--conditions=@raf/source', '--import', 'tsx', script], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      const pid = Number(
+        await new Promise<string>((resolve) => parent.stdout.once('data', (d) => resolve(String(d)))),
+      );
+      expect(existsSync(`/proc/${pid}`)).toBe(true);
+      parent.kill('SIGKILL');
+      const deadline = Date.now() + 10_000;
+      const alive = () =>
+        existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
+      while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(alive()).toBe(false);
+    },
+    SLOW,
+  );
+
   it(
     'runs worker-local tools in the worker and proxied ones in the parent; the root reads the answer',
     async () => {
