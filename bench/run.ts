@@ -1,11 +1,12 @@
 // `pnpm bench` runs every benchmark against a mock model server in a separate process and prints
 // ratios measured in this one run. Flags: `--json` (figures as JSON), `--quick` (a smoke test:
-// one short round), `--only client|loop|search|cold-start|sandbox|web|memory|mcp|rag|workflow`, `--search-tree generated` (the search
+// one short round), `--only client|loop|search|cold-start|sandbox|web|memory|mcp|rag|workflow|delegate`, `--search-tree generated` (the search
 // benchmark on 50k generated files instead of a real node_modules tree), `--instructions` (count instructions with valgrind's
 // callgrind instead of timing: repeatable where CPU times swing by ±30% between runs).
 import { LOOP_ROUNDS, type LoopBenchResult, runLoopBench } from './agent-loop.js';
 import { type ClientBenchResult, type ClientScenario, runClientBench } from './client-overhead.js';
 import { runColdStartBench } from './cold-start.js';
+import { type DelegateBenchResult, runDelegateBench } from './delegate.js';
 import { runSearchBench, type SearchBenchResult } from './file-search.js';
 import type { Measurement, MeasureOptions } from './lib/measure.js';
 import { startServerProcess } from './lib/server.js';
@@ -152,6 +153,20 @@ function printMemory(result: MemoryBenchResult): void {
   console.log(`memory_save                 ${result.saveP50Ms.toFixed(2)} ms (target ≤ 10)\n`);
 }
 
+function printDelegate(r: DelegateBenchResult): void {
+  const ms = (v: number) => `${v.toFixed(2)} ms`;
+  console.log('Sub-agent delegation (median wall ms)');
+  console.log(
+    `worker start, warm pool   ${ms(r.workerStartMs)}  (delegation → first model request; target ≤ 80 ms)`,
+  );
+  console.log(`worker start, no spare    ${ms(r.coldWorkerStartMs)}`);
+  console.log(`inline                    ${ms(r.inlineMs)}`);
+  console.log(
+    `proxied tool call         ${ms(r.proxyCallMs)}  (round trip seen in the worker; target ≤ 2 ms)`,
+  );
+  console.log(`worker-local tool call    ${ms(r.localCallMs)}\n`);
+}
+
 function mcpOptions(): MeasureOptions {
   if (quick) return { rounds: 1, warmupOps: 20, ops: 50 };
   if (instructions) return { rounds: 1, warmupOps: 300, ops: 1000, instructions };
@@ -254,6 +269,11 @@ try {
         ...rag,
       };
     else printRag(rag);
+  }
+  if ((!only || only === 'delegate') && !instructions) {
+    const delegate = await runDelegateBench(quick ? { runs: 2, calls: 10 } : { runs: 15, calls: 200 });
+    if (json) output.delegate = delegate;
+    else printDelegate(delegate);
   }
   if (server && (!only || only === 'client')) {
     const client = await runClientBench(server.baseURL, clientOptions());

@@ -7,7 +7,8 @@ Commands:
   run <agent.yaml>        run one turn (or resume a paused one) and exit
   chat <agent.yaml>       an interactive session; Ctrl-C cancels the turn, /exit leaves
   validate <agent.yaml>…  every problem with file:line:col; exit 2 on errors
-  inspect <agent.yaml>    the effective plan: tools, routing, gating, provider order
+  inspect <agent.yaml>    the effective plan: tools, routing, gating, provider order, runtime routes
+  tools <action>          the project's tool governance: list, enable, disable, route, hint, core
   index <agent.yaml>      build or refresh the agent's knowledge and wiki indexes
   schema                  the JSON Schema of agent files, for editors
   memory check <dir>      validate a super-brain memory bundle; exit 2 on problems
@@ -20,7 +21,12 @@ Usage:
   raf chat <agent.yaml> [--session ID] [--sessions-dir DIR] [--var k=v]… [--model ID] [--base-url URL]
   raf validate <agent.yaml>… [--json] [--lenient | --strict]
                        (unknown keys are errors unless --lenient; --strict: missing folders too)
-  raf inspect <agent.yaml> [--json | --mermaid]
+  raf inspect <agent.yaml> [--json | --mermaid] [--lang en|zh-CN]
+  raf tools list [--json] [--governance FILE]       (default .raf/governance.json)
+  raf tools enable|disable NAME… [--governance FILE]
+  raf tools route NAME auto|force-local|force-main-process-proxy|force-disabled [--governance FILE]
+  raf tools hint NAME [TEXT] [--governance FILE]    (no TEXT: remove the hint)
+  raf tools core NAME on|off [--governance FILE]
   raf schema
   raf memory check <dir> [--json]
   raf memory consolidate <agent.yaml> [--session ID] [--sessions-dir DIR] [--json]
@@ -48,6 +54,8 @@ const OPTIONS = {
   'base-url': { type: 'string' },
   trace: { type: 'string' },
   http: { type: 'string' },
+  governance: { type: 'string' },
+  lang: { type: 'string' },
   host: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
@@ -75,6 +83,10 @@ export interface CliArgs {
   /** `raf mcp serve --http PORT` (0: any free port). */
   httpPort?: number;
   host?: string;
+  /** `raf tools --governance FILE` (default `.raf/governance.json`). */
+  governance?: string;
+  /** `raf inspect --lang`: the language of the runtime labels. */
+  lang: 'en' | 'zh-CN';
   help: boolean;
   version: boolean;
 }
@@ -93,6 +105,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   if (approve !== 'ask' && approve !== 'all' && approve !== 'none') {
     throw new CliError(`--approve must be ask, all or none (got "${approve}")`);
   }
+  const lang = values.lang ?? 'en';
+  if (lang !== 'en' && lang !== 'zh-CN') throw new CliError(`--lang must be en or zh-CN (got "${lang}")`);
   let httpPort: number | undefined;
   if (values.http !== undefined) {
     httpPort = Number(values.http);
@@ -123,6 +137,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     ...(values.trace !== undefined && { trace: values.trace }),
     ...(httpPort !== undefined && { httpPort }),
     ...(values.host !== undefined && { host: values.host }),
+    ...(values.governance !== undefined && { governance: values.governance }),
+    lang,
     help: values.help ?? false,
     version: values.version ?? false,
   };

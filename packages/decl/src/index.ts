@@ -13,7 +13,15 @@ export {
   loadDefinitionFromText,
 } from './load/load-definition.js';
 export { corePlugin } from './registry/core-plugin.js';
+export { loadExtension, locateExtension } from './registry/extension-loader.js';
 export { EXTENSION_PACKAGES, PluginRegistry } from './registry/plugin-registry.js';
 export type { ToolFactory } from './resolve/tool-resolver.js';
-export type { AgentDefinition, ContextDecl, ModelDecl, ToolDecl } from './schema/agent-schema.js';
+export type {
+  AgentDefinition,
+  ContextDecl,
+  ModelDecl,
+  SubAgentDefinition,
+  ToolDecl,
+  ToolPolicyDecl,
+} from './schema/agent-schema.js';
 export { agentDefinitionSchema, agentJsonSchema } from './schema/agent-schema.js';

@@ -18,8 +18,9 @@ function decide(
 ): ApprovalResponse[] {
   return requests.map((r) => {
     const what = r.resolvedTarget ?? JSON.stringify(r.arguments);
+    const by = r.agentPath?.length ? `${r.agentPath.join(' › ')}: ` : '';
     io.stderr.write(
-      `${approve ? '✓ approved' : '✗ denied'} (--approve ${approve ? 'all' : 'none'}): ${escapeLine(`${r.name} ${what}`)}\n`,
+      `${approve ? '✓ approved' : '✗ denied'} (--approve ${approve ? 'all' : 'none'}): ${escapeLine(`${by}${r.name} ${what}`)}\n`,
     );
     return approve
       ? { callId: r.callId, approved: true }

@@ -18,7 +18,9 @@ export type RafErrorCode =
   | 'RAF_PLUGIN'
   | 'RAF_SCRIPT'
   | 'RAF_MEMORY'
-  | 'RAF_WORKFLOW';
+  | 'RAF_WORKFLOW'
+  | 'RAF_TOOL_SUSPENDED'
+  | 'RAF_WORKER';
 
 export interface RafErrorOptions {
   cause?: unknown;

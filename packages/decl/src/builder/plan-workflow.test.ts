@@ -111,6 +111,6 @@ describe('subAgents with metadata.orchestration', () => {
       'team.yaml:6:43 metadata.orchestration.triage: "nobody" is not a sub-agent (known: a, b)',
     );
     expect(errors.some((e) => /^team\.yaml:17:\d+ .*tool kind "web" needs @raf\/web/.test(e))).toBe(true);
-    expect(errors.some((e) => /^team\.yaml:21:5 .*cannot have sub-agents of its own/.test(e))).toBe(true);
+    expect(errors.some((e) => /^team\.yaml:21:5 .*cannot have sub-agents of their own/.test(e))).toBe(true);
   });
 });

@@ -1,13 +1,13 @@
 import { getErrorMessage, type ITool, type JSONValue, type PluginBuildContext } from '@raf/core';
 import type { ChatClientAgent } from '@raf/framework';
-import type { AgentLike, DslServices, SubAgentRunner, WorkflowAgent, WorkflowGraph } from '@raf/workflow';
+import type { AgentLike, DslServices, WorkflowAgent, WorkflowGraph } from '@raf/workflow';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { type LoadedDefinition, loadDefinitionFromDocument } from '../load/load-definition.js';
 import { diagnosticAt, type Path, type SourceDocument } from '../load/source-document.js';
 import type { ContextDecl } from '../schema/agent-schema.js';
 import { writtenPath } from '../schema/normalize.js';
 import { type AgentPlan, type PlanInputs, planAgent } from './agent-plan.js';
-import { agentFromPlan } from './build-agent.js';
+import { agentFromPlan } from './agent-from-plan.js';
 
 /** A file that builds more than one agent: a `kind: workflow` file or a prompt agent with `subAgents`. */
 export interface CompositePlan {
@@ -18,9 +18,7 @@ export interface CompositePlan {
   /** What `validate` reports: `orchestration(pipeline, 6 sub-agents)`, `workflow(5 actions)`. */
   summary: string;
   subAgents: string[];
-  /** Tools the mode adds to the root agent (magentic's delegation tools). */
-  tools?: ITool[];
-  /** The compiled graph (not for magentic, whose coordinator is an agent). */
+  /** The compiled graph. */
   graph?: WorkflowGraph;
   build(): Promise<ChatClientAgent | WorkflowAgent>;
 }
@@ -29,8 +27,6 @@ export interface CompositeInputs extends Omit<PlanInputs, 'loaded'> {
   loaded: LoadedDefinition;
   /** `InvokeAgent` targets (`withWorkflowAgent`). */
   workflowAgents: ReadonlyMap<string, AgentLike>;
-  /** Runs magentic's delegated tasks (default: in this process). */
-  subAgentRunner?: SubAgentRunner;
 }
 
 // Loaded only for files that need it: the CLI's cold start never pays for the engine.
@@ -231,12 +227,8 @@ export async function planOrchestration(
     if (kind !== undefined && kind !== 'prompt')
       at(['subAgents', i, 'kind'], `a sub-agent must be kind: prompt (got ${JSON.stringify(kind)})`);
     const nested = (entry as { subAgents?: unknown[]; sub_agents?: unknown[] } | null) ?? {};
+    // Nesting is reported once, by the file's schema check (load-definition.ts).
     if ((nested.subAgents ?? nested.sub_agents ?? []).length > 0) {
-      at(
-        ['subAgents', i, 'subAgents'],
-        'a sub-agent cannot have sub-agents of its own (nesting is an error)',
-        true,
-      );
       subPlans.push(undefined);
       continue;
     }
@@ -265,29 +257,10 @@ export async function planOrchestration(
   if (!root.plan || diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
   const rootPlan = root.plan;
   const plans = subPlans as AgentPlan[];
-  const {
-    InProcessSubAgentRunner,
-    createDelegationTools,
-    orchestrationWorkflow,
-    WorkflowAgent: Agent,
-  } = await engine();
+  const { orchestrationWorkflow, WorkflowAgent: Agent } = await engine();
   const rootName = rootPlan.definition.name;
-  let graph: WorkflowGraph | undefined;
-  // The delegation tools exist before the agents do (explain lists them); the runner is bound at build.
-  let runner: SubAgentRunner | undefined = inputs.subAgentRunner;
-  const tools =
-    config.mode === 'magentic'
-      ? createDelegationTools({
-          runner: { run: (name, task, options) => (runner as SubAgentRunner).run(name, task, options) },
-          agents: plans.map((p) => ({ name: p.definition.name, description: p.definition.description })),
-        })
-      : undefined;
-  const build = async (): Promise<ChatClientAgent | WorkflowAgent> => {
+  const build = async (): Promise<WorkflowAgent> => {
     const agents = plans.map((plan) => agentFromPlan(plan));
-    if (config.mode === 'magentic') {
-      runner ??= new InProcessSubAgentRunner(agents);
-      return agentFromPlan(rootPlan, { extraTools: tools ?? [], maxToolRounds: config.maxIterations ?? 15 });
-    }
     const rootAgent = rootTakesPart(config) ? agentFromPlan(rootPlan) : undefined;
     const workflow = orchestrationWorkflow(
       config,
@@ -299,13 +272,12 @@ export async function planOrchestration(
       ...(rootPlan.definition.description && { description: rootPlan.definition.description }),
     });
   };
-  if (config.mode !== 'magentic') {
-    try {
-      graph = ((await build()) as WorkflowAgent).workflow.graph;
-    } catch (error) {
-      at(['metadata', 'orchestration'], getErrorMessage(error));
-      return { diagnostics };
-    }
+  let graph: WorkflowGraph;
+  try {
+    graph = (await build()).workflow.graph;
+  } catch (error) {
+    at(['metadata', 'orchestration'], getErrorMessage(error));
+    return { diagnostics };
   }
   return {
     diagnostics,
@@ -315,8 +287,7 @@ export async function planOrchestration(
       mode: config.mode,
       summary: `orchestration(${config.mode}, ${names.length} sub-agent${names.length === 1 ? '' : 's'})`,
       subAgents: names,
-      ...(graph && { graph }),
-      ...(tools && { tools }),
+      graph,
       build,
     },
   };

@@ -1,3 +1,4 @@
+import type { ChatClientAgent } from '@raf/framework';
 import type { WorkflowGraph } from '@raf/workflow';
 import type { AgentPlan } from '../builder/agent-plan.js';
 import type { CompositePlan } from '../builder/plan-workflow.js';
@@ -55,6 +56,7 @@ function graphOf(graph: WorkflowGraph): NonNullable<ExplainedWorkflow['graph']> 
 export async function explainComposite(
   composite: CompositePlan,
   plan: AgentPlan | undefined,
+  agentOf: (plan: AgentPlan) => ChatClientAgent,
 ): Promise<AgentExplanation> {
   const workflow: ExplainedWorkflow = {
     kind: composite.kind,
@@ -64,8 +66,16 @@ export async function explainComposite(
     ...(composite.graph && { graph: graphOf(composite.graph) }),
   };
   if (plan) {
-    const tools = (composite.tools ?? []).map((tool) => ({ tool, source: 'static' as const }));
-    return { ...(await explainPlan({ ...plan, tools: [...plan.tools, ...tools] })), workflow };
+    const explained = await explainPlan(plan, agentOf(plan));
+    return {
+      ...explained,
+      orchestration: {
+        mode: composite.mode,
+        maxIterations: 0,
+        subAgents: composite.subAgents.map((name) => ({ name, runtime: 'inline' as const })),
+      },
+      workflow,
+    };
   }
   return {
     name: composite.name,
@@ -75,6 +85,8 @@ export async function explainComposite(
     instructions: '',
     contexts: [],
     tools: [],
+    orchestration: null,
+    runtime: { agent: composite.name, workerPolicy: null, tools: [], subAgents: [] },
     warnings: workflow.graph?.warnings ?? [],
     workflow,
   };

@@ -169,8 +169,28 @@ export function loadDefinitionFromDocument(
     };
   }
   const compat = applyUpstreamCompat(document, mapping, normalized.origins);
+  const subAgents = Array.isArray(mapping.subAgents) ? mapping.subAgents : [];
+  for (const [index, sub] of subAgents.entries()) {
+    if (!sub || typeof sub !== 'object' || Array.isArray(sub)) continue;
+    const prefix = writtenPath(root, normalized.origins, ['subAgents', index]);
+    compat.push(...applyUpstreamCompat(document, sub as Record<string, unknown>, normalized.origins, prefix));
+  }
   const checked = checkSchema(document, root, normalized.origins, options.strict ?? false);
   const diagnostics = [...env.problems, ...normalized.problems, ...compat, ...checked.diagnostics];
+  for (const [index, sub] of subAgents.entries()) {
+    const nested = (sub as { subAgents?: unknown } | null)?.subAgents;
+    if (Array.isArray(nested) && nested.length > 0) {
+      diagnostics.push(
+        diagnosticAt(
+          document,
+          writtenPath(root, normalized.origins, ['subAgents', index, 'subAgents']),
+          'sub-agents cannot have sub-agents of their own (nesting is not supported, as upstream)',
+          'error',
+          { key: true },
+        ),
+      );
+    }
+  }
   if (!diagnostics.some((d) => d.severity === 'error')) return { ...checked, diagnostics };
   return {
     ...checked,

@@ -21,6 +21,18 @@ const json: z.ZodType = z.lazy(() =>
 // toJSON() throw long after the file was loaded.
 const timestamp = z.string().refine((text) => !Number.isNaN(Date.parse(text)), 'expected a date (ISO 8601)');
 
+const toolResult = z.object({ ok: z.boolean(), data: json.optional(), error: z.string().optional() });
+
+const approvalRequest = z.object({
+  type: z.literal('tool-approval-request'),
+  callId: z.string(),
+  name: z.string(),
+  arguments: json,
+  description: z.string(),
+  resolvedTarget: z.string().optional(),
+  agentPath: z.array(z.string()).optional(),
+});
+
 export const sessionSnapshotSchema = z.object({
   version: z.literal(1),
   id: z.string().min(1),
@@ -33,6 +45,10 @@ export const sessionSnapshotSchema = z.object({
       gatedCallIds: z.array(z.string()),
       resolvedTargets: z.record(z.string(), z.string()).optional(),
       round: z.number().int().nonnegative(),
+      results: z.record(z.string(), toolResult).optional(),
+      suspended: z
+        .record(z.string(), z.object({ requests: z.array(approvalRequest), state: json }))
+        .optional(),
     })
     .optional(),
   createdAt: timestamp,

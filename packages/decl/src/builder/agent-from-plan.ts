@@ -1,19 +1,27 @@
-import type { ITool } from '@raf/core';
-import { AgentBuilder, type ChatClientAgent } from '@raf/framework';
+import {
+  AgentBuilder,
+  type AgentToolPolicy,
+  type ChatClientAgent,
+  type GovernanceSource,
+  type SubAgentSpec,
+  type SubAgentsOptions,
+} from '@raf/framework';
 import type { AgentPlan } from './agent-plan.js';
 
-/** The agent a plan describes; `extraTools` (the magentic delegation tools) join its own. */
-export function agentFromPlan(
-  plan: AgentPlan,
-  options: { extraTools?: readonly ITool[]; maxToolRounds?: number } = {},
-): ChatClientAgent {
+export interface AgentAssembly {
+  governance?: GovernanceSource;
+  toolPolicy?: AgentToolPolicy;
+  subAgents?: { specs: readonly SubAgentSpec[]; options: SubAgentsOptions };
+}
+
+/** The agent a plan describes: declared tools (routed ones live in their workspace), providers, limits, governance, sub-agents. */
+export function agentFromPlan(plan: AgentPlan, assembly: AgentAssembly = {}): ChatClientAgent {
   const builder = new AgentBuilder(plan.definition.name)
     .chatClient(plan.client)
-    .maxToolRounds(options.maxToolRounds ?? plan.definition.maxToolRounds);
+    .maxToolRounds(plan.definition.maxToolRounds);
   if (plan.instructions) builder.instructions(plan.instructions);
   if (plan.definition.description) builder.description(plan.definition.description);
   for (const { tool, source } of plan.tools) if (source !== 'workspace') builder.withTool(tool);
-  for (const tool of options.extraTools ?? []) builder.withTool(tool);
   const { toolTimeoutSecs, tools } = plan.definition;
   if (toolTimeoutSecs !== undefined) builder.toolTimeout(toolTimeoutSecs * 1000);
   for (const { tool, index } of plan.tools) {
@@ -21,5 +29,7 @@ export function agentFromPlan(
     if (secs !== undefined) builder.toolTimeout(secs * 1000, tool.name);
   }
   for (const { provider } of plan.providers) builder.withContextProvider(provider);
+  if (assembly.governance) builder.withToolGovernance(assembly.governance, assembly.toolPolicy);
+  if (assembly.subAgents) builder.withSubAgents(assembly.subAgents.specs, assembly.subAgents.options);
   return builder.build();
 }
