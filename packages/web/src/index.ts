@@ -4,6 +4,7 @@ export type { Extracted, FetchMode } from './fetch/extract.js';
 export { extractContent, FETCH_MODES } from './fetch/extract.js';
 export type { WebFetchOptions } from './fetch/web-fetch-tool.js';
 export { createWebFetchTool } from './fetch/web-fetch-tool.js';
+export { createHttpRequestTool } from './request/http-request-tool.js';
 export type { WebPluginOptions } from './plugin.js';
 export { WEB_TOOL_NAMES, webPlugin } from './plugin.js';
 export { braveBackend } from './search/brave.js';

@@ -59,7 +59,7 @@ describe('webPlugin', () => {
     const report = await new DeclAgentBuilder().fromYaml(yaml).use(webPlugin()).validate();
     expect(report.errors.map((e) => `${e.line}:${e.column} ${e.message}`)).toEqual([
       '7:25 Invalid input: expected number, received string',
-      '9:11 kind: web has the tools web_search and web_fetch (got "web_crawl")',
+      '9:11 kind: web has the tools web_search, web_fetch, http_request (got "web_crawl")',
       '11:11 web_search backend "brave" needs an API key: config.apiKey (e.g. $BRAVE_API_KEY) or BRAVE_API_KEY in the environment',
       '14:11 kind: web config.allowPrivate: "10.0.0.0/33" is not a valid CIDR range (e.g. 10.0.0.0/8, fd00::/8)',
     ]);

@@ -10,10 +10,14 @@ import { parseWebConfig, type WebConfig, webConfigSchema } from './config/web-co
 import { createWebFetchTool } from './fetch/web-fetch-tool.js';
 import type { HostResolver } from './http/guarded-connector.js';
 import { GuardedHttpClient } from './http/guarded-http.js';
+import { createHttpRequestTool } from './request/http-request-tool.js';
 import { createWebSearchTool, searchBackendFor } from './search/web-search-tool.js';
 
 /** The tools `kind: web` expands to when the entry has no `name` (rule 6). */
 export const WEB_TOOL_NAMES = ['web_search', 'web_fetch'] as const;
+
+/** Named only: `http_request` (any method; the ones that change things ask for approval). */
+const ALL_WEB_TOOLS: readonly string[] = [...WEB_TOOL_NAMES, 'http_request'];
 
 export interface WebPluginOptions {
   /** How host names are resolved before the SSRF guard checks them (default: the system's). */
@@ -38,14 +42,15 @@ export function httpClientFor(config: WebConfig, resolver?: HostResolver): Guard
 
 function webTools(decl: Declaration, context: PluginBuildContext, options: WebPluginOptions): ITool[] {
   const name = decl.name ?? '';
-  if (!(WEB_TOOL_NAMES as readonly string[]).includes(name)) {
-    throw new ConfigError(`kind: web has the tools ${WEB_TOOL_NAMES.join(' and ')} (got "${name}")`);
+  if (!ALL_WEB_TOOLS.includes(name)) {
+    throw new ConfigError(`kind: web has the tools ${ALL_WEB_TOOLS.join(', ')} (got "${name}")`);
   }
   const config = parseWebConfig(decl.config);
   const http = httpClientFor(config, options.resolver);
   if (name === 'web_search') {
     return [createWebSearchTool(searchBackendFor(config, context.env), http, config.maxResults)];
   }
+  if (name === 'http_request') return [createHttpRequestTool(http, { maxChars: config.maxChars })];
   return [createWebFetchTool(http, { defaultMode: config.defaultMode, maxChars: config.maxChars })];
 }
 

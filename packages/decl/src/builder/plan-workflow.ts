@@ -50,7 +50,12 @@ function buildContext(
 }
 
 /** The services the actions reach the outside through, from the registered plugins. */
-function dslServices(inputs: CompositeInputs, context: PluginBuildContext, sandbox: unknown): DslServices {
+function dslServices(
+  inputs: CompositeInputs,
+  context: PluginBuildContext,
+  sandbox: unknown,
+  webConfig: unknown,
+): DslServices {
   const { registry } = inputs;
   const services: DslServices = {
     agent: (name) => inputs.workflowAgents.get(name),
@@ -106,14 +111,46 @@ function dslServices(inputs: CompositeInputs, context: PluginBuildContext, sandb
       } as never);
     };
   }
+  const web = registry.toolKind('web');
+  if (web) {
+    let tool: Promise<ITool | undefined> | undefined;
+    services.httpRequest = async (request, signal) => {
+      // The file's `web:` block configures the guard (allowPrivate, timeoutMs, maxBytes) as `kind: web`'s config does.
+      tool ??= Promise.resolve(
+        web(
+          {
+            kind: 'web',
+            name: 'http_request',
+            ...(webConfig ? { config: webConfig as Record<string, JSONValue> } : {}),
+          },
+          context,
+        ),
+      ).then((tools) => tools[0]);
+      const built = await tool;
+      if (!built) throw new Error('@raf/web built no http_request tool');
+      const result = await built.execute(
+        request as unknown as JSONValue,
+        {
+          callId: 'http_request',
+          toolName: built.name,
+          signal,
+        } as never,
+      );
+      if (!result.ok) throw new Error(result.error ?? 'http_request failed');
+      const data = (result.data ?? {}) as {
+        status?: number;
+        headers?: Record<string, string>;
+        body?: JSONValue;
+      };
+      return { status: data.status ?? 0, headers: data.headers ?? {}, body: data.body ?? null };
+    };
+  }
   services.missing = (kind) =>
     kind === 'ExecuteCode'
       ? registry.missing('tool kind', 'code').replace('tool kind "code"', 'ExecuteCode')
       : kind === 'InvokeMcpTool'
         ? registry.missing('tool kind', 'mcp').replace('tool kind "mcp"', 'InvokeMcpTool')
-        : registry.toolKind('web')
-          ? 'HttpRequestAction: @raf/web does not offer requests to workflows yet (use InvokeFunctionTool with web_fetch)'
-          : 'HttpRequestAction needs @raf/web (pnpm add @raf/web; builder.use(webPlugin()))';
+        : registry.missing('tool kind', 'web').replace('tool kind "web"', 'HttpRequestAction');
   return services;
 }
 
@@ -142,7 +179,7 @@ export async function planWorkflowFile(
       ...(typeof raw.description === 'string' && { description: raw.description }),
       trigger: raw.trigger as never,
     },
-    { services: dslServices(inputs, context, sandbox), where },
+    { services: dslServices(inputs, context, sandbox, raw.web), where },
   );
   for (const problem of compiled.problems)
     diagnostics.push(
