@@ -1,0 +1,48 @@
+import { collectAgentResponse } from '@raf/core';
+import { DeclAgentBuilder } from '@raf/decl';
+import { describe, expect, it } from 'vitest';
+import { sandboxPlugin } from './sandbox-plugin.js';
+
+// Issue 14: a kind: workflow file's ExecuteCode action runs in @raf/sandbox's code_interpreter.
+const workflow = (code: string) => `kind: workflow
+name: compute
+trigger:
+  kind: OnConversationStart
+  id: compute
+  actions:
+    - kind: ExecuteCode
+      id: run_code
+      language: javascript
+      code: ${JSON.stringify(code)}
+      output: Local.run
+    - kind: SendActivity
+      activity:
+        text: =Concat("result ", Local.run.result)
+`;
+
+describe("a workflow's ExecuteCode", () => {
+  it('runs the code in the JavaScript sandbox and hands its result to the next action', async () => {
+    const agent = await new DeclAgentBuilder()
+      .use(sandboxPlugin())
+      .fromYaml(workflow('6 * 7'), 'compute.yaml')
+      .buildAgent();
+    expect((await collectAgentResponse(agent.run('go'))).text).toBe('result 42');
+  });
+
+  it('a failure of the code fails the action, naming it and its line', async () => {
+    const agent = await new DeclAgentBuilder()
+      .use(sandboxPlugin())
+      .fromYaml(workflow('throw new Error("boom")'), 'compute.yaml')
+      .buildAgent();
+    await expect(collectAgentResponse(agent.run('go'))).rejects.toThrow(
+      /ExecuteCode at compute\.yaml:7:\d+: .*boom/,
+    );
+  });
+
+  it('without @raf/sandbox the file fails at the action, naming the package', async () => {
+    const report = await new DeclAgentBuilder().fromYaml(workflow('1'), 'compute.yaml').validate();
+    expect(report.errors.map((e) => `${e.line} ${e.message}`)).toEqual([
+      expect.stringMatching(/^7 .*ExecuteCode needs @raf\/sandbox/),
+    ]);
+  });
+});
