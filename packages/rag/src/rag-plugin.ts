@@ -60,6 +60,7 @@ async function knowledge(
     ...(config.chunker !== undefined && { chunker: config.chunker }),
     ...(config.topK !== undefined && { topK: config.topK }),
     ...(config.retrieval !== undefined && { retrieval: config.retrieval }),
+    ...(config.fusion !== undefined && { fusion: config.fusion }),
     ...(config.autoRefresh !== undefined && { autoRefresh: config.autoRefresh }),
     ...(config.maxInjectedChars !== undefined && { maxInjectedChars: config.maxInjectedChars }),
     ...(context.dryRun && { dryRun: true }),

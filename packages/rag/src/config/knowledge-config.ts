@@ -50,6 +50,13 @@ export const knowledgeConfigSchema = z
     /** Passages injected per run (0: none, the tool only). */
     topK: z.number().int().min(0).max(20).optional(),
     retrieval: z.enum(['hybrid', 'lexical', 'vector']).optional(),
+    /** Hybrid fusion: Σ weight / (k + rank); BM25 weighs 1, vectors `vectorWeight` (defaults 10 and 0.5). */
+    fusion: z
+      .strictObject({
+        k: z.number().min(1).max(1000).optional(),
+        vectorWeight: z.number().min(0).max(10).optional(),
+      })
+      .optional(),
     autoRefresh: z.boolean().optional(),
     maxInjectedChars: z.number().int().min(0).optional(),
   })

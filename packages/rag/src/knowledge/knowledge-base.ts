@@ -9,7 +9,7 @@ import type { LoadedDocument } from '../load/document.js';
 import { loadDocument } from '../load/load-document.js';
 import { nearestRows } from '../search/exact-vector-search.js';
 import { ftsQuery } from '../search/fts-query.js';
-import { reciprocalRankFusion } from '../search/reciprocal-rank-fusion.js';
+import { HYBRID_FUSION, reciprocalRankFusion } from '../search/reciprocal-rank-fusion.js';
 import { expandSources, type SourceRef } from '../source/expand-sources.js';
 import { readSource, stampOf } from '../source/read-source.js';
 import {
@@ -305,7 +305,11 @@ export class KnowledgeBase {
         ? lexical.map((id, i) => ({ id, score: -(i + 1) }))
         : mode === 'vector'
           ? vector
-          : reciprocalRankFusion([lexical, vector.map((v) => v.id)]);
+          : reciprocalRankFusion(
+              [lexical, vector.map((v) => v.id)],
+              this.options.fusion?.k ?? HYBRID_FUSION.k,
+              [1, this.options.fusion?.vectorWeight ?? HYBRID_FUSION.vectorWeight],
+            );
     const perSource = Math.max(1, options.maxPerSource ?? 2);
     const taken = new Map<string, number>();
     const rows = this.store.chunks(ranked.slice(0, CANDIDATES * 2).map((r) => r.id));

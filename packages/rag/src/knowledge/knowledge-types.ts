@@ -18,6 +18,8 @@ export interface KnowledgeBaseOptions {
   chunkOverlap?: number;
   /** `auto` (default): markdown-aware for md and html, recursive for txt and pdf. */
   chunker?: ChunkerName;
+  /** How hybrid search fuses the BM25 and vector rankings (default `HYBRID_FUSION`: k 10, vector weight 0.5). */
+  fusion?: { k?: number; vectorWeight?: number };
 }
 
 export type RefreshOptions = IndexRefreshOptions;

@@ -116,12 +116,10 @@ describe('retrieval quality on the README corpus', () => {
     expect(missing).toEqual([]);
   });
 
-  // Measured here (384-d hashed stand-in): lexical 0.941, vector 0.721, hybrid 0.882. The stand-in
-  // is far weaker than BM25 on this corpus (hashed features collide in 384 dimensions), and fusing
-  // a strong ranking with a much weaker one by reciprocal rank does not beat the strong one: hybrid
-  // ≥ lexical does not hold with this model. What must hold: fusion lifts the vector ranking a lot,
-  // and costs the lexical one little.
-  it('recall@5 of lexical, vector and hybrid search; fusion beats vector alone and stays near lexical', async () => {
+  // Measured here (384-d hashed stand-in): lexical 0.941, vector 0.662, hybrid 0.956 with the
+  // default fusion (k 10, vectors weigh 0.5); Cormack's k 60 with equal weights gave hybrid 0.853,
+  // below lexical: fusing a strong ranking with a much weaker one as equals costs the strong one.
+  it('recall@5 of lexical, vector and hybrid search: hybrid is at least as good as both', async () => {
     const recall: Record<string, number> = {};
     const misses: Record<string, string[]> = {};
     for (const mode of MODES) {
@@ -140,7 +138,7 @@ describe('retrieval quality on the README corpus', () => {
     console.log('hybrid misses:', misses.hybrid);
     expect(recall.lexical).toBeGreaterThanOrEqual(0.9);
     expect(recall.vector).toBeGreaterThanOrEqual(0.6);
-    expect(recall.hybrid).toBeGreaterThanOrEqual((recall.vector as number) + 0.1);
-    expect(recall.hybrid).toBeGreaterThanOrEqual((recall.lexical as number) - 0.1);
+    expect(recall.hybrid).toBeGreaterThanOrEqual(recall.vector as number);
+    expect(recall.hybrid).toBeGreaterThanOrEqual(recall.lexical as number);
   }, 60_000);
 });

@@ -64,4 +64,11 @@ describe('reciprocalRankFusion', () => {
       { id: 2, score: 1 / 62 },
     ]);
   });
+
+  it('weighs each list: a weight of 0.5 halves what its ranks add', () => {
+    expect(reciprocalRankFusion([[1], [2, 1]], 10, [1, 0.5])).toEqual([
+      { id: 1, score: 1 / 11 + 0.5 / 12 },
+      { id: 2, score: 0.5 / 11 },
+    ]);
+  });
 });
