@@ -1,0 +1,2 @@
+export type { StudioBrowser } from './chromium.js';
+export { CHROMIUM_PATH, hasChromium, launchChromium } from './chromium.js';
