@@ -108,16 +108,18 @@ export class StudioRuns {
       stream.send({ runId: run.session.id, sessionId: run.session.id, agent: agent.id, runtime }, 'run');
       const json = new NdjsonRenderer((line) => stream.send(JSON.parse(line)));
       const previews: Promise<void>[] = [];
-      await runTurn(
+      const outcome = await runTurn(
         chat,
         input,
         { session: run.session, signal: controller.signal, ...(approvals && { approvals }) },
         (update) => {
-          json.render(update, run.session.id);
+          // `finish` stays the last message: it waits for the diffs of the approvals it ends on.
+          if (update.type !== 'finish') json.render(update, run.session.id);
           if (update.type === 'tool-approval-request') previews.push(this.preview(update, stream));
         },
       );
       await Promise.all(previews);
+      json.render(outcome.finish, run.session.id);
       await run.store.save(run.session.toJSON());
     } catch (error) {
       if (!events) throw error;

@@ -147,7 +147,7 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
         return runs.approve(agent, decodeURIComponent(parts[3]!), await readJsonObject(req), res);
       }
       default: {
-        const known = /^(GET|PATCH|POST) \/(agents|labels|governance)/.test(route);
+        const known = /^\S+ \/(agents|labels|governance)/.test(route);
         throw new StudioHttpError(
           known ? 405 : 404,
           known ? 'method_not_allowed' : 'not_found',
