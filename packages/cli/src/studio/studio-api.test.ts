@@ -3,10 +3,10 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { type MockModelServer, startMockModelServer } from '@raf/client/testing';
 import { DeclAgentBuilder } from '@raf/decl';
-import { FileGovernanceStore, runtimeDiagnostic } from '@raf/framework';
+import { runtimeDiagnostic } from '@raf/framework';
+import { buildStudioIfMissing } from '@raf/studio/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
-  ensureStudioBuilt,
   parseEvents,
   type RunningStudio,
   removeProject,
@@ -19,7 +19,7 @@ let studio: RunningStudio | undefined;
 let model: MockModelServer | undefined;
 
 beforeAll(() => {
-  ensureStudioBuilt();
+  buildStudioIfMissing();
 }, 60_000);
 afterEach(async () => {
   if (studio) expect(await studio.stop()).toBe(0);

@@ -1,26 +1,11 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { studioAssetsDir } from '@raf/studio';
 import { main } from '../../main.js';
 import { createMemoryIO } from '../../memory-io.js';
 
 const root = fileURLToPath(new URL('../../../../../', import.meta.url));
-
-/** Tests run from source: the app is built once when `dist/app` is missing (CI builds it first). */
-export function ensureStudioBuilt(): string {
-  const dir = studioAssetsDir();
-  if (!existsSync(join(dir, 'index.html'))) {
-    execFileSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build'], {
-      cwd: join(root, 'packages/studio'),
-      stdio: 'ignore',
-    });
-  }
-  return dir;
-}
 
 /** A project folder with the sub-agents example and, with a model URL, an agent that asks before writing. */
 export async function studioProject(modelURL?: string): Promise<string> {
