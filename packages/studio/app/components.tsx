@@ -89,19 +89,14 @@ export function RuntimeTable(props: { diagnostic: Diagnostic; title: string; com
                               : studio.labels.governance.disabled,
                           )}
                     </Field>
-                    {g.core && (
-                      <Field class="badge" name={f('governance.core')} value={g.core}>
-                        {studio.label(studio.labels.governance.core)}
-                      </Field>
-                    )}
+                    <Field class={g.core ? 'badge' : 'sr-only'} name={f('governance.core')} value={g.core}>
+                      {g.core ? studio.label(studio.labels.governance.core) : ''}
+                    </Field>
                     {' · '}
                     <Field name={f('governance.workerRoutingStrategy')} value={g.workerRoutingStrategy} />
-                    {g.promptHint !== null && (
-                      <>
-                        {' · '}
-                        <Field name={f('governance.promptHint')} value={g.promptHint} />
-                      </>
-                    )}
+                    <Field class={g.promptHint === null ? 'sr-only' : 'hint'} name={f('governance.promptHint')} value={g.promptHint}>
+                      {g.promptHint === null ? '' : ` · ${g.promptHint}`}
+                    </Field>
                     {g.disabledBy && <Field class="sr-only" name={f('governance.disabledBy')} value={g.disabledBy} />}
                   </td>
                 )}

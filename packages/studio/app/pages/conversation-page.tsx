@@ -149,6 +149,9 @@ export function ConversationPage() {
         <details class="card" data-run-routes="">
           <summary>{studio.t('thisRun')}</summary>
           <RuntimeTable diagnostic={runtime} title={studio.t('agent')} compact />
+          {runtime.subAgents.map((sub) => (
+            <RuntimeTable key={sub.agent} diagnostic={sub} title={studio.t('subAgent')} compact />
+          ))}
         </details>
       )}
     </>
