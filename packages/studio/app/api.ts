@@ -12,7 +12,9 @@ export class ApiError extends Error {
 }
 
 async function failure(response: Response): Promise<ApiError> {
-  const body = (await response.json().catch(() => null)) as { error?: { code: string; message: string } } | null;
+  const body = (await response.json().catch(() => null)) as {
+    error?: { code: string; message: string };
+  } | null;
   return new ApiError(
     response.status,
     body?.error?.code ?? 'http_error',

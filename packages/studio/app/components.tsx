@@ -8,7 +8,10 @@ export function AgentPicker() {
   return (
     <label class="picker">
       {studio.t('chooseAgent')}{' '}
-      <select value={studio.agentId} onChange={(e) => studio.setAgentId((e.target as HTMLSelectElement).value)}>
+      <select
+        value={studio.agentId}
+        onChange={(e) => studio.setAgentId((e.target as HTMLSelectElement).value)}
+      >
         {studio.agents.map((a) => (
           <option key={a.id} value={a.id}>
             {a.name} ({a.file})
@@ -21,7 +24,11 @@ export function AgentPicker() {
 
 export function YesNo(props: { name: string; value: boolean }) {
   const studio = useStudio();
-  return <Field name={props.name} value={props.value}>{studio.t(props.value ? 'yes' : 'no')}</Field>;
+  return (
+    <Field name={props.name} value={props.value}>
+      {studio.t(props.value ? 'yes' : 'no')}
+    </Field>
+  );
 }
 
 /**
@@ -94,10 +101,16 @@ export function RuntimeTable(props: { diagnostic: Diagnostic; title: string; com
                     </Field>
                     {' · '}
                     <Field name={f('governance.workerRoutingStrategy')} value={g.workerRoutingStrategy} />
-                    <Field class={g.promptHint === null ? 'sr-only' : 'hint'} name={f('governance.promptHint')} value={g.promptHint}>
+                    <Field
+                      class={g.promptHint === null ? 'sr-only' : 'hint'}
+                      name={f('governance.promptHint')}
+                      value={g.promptHint}
+                    >
                       {g.promptHint === null ? '' : ` · ${g.promptHint}`}
                     </Field>
-                    {g.disabledBy && <Field class="sr-only" name={f('governance.disabledBy')} value={g.disabledBy} />}
+                    {g.disabledBy && (
+                      <Field class="sr-only" name={f('governance.disabledBy')} value={g.disabledBy} />
+                    )}
                   </td>
                 )}
                 {!props.compact && (
@@ -108,7 +121,11 @@ export function RuntimeTable(props: { diagnostic: Diagnostic; title: string; com
                   </td>
                 )}
                 <td>
-                  <Field class={`route route-${tool.runtime.route}`} name={f('runtime.route')} value={tool.runtime.route}>
+                  <Field
+                    class={`route route-${tool.runtime.route}`}
+                    name={f('runtime.route')}
+                    value={tool.runtime.route}
+                  >
                     {studio.label(studio.labels.routes[tool.runtime.route])}
                   </Field>
                   <Field class="sr-only" name={f('runtime.state')} value={tool.runtime.state} />

@@ -34,7 +34,9 @@ function App() {
   const [page, setPage] = useState<Page>(pageOfHash);
   const [lang, setLang] = useState<Lang>(stored('raf-studio-lang') === 'zh-CN' ? 'zh-CN' : 'en');
   const [dark, setDark] = useState(
-    stored('raf-studio-theme') ? stored('raf-studio-theme') === 'dark' : matchMedia('(prefers-color-scheme: dark)').matches,
+    stored('raf-studio-theme')
+      ? stored('raf-studio-theme') === 'dark'
+      : matchMedia('(prefers-color-scheme: dark)').matches,
   );
   const [labels, setLabels] = useState<Labels | null>(null);
   const [agents, setAgents] = useState<AgentSummary[]>([]);
@@ -85,7 +87,11 @@ function App() {
             </select>
           </label>
           <label>
-            <input type="checkbox" checked={dark} onChange={(e) => setDark((e.target as HTMLInputElement).checked)} />{' '}
+            <input
+              type="checkbox"
+              checked={dark}
+              onChange={(e) => setDark((e.target as HTMLInputElement).checked)}
+            />{' '}
             {t(lang, 'theme')}
           </label>
         </div>

@@ -59,7 +59,11 @@ export interface Plan {
   maxToolRounds: number;
   contexts: { kind: string; name: string; order: number }[];
   tools: PlanTool[];
-  orchestration: { mode: string; maxIterations: number; subAgents: { name: string; runtime: string }[] } | null;
+  orchestration: {
+    mode: string;
+    maxIterations: number;
+    subAgents: { name: string; runtime: string }[];
+  } | null;
   runtime: Diagnostic;
   warnings: string[];
 }
@@ -96,7 +100,12 @@ export interface Labels {
 export type RunUpdate =
   | { type: 'text-delta' | 'reasoning-delta'; delta: string }
   | { type: 'tool-call'; callId: string; name: string; arguments: unknown }
-  | { type: 'tool-result'; callId: string; name: string; result: { ok: boolean; data?: unknown; error?: string } }
+  | {
+      type: 'tool-result';
+      callId: string;
+      name: string;
+      result: { ok: boolean; data?: unknown; error?: string };
+    }
   | { type: 'tool-progress'; callId: string; name: string; message: string }
   | {
       type: 'tool-approval-request';

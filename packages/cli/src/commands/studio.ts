@@ -10,7 +10,8 @@ import { startStudioServer } from '../studio/studio-server.js';
 /** Best effort: a desktop opens the page; anywhere else the printed URL is enough. */
 async function openInBrowser(url: string): Promise<void> {
   const { spawn } = await import('node:child_process');
-  const command = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
+  const command =
+    process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
   try {
     const child = spawn(command, [url], { stdio: 'ignore', detached: true });
     child.on('error', () => {});

@@ -120,7 +120,9 @@ describe('raf studio: the JSON API (no browser)', () => {
     });
     const diagnostic = await (await api('/api/agents/coordinator/diagnostic')).json();
     const researcher = diagnostic.subAgents.find((s: { agent: string }) => s.agent === 'researcher');
-    expect(researcher.tools.find((t: { name: string }) => t.name === 'search_file').runtime.route).toBe('disabled');
+    expect(researcher.tools.find((t: { name: string }) => t.name === 'search_file').runtime.route).toBe(
+      'disabled',
+    );
 
     const refusals = [
       [{ tool: 'delegate_task', enabled: false }, 400, 'governance_refused'],
@@ -134,7 +136,11 @@ describe('raf studio: the JSON API (no browser)', () => {
     }
     const broken = await api('/api/governance', { method: 'PATCH', body: '{not json' });
     expect([broken.status, (await broken.json()).error.code]).toEqual([400, 'invalid_json']);
-    const text = await api('/api/governance', { method: 'PATCH', body: 'x', headers: { 'content-type': 'text/plain' } });
+    const text = await api('/api/governance', {
+      method: 'PATCH',
+      body: 'x',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(text.status).toBe(415);
     expect((await api('/api/agents/nobody/plan')).status).toBe(404);
     expect((await api('/api/nothing')).status).toBe(404);
@@ -142,13 +148,18 @@ describe('raf studio: the JSON API (no browser)', () => {
     expect((await api('/assets/../../package.json')).status).toBe(404);
     const noInput = await api('/api/agents/coordinator/runs', { method: 'POST', body: '{}' });
     expect([noInput.status, (await noInput.json()).error.code]).toEqual([400, 'invalid_field']);
-    expect((await api('/api/agents/coordinator/runs/r1/approvals', { method: 'POST', body: '{}' })).status).toBe(404);
+    expect(
+      (await api('/api/agents/coordinator/runs/r1/approvals', { method: 'POST', body: '{}' })).status,
+    ).toBe(404);
   });
 
   it('streams a run as SSE: the run event carries this run’s routes, then the lines of raf run --json', async () => {
     project = await studioProject();
     studio = await startStudio(project, ['agent.yaml']);
-    await api('/api/governance', { method: 'PATCH', body: JSON.stringify({ tool: 'search_file', enabled: false }) });
+    await api('/api/governance', {
+      method: 'PATCH',
+      body: JSON.stringify({ tool: 'search_file', enabled: false }),
+    });
     const res = await api('/api/agents/coordinator/runs', {
       method: 'POST',
       body: JSON.stringify({ input: 'Summarise the meeting notes into summary.md' }),
@@ -157,7 +168,9 @@ describe('raf studio: the JSON API (no browser)', () => {
     const events = parseEvents(await res.text());
     const [start, ...rest] = events;
     expect(start!.event).toBe('run');
-    const runtime = start!.data.runtime as { subAgents: { agent: string; tools: { name: string; runtime: unknown }[] }[] };
+    const runtime = start!.data.runtime as {
+      subAgents: { agent: string; tools: { name: string; runtime: unknown }[] }[];
+    };
     const researcher = runtime.subAgents.find((s) => s.agent === 'researcher')!;
     expect(researcher.tools.find((t) => t.name === 'search_file')!.runtime).toMatchObject({
       route: 'disabled',
@@ -174,13 +187,25 @@ describe('raf studio: the JSON API (no browser)', () => {
       'text-delta',
       'finish',
     ]);
-    expect(rest.at(-1)!.data).toMatchObject({ type: 'finish', reason: 'stop', sessionId: start!.data.sessionId });
+    expect(rest.at(-1)!.data).toMatchObject({
+      type: 'finish',
+      reason: 'stop',
+      sessionId: start!.data.sessionId,
+    });
   }, 60_000);
 
   it('pauses a run for approval with the target and a diff, and resumes it with the decision', async () => {
     model = await startMockModelServer({
       turns: [
-        { toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: '../scratch/todo.md', content: 'new line\n' } }] },
+        {
+          toolCalls: [
+            {
+              id: 'w1',
+              name: 'write_file',
+              arguments: { path: '../scratch/todo.md', content: 'new line\n' },
+            },
+          ],
+        },
         { text: 'Written.' },
       ],
     });
@@ -191,7 +216,9 @@ describe('raf studio: the JSON API (no browser)', () => {
       'scribe',
     ]);
     const first = parseEvents(
-      await (await api('/api/agents/scribe/runs', { method: 'POST', body: JSON.stringify({ input: 'update it' }) })).text(),
+      await (
+        await api('/api/agents/scribe/runs', { method: 'POST', body: JSON.stringify({ input: 'update it' }) })
+      ).text(),
     );
     const runId = first[0]!.data.runId as string;
     const request = first.find((e) => e.data.type === 'tool-approval-request')!.data;
@@ -233,6 +260,8 @@ describe('raf studio: the JSON API (no browser)', () => {
     expect(await studio.stop()).toBe(0);
     studio = undefined;
     await expect(fetch(`${origin}/api/agents`)).rejects.toThrow();
-    await expect(startStudio(project, ['missing.yaml'])).rejects.toThrow(/exited with 2: error: missing\.yaml:1:1/);
+    await expect(startStudio(project, ['missing.yaml'])).rejects.toThrow(
+      /exited with 2: error: missing\.yaml:1:1/,
+    );
   });
 });

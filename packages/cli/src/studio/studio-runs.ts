@@ -45,7 +45,11 @@ export class StudioRuns {
       run = { agentId: agent.id, session: opened.session, store: opened.store, busy: false };
     }
     if (run.session.pendingApproval)
-      throw new StudioHttpError(409, 'awaiting_approval', `session ${run.session.id} is waiting for approvals`);
+      throw new StudioHttpError(
+        409,
+        'awaiting_approval',
+        `session ${run.session.id} is waiting for approvals`,
+      );
     await this.turn(run, agent, input, undefined, res);
   }
 
@@ -60,12 +64,14 @@ export class StudioRuns {
     if (!run && /^[\w.-]{1,128}$/.test(runId)) {
       // A run paused before the studio restarted: its session is on disk.
       const opened = await openSession(this.sessionsDir, this.cwd, runId);
-      if (opened.resumed) run = { agentId: agent.id, session: opened.session, store: opened.store, busy: false };
+      if (opened.resumed)
+        run = { agentId: agent.id, session: opened.session, store: opened.store, busy: false };
     }
     if (!run || run.agentId !== agent.id)
       throw new StudioHttpError(404, 'no_such_run', `agent ${agent.id} has no run ${runId}`);
     const batch = run.session.pendingApproval;
-    if (!batch) throw new StudioHttpError(409, 'not_awaiting_approval', `run ${runId} is not waiting for approvals`);
+    if (!batch)
+      throw new StudioHttpError(409, 'not_awaiting_approval', `run ${runId} is not waiting for approvals`);
     onlyFields(body, ['approvals']);
     const approvals = parseApprovals(body.approvals);
     const pending = new Set(pendingRequests(batch).map((r) => r.callId));
@@ -140,13 +146,18 @@ export class StudioRuns {
 
 function parseApprovals(value: unknown): ApprovalResponse[] {
   if (!Array.isArray(value) || value.length === 0)
-    throw new StudioHttpError(400, 'invalid_field', 'approvals: expected a list of { callId, approved, reason? }');
+    throw new StudioHttpError(
+      400,
+      'invalid_field',
+      'approvals: expected a list of { callId, approved, reason? }',
+    );
   return value.map((item, i) => {
     const at = `approvals[${i}]`;
     if (typeof item !== 'object' || item === null)
       throw new StudioHttpError(400, 'invalid_field', `${at}: expected { callId, approved, reason? }`);
     const { callId, approved, reason } = item as Record<string, unknown>;
-    if (typeof callId !== 'string') throw new StudioHttpError(400, 'invalid_field', `${at}.callId: expected a string`);
+    if (typeof callId !== 'string')
+      throw new StudioHttpError(400, 'invalid_field', `${at}.callId: expected a string`);
     if (typeof approved !== 'boolean')
       throw new StudioHttpError(400, 'invalid_field', `${at}.approved: expected true or false`);
     if (reason !== undefined && typeof reason !== 'string')

@@ -7,12 +7,7 @@ import { DeclError, formatDiagnostic } from '@raf/decl';
 import type { FileGovernanceStore } from '@raf/framework';
 import { RUNTIME_LABELS } from '@raf/framework';
 import { readJsonObject, sendError, sendJson, StudioHttpError } from './http-json.js';
-import {
-  diagnosticOf,
-  governanceReport,
-  patchGovernance,
-  type StudioAgent,
-} from './studio-agents.js';
+import { diagnosticOf, governanceReport, patchGovernance, type StudioAgent } from './studio-agents.js';
 import { StudioRuns } from './studio-runs.js';
 
 export interface StudioServerOptions {
@@ -60,7 +55,11 @@ const SECURITY_HEADERS = {
 /** A broken agent file or governance store is the user's to fix: a 422 that names it, not a crash. */
 function asHttpError(error: unknown): StudioHttpError {
   if (DeclError.isInstance(error))
-    return new StudioHttpError(422, 'agent_error', error.diagnostics.map((d) => formatDiagnostic(d)).join('\n'));
+    return new StudioHttpError(
+      422,
+      'agent_error',
+      error.diagnostics.map((d) => formatDiagnostic(d)).join('\n'),
+    );
   if (ConfigError.isInstance(error)) return new StudioHttpError(422, 'config_error', error.message);
   return new StudioHttpError(500, 'internal_error', getErrorMessage(error));
 }
@@ -114,7 +113,7 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
   async function api(req: IncomingMessage, res: ServerResponse, path: string, signal: AbortSignal) {
     const method = req.method ?? 'GET';
     const parts = path.split('/').filter(Boolean).slice(1);
-    const route = `${method} /${parts.map((p, i) => (i === 1 && parts[0] === 'agents') || (i === 3 && parts[2] === 'runs') ? ':' : p).join('/')}`;
+    const route = `${method} /${parts.map((p, i) => ((i === 1 && parts[0] === 'agents') || (i === 3 && parts[2] === 'runs') ? ':' : p)).join('/')}`;
     switch (route) {
       case 'GET /agents':
         return sendJson(res, 200, {
@@ -193,7 +192,11 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
         throw new StudioHttpError(403, 'wrong_host', `the studio answers on 127.0.0.1:${port} only`);
       const fromQuery = url.searchParams.get('token') ?? undefined;
       if (![fromQuery, cookieToken(req), bearer(req)].some((t) => sameToken(t, token)))
-        throw new StudioHttpError(401, 'unauthorized', 'a valid studio token is required (the URL raf studio printed)');
+        throw new StudioHttpError(
+          401,
+          'unauthorized',
+          'a valid studio token is required (the URL raf studio printed)',
+        );
       if (sameToken(fromQuery, token))
         res.setHeader('set-cookie', `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`);
       if (url.pathname === '/api' || url.pathname.startsWith('/api/'))

@@ -62,8 +62,7 @@ function PlanView({ plan }: { plan: Plan }) {
         </ol>
         {plan.orchestration && (
           <p>
-            {studio.t('subAgent')}:{' '}
-            <Field name="plan.orchestration.mode" value={plan.orchestration.mode} /> ·{' '}
+            {studio.t('subAgent')}: <Field name="plan.orchestration.mode" value={plan.orchestration.mode} /> ·{' '}
             {plan.orchestration.subAgents.map((s) => `${s.name} (${s.runtime})`).join(', ')}
           </p>
         )}

@@ -9,7 +9,13 @@ type Approval = Extract<RunUpdate, { type: 'tool-approval-request' }>;
 type Item =
   | { kind: 'user'; text: string }
   | { kind: 'assistant'; text: string }
-  | { kind: 'tool'; callId: string; name: string; args: unknown; result?: { ok: boolean; data?: unknown; error?: string } }
+  | {
+      kind: 'tool';
+      callId: string;
+      name: string;
+      args: unknown;
+      result?: { ok: boolean; data?: unknown; error?: string };
+    }
   | { kind: 'approval'; request: Approval; diff?: string; decided?: boolean }
   | { kind: 'note'; text: string; error?: boolean };
 
@@ -17,7 +23,8 @@ type Item =
 function delegatedTo(args: unknown): string[] {
   const a = (args ?? {}) as { agent?: unknown; tasks?: { agent?: unknown }[] };
   if (typeof a.agent === 'string') return [a.agent];
-  if (Array.isArray(a.tasks)) return a.tasks.map((t) => t?.agent).filter((n): n is string => typeof n === 'string');
+  if (Array.isArray(a.tasks))
+    return a.tasks.map((t) => t?.agent).filter((n): n is string => typeof n === 'string');
   return [];
 }
 
@@ -65,7 +72,9 @@ export function ConversationPage() {
               break;
             case 'tool-result':
               update((list) =>
-                list.map((i) => (i.kind === 'tool' && i.callId === u.callId ? { ...i, result: u.result } : i)),
+                list.map((i) =>
+                  i.kind === 'tool' && i.callId === u.callId ? { ...i, result: u.result } : i,
+                ),
               );
               break;
             case 'tool-approval-request':
@@ -97,11 +106,16 @@ export function ConversationPage() {
     setInput('');
     push({ kind: 'user', text });
     const same = session.current?.agent === studio.agentId ? session.current.id : undefined;
-    void run(`/api/agents/${encodeURIComponent(studio.agentId)}/runs`, { input: text, ...(same && { sessionId: same }) });
+    void run(`/api/agents/${encodeURIComponent(studio.agentId)}/runs`, {
+      input: text,
+      ...(same && { sessionId: same }),
+    });
   };
 
   const decide = (approved: boolean) => {
-    const open = items.filter((i): i is Extract<Item, { kind: 'approval' }> => i.kind === 'approval' && !i.decided);
+    const open = items.filter(
+      (i): i is Extract<Item, { kind: 'approval' }> => i.kind === 'approval' && !i.decided,
+    );
     if (!session.current || open.length === 0) return;
     update((list) => list.map((i) => (i.kind === 'approval' ? { ...i, decided: true } : i)));
     const { agent, id } = session.current;
@@ -214,7 +228,7 @@ function ChatItem({ item, runtime }: { item: Item; runtime: Diagnostic | null })
             <pre class="diff" data-field="approval.diff">
               {item.diff.split('\n').map((line, n) => (
                 // biome-ignore lint/suspicious/noArrayIndexKey: lines of one fixed text
-                <span key={n} class={line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : ''}>
+                <span key={n} class={diffClass(line)}>
                   {`${line}\n`}
                 </span>
               ))}
@@ -229,4 +243,10 @@ function ChatItem({ item, runtime }: { item: Item; runtime: Diagnostic | null })
 function summarize(data: unknown): string {
   const text = typeof data === 'string' ? data : JSON.stringify(data);
   return text && text.length > 200 ? `${text.slice(0, 200)}…` : (text ?? '');
+}
+
+/** Added and removed lines of a unified diff (not its `---`/`+++` file header). */
+function diffClass(line: string): string {
+  if (line.startsWith('+++') || line.startsWith('---')) return 'muted';
+  return line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : '';
 }

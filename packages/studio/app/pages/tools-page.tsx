@@ -5,7 +5,9 @@ import { useStudio } from '../context.js';
 import { Field } from '../field.js';
 import type { GovernanceReport, GovernedTool } from '../types.js';
 
-type Change = Partial<Pick<GovernedTool['governance'], 'enabled' | 'core' | 'workerRoutingStrategy' | 'promptHint'>>;
+type Change = Partial<
+  Pick<GovernedTool['governance'], 'enabled' | 'core' | 'workerRoutingStrategy' | 'promptHint'>
+>;
 
 /**
  * Tools: the project's global governance for every tool and the static profile it gives, edited
@@ -66,7 +68,11 @@ export function ToolsPage() {
   );
 }
 
-function ToolRow(props: { tool: GovernedTool; strategies: string[]; onChange(tool: string, change: Change): void }) {
+function ToolRow(props: {
+  tool: GovernedTool;
+  strategies: string[];
+  onChange(tool: string, change: Change): void;
+}) {
   const studio = useStudio();
   const { tool } = props;
   const g = tool.governance;
@@ -133,7 +139,9 @@ function ToolRow(props: { tool: GovernedTool; strategies: string[]; onChange(too
           value={g.promptHint ?? ''}
           data-field={f('governance.promptHint')}
           data-value={JSON.stringify(g.promptHint)}
-          onChange={(e) => props.onChange(tool.name, { promptHint: (e.target as HTMLInputElement).value || null })}
+          onChange={(e) =>
+            props.onChange(tool.name, { promptHint: (e.target as HTMLInputElement).value || null })
+          }
         />
       </td>
       {m ? (
@@ -153,7 +161,11 @@ function ToolRow(props: { tool: GovernedTool; strategies: string[]; onChange(too
           <td class="badges">
             <Badge name={f('manifest.requiresShell')} on={m.requiresShell} text={studio.t('shell')} />
             <Badge name={f('manifest.requiresWrite')} on={m.requiresWrite} text={studio.t('write')} />
-            <Badge name={f('manifest.requiresSkillScope')} on={m.requiresSkillScope} text={studio.t('skill')} />
+            <Badge
+              name={f('manifest.requiresSkillScope')}
+              on={m.requiresSkillScope}
+              text={studio.t('skill')}
+            />
           </td>
           <td>
             <Field name={f('profile.route')} value={tool.profile?.route ?? null}>

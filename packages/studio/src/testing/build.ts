@@ -27,7 +27,10 @@ export function buildStudioIfMissing(timeoutMs = 120_000): string {
     return dir;
   }
   try {
-    const vite = join(dirname(createRequire(join(packageDir, 'package.json')).resolve('vite/package.json')), 'bin/vite.js');
+    const vite = join(
+      dirname(createRequire(join(packageDir, 'package.json')).resolve('vite/package.json')),
+      'bin/vite.js',
+    );
     execFileSync(process.execPath, [vite, 'build'], { cwd: packageDir, stdio: 'ignore' });
   } finally {
     rmSync(lock, { recursive: true, force: true });
