@@ -6,7 +6,7 @@ import { ConfigError, getErrorMessage } from '@raf/core';
 import { DeclError, formatDiagnostic } from '@raf/decl';
 import type { FileGovernanceStore } from '@raf/framework';
 import { RUNTIME_LABELS } from '@raf/framework';
-import { readJsonObject, sendError, sendJson, StudioHttpError } from './http-json.js';
+import { readJsonObject, StudioHttpError, sendError, sendJson } from './http-json.js';
 import { diagnosticOf, governanceReport, patchGovernance, type StudioAgent } from './studio-agents.js';
 import { StudioRuns } from './studio-runs.js';
 

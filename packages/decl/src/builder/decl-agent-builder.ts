@@ -285,11 +285,7 @@ export class DeclAgentBuilder {
     // magentic (the default) delegates to sub-agents in workers; the other modes are graphs.
     const subAgents = (loaded.normalized as { subAgents?: unknown[] } | undefined)?.subAgents;
     const metadata = (loaded.definition ?? loaded.partial)?.metadata as Record<string, unknown> | undefined;
-    if (
-      !Array.isArray(subAgents) ||
-      subAgents.length === 0 ||
-      orchestrationOf(metadata).orchestration.mode === 'magentic'
-    )
+    if (!Array.isArray(subAgents) || subAgents.length === 0 || orchestrationOf(metadata).orchestration.mode === 'magentic')
       return planWithSubAgents(inputs);
     const planned = await planAgent(inputs);
     const orchestrated = await planOrchestration(composite, planned);
@@ -305,8 +301,7 @@ export class DeclAgentBuilder {
     const { diagnostics, composite, subAgents } = await this.plan({ dryRun: true });
     const n = subAgents.length;
     const summary =
-      composite?.summary ??
-      (n > 0 ? `orchestration(magentic, ${n} sub-agent${n === 1 ? '' : 's'})` : undefined);
+      composite?.summary ?? (n > 0 ? `orchestration(magentic, ${n} sub-agent${n === 1 ? '' : 's'})` : undefined);
     const ordered = [...diagnostics].sort((a, b) =>
       a.file === b.file ? a.line - b.line || a.column - b.column : 0,
     );

@@ -130,21 +130,21 @@ export function ConversationPage() {
       <AgentPicker />
       <ol class="chat" aria-live="polite" aria-label={studio.t('conversation')}>
         {items.map((item, n) => (
-          // biome-ignore lint/suspicious/noArrayIndexKey: the list only grows
           <li key={n} class={`chat-${item.kind}`}>
             <ChatItem item={item} runtime={runtime} />
           </li>
         ))}
       </ol>
       {waiting && (
-        <div class="actions" role="group" aria-label={studio.t('approvalNeeded')}>
+        <fieldset class="actions">
+          <legend class="sr-only">{studio.t('approvalNeeded')}</legend>
           <button type="button" class="primary" onClick={() => decide(true)} disabled={busy}>
             {studio.t('approve')}
           </button>
           <button type="button" onClick={() => decide(false)} disabled={busy}>
             {studio.t('deny')}
           </button>
-        </div>
+        </fieldset>
       )}
       <form class="composer" onSubmit={send}>
         <label for="message">{studio.t('message')}</label>
@@ -227,7 +227,6 @@ function ChatItem({ item, runtime }: { item: Item; runtime: Diagnostic | null })
           {item.diff && (
             <pre class="diff" data-field="approval.diff">
               {item.diff.split('\n').map((line, n) => (
-                // biome-ignore lint/suspicious/noArrayIndexKey: lines of one fixed text
                 <span key={n} class={diffClass(line)}>
                   {`${line}\n`}
                 </span>
