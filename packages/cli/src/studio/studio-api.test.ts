@@ -29,6 +29,10 @@ afterEach(async () => {
   await removeProject(project);
 });
 
+// biome-ignore lint/suspicious/noExplicitAny: the tests walk the API's JSON freely
+type Loose = any;
+const read = async (res: Response): Promise<Loose> => res.json();
+
 const api = (path: string, init: RequestInit = {}) =>
   fetch(`${studio!.origin}${path}`, {
     ...init,
@@ -54,14 +58,14 @@ describe('raf studio: the JSON API (no browser)', () => {
     expect((await fetch(`${studio.origin}/api/agents`)).status).toBe(401);
     const wrong = await fetch(`${studio.origin}/api/agents`, { headers: { authorization: 'Bearer nope' } });
     expect(wrong.status).toBe(401);
-    expect(await wrong.json()).toEqual({ error: { code: 'unauthorized', message: expect.any(String) } });
+    expect(await read(wrong)).toEqual({ error: { code: 'unauthorized', message: expect.any(String) } });
     expect((await fetch(`${studio.origin}/?token=wrong`)).status).toBe(401);
     const page = await fetch(studio.url);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<div id="app">');
     const cookie = page.headers.get('set-cookie')!.split(';')[0]!;
     const withCookie = await fetch(`${studio.origin}/api/agents`, { headers: { cookie } });
-    expect(await withCookie.json()).toEqual({
+    expect(await read(withCookie)).toEqual({
       agents: [{ id: 'coordinator', name: 'coordinator', file: 'agent.yaml', kind: 'agent' }],
     });
     // Another host name (DNS rebinding) is refused even with the token (fetch cannot set Host).
@@ -83,17 +87,17 @@ describe('raf studio: the JSON API (no browser)', () => {
   it('serves runtimeDiagnostic() and explain() verbatim', async () => {
     project = await studioProject();
     studio = await startStudio(project, ['agent.yaml']);
-    const diagnostic = await (await api('/api/agents/coordinator/diagnostic')).json();
+    const diagnostic = await read(await api('/api/agents/coordinator/diagnostic'));
     expect(diagnostic).toEqual(await runtimeDiagnostic(await builder('agent.yaml').build()));
     expect(diagnostic.subAgents.map((s: { agent: string }) => s.agent)).toEqual(['researcher', 'writer']);
-    const plan = await (await api('/api/agents/coordinator/plan')).json();
+    const plan = await read(await api('/api/agents/coordinator/plan'));
     expect(plan).toEqual(JSON.parse(JSON.stringify(await builder('agent.yaml').explain())));
   });
 
   it('edits governance through the store: the diagnostic follows, a core tool refuses, bad input is a 4xx', async () => {
     project = await studioProject();
     studio = await startStudio(project, ['agent.yaml']);
-    const before = await (await api('/api/governance')).json();
+    const before = await read(await api('/api/governance'));
     const grep = before.tools.find((t: { name: string }) => t.name === 'search_file');
     expect(grep).toMatchObject({
       aliases: ['grep'],
@@ -106,7 +110,7 @@ describe('raf studio: the JSON API (no browser)', () => {
       body: JSON.stringify({ tool: 'grep', enabled: false, promptHint: 'prefer read_file' }),
     });
     expect(patched.status).toBe(200);
-    const after = (await patched.json()).tools.find((t: { name: string }) => t.name === 'search_file');
+    const after = (await read(patched)).tools.find((t: { name: string }) => t.name === 'search_file');
     expect(after.governance).toEqual({
       enabled: false,
       core: false,
@@ -118,7 +122,7 @@ describe('raf studio: the JSON API (no browser)', () => {
       version: 1,
       tools: { search_file: { enabled: false, promptHint: 'prefer read_file' } },
     });
-    const diagnostic = await (await api('/api/agents/coordinator/diagnostic')).json();
+    const diagnostic = await read(await api('/api/agents/coordinator/diagnostic'));
     const researcher = diagnostic.subAgents.find((s: { agent: string }) => s.agent === 'researcher');
     expect(researcher.tools.find((t: { name: string }) => t.name === 'search_file').runtime.route).toBe(
       'disabled',
@@ -132,10 +136,10 @@ describe('raf studio: the JSON API (no browser)', () => {
     ] as const;
     for (const [body, status, code] of refusals) {
       const res = await api('/api/governance', { method: 'PATCH', body: JSON.stringify(body) });
-      expect([res.status, (await res.json()).error.code]).toEqual([status, code]);
+      expect([res.status, (await read(res)).error.code]).toEqual([status, code]);
     }
     const broken = await api('/api/governance', { method: 'PATCH', body: '{not json' });
-    expect([broken.status, (await broken.json()).error.code]).toEqual([400, 'invalid_json']);
+    expect([broken.status, (await read(broken)).error.code]).toEqual([400, 'invalid_json']);
     const text = await api('/api/governance', {
       method: 'PATCH',
       body: 'x',
@@ -147,7 +151,7 @@ describe('raf studio: the JSON API (no browser)', () => {
     expect((await api('/api/agents', { method: 'DELETE' })).status).toBe(405);
     expect((await api('/assets/../../package.json')).status).toBe(404);
     const noInput = await api('/api/agents/coordinator/runs', { method: 'POST', body: '{}' });
-    expect([noInput.status, (await noInput.json()).error.code]).toEqual([400, 'invalid_field']);
+    expect([noInput.status, (await read(noInput)).error.code]).toEqual([400, 'invalid_field']);
     expect(
       (await api('/api/agents/coordinator/runs/r1/approvals', { method: 'POST', body: '{}' })).status,
     ).toBe(404);
@@ -211,7 +215,7 @@ describe('raf studio: the JSON API (no browser)', () => {
     });
     project = await studioProject(model.baseURL);
     studio = await startStudio(project, ['agent.yaml', 'writer-agent.yaml']);
-    expect((await (await api('/api/agents')).json()).agents.map((a: { id: string }) => a.id)).toEqual([
+    expect((await read(await api('/api/agents'))).agents.map((a: { id: string }) => a.id)).toEqual([
       'coordinator',
       'scribe',
     ]);

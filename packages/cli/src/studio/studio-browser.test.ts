@@ -74,7 +74,7 @@ async function axeViolations(): Promise<string[]> {
   await page.evaluate(axeSource);
   const result = await page.evaluate(async () => {
     const axe = (
-      window as unknown as {
+      globalThis as unknown as {
         axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> };
       }
     ).axe;
@@ -281,10 +281,12 @@ describe.runIf(hasChromium())('raf studio in Chromium', () => {
           }),
       );
       const reached = new Set<string>();
-      await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+      await page.evaluate('document.activeElement && document.activeElement.blur()');
       for (let i = 0; i < controls.length + 5; i++) {
         await page.keyboard.press('Tab');
-        const id = await page.evaluate(() => document.activeElement?.getAttribute('data-tab-id') ?? null);
+        const id = await page.evaluate<string | null>(
+          "document.activeElement && document.activeElement.getAttribute('data-tab-id')",
+        );
         if (id) reached.add(id);
       }
       expect(
