@@ -16,7 +16,7 @@ export function buildStudioIfMissing(timeoutMs = 120_000): string {
   const dir = studioAssetsDir();
   const ready = () => existsSync(join(dir, 'index.html'));
   if (ready()) return dir;
-  const packageDir = fileURLToPath(new URL('../../', import.meta.url));
+  const packageDir = dirname(fileURLToPath(new URL('../../package.json', import.meta.url)));
   const lock = join(packageDir, 'dist', '.building');
   mkdirSync(dirname(lock), { recursive: true });
   try {
