@@ -23,7 +23,7 @@ export default defineConfig([
     noExternal: [/.*/],
     minify: true,
     // The OpenTelemetry SDK loads only for `--trace`: kept out of the bundle, resolved at run time.
-    external: ['smol-toml', /^@raf\/(web|mcp|rag|wiki|sandbox|openapi|llama)$/, /^@opentelemetry\//],
+    external: ['smol-toml', /^@raf\/(web|mcp|rag|wiki|sandbox|openapi|llama|studio)$/, /^@opentelemetry\//],
     esbuildPlugins: [zodEnglishOnly as never],
     banner: {
       js: "import { createRequire as __rafRequire } from 'node:module'; const require = __rafRequire(import.meta.url);",
@@ -39,7 +39,7 @@ export default defineConfig([
       'sub-agent-worker': '../framework/src/sub-agents/sub-agent-worker.ts',
       'worker-factory': '../decl/src/builder/worker-factory.ts',
     },
-    external: ['smol-toml', /^@raf\/(web|mcp|rag|wiki|sandbox|openapi|llama)$/, /^@opentelemetry\//],
+    external: ['smol-toml', /^@raf\/(web|mcp|rag|wiki|sandbox|openapi|llama|studio)$/, /^@opentelemetry\//],
     esbuildPlugins: [zodEnglishOnly as never],
     dts: false,
     clean: false,

@@ -11,6 +11,7 @@ Commands:
   tools <action>          the project's tool governance: list, enable, disable, route, hint, core
   index <agent.yaml>      build or refresh the agent's knowledge and wiki indexes
   schema                  the JSON Schema of agent files, for editors
+  studio [agent.yaml…]    the local web app: Tools, Agent and Conversation pages (127.0.0.1, token)
   memory check <dir>      validate a super-brain memory bundle; exit 2 on problems
   memory consolidate <agent.yaml>  fold the conversation into memory now (waits for it)
 
@@ -28,6 +29,7 @@ Usage:
   raf tools hint NAME [TEXT] [--governance FILE]    (no TEXT: remove the hint)
   raf tools core NAME on|off [--governance FILE]
   raf schema
+  raf studio [agent.yaml…] [--port N] [--open] [--governance FILE] [--sessions-dir DIR]
   raf memory check <dir> [--json]
   raf memory consolidate <agent.yaml> [--session ID] [--sessions-dir DIR] [--json]
   raf mcp serve <agent.yaml> [--http PORT] [--host HOST] [--approve ask|all|none]   (the agent as an MCP server)
@@ -57,6 +59,8 @@ const OPTIONS = {
   governance: { type: 'string' },
   lang: { type: 'string' },
   host: { type: 'string' },
+  port: { type: 'string' },
+  open: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
 } as const;
@@ -83,6 +87,10 @@ export interface CliArgs {
   /** `raf mcp serve --http PORT` (0: any free port). */
   httpPort?: number;
   host?: string;
+  /** `raf studio --port N` (0 or unset: any free port). */
+  port?: number;
+  /** `raf studio --open`: open the page in the desktop's browser (best effort). */
+  open?: boolean;
   /** `raf tools --governance FILE` (default `.raf/governance.json`). */
   governance?: string;
   /** `raf inspect --lang`: the language of the runtime labels. */
@@ -113,6 +121,12 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     if (!/^\d+$/.test(values.http) || httpPort > 65535)
       throw new CliError(`--http expects a port number (got "${values.http}")`);
   }
+  let port: number | undefined;
+  if (values.port !== undefined) {
+    port = Number(values.port);
+    if (!/^\d+$/.test(values.port) || port > 65535)
+      throw new CliError(`--port expects a port number (got "${values.port}")`);
+  }
   const variables: Record<string, string> = {};
   for (const pair of values.var ?? []) {
     const at = pair.indexOf('=');
@@ -137,6 +151,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     ...(values.trace !== undefined && { trace: values.trace }),
     ...(httpPort !== undefined && { httpPort }),
     ...(values.host !== undefined && { host: values.host }),
+    ...(port !== undefined && { port }),
+    ...(values.open && { open: true }),
     ...(values.governance !== undefined && { governance: values.governance }),
     lang,
     help: values.help ?? false,

@@ -44,6 +44,8 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
           return await (await import('./commands/tools.js')).toolsCommand(args, io);
         case 'memory':
           return await memoryCommand(args, io);
+        case 'studio':
+          return await (await import('./commands/studio.js')).studioCommand(args, io);
         case 'mcp':
           return await mcpCommand(args, io);
         default:

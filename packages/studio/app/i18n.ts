@@ -1,0 +1,69 @@
+import type { Lang } from './types.js';
+
+/**
+ * The words of the page itself (titles, column heads, buttons). Routes, states, reasons and the
+ * governance notes come from the server's one label table (`GET /api/labels`), never from here.
+ */
+const WORDS = {
+  title: { en: 'RAF Studio', 'zh-CN': 'RAF 工作室' },
+  tools: { en: 'Tools', 'zh-CN': '工具' },
+  agent: { en: 'Agent', 'zh-CN': 'Agent' },
+  conversation: { en: 'Conversation', 'zh-CN': '对话' },
+  language: { en: 'Language', 'zh-CN': '语言' },
+  theme: { en: 'Dark theme', 'zh-CN': '深色主题' },
+  pages: { en: 'Pages', 'zh-CN': '页面' },
+  chooseAgent: { en: 'Agent', 'zh-CN': 'Agent' },
+  loading: { en: 'Loading…', 'zh-CN': '加载中…' },
+  tool: { en: 'Tool', 'zh-CN': '工具' },
+  enabled: { en: 'Enabled', 'zh-CN': '启用' },
+  core: { en: 'Core', 'zh-CN': '核心' },
+  hint: { en: 'Prompt hint', 'zh-CN': '提示词补充' },
+  routing: { en: 'Routing strategy', 'zh-CN': '路由策略' },
+  kind: { en: 'Kind', 'zh-CN': '类型' },
+  mode: { en: 'Execution', 'zh-CN': '执行方式' },
+  worker: { en: 'In worker', 'zh-CN': '支持 Worker' },
+  routingHint: { en: 'Routing hint', 'zh-CN': '路由提示' },
+  needs: { en: 'Needs', 'zh-CN': '需要' },
+  risk: { en: 'Risk', 'zh-CN': '风险' },
+  profile: { en: 'Profile route', 'zh-CN': '静态路由' },
+  shell: { en: 'shell', 'zh-CN': 'shell' },
+  write: { en: 'write', 'zh-CN': '写入' },
+  skill: { en: 'skill scope', 'zh-CN': '技能范围' },
+  yes: { en: 'yes', 'zh-CN': '是' },
+  no: { en: 'no', 'zh-CN': '否' },
+  governanceFile: { en: 'Governance file', 'zh-CN': '治理文件' },
+  model: { en: 'Model', 'zh-CN': '模型' },
+  providers: { en: 'Provider order', 'zh-CN': '上下文提供者顺序' },
+  planTools: { en: 'Effective tools', 'zh-CN': '生效的工具' },
+  source: { en: 'Source', 'zh-CN': '来源' },
+  gated: { en: 'Approval', 'zh-CN': '审批' },
+  route: { en: 'Route', 'zh-CN': '路由' },
+  state: { en: 'State', 'zh-CN': '状态' },
+  why: { en: 'Why', 'zh-CN': '原因' },
+  governance: { en: 'Governance', 'zh-CN': '治理' },
+  runtime: { en: 'Runtime profile', 'zh-CN': '运行时配置' },
+  subAgent: { en: 'Sub-agent', 'zh-CN': '子 Agent' },
+  workerPolicy: { en: 'Worker policy', 'zh-CN': 'Worker 策略' },
+  roots: { en: 'roots', 'zh-CN': '根目录' },
+  shellAllowed: { en: 'shell allowed', 'zh-CN': '允许 shell' },
+  readonly: { en: 'read-only', 'zh-CN': '只读' },
+  warnings: { en: 'Warnings', 'zh-CN': '警告' },
+  message: { en: 'Message', 'zh-CN': '消息' },
+  send: { en: 'Send', 'zh-CN': '发送' },
+  approve: { en: 'Approve', 'zh-CN': '批准' },
+  deny: { en: 'Deny', 'zh-CN': '拒绝' },
+  approvalNeeded: { en: 'Approval needed', 'zh-CN': '需要审批' },
+  target: { en: 'Target', 'zh-CN': '目标' },
+  arguments: { en: 'Arguments', 'zh-CN': '参数' },
+  thisRun: { en: 'Routes of this run', 'zh-CN': '本次运行的路由' },
+  you: { en: 'You', 'zh-CN': '你' },
+  finished: { en: 'Finished', 'zh-CN': '结束' },
+  noAgents: { en: 'No agent is served.', 'zh-CN': '没有可用的 Agent。' },
+  workflowOnly: { en: 'A workflow file: no tools to show.', 'zh-CN': '工作流文件：没有可显示的工具。' },
+} satisfies Record<string, Record<Lang, string>>;
+
+export type Word = keyof typeof WORDS;
+
+export function t(lang: Lang, word: Word): string {
+  return WORDS[word][lang];
+}

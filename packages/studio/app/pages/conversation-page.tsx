@@ -1,0 +1,251 @@
+import { useRef, useState } from 'preact/hooks';
+import { streamRun } from '../api.js';
+import { AgentPicker, RuntimeTable } from '../components.js';
+import { useStudio } from '../context.js';
+import { Field } from '../field.js';
+import type { Diagnostic, RunUpdate } from '../types.js';
+
+type Approval = Extract<RunUpdate, { type: 'tool-approval-request' }>;
+type Item =
+  | { kind: 'user'; text: string }
+  | { kind: 'assistant'; text: string }
+  | {
+      kind: 'tool';
+      callId: string;
+      name: string;
+      args: unknown;
+      result?: { ok: boolean; data?: unknown; error?: string };
+    }
+  | { kind: 'approval'; request: Approval; diff?: string; decided?: boolean }
+  | { kind: 'note'; text: string; error?: boolean };
+
+/** The sub-agents a delegation call names (`delegate_task {agent}`, `delegate_parallel {tasks[].agent}`). */
+function delegatedTo(args: unknown): string[] {
+  const a = (args ?? {}) as { agent?: unknown; tasks?: { agent?: unknown }[] };
+  if (typeof a.agent === 'string') return [a.agent];
+  if (Array.isArray(a.tasks))
+    return a.tasks.map((t) => t?.agent).filter((n): n is string => typeof n === 'string');
+  return [];
+}
+
+/**
+ * Conversation: streamed text, tool calls and results, approvals with the resolved target and a
+ * diff, and for each delegation the sub-agents' routes and blocked reasons of this run (the
+ * `runtimeDiagnostic()` the server read when the turn started).
+ */
+export function ConversationPage() {
+  const studio = useStudio();
+  const [items, setItems] = useState<Item[]>([]);
+  const [runtime, setRuntime] = useState<Diagnostic | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [input, setInput] = useState('');
+  const session = useRef<{ agent: string; id: string } | null>(null);
+
+  const push = (item: Item) => setItems((list) => [...list, item]);
+  const update = (fn: (list: Item[]) => Item[]) => setItems(fn);
+
+  const run = async (path: string, body: unknown) => {
+    setBusy(true);
+    try {
+      await streamRun(path, body, {
+        onStart(start) {
+          session.current = { agent: start.agent, id: start.sessionId };
+          setRuntime(start.runtime);
+        },
+        onPreview({ callId, diff }) {
+          update((list) =>
+            list.map((i) => (i.kind === 'approval' && i.request.callId === callId ? { ...i, diff } : i)),
+          );
+        },
+        onUpdate(u) {
+          switch (u.type) {
+            case 'text-delta':
+              update((list) => {
+                const last = list[list.length - 1];
+                return last?.kind === 'assistant'
+                  ? [...list.slice(0, -1), { ...last, text: last.text + u.delta }]
+                  : [...list, { kind: 'assistant', text: u.delta }];
+              });
+              break;
+            case 'tool-call':
+              push({ kind: 'tool', callId: u.callId, name: u.name, args: u.arguments });
+              break;
+            case 'tool-result':
+              update((list) =>
+                list.map((i) =>
+                  i.kind === 'tool' && i.callId === u.callId ? { ...i, result: u.result } : i,
+                ),
+              );
+              break;
+            case 'tool-approval-request':
+              push({ kind: 'approval', request: u });
+              break;
+            case 'warning':
+              push({ kind: 'note', text: u.message });
+              break;
+            case 'error':
+              push({ kind: 'note', text: `${u.code}: ${u.message}`, error: true });
+              break;
+            case 'finish':
+              push({ kind: 'note', text: `${studio.t('finished')}: ${u.reason}` });
+              break;
+          }
+        },
+      });
+    } catch (error) {
+      push({ kind: 'note', text: (error as Error).message, error: true });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const send = (event: Event) => {
+    event.preventDefault();
+    const text = input.trim();
+    if (!text || !studio.agentId || busy) return;
+    setInput('');
+    push({ kind: 'user', text });
+    const same = session.current?.agent === studio.agentId ? session.current.id : undefined;
+    void run(`/api/agents/${encodeURIComponent(studio.agentId)}/runs`, {
+      input: text,
+      ...(same && { sessionId: same }),
+    });
+  };
+
+  const decide = (approved: boolean) => {
+    const open = items.filter(
+      (i): i is Extract<Item, { kind: 'approval' }> => i.kind === 'approval' && !i.decided,
+    );
+    if (!session.current || open.length === 0) return;
+    update((list) => list.map((i) => (i.kind === 'approval' ? { ...i, decided: true } : i)));
+    const { agent, id } = session.current;
+    void run(`/api/agents/${encodeURIComponent(agent)}/runs/${encodeURIComponent(id)}/approvals`, {
+      approvals: open.map((i) => ({ callId: i.request.callId, approved })),
+    });
+  };
+  const waiting = items.some((i) => i.kind === 'approval' && !i.decided);
+
+  return (
+    <>
+      <AgentPicker />
+      <ol class="chat" aria-live="polite" aria-label={studio.t('conversation')}>
+        {items.map((item, n) => (
+          <li key={n} class={`chat-${item.kind}`}>
+            <ChatItem item={item} runtime={runtime} />
+          </li>
+        ))}
+      </ol>
+      {waiting && (
+        <fieldset class="actions">
+          <legend class="sr-only">{studio.t('approvalNeeded')}</legend>
+          <button type="button" class="primary" onClick={() => decide(true)} disabled={busy}>
+            {studio.t('approve')}
+          </button>
+          <button type="button" onClick={() => decide(false)} disabled={busy}>
+            {studio.t('deny')}
+          </button>
+        </fieldset>
+      )}
+      <form class="composer" onSubmit={send}>
+        <label for="message">{studio.t('message')}</label>
+        <textarea
+          id="message"
+          rows={2}
+          value={input}
+          onInput={(e) => setInput((e.target as HTMLTextAreaElement).value)}
+          disabled={waiting}
+        />
+        <button type="submit" class="primary" disabled={busy || waiting || !studio.agentId}>
+          {studio.t('send')}
+        </button>
+      </form>
+      {runtime && (
+        <details class="card" data-run-routes="">
+          <summary>{studio.t('thisRun')}</summary>
+          <RuntimeTable diagnostic={runtime} title={studio.t('agent')} compact />
+          {runtime.subAgents.map((sub) => (
+            <RuntimeTable key={sub.agent} diagnostic={sub} title={studio.t('subAgent')} compact />
+          ))}
+        </details>
+      )}
+    </>
+  );
+}
+
+function ChatItem({ item, runtime }: { item: Item; runtime: Diagnostic | null }) {
+  const studio = useStudio();
+  switch (item.kind) {
+    case 'user':
+      return (
+        <p>
+          <strong>{studio.t('you')}:</strong> {item.text}
+        </p>
+      );
+    case 'assistant':
+      return <p class="assistant">{item.text}</p>;
+    case 'note':
+      return <p class={item.error ? 'error' : 'muted'}>{item.text}</p>;
+    case 'tool': {
+      const subs = delegatedTo(item.args)
+        .map((name) => runtime?.subAgents.find((s) => s.agent === name))
+        .filter((s): s is Diagnostic => s !== undefined);
+      return (
+        <div class="tool-call" data-call={item.callId}>
+          <code>
+            → {item.name} {JSON.stringify(item.args)}
+          </code>
+          {item.result && (
+            <p class={item.result.ok ? 'ok' : 'error'}>
+              {item.result.ok ? '✓ ' : '✗ '}
+              {item.result.ok ? summarize(item.result.data) : item.result.error}
+            </p>
+          )}
+          {subs.length > 0 && (
+            <div class="batch" data-batch={item.callId}>
+              {subs.map((sub) => (
+                <RuntimeTable key={sub.agent} diagnostic={sub} title={studio.t('subAgent')} compact />
+              ))}
+            </div>
+          )}
+        </div>
+      );
+    }
+    case 'approval': {
+      const r = item.request;
+      return (
+        <div class="approval card" data-approval={r.callId}>
+          <h3>
+            {studio.t('approvalNeeded')}: <Field name="approval.name" value={r.name} />
+            {r.agentPath && r.agentPath.length > 0 && ` (${r.agentPath.join(' › ')})`}
+          </h3>
+          <p>
+            {studio.t('target')}: <Field name="approval.resolvedTarget" value={r.resolvedTarget ?? null} />
+          </p>
+          <p>
+            {studio.t('arguments')}: <code>{JSON.stringify(r.arguments)}</code>
+          </p>
+          {item.diff && (
+            <pre class="diff" data-field="approval.diff">
+              {item.diff.split('\n').map((line, n) => (
+                <span key={n} class={diffClass(line)}>
+                  {`${line}\n`}
+                </span>
+              ))}
+            </pre>
+          )}
+        </div>
+      );
+    }
+  }
+}
+
+function summarize(data: unknown): string {
+  const text = typeof data === 'string' ? data : JSON.stringify(data);
+  return text && text.length > 200 ? `${text.slice(0, 200)}…` : (text ?? '');
+}
+
+/** Added and removed lines of a unified diff (not its `---`/`+++` file header). */
+function diffClass(line: string): string {
+  if (line.startsWith('+++') || line.startsWith('---')) return 'muted';
+  return line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : '';
+}
