@@ -4,7 +4,12 @@ import { DeclAgentBuilder } from '@raf/decl';
 import { RUNTIME_LABELS, runtimeDiagnostic } from '@raf/framework';
 import { buildStudioIfMissing } from '@raf/studio/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningStudio, removeProject, startStudio, studioProject } from './test-support/studio-fixture.js';
+import {
+  type RunningStudio,
+  removeProject,
+  startStudio,
+  studioProject,
+} from './test-support/studio-fixture.js';
 
 let project: string;
 let studio: RunningStudio | undefined;

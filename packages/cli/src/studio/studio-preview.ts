@@ -33,7 +33,8 @@ export interface ChangedFile {
   section: string;
 }
 
-const bad = (field: string, message: string) => new StudioHttpError(400, 'invalid_field', `${field}: ${message}`);
+const bad = (field: string, message: string) =>
+  new StudioHttpError(400, 'invalid_field', `${field}: ${message}`);
 
 function names(value: unknown, field: string): string[] {
   if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || v.trim() === ''))
@@ -42,7 +43,8 @@ function names(value: unknown, field: string): string[] {
 }
 
 function record<T>(value: unknown, field: string, check: (v: unknown) => v is T, expected: string) {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw bad(field, 'expected an object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw bad(field, 'expected an object');
   for (const [key, v] of Object.entries(value))
     if (!check(v)) throw bad(`${field}.${key}`, `expected ${expected}`);
   return value as Record<string, T>;
@@ -50,11 +52,17 @@ function record<T>(value: unknown, field: string, check: (v: unknown) => v is T,
 
 function parseToolPolicy(value: unknown): ToolPolicyDecl | null {
   if (value === null) return null;
-  if (typeof value !== 'object' || Array.isArray(value)) throw bad('toolPolicy', 'expected an object or null');
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw bad('toolPolicy', 'expected an object or null');
   const policy = value as Record<string, unknown>;
-  const unknown = Object.keys(policy).filter((k) => !['disabled', 'enabled', 'routing', 'promptHints'].includes(k));
+  const unknown = Object.keys(policy).filter(
+    (k) => !['disabled', 'enabled', 'routing', 'promptHints'].includes(k),
+  );
   if (unknown.length > 0)
-    throw bad('toolPolicy', `unknown field ${unknown.join(', ')}; expected disabled, enabled, routing, promptHints`);
+    throw bad(
+      'toolPolicy',
+      `unknown field ${unknown.join(', ')}; expected disabled, enabled, routing, promptHints`,
+    );
   const isStrategy = (v: unknown): v is WorkerRoutingStrategy =>
     WORKER_ROUTING_STRATEGIES.includes(v as WorkerRoutingStrategy);
   const result: ToolPolicyDecl = {};
@@ -82,7 +90,8 @@ export function parseAgentChange(body: Record<string, unknown>): AgentChange {
   onlyFields(body, ['subAgent', 'selection', 'toolPolicy']);
   const change: AgentChange = {};
   if (body.subAgent !== undefined) {
-    if (typeof body.subAgent !== 'string' || body.subAgent === '') throw bad('subAgent', 'expected a sub-agent name');
+    if (typeof body.subAgent !== 'string' || body.subAgent === '')
+      throw bad('subAgent', 'expected a sub-agent name');
     change.subAgent = body.subAgent;
   }
   if (body.selection !== undefined) change.selection = names(body.selection, 'selection');
@@ -97,18 +106,21 @@ function keyOf(map: YAMLMap, ...keys: string[]): string {
 
 function targetNode(doc: Document, subAgent: string | undefined): { node: YAMLMap; target: string } {
   const root = doc.contents;
-  if (!isMap(root)) throw new StudioHttpError(422, 'preview_unsupported', 'the agent file is not a YAML mapping');
+  if (!isMap(root))
+    throw new StudioHttpError(422, 'preview_unsupported', 'the agent file is not a YAML mapping');
   if (subAgent === undefined) return { node: root, target: '' };
   const subs = root.get(keyOf(root, 'subAgents', 'sub_agents'));
   const items = isSeq(subs) ? subs.items : [];
   const index = items.findIndex((item) => isMap(item) && item.get('name') === subAgent);
-  if (index < 0) throw new StudioHttpError(404, 'no_such_sub_agent', `the agent has no sub-agent "${subAgent}"`);
+  if (index < 0)
+    throw new StudioHttpError(404, 'no_such_sub_agent', `the agent has no sub-agent "${subAgent}"`);
   return { node: items[index] as YAMLMap, target: `subAgents[${index}]` };
 }
 
 function setToolPolicy(doc: Document, node: YAMLMap, policy: ToolPolicyDecl | null): void {
   const key = keyOf(node, 'toolPolicy', 'tool_policy');
-  const empty = !policy || Object.values(policy).every((v) => (Array.isArray(v) ? v : Object.keys(v)).length === 0);
+  const empty =
+    !policy || Object.values(policy).every((v) => (Array.isArray(v) ? v : Object.keys(v)).length === 0);
   if (empty) {
     node.delete(key);
     return;
@@ -130,7 +142,10 @@ function narrowTools(node: YAMLMap, own: readonly string[], selection: readonly 
   const kept = new Set(selection.map(canonicalToolName));
   for (const name of kept)
     if (!ownSet.has(name))
-      throw bad('selection', `${name} is not one of ${field || 'the agent'}'s tools (${own.join(', ') || 'none'})`);
+      throw bad(
+        'selection',
+        `${name} is not one of ${field || 'the agent'}'s tools (${own.join(', ') || 'none'})`,
+      );
   const tools = node.get(keyOf(node, 'tools'));
   const entries = isSeq(tools) ? tools.items : [];
   const nameOf = (entry: unknown) => {
@@ -159,7 +174,11 @@ function sectionOf(node: YAMLMap): string {
 }
 
 /** The agent file with the change applied, in memory: never written here. */
-export async function changedFile(agent: StudioAgent, change: AgentChange, signal: AbortSignal): Promise<ChangedFile> {
+export async function changedFile(
+  agent: StudioAgent,
+  change: AgentChange,
+  signal: AbortSignal,
+): Promise<ChangedFile> {
   if (!['.yaml', '.yml', '.json'].includes(extname(agent.path).toLowerCase()))
     throw new StudioHttpError(
       422,

@@ -2,7 +2,12 @@ import type { ChatClientAgent } from '@raf/framework';
 import type { WorkflowGraph } from '@raf/workflow';
 import type { AgentPlan } from '../builder/agent-plan.js';
 import type { CompositePlan } from '../builder/plan-workflow.js';
-import { type AgentExplanation, type ExplainedWorkflow, explainPlan, writtenSubAgentPolicy } from './explain.js';
+import {
+  type AgentExplanation,
+  type ExplainedWorkflow,
+  explainPlan,
+  writtenSubAgentPolicy,
+} from './explain.js';
 
 /** Nodes in the order a run meets them (breadth first from the start), then the unreachable ones. */
 function ordered(graph: WorkflowGraph): string[] {
