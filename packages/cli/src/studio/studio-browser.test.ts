@@ -374,7 +374,18 @@ describe.runIf(hasChromium())('raf studio in Chromium', () => {
       await mkdir(SCREENSHOTS!, { recursive: true });
       for (const lang of LANGS)
         for (const name of PAGES) {
+          await page.goto('about:blank');
           await open(name, lang);
+          if (name === 'agent') {
+            // The coordinator, with a change of its researcher previewed.
+            await page.selectOption('main select >> nth=0', 'coordinator');
+            await page.waitForSelector('[data-preview] section[data-preview-agent="researcher"]');
+            await page.uncheck('tr[data-choice="search_file"] input[type=checkbox]');
+            await page.selectOption('select[data-override="read_file"]', 'disabled');
+            await page.waitForSelector(
+              '[data-preview] [data-field="tool.read_file.governance.enabled"][data-value="false"]',
+            );
+          }
           if (name === 'conversation') {
             await page.selectOption('main select', 'scribe');
             await page.fill('#message', 'add a second line to the to-do list');
