@@ -7,7 +7,7 @@ import {
   WORKER_ROUTING_STRATEGIES,
   type WorkerRoutingStrategy,
 } from '@raf/framework';
-import { isMap, isScalar, isSeq, type Document, parseDocument, stringify, type YAMLMap } from 'yaml';
+import { type Document, isMap, isScalar, isSeq, parseDocument, stringify, type YAMLMap } from 'yaml';
 import { onlyFields, StudioHttpError } from './http-json.js';
 import { chatAgentOf, diagnosticOf, type StudioAgent } from './studio-agents.js';
 
