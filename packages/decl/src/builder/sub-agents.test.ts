@@ -155,7 +155,10 @@ subAgents:
       ],
     });
     // The parent's policy as written; the sub-agents inherit it without writing one.
-    expect(plan.toolPolicy).toEqual({ disabled: ['bash'], promptHints: { read_file: 'Prefer small ranges.' } });
+    expect(plan.toolPolicy).toEqual({
+      disabled: ['bash'],
+      promptHints: { read_file: 'Prefer small ranges.' },
+    });
     for (const tool of plan.tools) {
       expect(tool.route).toBe(plan.runtime.tools.find((t) => t.name === tool.name)?.runtime.route);
     }
