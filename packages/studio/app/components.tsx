@@ -35,12 +35,23 @@ export function YesNo(props: { name: string; value: boolean }) {
  * One agent's (or sub-agent's) section of `runtimeDiagnostic()`: its worker policy and, per tool,
  * governance, static profile and this session's state, route and reason, in the table's words.
  */
-export function RuntimeTable(props: { diagnostic: Diagnostic; title: string; compact?: boolean }) {
+export function RuntimeTable(props: {
+  diagnostic: Diagnostic;
+  title: string;
+  compact?: boolean;
+  /** A preview's table: marked `data-preview-agent` so it is never taken for the agent's own. */
+  preview?: boolean;
+}) {
   const studio = useStudio();
   const { diagnostic: d } = props;
   const policy = d.workerPolicy;
   return (
-    <section class="card" data-agent={d.agent} aria-label={`${props.title}: ${d.agent}`}>
+    <section
+      class="card"
+      data-agent={props.preview ? undefined : d.agent}
+      data-preview-agent={props.preview ? d.agent : undefined}
+      aria-label={`${props.title}: ${d.agent}`}
+    >
       <h3>
         {props.title}: {d.agent}
       </h3>

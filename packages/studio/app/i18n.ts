@@ -59,6 +59,28 @@ const WORDS = {
   you: { en: 'You', 'zh-CN': '你' },
   finished: { en: 'Finished', 'zh-CN': '结束' },
   noAgents: { en: 'No agent is served.', 'zh-CN': '没有可用的 Agent。' },
+  overrides: { en: 'Agent overrides (toolPolicy as written)', 'zh-CN': 'Agent 覆盖（文件中的 toolPolicy）' },
+  none: { en: 'none', 'zh-CN': '无' },
+  previewChange: { en: 'Preview a change', 'zh-CN': '预览修改' },
+  previewNote: {
+    en: 'Nothing is saved: the server builds the changed file in memory. Paste the YAML below into the file to keep the change.',
+    'zh-CN': '不会保存任何内容：服务器在内存中构建修改后的文件。要保留修改，请把下面的 YAML 粘贴进文件。',
+  },
+  changeTarget: { en: 'Change', 'zh-CN': '修改对象' },
+  theAgent: { en: 'the agent itself', 'zh-CN': 'Agent 本身' },
+  selected: { en: 'Selected', 'zh-CN': '选入' },
+  override: { en: 'toolPolicy', 'zh-CN': 'toolPolicy' },
+  inherit: { en: '—', 'zh-CN': '—' },
+  disable: { en: 'disabled', 'zh-CN': '禁用' },
+  enable: { en: 'enabled', 'zh-CN': '启用' },
+  parentTool: {
+    en: "the parent's tool: not in this sub-agent's tools",
+    'zh-CN': '父 Agent 的工具：不在此子 Agent 的工具中',
+  },
+  preview: { en: 'Preview', 'zh-CN': '预览' },
+  yamlToCopy: { en: 'YAML to copy', 'zh-CN': '要复制的 YAML' },
+  copy: { en: 'Copy', 'zh-CN': '复制' },
+  copied: { en: 'Copied', 'zh-CN': '已复制' },
   workflowOnly: { en: 'A workflow file: no tools to show.', 'zh-CN': '工作流文件：没有可显示的工具。' },
 } satisfies Record<string, Record<Lang, string>>;
 

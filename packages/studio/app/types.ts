@@ -52,6 +52,22 @@ export interface PlanTool {
   route: Route;
 }
 
+/** A `toolPolicy` as an agent file writes it (names as spelled there). */
+export interface ToolPolicy {
+  disabled?: string[];
+  enabled?: string[];
+  routing?: Record<string, string>;
+  promptHints?: Record<string, string>;
+}
+
+/** `POST /api/agents/:id/yaml/preview`: the changed file, unsaved. */
+export interface ChangedFile {
+  file: string;
+  target: string;
+  yaml: string;
+  section: string;
+}
+
 export interface Plan {
   name: string;
   model: { provider: string; id: string };
@@ -59,10 +75,11 @@ export interface Plan {
   maxToolRounds: number;
   contexts: { kind: string; name: string; order: number }[];
   tools: PlanTool[];
+  toolPolicy: ToolPolicy | null;
   orchestration: {
     mode: string;
     maxIterations: number;
-    subAgents: { name: string; runtime: string }[];
+    subAgents: { name: string; runtime: string; toolPolicy: ToolPolicy | null }[];
   } | null;
   runtime: Diagnostic;
   warnings: string[];

@@ -26,8 +26,16 @@ async function openInBrowser(url: string): Promise<void> {
 export async function studioCommand(args: CliArgs, io: CliIO): Promise<number> {
   const files = args.files.length > 0 ? args.files : ['agent.yaml'];
   const governanceFile = resolve(io.cwd, args.governance ?? DEFAULT_GOVERNANCE_FILE);
-  const agents = await loadStudioAgents(files, async (file) =>
-    (await builderFor(file, args, io)).withGovernance(governanceFile),
+  const agents = await loadStudioAgents(
+    files,
+    async (file, text) => {
+      const builder = (await builderFor(file, args, io)).withGovernance(governanceFile);
+      if (text === undefined) return builder;
+      // A preview's text, read as if it were the file (its folder, its protection).
+      const path = resolve(io.cwd, file);
+      return builder.fromYaml(text, path).protectPaths([path], 'agent definition');
+    },
+    io.cwd,
   );
   const { studioAssetsDir } = await import('@raf/studio');
   let server: Awaited<ReturnType<typeof startStudioServer>>;

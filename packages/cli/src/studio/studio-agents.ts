@@ -1,4 +1,5 @@
-import { basename } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
 import { ConfigError } from '@raf/core';
 import type { DeclAgentBuilder } from '@raf/decl';
 import {
@@ -22,6 +23,11 @@ export interface StudioAgent {
   file: string;
   kind: 'agent' | 'workflow';
   builder: DeclAgentBuilder;
+  /** The file's absolute path and its text as loaded (what a preview changes). */
+  path: string;
+  text: string;
+  /** A builder with the same settings over other text for this file (a preview's). */
+  rebuild(text: string): Promise<DeclAgentBuilder>;
 }
 
 /** Ids from the agents' names (a second agent of the same name gets `-2`). */
@@ -35,20 +41,30 @@ export function agentIds(names: readonly string[]): string[] {
   });
 }
 
-/** The agents of the files, each explained once up front so a broken file fails at start-up. */
+/**
+ * The agents of the files, each explained once up front so a broken file fails at start-up.
+ * `builderOf(file)` builds from the file; `builderOf(file, text)` the same way from that text
+ * (relative paths still resolving against the file's folder).
+ */
 export async function loadStudioAgents(
   files: readonly string[],
-  builderOf: (file: string) => Promise<DeclAgentBuilder>,
+  builderOf: (file: string, text?: string) => Promise<DeclAgentBuilder>,
+  cwd = process.cwd(),
 ): Promise<StudioAgent[]> {
   const loaded: Omit<StudioAgent, 'id'>[] = [];
   for (const file of files) {
     const builder = await builderOf(file);
     const plan = await builder.explain();
+    const path = resolve(cwd, file);
     loaded.push({
       name: plan.name,
       file: basename(file),
       kind: plan.workflow?.kind === 'workflow' ? 'workflow' : 'agent',
       builder,
+      path,
+      // Read right after the builder loaded it: what the page shows and a preview changes.
+      text: await readFile(path, 'utf8'),
+      rebuild: (text) => builderOf(file, text),
     });
   }
   const ids = agentIds(loaded.map((a) => a.name));

@@ -213,6 +213,78 @@ describe.runIf(hasChromium())('raf studio in Chromium', () => {
     }
   });
 
+  it('Agent page: a sub-agent’s changed selection and toolPolicy preview exactly the preview API’s JSON', async () => {
+    const plan = await api<Json & { toolPolicy: unknown; orchestration: { subAgents: Json[] } }>(
+      '/api/agents/coordinator/plan',
+    );
+    const labels = await api<Labels>('/api/labels');
+    const change = {
+      subAgent: 'researcher',
+      selection: ['list_files', 'read_file'],
+      toolPolicy: { disabled: ['read_file'], routing: { list_files: 'force-main-process-proxy' } },
+    };
+    const post = async (path: string) =>
+      (
+        await fetch(`${studio.origin}/api/agents/coordinator/${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${studio.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(change),
+        })
+      ).json() as Promise<Json>;
+    const expected = (await post('diagnostic/preview')) as { subAgents: { agent: string; tools: Json[] }[] };
+    const researcher = expected.subAgents.find((s) => s.agent === 'researcher')!;
+    const file = (await post('yaml/preview')) as { section: string };
+    for (const lang of LANGS) {
+      await page.goto('about:blank'); // a fresh page: the editor starts from the file as written
+      await open('agent', lang);
+      // The overrides as written: none in the example.
+      const overrides = await fieldsIn('main');
+      expect(overrides['plan.toolPolicy']).toEqual(plan.toolPolicy);
+      for (const sub of plan.orchestration.subAgents)
+        expect(overrides[`plan.subAgent.${sub.name}.toolPolicy`]).toEqual(sub.toolPolicy);
+      const preview = '[data-preview] section[data-preview-agent="researcher"]';
+      await page
+        .waitForSelector(`${preview} tr[data-tool="search_file"]`, { state: 'attached', timeout: 15_000 })
+        .catch(async (error: Error) => {
+          throw new Error(`${error.message}\npage: ${await page.textContent('[data-preview-editor]')}`);
+        });
+      await page.uncheck('tr[data-choice="search_file"] input[type=checkbox]');
+      await page.selectOption('select[data-override="read_file"]', 'disabled');
+      await page.selectOption('select[data-routing="list_files"]', 'force-main-process-proxy');
+      await page.waitForSelector(
+        `${preview} [data-field="tool.list_files.governance.workerRoutingStrategy"][data-value='"force-main-process-proxy"']`,
+      );
+      expect(
+        await page.$$eval(`${preview} tr[data-tool]`, (rows) => rows.map((r) => r.getAttribute('data-tool'))),
+      ).toEqual(researcher.tools.map((t) => t.name));
+      for (const tool of researcher.tools) {
+        const scope = `${preview} tr[data-tool="${tool.name}"]`;
+        const shown = await fieldsIn(scope);
+        const { label: _label, ...dynamic } = tool.runtime as Json;
+        const fields = leaves(`tool.${tool.name}`, {
+          governance: tool.governance,
+          profile: tool.profile,
+          runtime: dynamic,
+        });
+        for (const [field, value] of Object.entries(fields))
+          expect(shown[field], `${lang} preview ${field}`).toEqual(value);
+        const runtime = tool.runtime as {
+          route: string;
+          state: string;
+          label: Record<string, string> | null;
+        };
+        expect(await page.textContent(`${scope} [data-field="tool.${tool.name}.runtime.route"]`)).toBe(
+          labels.routes[runtime.route]![lang],
+        );
+        expect(
+          await page.textContent(`${scope} [data-field="tool.${tool.name}.runtime.blockedReason"]`),
+        ).toBe((runtime.label ?? labels.states[runtime.state]!)[lang]);
+      }
+      expect((await fieldsIn('[data-preview]'))['preview.section']).toBe(file.section);
+      expect(await axeViolations(), `agent page with a preview, ${lang}`).toEqual([]);
+    }
+  }, 60_000);
+
   it('toggling a tool on the Tools page changes the Agent page and the next run’s routes', async () => {
     const route = (scope: string) =>
       page.getAttribute(`${scope} [data-field="tool.search_file.runtime.route"]`, 'data-value');
@@ -302,7 +374,18 @@ describe.runIf(hasChromium())('raf studio in Chromium', () => {
       await mkdir(SCREENSHOTS!, { recursive: true });
       for (const lang of LANGS)
         for (const name of PAGES) {
+          await page.goto('about:blank');
           await open(name, lang);
+          if (name === 'agent') {
+            // The coordinator, with a change of its researcher previewed.
+            await page.selectOption('main select >> nth=0', 'coordinator');
+            await page.waitForSelector('[data-preview] section[data-preview-agent="researcher"]');
+            await page.uncheck('tr[data-choice="search_file"] input[type=checkbox]');
+            await page.selectOption('select[data-override="read_file"]', 'disabled');
+            await page.waitForSelector(
+              '[data-preview] [data-field="tool.read_file.governance.enabled"][data-value="false"]',
+            );
+          }
           if (name === 'conversation') {
             await page.selectOption('main select', 'scribe');
             await page.fill('#message', 'add a second line to the to-do list');

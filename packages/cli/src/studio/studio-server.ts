@@ -8,6 +8,7 @@ import type { FileGovernanceStore } from '@raf/framework';
 import { RUNTIME_LABELS } from '@raf/framework';
 import { readJsonObject, StudioHttpError, sendError, sendJson } from './http-json.js';
 import { diagnosticOf, governanceReport, patchGovernance, type StudioAgent } from './studio-agents.js';
+import { changedFile, parseAgentChange, previewDiagnostic } from './studio-preview.js';
 import { StudioRuns } from './studio-runs.js';
 
 export interface StudioServerOptions {
@@ -123,6 +124,16 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
         return sendJson(res, 200, RUNTIME_LABELS);
       case 'GET /agents/:/diagnostic':
         return sendJson(res, 200, await diagnosticOf(agentOf(parts[1]!), signal));
+      case 'POST /agents/:/diagnostic/preview': {
+        const agent = agentOf(parts[1]!);
+        const change = parseAgentChange(await readJsonObject(req));
+        return sendJson(res, 200, await previewDiagnostic(agent, change, signal));
+      }
+      case 'POST /agents/:/yaml/preview': {
+        const agent = agentOf(parts[1]!);
+        const change = parseAgentChange(await readJsonObject(req));
+        return sendJson(res, 200, await changedFile(agent, change, signal));
+      }
       case 'GET /agents/:/plan':
         return sendJson(res, 200, await agentOf(parts[1]!).builder.explain());
       case 'GET /governance':

@@ -150,9 +150,14 @@ subAgents:
       mode: 'magentic',
       maxIterations: 15,
       subAgents: [
-        { name: 'researcher', runtime: 'worker' },
-        { name: 'writer', runtime: 'worker' },
+        { name: 'researcher', runtime: 'worker', toolPolicy: null },
+        { name: 'writer', runtime: 'worker', toolPolicy: null },
       ],
+    });
+    // The parent's policy as written; the sub-agents inherit it without writing one.
+    expect(plan.toolPolicy).toEqual({
+      disabled: ['bash'],
+      promptHints: { read_file: 'Prefer small ranges.' },
     });
     for (const tool of plan.tools) {
       expect(tool.route).toBe(plan.runtime.tools.find((t) => t.name === tool.name)?.runtime.route);

@@ -2,7 +2,12 @@ import type { ChatClientAgent } from '@raf/framework';
 import type { WorkflowGraph } from '@raf/workflow';
 import type { AgentPlan } from '../builder/agent-plan.js';
 import type { CompositePlan } from '../builder/plan-workflow.js';
-import { type AgentExplanation, type ExplainedWorkflow, explainPlan } from './explain.js';
+import {
+  type AgentExplanation,
+  type ExplainedWorkflow,
+  explainPlan,
+  writtenSubAgentPolicy,
+} from './explain.js';
 
 /** Nodes in the order a run meets them (breadth first from the start), then the unreachable ones. */
 function ordered(graph: WorkflowGraph): string[] {
@@ -72,7 +77,11 @@ export async function explainComposite(
       orchestration: {
         mode: composite.mode,
         maxIterations: 0,
-        subAgents: composite.subAgents.map((name) => ({ name, runtime: 'inline' as const })),
+        subAgents: composite.subAgents.map((name) => ({
+          name,
+          runtime: 'inline' as const,
+          toolPolicy: writtenSubAgentPolicy(plan.definition, name),
+        })),
       },
       workflow,
     };
@@ -85,6 +94,7 @@ export async function explainComposite(
     instructions: '',
     contexts: [],
     tools: [],
+    toolPolicy: null,
     orchestration: null,
     runtime: { agent: composite.name, workerPolicy: null, tools: [], subAgents: [] },
     warnings: workflow.graph?.warnings ?? [],

@@ -35,3 +35,40 @@ describe('explain: provider details', () => {
     expect(plan.warnings).toEqual(["index 'docs': index file is corrupt"]);
   });
 });
+
+describe('explain: toolPolicy as written', () => {
+  it("shows the agent's and each sub-agent's toolPolicy as the file writes them (aliases kept), null when absent", async () => {
+    const plan = await new DeclAgentBuilder()
+      .fromYaml(
+        [
+          'name: lead',
+          'model: { id: m, provider: openai }',
+          'toolPolicy:',
+          '  disabled: [bash]',
+          '  routing: { grep: force-main-process-proxy }',
+          'subAgents:',
+          '  - name: reader',
+          '    model: { id: m, provider: openai }',
+          '    runtime: inline',
+          '    toolPolicy: { disabled: [read_file], promptHints: { read_file: small files } }',
+          '  - name: plain',
+          '    model: { id: m, provider: openai }',
+          '    runtime: inline',
+          '',
+        ].join('\n'),
+      )
+      .withGovernance({ version: 1, tools: {} })
+      .explain();
+    expect(plan.toolPolicy).toEqual({ disabled: ['bash'], routing: { grep: 'force-main-process-proxy' } });
+    expect(plan.orchestration?.subAgents).toEqual([
+      {
+        name: 'reader',
+        runtime: 'inline',
+        toolPolicy: { disabled: ['read_file'], promptHints: { read_file: 'small files' } },
+      },
+      { name: 'plain', runtime: 'inline', toolPolicy: null },
+    ]);
+    const alone = await new DeclAgentBuilder().fromYaml(yaml).explain();
+    expect(alone.toolPolicy).toBeNull();
+  });
+});

@@ -12,6 +12,7 @@ import {
 } from '@raf/framework';
 import type { AgentPlan } from '../builder/agent-plan.js';
 import { formatDiagnostic } from '../diagnostics/diagnostic.js';
+import type { AgentDefinition, ToolPolicyDecl } from '../schema/agent-schema.js';
 
 export interface ExplainedTool {
   name: string;
@@ -47,11 +48,19 @@ export interface AgentExplanation {
     details?: Record<string, JSONValue>;
   }[];
   tools: ExplainedTool[];
-  /** How the agent runs its sub-agents, when it has any (SPEC §10: `inspect` names the mode). */
+  /**
+   * The agent's overrides of tool governance as the file writes them (`toolPolicy`, names as
+   * spelled there), or null; `runtime` shows what they do.
+   */
+  toolPolicy: ToolPolicyDecl | null;
+  /**
+   * How the agent runs its sub-agents, when it has any (SPEC §10: `inspect` names the mode), with
+   * each one's `toolPolicy` as written (it applies under the parent's, never looser).
+   */
   orchestration: {
     mode: string;
     maxIterations: number;
-    subAgents: { name: string; runtime: 'worker' | 'inline' }[];
+    subAgents: { name: string; runtime: 'worker' | 'inline'; toolPolicy: ToolPolicyDecl | null }[];
   } | null;
   /** `runtimeDiagnostic()` of the agent (SPEC §7.1): every `tools[].route` is its `runtime.route`. */
   runtime: RuntimeDiagnostic;
@@ -102,6 +111,11 @@ async function describe(
     executionMode: manifest.executionMode,
     route: route(tool.name),
   };
+}
+
+/** A sub-agent's `toolPolicy` as its entry in the file writes it. */
+export function writtenSubAgentPolicy(definition: AgentDefinition, name: string): ToolPolicyDecl | null {
+  return definition.subAgents?.find((s) => s.name === name)?.toolPolicy ?? null;
 }
 
 /** The provider's tools as known before a run (workspace: routed; skills: injected). */
@@ -170,6 +184,7 @@ export async function explainPlan(plan: AgentPlan, agent: ChatClientAgent): Prom
     instructions: plan.instructions,
     contexts,
     tools,
+    toolPolicy: plan.definition.toolPolicy ?? null,
     orchestration: coordinator
       ? {
           mode: 'magentic',
@@ -177,6 +192,7 @@ export async function explainPlan(plan: AgentPlan, agent: ChatClientAgent): Prom
           subAgents: coordinator.subAgents.map((s) => ({
             name: s.name,
             runtime: s.runtime === 'inline' || !s.worker ? ('inline' as const) : ('worker' as const),
+            toolPolicy: writtenSubAgentPolicy(plan.definition, s.name),
           })),
         }
       : null,

@@ -1,9 +1,11 @@
+import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { getJson } from '../api.js';
 import { AgentPicker, RuntimeTable, YesNo } from '../components.js';
 import { useStudio } from '../context.js';
 import { Field } from '../field.js';
-import type { Plan } from '../types.js';
+import type { Plan, ToolPolicy } from '../types.js';
+import { AgentPreview } from './agent-preview.js';
 
 /**
  * Agent: the effective plan of `explain()` (tools after name-expansion, workspace routing,
@@ -34,6 +36,9 @@ export function AgentPage() {
       )}
       {!plan && !error && <p role="status">{studio.t('loading')}</p>}
       {plan && <PlanView plan={plan} />}
+      {plan && studio.agentId && plan.runtime.tools.length + plan.runtime.subAgents.length > 0 && (
+        <AgentPreview key={studio.agentId} agentId={studio.agentId} plan={plan} />
+      )}
     </>
   );
 }
@@ -117,6 +122,25 @@ function PlanView({ plan }: { plan: Plan }) {
           </table>
         </div>
       </section>
+      <section class="card" aria-label={studio.t('overrides')}>
+        <h3>{studio.t('overrides')}</h3>
+        <dl class="overrides">
+          <dt>{plan.name}</dt>
+          <dd>
+            <PolicyView name="plan.toolPolicy" policy={plan.toolPolicy} />
+          </dd>
+          {plan.orchestration?.subAgents.map((s) => (
+            <Fragment key={s.name}>
+              <dt>
+                {studio.t('subAgent')}: {s.name}
+              </dt>
+              <dd>
+                <PolicyView name={`plan.subAgent.${s.name}.toolPolicy`} policy={s.toolPolicy} />
+              </dd>
+            </Fragment>
+          ))}
+        </dl>
+      </section>
       <RuntimeTable diagnostic={plan.runtime} title={studio.t('runtime')} />
       {plan.runtime.subAgents.map((sub) => (
         <RuntimeTable key={sub.agent} diagnostic={sub} title={studio.t('subAgent')} />
@@ -132,5 +156,23 @@ function PlanView({ plan }: { plan: Plan }) {
         </section>
       )}
     </>
+  );
+}
+
+/** A `toolPolicy` as the file writes it, one line per entry. */
+function PolicyView({ name, policy }: { name: string; policy: ToolPolicy | null }) {
+  const studio = useStudio();
+  const lines = policy
+    ? [
+        ...(policy.disabled?.length ? [`disabled: ${policy.disabled.join(', ')}`] : []),
+        ...(policy.enabled?.length ? [`enabled: ${policy.enabled.join(', ')}`] : []),
+        ...Object.entries(policy.routing ?? {}).map(([tool, s]) => `routing ${tool}: ${s}`),
+        ...Object.entries(policy.promptHints ?? {}).map(([tool, h]) => `promptHint ${tool}: ${h}`),
+      ]
+    : [];
+  return (
+    <Field name={name} value={policy}>
+      {lines.length > 0 ? lines.join(' · ') : studio.t('none')}
+    </Field>
   );
 }
