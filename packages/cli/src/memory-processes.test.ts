@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { type RecordedRequest, startMockModelServer } from '@raf/client/testing';
 import { validateBundle } from '@raf/framework';
@@ -11,10 +11,12 @@ import { describe, expect, it } from 'vitest';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 const built = join(repo, 'packages/cli/dist/bin.js');
-// The built binary starts faster; the source runs through tsx as the other CLI tests do.
+// The built binary starts faster; the source runs through tsx as the other CLI tests do, named by
+// its path: the runs start in a temporary folder, where the bare name `tsx` resolves to nothing.
+const tsx = pathToFileURL(join(repo, 'node_modules/tsx/dist/loader.mjs')).href;
 const raf = existsSync(built)
   ? [built]
-  : ['--conditions=@raf/source', '--import', 'tsx', join(repo, 'packages/cli/src/bin.ts')];
+  : ['--conditions=@raf/source', '--import', tsx, join(repo, 'packages/cli/src/bin.ts')];
 const ROUNDS = Number(process.env.RAF_MEMORY_ROUNDS ?? 50);
 const SAVES = 5;
 
