@@ -1,0 +1,1 @@
+await import('@raf/framework');

@@ -1,0 +1,1 @@
+require('undici/lib/dispatcher/agent.js')
