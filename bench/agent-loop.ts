@@ -31,7 +31,8 @@ type BareRequest = (
  */
 async function floorOperation(baseURL: string, transport: 'dispatch' | 'request'): Promise<Operation> {
   const [{ Agent }, bare] = await Promise.all([import('undici'), import('./lib/bare-loop.js')]);
-  const send: BareRequest = transport === 'dispatch' ? bare.bareDispatchChatCompletion : bare.bareChatCompletion;
+  const send: BareRequest =
+    transport === 'dispatch' ? bare.bareDispatchChatCompletion : bare.bareChatCompletion;
   const dispatcher = new Agent();
   const tools = [
     {

@@ -37,7 +37,10 @@ function once(child: string, contender: string, baseURL: string): Promise<number
   const { NODE_OPTIONS: _, ...env } = process.env;
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const proc = spawn(process.execPath, [child, contender, baseURL], { stdio: ['ignore', 'ignore', 'pipe'], env });
+    const proc = spawn(process.execPath, [child, contender, baseURL], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env,
+    });
     let err = '';
     proc.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
     proc.once('error', reject);

@@ -12,7 +12,7 @@ import {
   type TimeoutPhase,
 } from '@raf/core';
 import { flattenBatches } from '@raf/core/internal';
-import type { Dispatcher } from 'undici';
+import type { Dispatcher, Agent as UndiciAgent } from 'undici';
 import { abortableSleep } from '../retry/abortable-sleep.js';
 import {
   backoffDelay,
@@ -29,19 +29,7 @@ import { dispatchRequest } from './dispatch-response.js';
 import { DEFAULT_TIMEOUTS, type HttpClientOptions, type TimeoutOptions } from './http-client-options.js';
 import { displayUrl, redactSecret } from './redact.js';
 import { extractErrorMessage, readErrorBody } from './response-error.js';
-
-type Undici = typeof import('undici');
-let undici: Promise<Undici> | undefined;
-let undiciLoaded: Undici | undefined;
-/** undici is a third of a cold start: it loads on the first request, not on import. */
-function loadUndici(): Promise<Undici> {
-  // A bundler may hand the CommonJS module back as `default` (the `raf` binary does).
-  undici ??= import('undici').then((module) => {
-    undiciLoaded = 'Agent' in module ? module : (module as { default: Undici }).default;
-    return undiciLoaded;
-  });
-  return undici;
-}
+import { loadAgentClass, loadedAgentClass } from './undici-agent.js';
 
 const PHASE_TEXT: Record<TimeoutPhase, string> = {
   connect: 'could not connect',
@@ -131,8 +119,8 @@ export abstract class HttpChatClient implements IChatClient {
     return redactSecret(text, this.apiKey);
   }
 
-  private getDispatcher(http: Undici): Dispatcher {
-    this.dispatcher ??= new http.Agent({
+  private getDispatcher(Agent: typeof UndiciAgent): Dispatcher {
+    this.dispatcher ??= new Agent({
       connect: { timeout: this.timeouts.connectMs },
       headersTimeout: 0,
       bodyTimeout: 0,
@@ -190,9 +178,9 @@ export abstract class HttpChatClient implements IChatClient {
       let failure: { error: RafError; retryable: boolean; waitMs?: number };
       try {
         // Once loaded, no await: every step between two requests shows in the loop's latency.
-        const http = undiciLoaded ?? (await loadUndici());
+        const Agent = loadedAgentClass() ?? (await loadAgentClass());
         const response = await dispatchRequest(
-          this.getDispatcher(http),
+          this.getDispatcher(Agent),
           { origin: this.origin, path: this.path, headers, body },
           attempt,
         );

@@ -1,1 +1,0 @@
-require('undici/lib/dispatcher/agent.js')
