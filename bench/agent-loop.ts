@@ -1,6 +1,12 @@
 import type { Dispatcher } from 'undici';
 import type { BareAnswer } from './lib/bare-loop.js';
-import { type Measurement, type MeasureOptions, measure, type Operation } from './lib/measure.js';
+import {
+  type Measurement,
+  type MeasureOptions,
+  measure,
+  measurePhases,
+  type Operation,
+} from './lib/measure.js';
 
 export const LOOP_ROUNDS = 4;
 /**
@@ -190,4 +196,28 @@ export function runLoopBench(baseURL: string, options: MeasureOptions): Promise<
     [...LOOP_CONTENDERS],
     options,
   ) as Promise<LoopBenchResult>;
+}
+
+/**
+ * The loop cold and warm from the same fresh processes: measured after `cold.warmupOps` runs, then
+ * again once `warm.warmupOps` runs in all have gone by.
+ */
+export async function runColdWarmLoopBench(
+  baseURL: string,
+  rounds: number,
+  cold: MeasureOptions,
+  warm: MeasureOptions,
+): Promise<{ cold: LoopBenchResult; warm: LoopBenchResult }> {
+  const between = warm.warmupOps - cold.warmupOps - cold.ops;
+  if (between < 0) throw new Error('the warm phase must start after the cold one');
+  const [c, w] = await measurePhases(
+    { bench: 'loop', scenario: 'loop', baseURL },
+    [...LOOP_CONTENDERS],
+    rounds,
+    [
+      { warmupOps: cold.warmupOps, ops: cold.ops },
+      { warmupOps: between, ops: warm.ops },
+    ],
+  );
+  return { cold: c as LoopBenchResult, warm: w as LoopBenchResult };
 }

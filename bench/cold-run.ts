@@ -57,12 +57,19 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
-/** Median wall ms per contender; undefined when the packages are not built (tests run from source). */
-export async function runColdRunBench(baseURL: string, runs: number): Promise<ColdRunResult | undefined> {
+/**
+ * Median wall ms per contender; undefined when the packages are not built (tests run from source).
+ * `check`: one run of each first, untimed (the page cache, and a check that each contender works).
+ */
+export async function runColdRunBench(
+  baseURL: string,
+  runs: number,
+  { check = true }: { check?: boolean } = {},
+): Promise<ColdRunResult | undefined> {
   if (!existsSync(builtFramework)) return undefined;
   const child = await compileChild();
   const contenders = [...COLD_RUN_CONTENDERS];
-  for (const contender of contenders) await once(child, contender, baseURL); // page cache, and a check
+  if (check) for (const contender of contenders) await once(child, contender, baseURL);
   const times = new Map<string, number[]>(contenders.map((c) => [c, []]));
   for (let round = 0; round < runs; round++) {
     for (let i = 0; i < contenders.length; i++) {
