@@ -9,12 +9,14 @@ export const COLD_RUN_CONTENDERS = ['floor', 'raf', 'openaiAgents', 'aiSdk'] as 
 export type ColdRunResult = Record<(typeof COLD_RUN_CONTENDERS)[number], number>;
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-// Inside bench/node_modules, so the compiled child resolves packages as this folder does.
-const outdir = `${here}node_modules/.cache/raf-cold-run`;
-const builtFramework = fileURLToPath(new URL('../packages/framework/dist/index.js', import.meta.url));
+const thisRepo = fileURLToPath(new URL('..', import.meta.url));
 
-/** Compiles `cold-run-child.ts` to plain ESM, packages left external (imported from their `dist`). */
-async function compileChild(): Promise<string> {
+/**
+ * Compiles `cold-run-child.ts` to plain ESM, packages left external (imported from their `dist`),
+ * inside `<repo>/bench/node_modules`, so that it resolves packages as that bench folder does.
+ */
+export async function compileColdRunChild(repo = thisRepo): Promise<string> {
+  const outdir = `${repo}bench/node_modules/.cache/raf-cold-run`;
   const { build } = await import('esbuild');
   await build({
     entryPoints: { child: `${here}cold-run-child.ts` },
@@ -32,7 +34,8 @@ async function compileChild(): Promise<string> {
   return `${outdir}/child.mjs`;
 }
 
-function once(child: string, contender: string, baseURL: string): Promise<number> {
+/** Wall ms of one run of `contender` in a fresh process, spawn to exit. */
+export function coldRun(child: string, contender: string, baseURL: string): Promise<number> {
   // Without NODE_OPTIONS: no tsx loader and no source condition in the measured process.
   const { NODE_OPTIONS: _, ...env } = process.env;
   return new Promise((resolve, reject) => {
@@ -66,15 +69,15 @@ export async function runColdRunBench(
   runs: number,
   { check = true }: { check?: boolean } = {},
 ): Promise<ColdRunResult | undefined> {
-  if (!existsSync(builtFramework)) return undefined;
-  const child = await compileChild();
+  if (!existsSync(`${thisRepo}packages/framework/dist/index.js`)) return undefined;
+  const child = await compileColdRunChild();
   const contenders = [...COLD_RUN_CONTENDERS];
-  if (check) for (const contender of contenders) await once(child, contender, baseURL);
+  if (check) for (const contender of contenders) await coldRun(child, contender, baseURL);
   const times = new Map<string, number[]>(contenders.map((c) => [c, []]));
   for (let round = 0; round < runs; round++) {
     for (let i = 0; i < contenders.length; i++) {
       const contender = contenders[(i + round) % contenders.length]!;
-      times.get(contender)!.push(await once(child, contender, baseURL));
+      times.get(contender)!.push(await coldRun(child, contender, baseURL));
     }
   }
   return Object.fromEntries(contenders.map((c) => [c, median(times.get(c)!)])) as ColdRunResult;

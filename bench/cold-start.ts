@@ -10,11 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const repo = fileURLToPath(new URL('..', import.meta.url));
-const bench = fileURLToPath(new URL('.', import.meta.url));
-const bin = `${repo}packages/cli/dist/bin.js`;
-const builtFramework = `${repo}packages/framework/dist/index.js`;
-const agent = `${repo}examples/quickstart/agent.yaml`;
+const thisRepo = fileURLToPath(new URL('..', import.meta.url));
 
 export interface ColdStartResult {
   node: number;
@@ -28,7 +24,7 @@ export interface ColdStartResult {
 const { NODE_OPTIONS: _, ...env } = process.env;
 
 /** Wall ms from spawn to exit, or to `until` when given (the process is then left to finish). */
-function once(args: string[], cwd = repo, until?: Promise<number>): Promise<number> {
+function once(args: string[], cwd: string, until?: Promise<number>): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], cwd, env });
@@ -56,7 +52,8 @@ const ANSWER = [
  * A model server that notes when each request arrives (in this process's clock) and answers
  * "Done." at once, and a copy of the quickstart that talks to it instead of its replay file.
  */
-async function firstRequestTarget() {
+async function firstRequestTarget(repo: string) {
+  const bin = `${repo}packages/cli/dist/bin.js`;
   let arrived: (at: number) => void = () => {};
   const server = createServer((request, response) => {
     arrived(performance.now());
@@ -70,7 +67,7 @@ async function firstRequestTarget() {
   const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   const dir = mkdtempSync(join(tmpdir(), 'raf-cold-start-'));
   cpSync(join(repo, 'examples/quickstart/workspace'), join(dir, 'workspace'), { recursive: true });
-  const yaml = readFileSync(agent, 'utf8')
+  const yaml = readFileSync(`${repo}examples/quickstart/agent.yaml`, 'utf8')
     .replace(/provider: replay\n\s*connection:\n\s*endpoint: .*\n/, 'provider: openai\n')
     .replace(/^# yaml-language-server.*\n/, '');
   if (!yaml.includes('provider: openai')) throw new Error('cold start: the quickstart model block changed');
@@ -93,34 +90,61 @@ async function firstRequestTarget() {
 const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
+type Case = () => Promise<number>;
+
+/**
+ * The processes of the cold-start benchmark for the checkout at `repo` (its built packages), and
+ * a `close` for the model server and temp folder they use; undefined when it is not built.
+ */
+export async function coldStartCases(
+  repo = thisRepo,
+): Promise<{ cases: Record<keyof ColdStartResult, Case>; close(): void } | undefined> {
+  const bin = `${repo}packages/cli/dist/bin.js`;
+  const agent = `${repo}examples/quickstart/agent.yaml`;
+  if (!existsSync(bin) || !existsSync(`${repo}packages/framework/dist/index.js`)) return undefined;
+  env.OPENAI_API_KEY = 'bench';
+  const target = await firstRequestTarget(repo);
+  return {
+    cases: {
+      node: () => once(['-e', '0'], repo),
+      // From bench/, where `@raf/framework` resolves to the built package as a user's project does.
+      importFramework: () =>
+        once(['--input-type=module', '-e', "await import('@raf/framework')"], `${repo}bench`),
+      validate: () => once([bin, 'validate', agent], repo),
+      inspect: () => once([bin, 'inspect', agent], repo),
+      runToFirstRequest: () => target.run(),
+    },
+    close: () => target.close(),
+  };
+}
+
+/**
+ * Runs each case once (the page cache, and a check that each works), then `runs` rounds in
+ * rotating order; the median of each.
+ */
+export async function medianTimes<K extends string>(
+  cases: Record<K, Case>,
+  runs: number,
+): Promise<Record<K, number>> {
+  const names = Object.keys(cases) as K[];
+  for (const name of names) await cases[name]();
+  const times = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<K, number[]>;
+  for (let i = 0; i < runs; i++) {
+    for (let j = 0; j < names.length; j++) {
+      const name = names[(i + j) % names.length]!;
+      times[name].push(await cases[name]());
+    }
+  }
+  return Object.fromEntries(names.map((n) => [n, median(times[n])])) as Record<K, number>;
+}
+
 /** Measures the built packages; undefined when they are not built (tests run from source). */
 export async function runColdStartBench(runs: number): Promise<ColdStartResult | undefined> {
-  if (!existsSync(bin) || !existsSync(builtFramework)) return undefined;
-  env.OPENAI_API_KEY = 'bench';
-  const target = await firstRequestTarget();
+  const built = await coldStartCases();
+  if (!built) return undefined;
   try {
-    const cases: Record<keyof ColdStartResult, () => Promise<number>> = {
-      node: () => once(['-e', '0']),
-      // From bench/, where `@raf/framework` resolves to the built package as a user's project does.
-      importFramework: () => once(['--input-type=module', '-e', "await import('@raf/framework')"], bench),
-      validate: () => once([bin, 'validate', agent]),
-      inspect: () => once([bin, 'inspect', agent]),
-      runToFirstRequest: () => target.run(),
-    };
-    const names = Object.keys(cases) as (keyof ColdStartResult)[];
-    for (const name of names) await cases[name](); // the page cache, and a check that each works
-    const times = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<
-      keyof ColdStartResult,
-      number[]
-    >;
-    for (let i = 0; i < runs; i++) {
-      for (let j = 0; j < names.length; j++) {
-        const name = names[(i + j) % names.length]!;
-        times[name].push(await cases[name]());
-      }
-    }
-    return Object.fromEntries(names.map((n) => [n, median(times[n])])) as unknown as ColdStartResult;
+    return await medianTimes(built.cases, runs);
   } finally {
-    target.close();
+    built.close();
   }
 }

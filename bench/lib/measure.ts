@@ -192,7 +192,7 @@ export async function measurePhases(
     const order = contenders.map((_, i) => contenders[(i + round) % contenders.length]!);
     for (const contender of order) {
       const measured = await runWorker({ ...base, contender, warmupOps: 0, ops: 0, phases });
-      measured.forEach((m, i) => samples[i]!.get(contender)!.push(m));
+      for (const [i, m] of measured.entries()) samples[i]!.get(contender)!.push(m);
     }
   }
   return samples.map(medians);
