@@ -15,6 +15,8 @@ const SUBSYSTEMS = [
   'picomatch', // find_files and search_file
   'diff', // apply_patch
 ];
+// Node's own modules that only some subsystems use (`lazy-builtins.ts`).
+const BUILTINS = ['node:child_process', 'node:worker_threads'];
 
 describe('a fresh process', () => {
   it('loads no library of a subsystem it does not use, at import or in a plain tool run', async () => {
@@ -33,5 +35,6 @@ describe('a fresh process', () => {
       SUBSYSTEMS.filter((name) => files.some((file) => file.includes(`/node_modules/${name}/`)));
     expect(libraries(imported)).toEqual([]);
     expect(libraries(afterRun)).toEqual([]);
+    expect(BUILTINS.filter((name) => afterRun.includes(name))).toEqual([]);
   }, 70_000);
 });
