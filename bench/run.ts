@@ -1,6 +1,6 @@
 // `pnpm bench` runs every benchmark against a mock model server in a separate process and prints
 // ratios measured in this one run. Flags: `--json` (figures as JSON), `--quick` (a smoke test:
-// one short round), `--only client|loop|cold-run|search|cold-start|sandbox|web|memory|mcp|rag`, `--search-tree generated` (the search
+// one short round), `--only client|loop|cold-run|search|cold-start|sandbox|web|memory|mcp|rag` (or several, comma-separated), `--search-tree generated` (the search
 // benchmark on 50k generated files instead of a real node_modules tree), `--instructions` (count instructions with valgrind's
 // callgrind instead of timing: repeatable where CPU times swing by ±30% between runs).
 import { LOOP_ROUNDS, type LoopBenchResult, runColdWarmLoopBench, runLoopBench } from './agent-loop.js';
@@ -20,7 +20,10 @@ const args = process.argv.slice(2);
 const json = args.includes('--json');
 const quick = args.includes('--quick');
 const instructions = args.includes('--instructions');
-const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
+// `--only loop,cold-run`: the named sections alone, in one run (their ratios side by side).
+const only = args.includes('--only') ? args[args.indexOf('--only') + 1]?.split(',') : undefined;
+const wants = (section: string) => !only || only.includes(section);
+const asked = (section: string) => only?.includes(section) ?? false;
 
 const unit = instructions ? 'M instructions' : 'CPU ms';
 const metric = (m: Measurement) => (instructions ? (m.instructionsPerOp ?? Number.NaN) / 1e6 : m.cpuMsPerOp);
@@ -227,11 +230,11 @@ function printRag(r: RagBenchResult): void {
   );
 }
 
-const wantsModel = !only || only === 'client' || only === 'loop' || only === 'cold-run';
+const wantsModel = wants('client') || wants('loop') || wants('cold-run');
 const server = wantsModel ? await startServerProcess() : undefined;
 try {
   const output: Record<string, unknown> = { unit: instructions ? 'M instructions' : 'CPU ms' };
-  if ((!only || only === 'search') && !instructions) {
+  if (wants('search') && !instructions) {
     // The real tree (the repository's node_modules/.pnpm, hard-linked to ~100k files) unless
     // `--search-tree generated` (50k small files) or `--quick` (2k generated files).
     const tree = quick || args.includes('generated') ? 'generated' : 'real';
@@ -243,15 +246,15 @@ try {
     if (json) output.search = { tree, files, wallMs: search };
     else printSearch(search, `${files} files (${tree} tree)`);
   }
-  if ((!only || only === 'memory') && !instructions) {
+  if (wants('memory') && !instructions) {
     const memory = await runMemoryBench(quick ? { pages: 500, calls: 10 } : { pages: 5_000, calls: 100 });
     if (json) output.memory = memory;
     else printMemory(memory);
   }
-  if ((!only || only === 'cold-start') && !instructions) {
+  if (wants('cold-start') && !instructions) {
     const cold = await runColdStartBench(quick ? 3 : 25);
     if (!cold) {
-      if (only === 'cold-start') throw new Error('the cold-start benchmark needs the built CLI: pnpm build');
+      if (asked('cold-start')) throw new Error('the cold-start benchmark needs the built CLI: pnpm build');
       console.error('cold start skipped: the CLI is not built (pnpm bench builds first)');
     } else {
       const { node, ...processes } = cold;
@@ -262,18 +265,18 @@ try {
       else printColdStart(cold, above);
     }
   }
-  if ((!only || only === 'sandbox') && !instructions) {
+  if (wants('sandbox') && !instructions) {
     const sandbox = await runSandboxBench(quick ? 3 : 20);
     if (json) output.sandbox = sandbox;
     else printSandbox(sandbox);
   }
-  if ((!only || only === 'web') && !instructions) {
+  if (wants('web') && !instructions) {
     const web = await runWebBench(quick ? { warmup: 1, runs: 3 } : { warmup: 5, runs: 21 });
     if (json) output.web = web;
     else printWeb(web);
   }
 
-  if ((!only || only === 'rag') && !instructions) {
+  if (wants('rag') && !instructions) {
     const rag = await runRagBench(
       quick ? { docs: 300, vectorDocs: 300, queries: 40 } : { docs: 10_000, vectorDocs: 2_000, queries: 200 },
     );
@@ -286,7 +289,7 @@ try {
       };
     else printRag(rag);
   }
-  if (server && (!only || only === 'client')) {
+  if (server && wants('client')) {
     const client = await runClientBench(server.baseURL, clientOptions());
     if (json) {
       output.client = Object.fromEntries(
@@ -304,7 +307,7 @@ try {
       );
     } else printClient(client);
   }
-  if (server && (!only || only === 'loop')) {
+  if (server && wants('loop')) {
     // Under valgrind each figure is its own pair of runs; timed, both come from the same processes.
     const { cold, warm } = instructions
       ? {
@@ -325,10 +328,10 @@ try {
       );
     } else printLoop(cold, warm);
   }
-  if (server && (!only || only === 'cold-run') && !instructions) {
+  if (server && wants('cold-run') && !instructions) {
     const coldRun = await runColdRunBench(server.baseURL, quick ? 1 : 15, { check: !quick });
     if (!coldRun) {
-      if (only === 'cold-run') throw new Error('the cold-run benchmark needs the built packages: pnpm build');
+      if (asked('cold-run')) throw new Error('the cold-run benchmark needs the built packages: pnpm build');
       console.error('cold run skipped: the packages are not built (pnpm bench builds first)');
     } else if (json) {
       output.coldRun = coldRun;
@@ -338,7 +341,7 @@ try {
       };
     } else printColdRun(coldRun);
   }
-  if (!only || only === 'mcp') {
+  if (wants('mcp')) {
     const mcp = await runMcpBench(mcpOptions());
     if (json)
       output.mcp = {

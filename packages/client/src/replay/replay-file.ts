@@ -59,7 +59,9 @@ export type SafeParseReplayResult =
   | { success: false; error: ValidationError };
 
 export function safeParseReplayRecord(input: unknown, source = 'replay record'): SafeParseReplayResult {
-  const parsed = replayRecordSchema().safeParse(input);
+  // jitless: a replay file is parsed once per process; zod's compiled fast path costs more to
+  // generate than it saves on a few records.
+  const parsed = replayRecordSchema().safeParse(input, { jitless: true });
   if (parsed.success) return { success: true, value: parsed.data as ReplayRecord };
   const issues = parsed.error.issues.map((i) => ({
     path: i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)),
