@@ -46,6 +46,11 @@ describe('benchmarks', () => {
       jsNewToolMs: expect.any(Number),
     });
     expect(result.mcp).toMatchObject({ callMs: expect.any(Number), sdkCallMs: expect.any(Number) });
+    expect(result.delegate).toMatchObject({
+      workerStartMs: expect.any(Number),
+      inlineMs: expect.any(Number),
+      proxyCallMs: expect.any(Number),
+    });
     expect(result.rag).toMatchObject({
       indexDocsPerSec: expect.any(Number),
       queryP50Ms: expect.any(Number),

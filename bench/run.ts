@@ -1,12 +1,13 @@
 // `pnpm bench` runs every benchmark against a mock model server in a separate process and prints
 // ratios measured in this one run. Flags: `--json` (figures as JSON), `--quick` (a smoke test:
-// one short round), `--only client|loop|cold-run|search|cold-start|sandbox|web|memory|mcp|rag` (or several, comma-separated), `--search-tree generated` (the search
+// one short round), `--only client|loop|cold-run|search|cold-start|sandbox|web|memory|mcp|rag|workflow|delegate` (or several, comma-separated), `--search-tree generated` (the search
 // benchmark on 50k generated files instead of a real node_modules tree), `--instructions` (count instructions with valgrind's
 // callgrind instead of timing: repeatable where CPU times swing by ±30% between runs).
 import { LOOP_ROUNDS, type LoopBenchResult, runColdWarmLoopBench, runLoopBench } from './agent-loop.js';
 import { type ClientBenchResult, type ClientScenario, runClientBench } from './client-overhead.js';
 import { type ColdRunResult, runColdRunBench } from './cold-run.js';
 import { type ColdStartResult, runColdStartBench } from './cold-start.js';
+import { type DelegateBenchResult, runDelegateBench } from './delegate.js';
 import { runSearchBench, type SearchBenchResult } from './file-search.js';
 import type { Measurement, MeasureOptions } from './lib/measure.js';
 import { startServerProcess } from './lib/server.js';
@@ -15,6 +16,7 @@ import { type MemoryBenchResult, runMemoryBench } from './memory.js';
 import { type RagBenchResult, runRagBench } from './rag.js';
 import { runSandboxBench, type SandboxBenchResult } from './sandbox.js';
 import { runWebBench, type WebBenchResult } from './web-fetch.js';
+import { runWorkflowBench, type WorkflowBenchResult } from './workflow.js';
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
@@ -196,6 +198,20 @@ function printMemory(result: MemoryBenchResult): void {
   console.log(`memory_save                 ${result.saveP50Ms.toFixed(2)} ms (target ≤ 10)\n`);
 }
 
+function printDelegate(r: DelegateBenchResult): void {
+  const ms = (v: number) => `${v.toFixed(2)} ms`;
+  console.log('Sub-agent delegation (median wall ms)');
+  console.log(
+    `worker start, warm pool   ${ms(r.workerStartMs)}  (delegation → first model request; target ≤ 80 ms)`,
+  );
+  console.log(`worker start, no spare    ${ms(r.coldWorkerStartMs)}`);
+  console.log(`inline                    ${ms(r.inlineMs)}`);
+  console.log(
+    `proxied tool call         ${ms(r.proxyCallMs)}  (round trip seen in the worker; target ≤ 2 ms)`,
+  );
+  console.log(`worker-local tool call    ${ms(r.localCallMs)}\n`);
+}
+
 function mcpOptions(): MeasureOptions {
   if (quick) return { rounds: 1, warmupOps: 20, ops: 50 };
   if (instructions) return { rounds: 1, warmupOps: 300, ops: 1000, instructions };
@@ -227,6 +243,19 @@ function printRag(r: RagBenchResult): void {
   row('raf hybrid', r.hybrid);
   console.log(
     `raf/minisearch: index ${ratio(r.minisearch.indexDocsPerSec, r.lexical.indexDocsPerSec)} the time, query p50 ${ratio(r.lexical.queryP50Ms, r.minisearch.queryP50Ms)}; targets: p50 ≤ 20 ms, p95 ≤ 50 ms, indexing RSS ≤ 500 MiB\n`,
+  );
+}
+
+function printWorkflow(r: WorkflowBenchResult): void {
+  const ms = (v: number) => `${(v * 1000).toFixed(1)} µs`;
+  console.log('Workflow engine: CPU per node (function nodes, a checkpoint in memory after every superstep)');
+  console.log('scenario          | raf       | langgraph  | raf/langgraph');
+  for (const [name, s] of Object.entries(r.scenarios))
+    console.log(
+      `${`${name} (${s.nodes})`.padEnd(17)} | ${ms(s.raf).padStart(9)} | ${ms(s.langgraph).padStart(10)} | ${ratio(s.raf, s.langgraph)}`,
+    );
+  console.log(
+    `per node: raf ${ms(r.rafPerNodeMs)}, langgraph ${ms(r.langgraphPerNodeMs)}: ${ratio(r.rafPerNodeMs, r.langgraphPerNodeMs)} (target ≤ 0.5×)\n`,
   );
 }
 
@@ -289,6 +318,11 @@ try {
       };
     else printRag(rag);
   }
+  if (wants('delegate') && !instructions) {
+    const delegate = await runDelegateBench(quick ? { runs: 2, calls: 10 } : { runs: 15, calls: 200 });
+    if (json) output.delegate = delegate;
+    else printDelegate(delegate);
+  }
   if (server && wants('client')) {
     const client = await runClientBench(server.baseURL, clientOptions());
     if (json) {
@@ -340,6 +374,11 @@ try {
         rafOverFasterPeer: coldRun.raf / Math.min(coldRun.openaiAgents, coldRun.aiSdk),
       };
     } else printColdRun(coldRun);
+  }
+  if (wants('workflow') && !instructions) {
+    const workflow = await runWorkflowBench(quick ? { rounds: 1, runs: 2 } : { rounds: 5, runs: 10 });
+    if (json) output.workflow = workflow;
+    else printWorkflow(workflow);
   }
   if (wants('mcp')) {
     const mcp = await runMcpBench(mcpOptions());

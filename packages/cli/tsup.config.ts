@@ -30,9 +30,17 @@ export default defineConfig([
     },
   },
   {
-    // The search walker's worker thread, beside `bin.js`, where the bundled pool looks for it.
+    // Beside `bin.js`, where the bundled code looks for them: the search walker's worker thread,
+    // the sub-agent worker process, and the module a worker imports to rebuild a sub-agent from
+    // the agent file (extensions stay external, found at run time as for `bin.js`).
     ...packageBuild([]),
-    entry: { 'walker-worker': '../framework/src/workspace/operations/walker-worker.ts' },
+    entry: {
+      'walker-worker': '../framework/src/workspace/operations/walker-worker.ts',
+      'sub-agent-worker': '../framework/src/sub-agents/sub-agent-worker.ts',
+      'worker-factory': '../decl/src/builder/worker-factory.ts',
+    },
+    external: ['smol-toml', /^@raf\/(web|mcp|rag|wiki|sandbox|openapi|llama)$/, /^@opentelemetry\//],
+    esbuildPlugins: [zodEnglishOnly as never],
     dts: false,
     clean: false,
     noExternal: [/.*/],

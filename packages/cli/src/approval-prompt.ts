@@ -63,7 +63,9 @@ export async function previewChange(request: ToolApprovalRequestUpdate): Promise
  * part the model controls is escaped, so it cannot redraw the prompt with terminal sequences.
  */
 export async function describeRequest(request: ToolApprovalRequestUpdate): Promise<string> {
-  const lines = [`approve ${escapeLine(request.name)}?`];
+  // A sub-agent's call names the chain of agents it comes from.
+  const by = request.agentPath?.length ? ` (sub-agent ${escapeLine(request.agentPath.join(' › '))})` : '';
+  const lines = [`approve ${escapeLine(request.name)}${by}?`];
   if (request.resolvedTarget) lines.push(`  target: ${escapeLine(request.resolvedTarget)}`);
   lines.push(`  arguments: ${escapeLine(JSON.stringify(request.arguments) ?? 'undefined')}`);
   const diff = await previewChange(request);

@@ -7,7 +7,8 @@ Commands:
   run <agent.yaml>        run one turn (or resume a paused one) and exit
   chat <agent.yaml>       an interactive session; Ctrl-C cancels the turn, /exit leaves
   validate <agent.yaml>…  every problem with file:line:col; exit 2 on errors
-  inspect <agent.yaml>    the effective plan: tools, routing, gating, provider order
+  inspect <agent.yaml>    the effective plan: tools, routing, gating, provider order, runtime routes
+  tools <action>          the project's tool governance: list, enable, disable, route, hint, core
   index <agent.yaml>      build or refresh the agent's knowledge and wiki indexes
   schema                  the JSON Schema of agent files, for editors
   memory check <dir>      validate a super-brain memory bundle; exit 2 on problems
@@ -16,10 +17,16 @@ Commands:
 Usage:
   raf run <agent.yaml> [-i TEXT | stdin] [--strict] [--session ID] [--sessions-dir DIR] [--var k=v]…
                        [--approve ask|all|none] [--json] [--model ID] [--base-url URL] [--trace FILE]
+                       [--answer TEXT]   (a workflow paused for input: with --session ID)
   raf chat <agent.yaml> [--session ID] [--sessions-dir DIR] [--var k=v]… [--model ID] [--base-url URL]
   raf validate <agent.yaml>… [--json] [--lenient | --strict]
                        (unknown keys are errors unless --lenient; --strict: missing folders too)
-  raf inspect <agent.yaml> [--json]
+  raf inspect <agent.yaml> [--json | --mermaid] [--lang en|zh-CN]
+  raf tools list [--json] [--governance FILE]       (default .raf/governance.json)
+  raf tools enable|disable NAME… [--governance FILE]
+  raf tools route NAME auto|force-local|force-main-process-proxy|force-disabled [--governance FILE]
+  raf tools hint NAME [TEXT] [--governance FILE]    (no TEXT: remove the hint)
+  raf tools core NAME on|off [--governance FILE]
   raf schema
   raf memory check <dir> [--json]
   raf memory consolidate <agent.yaml> [--session ID] [--sessions-dir DIR] [--json]
@@ -27,13 +34,15 @@ Usage:
   raf --version | -V
   raf --help | -h
 
-Exit codes: 0 done, 2 bad config or usage, 3 paused for approval, 4 model/provider failure, 130 interrupted.
+Exit codes: 0 done, 2 bad config or usage, 3 paused for approval or input, 4 model/provider failure, 130 interrupted.
 Environment: RAF_MODEL overrides the YAML's model id; OPENAI_BASE_URL, OPENAI_API_KEY, DEEPSEEK_API_KEY, …
 fill only what the YAML leaves empty, for their own provider.
 `;
 
 const OPTIONS = {
   input: { type: 'string', short: 'i' },
+  answer: { type: 'string' },
+  mermaid: { type: 'boolean' },
   session: { type: 'string' },
   'sessions-dir': { type: 'string' },
   var: { type: 'string', multiple: true },
@@ -45,6 +54,8 @@ const OPTIONS = {
   'base-url': { type: 'string' },
   trace: { type: 'string' },
   http: { type: 'string' },
+  governance: { type: 'string' },
+  lang: { type: 'string' },
   host: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
@@ -54,6 +65,10 @@ export interface CliArgs {
   command: string | undefined;
   files: string[];
   input?: string;
+  /** `raf run --answer TEXT`: the answer a paused workflow asked for (with `--session ID`). */
+  answer?: string;
+  /** `raf inspect --mermaid`: the workflow graph as a Mermaid flowchart. */
+  mermaid?: boolean;
   session?: string;
   sessionsDir: string;
   variables: Record<string, string>;
@@ -68,6 +83,10 @@ export interface CliArgs {
   /** `raf mcp serve --http PORT` (0: any free port). */
   httpPort?: number;
   host?: string;
+  /** `raf tools --governance FILE` (default `.raf/governance.json`). */
+  governance?: string;
+  /** `raf inspect --lang`: the language of the runtime labels. */
+  lang: 'en' | 'zh-CN';
   help: boolean;
   version: boolean;
 }
@@ -86,6 +105,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   if (approve !== 'ask' && approve !== 'all' && approve !== 'none') {
     throw new CliError(`--approve must be ask, all or none (got "${approve}")`);
   }
+  const lang = values.lang ?? 'en';
+  if (lang !== 'en' && lang !== 'zh-CN') throw new CliError(`--lang must be en or zh-CN (got "${lang}")`);
   let httpPort: number | undefined;
   if (values.http !== undefined) {
     httpPort = Number(values.http);
@@ -102,6 +123,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     command: positionals[0],
     files: positionals.slice(1),
     ...(values.input !== undefined && { input: values.input }),
+    ...(values.answer !== undefined && { answer: values.answer }),
+    ...(values.mermaid && { mermaid: true }),
     ...(values.session !== undefined && { session: values.session }),
     sessionsDir: values['sessions-dir'] ?? '.raf/sessions',
     variables,
@@ -114,6 +137,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     ...(values.trace !== undefined && { trace: values.trace }),
     ...(httpPort !== undefined && { httpPort }),
     ...(values.host !== undefined && { host: values.host }),
+    ...(values.governance !== undefined && { governance: values.governance }),
+    lang,
     help: values.help ?? false,
     version: values.version ?? false,
   };

@@ -1,8 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { RafPlugin } from '@raf/core';
-import { EXTENSION_PACKAGES } from '@raf/decl';
+import { EXTENSION_PACKAGES, locateExtension } from '@raf/decl';
 
 /** Extensions whose plugins hold resources (MCP servers): closed when the command ends. */
 const opened = new Set<{ close(): Promise<void> }>();
@@ -16,42 +13,6 @@ export async function closeExtensions(): Promise<void> {
 
 function closable(plugin: RafPlugin): plugin is RafPlugin & { close(): Promise<void> } {
   return typeof (plugin as { close?: unknown }).close === 'function';
-}
-
-type Exports = string | { import?: Exports; default?: Exports; '.'?: Exports } | undefined;
-
-function importTarget(exports: Exports): string | undefined {
-  if (typeof exports === 'string') return exports;
-  if (!exports) return undefined;
-  return importTarget(exports['.'] ?? exports.import ?? exports.default);
-}
-
-/**
- * The entry of `name` installed in `folder`'s project (its own or an enclosing `node_modules`):
- * a globally installed `raf` finds the extensions the agent's project installed.
- */
-function resolveInProject(name: string, folder: string): string | undefined {
-  for (let dir = folder; ; dir = dirname(dir)) {
-    const root = join(dir, 'node_modules', name);
-    try {
-      const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-        exports?: Exports;
-        main?: string;
-      };
-      const entry = importTarget(manifest.exports) ?? manifest.main;
-      if (entry) return pathToFileURL(join(root, entry)).href;
-    } catch {}
-    if (dirname(dir) === dir) return undefined;
-  }
-}
-
-/** Where `name` is installed: beside the CLI, or in the agent's project; undefined when nowhere. */
-function locate(name: string, projectFolder: string): string | undefined {
-  try {
-    return import.meta.resolve(name);
-  } catch {
-    return resolveInProject(name, projectFolder);
-  }
 }
 
 /**
@@ -69,7 +30,8 @@ export async function installedPlugins(text: string, projectFolder: string): Pro
   const plugins: RafPlugin[] = [];
   for (const [name, { plugin, kinds }] of packages) {
     if (!kinds.some((kind) => new RegExp(`\\b${kind}\\b`).test(text))) continue;
-    const url = locate(name, projectFolder);
+    // Looked up from the CLI first: a global `raf` ships its own extensions.
+    const url = locateExtension(name, projectFolder, (n) => import.meta.resolve(n));
     if (!url) continue;
     try {
       const module = (await import(url)) as Record<string, unknown>;

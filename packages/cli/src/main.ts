@@ -40,6 +40,8 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
           return await (await import('./commands/index-command.js')).indexCommand(args, io);
         case 'schema':
           return schemaCommand(io);
+        case 'tools':
+          return await (await import('./commands/tools.js')).toolsCommand(args, io);
         case 'memory':
           return await memoryCommand(args, io);
         case 'mcp':

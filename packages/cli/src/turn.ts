@@ -43,9 +43,10 @@ export async function runTurn(
   return { finish, requests, failed };
 }
 
-/** The approval requests of a paused session, rebuilt from its pending batch. */
+/** The approval requests of a paused session, rebuilt from its pending batch (a sub-agent's as it asked them). */
 export function pendingRequests(batch: PendingApprovalBatch): ToolApprovalRequestUpdate[] {
-  return batch.toolCalls
+  const nested = Object.values(batch.suspended ?? {}).flatMap((s) => s.requests);
+  const own = batch.toolCalls
     .filter((call) => batch.gatedCallIds.includes(call.id))
     .map((call) => {
       let args: unknown = call.arguments;
@@ -62,6 +63,7 @@ export function pendingRequests(batch: PendingApprovalBatch): ToolApprovalReques
         ...(target !== undefined && { resolvedTarget: target }),
       };
     });
+  return [...own, ...nested];
 }
 
 /** Sessions kept as `<dir>/<id>.json`; `--session ID` resumes one, or starts it under that id. */

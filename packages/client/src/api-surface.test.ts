@@ -16,6 +16,7 @@ describe('@raf/client public surface', () => {
         "createCustomClient",
         "createDeepSeekClient",
         "createOpenAIClient",
+        "preloadHttp",
       ]
     `);
   });

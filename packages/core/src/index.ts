@@ -75,6 +75,7 @@ export type {
   PendingApprovalBatch,
   SessionSnapshot,
   SessionStoreOptions,
+  SuspendedCall,
 } from './session/session.js';
 export { providerStateKey } from './session/session.js';
 export type { DefineToolOptions } from './tool/define-tool.js';
@@ -87,6 +88,7 @@ export type {
   ToolDefinition,
   ToolExecutionContext,
   ToolKind,
+  ToolResume,
 } from './tool/tool.js';
 export { toolRequiresApproval, toToolDefinition } from './tool/tool.js';
 export type { ExecutionMode, ToolCategory, ToolManifest, WorkerRoutingHint } from './tool/tool-manifest.js';

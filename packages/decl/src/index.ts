@@ -5,7 +5,7 @@ export type { ModelOverride, NamedConnection } from './builder/plan-model.js';
 export type { Diagnostic } from './diagnostics/diagnostic.js';
 export { DeclError, formatDiagnostic } from './diagnostics/diagnostic.js';
 export type { Environment } from './env/resolve-env.js';
-export type { AgentExplanation, ExplainedTool } from './explain/explain.js';
+export type { AgentExplanation, ExplainedTool, ExplainedWorkflow } from './explain/explain.js';
 export type { LoadedDefinition, LoadOptions, PartialDefinition } from './load/load-definition.js';
 export {
   loadDefinitionFromFile,
@@ -13,7 +13,15 @@ export {
   loadDefinitionFromText,
 } from './load/load-definition.js';
 export { corePlugin } from './registry/core-plugin.js';
+export { loadExtension, locateExtension } from './registry/extension-loader.js';
 export { EXTENSION_PACKAGES, PluginRegistry } from './registry/plugin-registry.js';
 export type { ToolFactory } from './resolve/tool-resolver.js';
-export type { AgentDefinition, ContextDecl, ModelDecl, ToolDecl } from './schema/agent-schema.js';
+export type {
+  AgentDefinition,
+  ContextDecl,
+  ModelDecl,
+  SubAgentDefinition,
+  ToolDecl,
+  ToolPolicyDecl,
+} from './schema/agent-schema.js';
 export { agentDefinitionSchema, agentJsonSchema } from './schema/agent-schema.js';

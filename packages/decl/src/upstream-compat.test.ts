@@ -128,17 +128,12 @@ describe('item 2: the upstream providers', () => {
 });
 
 describe('item 3: kind workflow and hosted', () => {
-  it('a workflow file gives one diagnostic naming @raf/workflow, not "model: is required"', async () => {
+  it('a workflow file validates without a model (issue 14: @raf/workflow compiles it)', async () => {
     const { shown: lines } = await validate(
       'wf',
       'kind: workflow\nname: w\ntrigger:\n  kind: OnConversationStart\n  actions:\n    - kind: SendActivity\n      activity: { text: hi }\n',
     );
-    expect(lines).toEqual({
-      errors: [
-        'wf.yaml:1:7 kind: workflow agents (trigger, actions) need @raf/workflow, which is not available yet; until that package exists, only kind: prompt agents run',
-      ],
-      warnings: [],
-    });
+    expect(lines).toEqual({ errors: [], warnings: [] });
   });
 
   it('a hosted file is parse only', async () => {

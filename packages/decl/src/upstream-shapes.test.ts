@@ -7,7 +7,7 @@ import { DeclAgentBuilder } from './builder/decl-agent-builder.js';
 import { formatDiagnostic } from './diagnostics/diagnostic.js';
 
 // Issue 11: files in the upstream's own shapes, each with its exact outcome. What is not built yet
-// (web, workflow, sub-agents) must be named precisely, never fail as a bug of the port.
+// (web) must be named precisely, never fail as a bug of the port.
 
 const dir = fileURLToPath(new URL('../test-fixtures/upstream-shapes', import.meta.url));
 
@@ -43,18 +43,9 @@ const EXPECTED: Record<string, { errors: string[]; warnings: string[] }> = {
       'memory-kinds.yaml:17:5 contexts[2]: memoryModel: model provider "gguf" needs @raf/llama (pnpm add @raf/llama; builder.use(llamaPlugin())); the curator uses the agent\'s model',
     ],
   },
-  'coding-agent.yaml': {
-    errors: [
-      'coding-agent.yaml:23:1 subAgents: subAgents need @raf/workflow, which is not available yet (6 sub-agents, orchestration pipeline)',
-    ],
-    warnings: [],
-  },
-  'workflow.yaml': {
-    errors: [
-      'workflow.yaml:2:7 kind: workflow agents (trigger, actions) need @raf/workflow, which is not available yet; until that package exists, only kind: prompt agents run',
-    ],
-    warnings: [],
-  },
+  // Issue 14: a pipeline of 6 sub-agents and a workflow of actions, built by @raf/workflow.
+  'coding-agent.yaml': { errors: [], warnings: [] },
+  'workflow.yaml': { errors: [], warnings: [] },
   'hosted.yaml': {
     errors: [
       'hosted.yaml:2:7 kind: parse only: hosted (container) agents need an external deployment; RAF cannot build or run them',

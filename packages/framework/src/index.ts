@@ -1,4 +1,4 @@
-export type { ContextFits } from './agent/agent-builder.js';
+export type { ContextFits, SubAgentsOptions } from './agent/agent-builder.js';
 export { AgentBuilder } from './agent/agent-builder.js';
 export type { AgentInput, AgentRunArgs, AgentRunOptions } from './agent/agent-run-options.js';
 export { ChatClientAgent } from './agent/chat-client-agent.js';
@@ -45,9 +45,11 @@ export type {
   ToolStartEvent,
 } from './pipeline/step-hooks.js';
 export { hasToolCall, stepCountIs } from './pipeline/step-hooks.js';
-export type { ToolLoopRunOptions } from './pipeline/tool-loop-options.js';
+export type { ToolLoopRunOptions, ToolView } from './pipeline/tool-loop-options.js';
+export { ToolSuspension } from './pipeline/tool-suspension.js';
 export { DEFAULT_TOOL_TIMEOUT_MS } from './pipeline/tool-timeouts.js';
 export { InMemoryHistoryProvider } from './providers/in-memory-history-provider.js';
+export { inheritToolPolicy } from './runtime-policy/agent-projection.js';
 export { BUILTIN_TOOL_MANIFESTS, manifestOf } from './runtime-policy/builtin-manifests.js';
 export type { GovernanceStore } from './runtime-policy/governance-store.js';
 export {
@@ -55,6 +57,13 @@ export {
   FileGovernanceStore,
   InMemoryGovernanceStore,
 } from './runtime-policy/governance-store.js';
+export type { AgentGovernance, GovernanceSource } from './runtime-policy/governance-view.js';
+export type {
+  DiagnosedTool,
+  RuntimeDiagnostic,
+  RuntimeDiagnosticOptions,
+} from './runtime-policy/runtime-diagnostic.js';
+export { runtimeDiagnostic } from './runtime-policy/runtime-diagnostic.js';
 export type {
   BlockedReason,
   Label,
@@ -92,6 +101,20 @@ export {
 export type { AgentSkill, SkillMetadata } from './skills/agent-skill.js';
 export { defineSkill } from './skills/agent-skill.js';
 export { AgentSkillsProvider } from './skills/agent-skills-provider.js';
+export type { DelegationToolsOptions } from './sub-agents/delegation-tools.js';
+export { createDelegationTools } from './sub-agents/delegation-tools.js';
+export type {
+  SubAgentFactory,
+  SubAgentFactoryResult,
+  SubAgentOutcome,
+  SubAgentRunner,
+  SubAgentRunRequest,
+  SubAgentSpec,
+  WorkerFactoryRef,
+} from './sub-agents/sub-agent.js';
+export type { SubAgentRunnerOptions } from './sub-agents/sub-agent-runner.js';
+export { createSubAgentRunner } from './sub-agents/sub-agent-runner.js';
+export { SubAgentsProvider } from './sub-agents/sub-agents-provider.js';
 export type { TelemetryOptions } from './telemetry/run-trace.js';
 export type { ArgumentCheck } from './tools/argument-validator.js';
 export { checkArguments } from './tools/argument-validator.js';

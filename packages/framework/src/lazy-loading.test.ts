@@ -15,6 +15,8 @@ const SUBSYSTEMS = [
   'picomatch', // find_files and search_file
   'diff', // apply_patch
 ];
+// Code that runs only in a sub-agent's worker process, or only for `kind: workflow` files.
+const ELSEWHERE = ['/sub-agents/sub-agent-worker.', '/packages/workflow/', '/node_modules/@raf/workflow/'];
 // Node's own modules that only some subsystems use (`lazy-builtins.ts`).
 const BUILTINS = ['node:child_process', 'node:worker_threads'];
 
@@ -35,6 +37,7 @@ describe('a fresh process', () => {
       SUBSYSTEMS.filter((name) => files.some((file) => file.includes(`/node_modules/${name}/`)));
     expect(libraries(imported)).toEqual([]);
     expect(libraries(afterRun)).toEqual([]);
+    expect(ELSEWHERE.filter((part) => afterRun.some((file) => file.includes(part)))).toEqual([]);
     expect(BUILTINS.filter((name) => afterRun.includes(name))).toEqual([]);
   }, 70_000);
 });

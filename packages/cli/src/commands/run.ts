@@ -18,8 +18,9 @@ function decide(
 ): ApprovalResponse[] {
   return requests.map((r) => {
     const what = r.resolvedTarget ?? JSON.stringify(r.arguments);
+    const by = r.agentPath?.length ? `${r.agentPath.join(' › ')}: ` : '';
     io.stderr.write(
-      `${approve ? '✓ approved' : '✗ denied'} (--approve ${approve ? 'all' : 'none'}): ${escapeLine(`${r.name} ${what}`)}\n`,
+      `${approve ? '✓ approved' : '✗ denied'} (--approve ${approve ? 'all' : 'none'}): ${escapeLine(`${by}${r.name} ${what}`)}\n`,
     );
     return approve
       ? { callId: r.callId, approved: true }
@@ -44,8 +45,11 @@ export async function runCommand(args: CliArgs, io: CliIO): Promise<number> {
 }
 
 async function runAgent(file: string, args: CliArgs, io: CliIO): Promise<number> {
-  const agent = await (await builderFor(file, args, io)).build();
+  const built = await (await builderFor(file, args, io)).buildAgent();
   const { store, session } = await openSession(args.sessionsDir, io.cwd, args.session);
+  if (!('chatClient' in built))
+    return (await import('./run-workflow.js')).runWorkflow(file, built, args, io, { store, session });
+  const agent = built;
   let input = args.input;
   let approvals: ApprovalResponse[] | undefined;
   if (session.pendingApproval) {

@@ -19,6 +19,7 @@ export async function validateCommand(args: CliArgs, io: CliIO): Promise<number>
     throw new CliError('raf validate needs an agent file: raf validate agent.yaml');
   const errors: Diagnostic[] = [];
   const warnings: Diagnostic[] = [];
+  const modes: string[] = [];
   for (const file of args.files) {
     // Validation is where typos should stop you: unknown keys are errors unless --lenient; what
     // the upstream only warns about (a missing skills folder) is an error with --strict.
@@ -26,14 +27,16 @@ export async function validateCommand(args: CliArgs, io: CliIO): Promise<number>
     const report = await (await builderFor(file, args, io)).strictMode(strict).validate();
     errors.push(...asTyped(report.errors, file, io.cwd));
     warnings.push(...asTyped(report.warnings, file, io.cwd));
+    if (report.orchestration) modes.push(`${file}: ${report.orchestration}`);
   }
   if (args.json) {
     io.stdout.write(
-      `${escapeJson(JSON.stringify({ ok: errors.length === 0, errors: errors.map(plain), warnings: warnings.map(plain) }))}\n`,
+      `${escapeJson(JSON.stringify({ ok: errors.length === 0, errors: errors.map(plain), warnings: warnings.map(plain), ...(modes.length > 0 && { orchestration: modes }) }))}\n`,
     );
   } else {
     for (const d of errors) io.stderr.write(`error: ${escapeText(formatDiagnostic(d))}\n`);
     for (const d of warnings) io.stderr.write(`warning: ${escapeText(formatDiagnostic(d))}\n`);
+    for (const mode of modes) io.stdout.write(`${escapeText(mode)}\n`);
     if (errors.length === 0)
       io.stdout.write(
         `ok: ${args.files.join(', ')}${warnings.length ? ` (${warnings.length} warning${warnings.length > 1 ? 's' : ''})` : ''}\n`,

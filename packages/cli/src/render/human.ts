@@ -19,6 +19,14 @@ export function summarizeResult(result: ToolResult): string {
   if (typeof data.count === 'number') return `✓ ${data.count} entries`;
   if (typeof data.total === 'number') return `✓ ${data.total} matches`;
   if (data.replaced === true) return '✓ edited';
+  if (typeof data.agent === 'string' && typeof data.answer === 'string')
+    return `✓ ${data.agent}: ${shortJson(data.answer, 100)}`;
+  const results = data.results;
+  if (
+    Array.isArray(results) &&
+    results.every((r) => typeof (r as { agent?: unknown } | null)?.agent === 'string')
+  )
+    return `✓ ${results.length} answers`;
   return '✓ done';
 }
 

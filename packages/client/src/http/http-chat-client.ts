@@ -31,6 +31,30 @@ import { displayUrl, redactSecret } from './redact.js';
 import { extractErrorMessage, readErrorBody } from './response-error.js';
 import { loadAgentClass, loadedAgentClass } from './undici-agent.js';
 
+/**
+ * Loads the HTTP stack now rather than on the first request, and makes one request to a throwaway
+ * server on 127.0.0.1 (the first connection compiles the HTTP parser): for a process that knows a
+ * request is coming and has time before it (a spare sub-agent worker).
+ */
+export async function preloadHttp(): Promise<void> {
+  const http = await loadUndici();
+  const { createServer } = await import('node:http');
+  const server = createServer((_request, response) => response.end());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const dispatcher = new http.Agent();
+  try {
+    const { port } = server.address() as { port: number };
+    const response = await http.request(`http://127.0.0.1:${port}/`, { dispatcher });
+    await response.body.dump();
+  } finally {
+    await dispatcher.close();
+    server.close();
+  }
+}
+
 const PHASE_TEXT: Record<TimeoutPhase, string> = {
   connect: 'could not connect',
   firstChunk: 'no answer',

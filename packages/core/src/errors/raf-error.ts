@@ -17,7 +17,10 @@ export type RafErrorCode =
   | 'RAF_SESSION'
   | 'RAF_PLUGIN'
   | 'RAF_SCRIPT'
-  | 'RAF_MEMORY';
+  | 'RAF_MEMORY'
+  | 'RAF_WORKFLOW'
+  | 'RAF_TOOL_SUSPENDED'
+  | 'RAF_WORKER';
 
 export interface RafErrorOptions {
   cause?: unknown;

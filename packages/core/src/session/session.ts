@@ -1,5 +1,18 @@
 import type { JSONValue } from '../json/json.js';
 import type { ChatMessage, ToolCall } from '../messages/chat-message.js';
+import type { ToolResult } from '../tool/tool-result.js';
+import type { ToolApprovalRequestUpdate } from '../updates/agent-response-update.js';
+
+/**
+ * A call of a paused batch that suspended itself (a delegation whose sub-agent waits for
+ * approval): what it asked and the state it resumes from. Plain JSON, like the rest of the batch.
+ */
+export interface SuspendedCall {
+  /** The approval requests it raised; their call ids are among the batch's `gatedCallIds`. */
+  requests: ToolApprovalRequestUpdate[];
+  /** Opaque to the loop; handed back to the tool on resume. */
+  state: JSONValue;
+}
 
 /** A batch of tool calls paused for approval; plain data, so it survives a restart. */
 export interface PendingApprovalBatch {
@@ -10,6 +23,10 @@ export interface PendingApprovalBatch {
   /** The resolved target each gated call was approved against. */
   resolvedTargets?: Record<string, string>;
   round: number;
+  /** Results of calls that already ran before the batch paused (kept, not run again). */
+  results?: Record<string, ToolResult>;
+  /** Calls that suspended, by call id: they run again on resume with the answers to their requests. */
+  suspended?: Record<string, SuspendedCall>;
 }
 
 /** The serialized form of a session (`toJSON()`); versioned so old files keep loading. */

@@ -1,4 +1,5 @@
-import type { JSONSchema } from '../json/json.js';
+import type { ApprovalResponse } from '../chat-client/chat-client.js';
+import type { JSONSchema, JSONValue } from '../json/json.js';
 import type { ToolManifest } from './tool-manifest.js';
 import type { ToolResult } from './tool-result.js';
 
@@ -29,6 +30,18 @@ export interface ToolCallInfo {
   approved?: boolean;
   /** The `resolveTarget` value the human approved: a tool now acting on another target refuses. */
   approvedTarget?: string;
+  /**
+   * Set when this call suspended the run earlier (it threw a `ToolSuspension`, `@raf/framework`)
+   * and the run resumes: the state it saved and the caller's answers to the requests it raised.
+   */
+  resume?: ToolResume;
+}
+
+/** What a suspended call gets back on resume. */
+export interface ToolResume {
+  state: JSONValue;
+  /** The answers to the requests the call raised (unanswered requests are absent: denied). */
+  approvals: ApprovalResponse[];
 }
 
 /**

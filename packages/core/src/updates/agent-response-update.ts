@@ -74,6 +74,11 @@ export interface ToolApprovalRequestUpdate {
   description: string;
   /** The path or command the call will act on, as resolved by the tool (approve-outside). */
   resolvedTarget?: string;
+  /**
+   * The chain of sub-agent names the call was made in (`["researcher"]`), when a sub-agent's
+   * call paused the root run; absent for the agent's own calls.
+   */
+  agentPath?: string[];
 }
 export interface UsageUpdate {
   type: 'usage';

@@ -44,6 +44,11 @@ export interface PlanInputs {
   /** Paths every workspace protects: the agent definition file, the sessions folder. */
   protectedPaths?: readonly ProtectedPath[];
   signal?: AbortSignal;
+  /**
+   * Where a field of the planned definition is in the file (a sub-agent's fields are under
+   * `subAgents[i]`, its inherited contexts under the parent's `contexts`); default: the same path.
+   */
+  pathOf?: (path: (string | number)[]) => (string | number)[];
 }
 
 export type { PlannedProvider } from './plan-contexts.js';
@@ -58,6 +63,8 @@ export interface PlannedTool {
 /** The effective agent: everything `build()` assembles and `explain()` prints. */
 export interface AgentPlan {
   definition: AgentDefinition;
+  /** The folder relative paths resolve against (the agent file's). */
+  baseDir: string;
   client: IChatClient;
   provider: string;
   modelId: string;
@@ -111,7 +118,13 @@ export async function planAgent(
     key = false,
   ) =>
     diagnostics.push(
-      diagnosticAt(document, writtenPath(normalized, origins, path), message, severity, { key }),
+      diagnosticAt(
+        document,
+        writtenPath(normalized, origins, inputs.pathOf ? inputs.pathOf(path) : path),
+        message,
+        severity,
+        { key },
+      ),
     );
   if (!definition) checkHoles(normalized, checked, registry, at);
   const baseDir =
@@ -175,7 +188,7 @@ export async function planAgent(
   }
   const { provider, modelId } = model;
   return {
-    plan: { definition, client, provider, modelId, instructions, tools, providers, diagnostics },
+    plan: { definition, baseDir, client, provider, modelId, instructions, tools, providers, diagnostics },
     diagnostics,
   };
 }

@@ -1,9 +1,21 @@
 import { resolve } from 'node:path';
-import type { IContextProvider, ITool, ProtectedPath, RafPlugin } from '@raf/core';
-import { AgentBuilder, type ChatClientAgent } from '@raf/framework';
+import type { IContextProvider, ITool, JSONValue, ProtectedPath, RafPlugin } from '@raf/core';
+import {
+  type ChatClientAgent,
+  DEFAULT_GOVERNANCE_FILE,
+  FileGovernanceStore,
+  type GovernanceData,
+  type GovernanceSource,
+  InMemoryGovernanceStore,
+  type SubAgentSpec,
+  ToolGovernance,
+  type WorkerFactoryRef,
+} from '@raf/framework';
+import type { AgentLike, WorkflowAgent } from '@raf/workflow';
 import { DeclError, type Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Environment } from '../env/resolve-env.js';
 import { type AgentExplanation, explainPlan } from '../explain/explain.js';
+import { explainComposite } from '../explain/explain-workflow.js';
 import {
   type LoadedDefinition,
   loadDefinitionFromFile,
@@ -13,13 +25,20 @@ import {
 import { corePlugin } from '../registry/core-plugin.js';
 import { PluginRegistry } from '../registry/plugin-registry.js';
 import type { ToolFactory } from '../resolve/tool-resolver.js';
-import { type AgentPlan, planAgent } from './agent-plan.js';
+import { planAgent } from './agent-plan.js';
+import { agentFromPlan } from './agent-from-plan.js';
+import { orchestrationOf } from './orchestration.js';
 import type { ModelOverride, NamedConnection } from './plan-model.js';
+import { type PlannedSubAgent, type PlanWithSubAgents, planWithSubAgents } from './plan-sub-agents.js';
+import { type CompositePlan, planOrchestration, planWorkflowFile } from './plan-workflow.js';
+import { WORKER_FACTORY_EXPORT, type WorkerFactoryOptions, workerFactoryModule } from './worker-factory.js';
 
 export interface ValidationReport {
   ok: boolean;
   errors: Diagnostic[];
   warnings: Diagnostic[];
+  /** For a workflow file or an agent with sub-agents: `orchestration(pipeline, 6 sub-agents)`, `workflow(3 actions, 4 nodes)`. */
+  orchestration?: string;
 }
 
 type Source =
@@ -53,7 +72,9 @@ export class DeclAgentBuilder {
   private env: Environment | undefined;
   private strict: Required<StrictOptions> = { unknownKeys: false, missingFolders: false };
   private readonly protectedPaths: ProtectedPath[] = [];
+  private governance: GovernanceSource | string | undefined;
   private cached: Promise<LoadedDefinition> | undefined;
+  private readonly workflowAgents = new Map<string, AgentLike>();
 
   fromYaml(text: string, file = 'agent.yaml'): this {
     return this.setSource({ type: 'text', text, file, format: 'yaml' });
@@ -82,6 +103,11 @@ export class DeclAgentBuilder {
 
   fromObject(value: unknown): this {
     return this.setSource({ type: 'object', value });
+  }
+
+  /** @internal A text source of a given format (a worker rebuilding a sub-agent). */
+  setText(text: string, file: string, format: 'yaml' | 'json' | 'toml'): this {
+    return this.setSource({ type: 'text', text, file, format });
   }
 
   private setSource(source: Source): this {
@@ -134,6 +160,12 @@ export class DeclAgentBuilder {
     return this;
   }
 
+  /** An agent a `kind: workflow` file's `InvokeAgent` action calls by this name. */
+  withWorkflowAgent(name: string, agent: AgentLike): this {
+    this.workflowAgents.set(name, agent);
+    return this;
+  }
+
   /** Values for `template: mustache` instructions (`--var k=v`). */
   withVariables(variables: Record<string, unknown>): this {
     this.variables = { ...this.variables, ...variables };
@@ -155,6 +187,25 @@ export class DeclAgentBuilder {
   protectPaths(paths: readonly string[], reason = 'protected'): this {
     for (const path of paths) this.protectedPaths.push({ path: resolve(path), reason });
     return this;
+  }
+
+  /**
+   * Tool governance (SPEC §7.1): a store, fixed governance, or the path of a JSON file. Default:
+   * `.raf/governance.json` in the agent file's folder (what `raf tools` edits), read before each
+   * run. The file's `toolPolicy` applies over it.
+   */
+  withGovernance(source: GovernanceSource | GovernanceData | string): this {
+    this.governance =
+      typeof source === 'string' || source instanceof ToolGovernance || 'load' in source
+        ? (source as GovernanceSource | string)
+        : new ToolGovernance(source as GovernanceData);
+    return this;
+  }
+
+  /** The governance the agents of this file run under. */
+  private governanceSource(baseDir: string): GovernanceSource {
+    const source = this.governance ?? DEFAULT_GOVERNANCE_FILE;
+    return typeof source === 'string' ? new FileGovernanceStore(resolve(baseDir, source)) : source;
   }
 
   /** Unknown keys and missing folders become errors instead of warnings (or only the ones named). */
@@ -206,10 +257,10 @@ export class DeclAgentBuilder {
 
   private async plan(
     options: { signal?: AbortSignal; dryRun?: boolean } = {},
-  ): Promise<{ plan?: AgentPlan; diagnostics: Diagnostic[] }> {
+  ): Promise<PlanWithSubAgents & { composite?: CompositePlan }> {
     const loaded = await this.load();
     const source = this.source;
-    return planAgent({
+    const inputs = {
       loaded,
       registry: this.registry,
       factories: this.factories,
@@ -228,43 +279,161 @@ export class DeclAgentBuilder {
         ...this.protectedPaths,
       ],
       ...(options.signal && { signal: options.signal }),
-    });
+    };
+    const composite = { ...inputs, workflowAgents: this.workflowAgents };
+    if (loaded.workflow) return { ...(await planWorkflowFile(composite)), subAgents: [] };
+    // magentic (the default) delegates to sub-agents in workers; the other modes are graphs.
+    const subAgents = (loaded.normalized as { subAgents?: unknown[] } | undefined)?.subAgents;
+    const metadata = (loaded.definition ?? loaded.partial)?.metadata as Record<string, unknown> | undefined;
+    if (!Array.isArray(subAgents) || subAgents.length === 0 || orchestrationOf(metadata).orchestration.mode === 'magentic')
+      return planWithSubAgents(inputs);
+    const planned = await planAgent(inputs);
+    const orchestrated = await planOrchestration(composite, planned);
+    return {
+      ...orchestrated,
+      subAgents: [],
+      ...(planned.plan && orchestrated.composite && { plan: planned.plan }),
+    };
   }
 
   /** Every problem at once, without calling a model. */
   async validate(): Promise<ValidationReport> {
-    const { diagnostics } = await this.plan({ dryRun: true });
+    const { diagnostics, composite, subAgents } = await this.plan({ dryRun: true });
+    const n = subAgents.length;
+    const summary =
+      composite?.summary ?? (n > 0 ? `orchestration(magentic, ${n} sub-agent${n === 1 ? '' : 's'})` : undefined);
     const ordered = [...diagnostics].sort((a, b) =>
       a.file === b.file ? a.line - b.line || a.column - b.column : 0,
     );
     const errors = ordered.filter((d) => d.severity === 'error');
-    return { ok: errors.length === 0, errors, warnings: ordered.filter((d) => d.severity === 'warning') };
+    return {
+      ok: errors.length === 0,
+      errors,
+      warnings: ordered.filter((d) => d.severity === 'warning'),
+      ...(summary && { orchestration: summary }),
+    };
   }
 
-  /** The effective plan (SPEC §11.1, `raf inspect --json`); throws `DeclError` on errors. */
+  /** The effective plan (SPEC §11.1, `raf inspect --json`) with its runtime diagnostic; throws `DeclError` on errors. */
   async explain(): Promise<AgentExplanation> {
-    const { plan, diagnostics } = await this.plan({ dryRun: true });
-    if (!plan) throw new DeclError(diagnostics);
-    return explainPlan(plan);
+    const planned = await this.plan({ dryRun: true });
+    if (planned.composite)
+      return explainComposite(planned.composite, planned.plan, (plan) =>
+        agentFromPlan(plan, { governance: this.governanceSource(plan.baseDir) }),
+      );
+    if (!planned.plan) throw new DeclError(planned.diagnostics);
+    return explainPlan(planned.plan, this.assemble(planned));
   }
 
-  /** The agent; throws `DeclError` (every problem with file:line:column) when the file is wrong. */
+  /**
+   * The agent; throws `DeclError` (every problem with file:line:column) when the file is wrong.
+   * A prompt agent, or a magentic coordinator; a workflow file and the other orchestration modes
+   * build a `WorkflowAgent`: use `buildAgent()` for any file.
+   */
   async build(options: { signal?: AbortSignal } = {}): Promise<ChatClientAgent> {
-    const { plan, diagnostics } = await this.plan(options.signal ? { signal: options.signal } : {});
-    if (!plan) throw new DeclError(diagnostics);
-    const builder = new AgentBuilder(plan.definition.name)
-      .chatClient(plan.client)
-      .maxToolRounds(plan.definition.maxToolRounds);
-    if (plan.instructions) builder.instructions(plan.instructions);
-    if (plan.definition.description) builder.description(plan.definition.description);
-    for (const { tool, source } of plan.tools) if (source !== 'workspace') builder.withTool(tool);
-    const { toolTimeoutSecs, tools } = plan.definition;
-    if (toolTimeoutSecs !== undefined) builder.toolTimeout(toolTimeoutSecs * 1000);
-    for (const { tool, index } of plan.tools) {
-      const secs = index === undefined ? undefined : tools[index]?.timeoutSecs;
-      if (secs !== undefined) builder.toolTimeout(secs * 1000, tool.name);
+    const agent = await this.buildAgent(options);
+    if (!('chatClient' in agent))
+      throw new DeclError([
+        {
+          file: this.source?.type === 'file' ? this.source.path : '(builder)',
+          line: 1,
+          column: 1,
+          path: '',
+          message: `this file builds a workflow (${agent.workflow.name}), not a single agent: use buildAgent()`,
+          severity: 'error',
+        },
+      ]);
+    return agent;
+  }
+
+  /** Any agent file: a prompt agent, an orchestration of sub-agents, or a `kind: workflow` file. */
+  async buildAgent(options: { signal?: AbortSignal } = {}): Promise<ChatClientAgent | WorkflowAgent> {
+    const planned = await this.plan(options.signal ? { signal: options.signal } : {});
+    if (planned.composite) return planned.composite.build();
+    if (!planned.plan) throw new DeclError(planned.diagnostics);
+    return this.assemble(planned);
+  }
+
+  /**
+   * One sub-agent of the file, alone, as its worker process builds it: the contexts it inherits,
+   * its governance, its own model. Throws `DeclError` when the file is wrong or has no such sub-agent.
+   */
+  async buildSubAgent(name: string, options: { signal?: AbortSignal } = {}): Promise<ChatClientAgent> {
+    const planned = await this.plan(options.signal ? { signal: options.signal } : {});
+    if (!planned.plan) throw new DeclError(planned.diagnostics);
+    const sub = planned.subAgents.find((s) => s.name === name);
+    if (!sub) {
+      throw new DeclError([
+        {
+          file: '(builder)',
+          line: 1,
+          column: 1,
+          path: 'subAgents',
+          message: `there is no sub-agent '${name}'`,
+          severity: 'error',
+        },
+      ]);
     }
-    for (const { provider } of plan.providers) builder.withContextProvider(provider);
-    return builder.build();
+    return agentFromPlan(sub.plan, this.subAssembly(sub, planned.plan.baseDir));
+  }
+
+  private subAssembly(sub: PlannedSubAgent, baseDir: string) {
+    return {
+      governance: this.governanceSource(baseDir),
+      ...(sub.toolPolicy && { toolPolicy: sub.toolPolicy }),
+    };
+  }
+
+  /** The root agent with its sub-agents, each built here too (inline runs, proxied tools, the diagnostic). */
+  private assemble(planned: PlanWithSubAgents): ChatClientAgent {
+    const plan = planned.plan!;
+    const governance = this.governanceSource(plan.baseDir);
+    const specs: SubAgentSpec[] = planned.subAgents.map((sub) => ({
+      name: sub.name,
+      ...(sub.definition.description && { description: sub.definition.description }),
+      agent: agentFromPlan(sub.plan, this.subAssembly(sub, plan.baseDir)),
+      runtime: sub.runtime,
+      ...(sub.definition.timeoutSecs !== undefined && { timeoutSecs: sub.definition.timeoutSecs }),
+      ...(sub.runtime === 'worker' && { worker: this.workerRef(sub.name, governance) }),
+    }));
+    return agentFromPlan(plan, {
+      governance,
+      ...(plan.definition.toolPolicy && { toolPolicy: plan.definition.toolPolicy }),
+      ...(specs.length > 0 && {
+        subAgents: { specs, options: { maxIterations: planned.orchestration?.maxIterations ?? 15 } },
+      }),
+    });
+  }
+
+  /** How a worker process rebuilds sub-agent `name`: this builder's source and settings, as data. */
+  private workerRef(name: string, governance: GovernanceSource): WorkerFactoryRef {
+    const source = this.source!;
+    const options: WorkerFactoryOptions = {
+      source:
+        source.type === 'file'
+          ? { file: resolve(source.path) }
+          : source.type === 'text'
+            ? { text: source.text, file: source.file ?? 'agent.yaml', format: source.format ?? 'yaml' }
+            : { object: source.value as JSONValue },
+      subAgent: name,
+      plugins: this.registry.packages.filter((p) => p !== '@raf/decl'),
+      model: this.modelOverride,
+      variables: this.variables as Record<string, JSONValue>,
+      strict: this.strict,
+      protectedPaths: this.protectedPaths,
+      ...(this.env && { env: { ...this.env } as Record<string, string> }),
+    };
+    if (governance instanceof FileGovernanceStore) options.governance = { file: governance.file };
+    else if (governance instanceof ToolGovernance)
+      options.governance = { data: governance.data as unknown as JSONValue };
+    else if (governance instanceof InMemoryGovernanceStore) {
+      // A snapshot: an in-memory store cannot be shared with another process.
+      options.governance = { data: (governance as unknown as { data: JSONValue }).data };
+    }
+    return {
+      module: workerFactoryModule(),
+      export: WORKER_FACTORY_EXPORT,
+      options: options as unknown as JSONValue,
+    };
   }
 }

@@ -65,7 +65,13 @@ export async function planModel(
   if (failed) return { provider, modelId };
   try {
     const client = await factory(
-      { kind: provider, name: modelId, connection, options: model.options ?? {} } as never,
+      {
+        kind: provider,
+        name: modelId,
+        connection,
+        options: model.options ?? {},
+        ...(model.config && { config: model.config }),
+      } as never,
       context,
     );
     return { client, provider, modelId };

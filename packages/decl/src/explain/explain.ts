@@ -1,8 +1,13 @@
 import { getErrorMessage, type IContextProvider, type ITool, type JSONValue } from '@raf/core';
 import {
   ApprovalRequiredTool,
+  type ChatClientAgent,
   manifestOf,
   type ProtectedPathRule,
+  type RuntimeDiagnostic,
+  type RuntimeRoute,
+  runtimeDiagnostic,
+  SubAgentsProvider,
   WorkspaceContextProvider,
 } from '@raf/framework';
 import type { AgentPlan } from '../builder/agent-plan.js';
@@ -42,17 +47,36 @@ export interface AgentExplanation {
     details?: Record<string, JSONValue>;
   }[];
   tools: ExplainedTool[];
+  /** How the agent runs its sub-agents, when it has any (SPEC §10: `inspect` names the mode). */
+  orchestration: {
+    mode: string;
+    maxIterations: number;
+    subAgents: { name: string; runtime: 'worker' | 'inline' }[];
+  } | null;
+  /** `runtimeDiagnostic()` of the agent (SPEC §7.1): every `tools[].route` is its `runtime.route`. */
+  runtime: RuntimeDiagnostic;
   warnings: string[];
+  /** A workflow file or an agent with sub-agents: the mode and the compiled graph. */
+  workflow?: ExplainedWorkflow;
 }
 
-const ROUTES = {
-  local: 'worker-local',
-  'main-process-proxy': 'main-process-proxy',
-  disabled: 'disabled',
-} as const;
+/** The shape `raf inspect` draws: nodes and edges of the compiled graph. */
+export interface ExplainedWorkflow {
+  kind: 'workflow' | 'orchestration';
+  mode: string;
+  summary: string;
+  subAgents: string[];
+  graph?: {
+    start: string;
+    nodes: { id: string; kind: string; label?: string; output: boolean }[];
+    edges: { from: string; to: string; kind: string; label?: string; loopback?: number }[];
+    warnings: string[];
+  };
+}
 
 async function describe(
   tool: ITool,
+  route: (name: string) => RuntimeRoute,
   source: ExplainedTool['source'],
   owner: string | null,
   policy?: string,
@@ -76,7 +100,7 @@ async function describe(
     gated,
     approval,
     executionMode: manifest.executionMode,
-    route: ROUTES[manifest.workerRoutingHint],
+    route: route(tool.name),
   };
 }
 
@@ -86,15 +110,25 @@ function injectedTools(provider: unknown): readonly ITool[] {
   return Array.isArray(tools) ? (tools as ITool[]) : [];
 }
 
-export async function explainPlan(plan: AgentPlan): Promise<AgentExplanation> {
+/**
+ * The effective agent (SPEC §11.1) from its plan and the agent built from it: each tool with where
+ * it went, its gate and its route, which comes from the agent's `runtimeDiagnostic()` (nothing
+ * here derives one).
+ */
+export async function explainPlan(plan: AgentPlan, agent: ChatClientAgent): Promise<AgentExplanation> {
+  const runtime = await runtimeDiagnostic(agent);
+  const routes = new Map(runtime.tools.map((t) => [t.name, t.runtime.route]));
+  const route = (name: string): RuntimeRoute => routes.get(name) ?? 'disabled';
   const tools: ExplainedTool[] = [];
   for (const { tool, source } of plan.tools)
-    if (source !== 'workspace') tools.push(await describe(tool, 'static', null));
+    if (source !== 'workspace') tools.push(await describe(tool, route, 'static', null));
   const warnings = plan.diagnostics.filter((d) => d.severity === 'warning').map(formatDiagnostic);
-  for (const { provider } of plan.providers) {
+  // The agent's providers: the plan's, and the sub-agents' coordinator when it has sub-agents.
+  const providers = agent.contextProviders.slice(1);
+  for (const provider of providers) {
     if (provider instanceof WorkspaceContextProvider) {
       for (const tool of provider.tools)
-        tools.push(await describe(tool, 'workspace', provider.scope.name, provider.scope.policy));
+        tools.push(await describe(tool, route, 'workspace', provider.scope.name, provider.scope.policy));
       const instructions = await provider.instructions();
       if (/NOT confined/.test(instructions)) {
         warnings.push(
@@ -103,7 +137,8 @@ export async function explainPlan(plan: AgentPlan): Promise<AgentExplanation> {
       }
       continue;
     }
-    for (const tool of injectedTools(provider)) tools.push(await describe(tool, 'injected', provider.name));
+    for (const tool of injectedTools(provider))
+      tools.push(await describe(tool, route, 'injected', provider.name));
   }
   const described = async (provider: IContextProvider) => {
     if (!provider.describe) return {};
@@ -117,7 +152,7 @@ export async function explainPlan(plan: AgentPlan): Promise<AgentExplanation> {
   const contexts = [
     { kind: 'history', name: 'InMemoryHistoryProvider' },
     ...(await Promise.all(
-      plan.providers.map(async ({ provider }) => ({
+      providers.map(async (provider) => ({
         kind: provider.kind,
         name: provider.name,
         ...(provider instanceof WorkspaceContextProvider && { protectedPaths: provider.protectedPaths }),
@@ -125,8 +160,8 @@ export async function explainPlan(plan: AgentPlan): Promise<AgentExplanation> {
       })),
     )),
   ].map((c, order) => ({ ...c, order }));
-  const toolLoop =
-    plan.tools.length > 0 || plan.providers.some(({ provider }) => provider.injectsTools !== false);
+  const toolLoop = agent.toolLoop;
+  const coordinator = providers.find((p): p is SubAgentsProvider => p instanceof SubAgentsProvider);
   return {
     name: plan.definition.name,
     model: { provider: plan.provider, id: plan.modelId },
@@ -135,6 +170,17 @@ export async function explainPlan(plan: AgentPlan): Promise<AgentExplanation> {
     instructions: plan.instructions,
     contexts,
     tools,
+    orchestration: coordinator
+      ? {
+          mode: 'magentic',
+          maxIterations: coordinator.maxIterations,
+          subAgents: coordinator.subAgents.map((s) => ({
+            name: s.name,
+            runtime: s.runtime === 'inline' || !s.worker ? ('inline' as const) : ('worker' as const),
+          })),
+        }
+      : null,
+    runtime,
     warnings,
   };
 }

@@ -23,7 +23,7 @@ function legacySignal(root: Mapping): Path | undefined {
 
 /**
  * Documents that are not a prompt agent get one diagnostic instead of a wall of schema errors:
- * an AgentManifest (a `template:` wrapping the agent), a `kind: workflow` or `kind: hosted` agent,
+ * an AgentManifest (a `template:` wrapping the agent), a `kind: hosted` agent,
  * or a file in the retired v1 format. Undefined for a prompt agent.
  */
 export function classifyDocument(
@@ -38,13 +38,6 @@ export function classifyDocument(
     return at(
       ['template'],
       'contains a Manifest; expected a bare AgentDefinition — remove the outer `template` (its fields go at the top level; `parameters` and `resources` are not used)',
-    );
-  }
-  if (root.kind === 'workflow') {
-    return at(
-      ['kind'],
-      'workflow agents (trigger, actions) need @raf/workflow, which is not available yet; until that package exists, only kind: prompt agents run',
-      false,
     );
   }
   if (root.kind === 'hosted') {

@@ -51,6 +51,11 @@ export interface LoadedDefinition {
   /** When it has errors: whatever still passed the schema (undefined for a file that is not an agent). */
   partial?: PartialDefinition;
   document?: SourceDocument;
+  /**
+   * A `kind: workflow` file: its value as written (keys unchanged, `$VAR` resolved), compiled by
+   * `@raf/workflow`; `definition` is then unset.
+   */
+  workflow?: Record<string, unknown>;
   /** The definition as parsed, with positions: for plugins that read their entries. */
   normalized?: unknown;
   origins?: Origins;
@@ -155,20 +160,37 @@ export function loadDefinitionFromDocument(
   const mapping = root as Record<string, unknown>;
   const shape = classifyDocument(document, mapping, normalized.origins);
   if (shape) return { document, diagnostics: [shape] };
+  if (mapping.kind === 'workflow') {
+    return {
+      document,
+      workflow: env.value as Record<string, unknown>,
+      normalized: root,
+      origins: normalized.origins,
+      diagnostics: [...env.problems, ...normalized.problems],
+    };
+  }
   const compat = applyUpstreamCompat(document, mapping, normalized.origins);
+  const subAgents = Array.isArray(mapping.subAgents) ? mapping.subAgents : [];
+  for (const [index, sub] of subAgents.entries()) {
+    if (!sub || typeof sub !== 'object' || Array.isArray(sub)) continue;
+    const prefix = writtenPath(root, normalized.origins, ['subAgents', index]);
+    compat.push(...applyUpstreamCompat(document, sub as Record<string, unknown>, normalized.origins, prefix));
+  }
   const checked = checkSchema(document, root, normalized.origins, options.strict ?? false);
   const diagnostics = [...env.problems, ...normalized.problems, ...compat, ...checked.diagnostics];
-  const subAgents = mapping.subAgents;
-  if (Array.isArray(subAgents) && subAgents.length > 0) {
-    diagnostics.push(
-      diagnosticAt(
-        document,
-        writtenPath(root, normalized.origins, ['subAgents']),
-        `subAgents need @raf/workflow, which is not available yet (${subAgents.length} sub-agent${subAgents.length > 1 ? 's' : ''}${orchestrationOf(mapping)})`,
-        'error',
-        { key: true },
-      ),
-    );
+  for (const [index, sub] of subAgents.entries()) {
+    const nested = (sub as { subAgents?: unknown } | null)?.subAgents;
+    if (Array.isArray(nested) && nested.length > 0) {
+      diagnostics.push(
+        diagnosticAt(
+          document,
+          writtenPath(root, normalized.origins, ['subAgents', index, 'subAgents']),
+          'sub-agents cannot have sub-agents of their own (nesting is not supported, as upstream)',
+          'error',
+          { key: true },
+        ),
+      );
+    }
   }
   if (!diagnostics.some((d) => d.severity === 'error')) return { ...checked, diagnostics };
   return {
@@ -177,17 +199,6 @@ export function loadDefinitionFromDocument(
     partial: checked.definition ?? salvage(mapping),
     diagnostics,
   };
-}
-
-/** `, orchestration pipeline`: the mode a multi-agent file asks for, so the message names it. */
-function orchestrationOf(root: Record<string, unknown>): string {
-  const metadata = root.metadata as Record<string, unknown> | undefined;
-  const orchestration = metadata?.orchestration;
-  const mode =
-    typeof orchestration === 'string'
-      ? orchestration
-      : (orchestration as { mode?: unknown } | undefined)?.mode;
-  return `, orchestration ${typeof mode === 'string' ? mode : 'magentic'}`;
 }
 
 export async function loadDefinitionFromText(

@@ -15,6 +15,7 @@ import {
 import {
   AgentSkillsProvider,
   CompressionProvider,
+  canonicalToolName,
   createFileTool,
   EstimateTokenCounter,
   ExactTokenCounter,
@@ -47,7 +48,8 @@ function setting(config: Record<string, JSONValue>, camel: string): JSONValue | 
 }
 
 function fileTool(decl: Declaration): ReturnType<typeof createFileTool>[] {
-  const name = decl.name as string;
+  // Seed 002's spellings (`bash`, `list_dir`, `grep`, `edit`, `patch`) name the same tools.
+  const name = canonicalToolName(decl.name as string);
   if (decl.kind === 'shell' && name !== 'run_command') {
     throw new ConfigError(`kind: shell has one tool, run_command (got "${name}")`);
   }

@@ -38,6 +38,11 @@ export const modelSchema = z.strictObject({
   apiType: z.enum(['chat', 'responses']).optional(),
   connection: connectionSchema.optional(),
   options: modelOptionsSchema.optional(),
+  /**
+   * Settings of the provider itself rather than of a request, passed to its factory as `config`:
+   * a local model's file and hardware (`@raf/llama`: `modelPath`, `useGpu`, `contextSize`, `threads`).
+   */
+  config: z.record(z.string(), z.unknown()).optional(),
 });
 
 /** One `tools:` entry. Kinds come from plugins, so `kind` is any name; `config` is free-form. */
@@ -98,8 +103,18 @@ export const templateSchema = z.strictObject({
   sourcePath: z.string().optional(),
 });
 
-/** A prompt agent (`kind: prompt`), field for field with the upstream schema. */
-export const agentDefinitionSchema = z.strictObject({
+const routingStrategy = z.enum(['auto', 'force-local', 'force-main-process-proxy', 'force-disabled']);
+
+/** An agent's overrides of tool governance (SPEC §7.1); tool names accept seed 002's aliases. */
+export const toolPolicySchema = z.strictObject({
+  disabled: z.array(z.string().min(1)).optional(),
+  enabled: z.array(z.string().min(1)).optional(),
+  routing: z.record(z.string(), routingStrategy).optional(),
+  promptHints: z.record(z.string(), z.string()).optional(),
+});
+
+/** The fields every prompt agent has, root or sub-agent. */
+const promptAgentShape = {
   kind: z.enum(['prompt', 'workflow', 'hosted']).default('prompt'),
   name: z.string().min(1, 'the agent needs a name'),
   displayName: z.string().optional(),
@@ -116,16 +131,37 @@ export const agentDefinitionSchema = z.strictObject({
   maxToolRounds: z.number().int().min(1).max(1000).default(10),
   /** Seconds a tool call may run when its tool names no limit (default 120). */
   toolTimeoutSecs: z.number().positive().optional(),
-  subAgents: z.array(z.record(z.string(), z.unknown())).optional(),
   compression: compressionSchema.optional(),
   tokenCounter: z.strictObject({ kind: z.enum(['estimate', 'exact']) }).optional(),
   sandbox: z.record(z.string(), z.unknown()).optional(),
+  toolPolicy: toolPolicySchema.optional(),
+};
+
+/**
+ * A sub-agent: a full `kind: prompt` definition, plus where it runs (`runtime: worker`, the
+ * default, a child process per delegation; `inline`: in the parent's process) and how long one
+ * delegation may take. `subAgents` parses only to be reported: sub-agents do not nest.
+ */
+export const subAgentSchema = z.strictObject({
+  ...promptAgentShape,
+  kind: z.literal('prompt', { error: 'a sub-agent must be kind: prompt' }).default('prompt'),
+  runtime: z.enum(['worker', 'inline']).optional(),
+  timeoutSecs: z.number().positive().optional(),
+  subAgents: z.array(z.unknown()).optional(),
+});
+
+/** A prompt agent (`kind: prompt`), field for field with the upstream schema. */
+export const agentDefinitionSchema = z.strictObject({
+  ...promptAgentShape,
+  subAgents: z.array(subAgentSchema).optional(),
 });
 
 export type AgentDefinition = z.output<typeof agentDefinitionSchema>;
 export type ToolDecl = z.output<typeof toolDeclSchema>;
 export type ContextDecl = z.output<typeof contextDeclSchema>;
 export type ModelDecl = z.output<typeof modelSchema>;
+export type SubAgentDefinition = z.output<typeof subAgentSchema>;
+export type ToolPolicyDecl = z.output<typeof toolPolicySchema>;
 
 /** Adds the upstream snake_case spelling of every field, so editors accept upstream files too. */
 function withSnakeCaseAliases(node: unknown): void {
@@ -175,6 +211,8 @@ export const KNOWN_KEYS: readonly string[] = [
       contextDeclSchema,
       compressionSchema,
       templateSchema,
+      toolPolicySchema,
+      subAgentSchema,
     ].flatMap((schema) => Object.keys(schema.shape)),
   ),
 ];

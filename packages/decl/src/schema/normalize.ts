@@ -25,8 +25,10 @@ export const FREE_FORM = new Set([
   'inputSchema',
   'outputSchema',
   'extra',
-  'subAgents',
   'toolName',
+  // toolPolicy maps: their keys are tool names.
+  'routing',
+  'promptHints',
 ]);
 
 const camel = (key: string) => key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
@@ -50,16 +52,22 @@ export function normalizeKeys(
   const problems: Diagnostic[] = [];
   const walk = (input: unknown, path: Path, parentKey: string | undefined): unknown => {
     if (Array.isArray(input)) return input.map((item, i) => walk(item, [...path, i], parentKey));
+    // A sub-agent is an agent too: its fields take the same shorthands as the root's.
+    const local =
+      path.length >= 2 && camel(String(path[0])) === 'subAgents' && typeof path[1] === 'number'
+        ? path.slice(2)
+        : path;
     if (!input || typeof input !== 'object') {
-      if (path.length === 1 && path[0] === 'model' && typeof input === 'string') return { id: input };
-      if (path.length === 1 && path[0] === 'template' && typeof input === 'string') return { format: input };
+      if (local.length === 1 && local[0] === 'model' && typeof input === 'string') return { id: input };
+      if (local.length === 1 && local[0] === 'template' && typeof input === 'string')
+        return { format: input };
       return input;
     }
     const out: Record<string, unknown> = {};
     const origin = new Map<string, string>();
     for (const [key, item] of Object.entries(input)) {
       const canonical =
-        (parentKey === 'options' && path.length === 2 ? OPTION_SYNONYMS[key] : undefined) ??
+        (parentKey === 'options' && local.length === 2 ? OPTION_SYNONYMS[key] : undefined) ??
         SYNONYMS[key] ??
         camel(key);
       const earlier = origin.get(canonical);

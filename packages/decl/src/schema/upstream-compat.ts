@@ -34,10 +34,18 @@ function asWritten(value: unknown, origins: Origins): unknown {
  * the request body) and of `connection` (string values become HTTP headers, as upstream). Runs on
  * the normalized value, before the schema; never logs a value.
  */
-export function applyUpstreamCompat(document: SourceDocument, root: Mapping, origins: Origins): Diagnostic[] {
+export function applyUpstreamCompat(
+  document: SourceDocument,
+  root: Mapping,
+  origins: Origins,
+  /** Where `root` is in the file, as written (a sub-agent: `['subAgents', 0]`). */
+  prefix: Path = [],
+): Diagnostic[] {
   const problems: Diagnostic[] = [];
   const at = (path: Path, message: string, severity: Diagnostic['severity'] = 'warning', key = true) =>
-    problems.push(diagnosticAt(document, writtenPath(root, origins, path), message, severity, { key }));
+    problems.push(
+      diagnosticAt(document, [...prefix, ...writtenPath(root, origins, path)], message, severity, { key }),
+    );
   const written = (node: object, key: string) => origins.get(node)?.get(key) ?? key;
 
   if (Array.isArray(root.tools)) {

@@ -9,6 +9,21 @@ import {
 import type { LoopHooks, StopCondition } from '../pipeline/step-hooks.js';
 import { checkTimeoutMs, DEFAULT_TOOL_TIMEOUT_MS } from '../pipeline/tool-timeouts.js';
 import { InMemoryHistoryProvider, isHistoryProvider } from '../providers/in-memory-history-provider.js';
+import type { AgentGovernance, GovernanceSource } from '../runtime-policy/governance-view.js';
+import type { AgentToolPolicy } from '../runtime-policy/tool-governance.js';
+import type { DelegationToolsOptions } from '../sub-agents/delegation-tools.js';
+import type { SubAgentRunner, SubAgentSpec } from '../sub-agents/sub-agent.js';
+import { createSubAgentRunner } from '../sub-agents/sub-agent-runner.js';
+import { SubAgentsProvider } from '../sub-agents/sub-agents-provider.js';
+
+/** How an agent delegates to its sub-agents. */
+export interface SubAgentsOptions extends DelegationToolsOptions {
+  /** Spare worker processes kept started (default 1; 0 for none). */
+  warmWorkers?: number;
+  /** Runs the delegations instead of the default runner (one worker process per delegation). */
+  runner?: SubAgentRunner;
+}
+
 import type { TelemetryOptions } from '../telemetry/run-trace.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
 import { type AgentCompression, ChatClientAgent } from './chat-client-agent.js';
@@ -51,6 +66,8 @@ export class AgentBuilder<Context = unknown> {
   private hooks: LoopHooks = {};
   private readonly stopConditions: StopCondition[] = [];
   private telemetryOptions: TelemetryOptions | undefined;
+  private governance: AgentGovernance | undefined;
+  private subAgents: { specs: readonly SubAgentSpec[]; options: SubAgentsOptions } | undefined;
 
   constructor(private readonly name = 'agent') {}
 
@@ -139,14 +156,44 @@ export class AgentBuilder<Context = unknown> {
     return this;
   }
 
+  /**
+   * Tool governance (SPEC §7.1): global enable/disable, prompt hints and worker routing, with this
+   * agent's overrides (`policy`, YAML `toolPolicy`). Given a store, every run reads it again, so
+   * `raf tools disable …` applies to the next run without a rebuild. Disabled tools vanish from
+   * what the model sees, declared and provider-injected alike; hints are appended to descriptions.
+   */
+  withToolGovernance(source: GovernanceSource, policy?: AgentToolPolicy): this {
+    this.governance = policy ? { source, policy } : { source };
+    return this;
+  }
+
+  /**
+   * Makes the agent a delegating coordinator (SPEC §7.1): it gets `delegate_task` and
+   * `delegate_parallel` over these sub-agents, each delegation running in its own worker process
+   * (or inline) with its projected tools, under this agent's governance.
+   */
+  withSubAgents(subAgents: readonly SubAgentSpec[], options: SubAgentsOptions = {}): this {
+    const names = new Set<string>();
+    for (const spec of subAgents) {
+      if (names.has(spec.name)) throw new ConfigError(`two sub-agents are named '${spec.name}'`);
+      names.add(spec.name);
+    }
+    this.subAgents = subAgents.length > 0 ? { specs: subAgents, options } : undefined;
+    return this;
+  }
+
   useDecorator(decorator: ChatClientDecorator): this {
     this.decorators.push(decorator);
     return this;
   }
 
-  /** Whether the built agent will run tools: static tools, or a provider that may inject them. */
+  /** Whether the built agent will run tools: static tools, sub-agents, or a provider that may inject them. */
   get needsToolLoop(): boolean {
-    return this.registry.size > 0 || this.providers.some((p) => p.injectsTools !== false);
+    return (
+      this.registry.size > 0 ||
+      this.subAgents !== undefined ||
+      this.providers.some((p) => p.injectsTools !== false)
+    );
   }
 
   build(): ChatClientAgent<Context> {
@@ -167,6 +214,17 @@ export class AgentBuilder<Context = unknown> {
       pipeline.use((inner) => new FunctionInvokingChatClient(inner, tools, loop));
     }
     for (const decorator of this.decorators) pipeline.use(decorator);
+    const providers = [...this.providers];
+    if (this.subAgents) {
+      const { specs, options } = this.subAgents;
+      const runner =
+        options.runner ??
+        createSubAgentRunner(specs, {
+          ...(this.governance && { parent: { governance: this.governance } }),
+          ...(options.warmWorkers !== undefined && { warmWorkers: options.warmWorkers }),
+        });
+      providers.push(new SubAgentsProvider(runner, options));
+    }
     return new ChatClientAgent<Context>({
       name: this.name,
       ...(this.agentDescription !== undefined && { description: this.agentDescription }),
@@ -174,11 +232,12 @@ export class AgentBuilder<Context = unknown> {
       chatClient: pipeline.build(),
       tools,
       history: this.history,
-      contextProviders: [...this.providers],
+      contextProviders: providers,
       toolLoop,
       maxToolRounds: this.rounds,
       ...(this.compression && { compression: this.compression }),
       ...(this.telemetryOptions && { telemetry: this.telemetryOptions }),
+      ...(this.governance && { governance: this.governance }),
     });
   }
 }

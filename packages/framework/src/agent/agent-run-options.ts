@@ -6,6 +6,7 @@ import {
   type ModelOptions,
   userMessage,
 } from '@raf/core';
+import type { ToolView } from '../pipeline/tool-loop-options.js';
 
 export interface AgentRunOptions<Context = unknown> {
   /**
@@ -22,6 +23,11 @@ export interface AgentRunOptions<Context = unknown> {
   modelOptions?: ModelOptions;
   /** The run context: every tool's `execute` and `requiresApproval` receive it as `ctx.context`. */
   context?: Context;
+  /**
+   * Changes the tools this run offers, declared and injected alike (after governance): drop some,
+   * reword them, or stand in for them. A sub-agent's worker runs with its projection this way.
+   */
+  toolView?: ToolView;
 }
 
 /**

@@ -23,8 +23,14 @@ import { flattenBatches, updateBatches } from '@raf/core/internal';
 import { checkApprovals } from '../approval/approval-batch.js';
 import type { ICompressionStrategy, ITokenCounter } from '../compression/compression-types.js';
 import { NEVER_ABORTED } from '../pipeline/tool-call-context.js';
-import type { ToolLoopRunOptions } from '../pipeline/tool-loop-options.js';
+import type { ToolLoopRunOptions, ToolView } from '../pipeline/tool-loop-options.js';
 import type { InMemoryHistoryProvider } from '../providers/in-memory-history-provider.js';
+import {
+  type AgentGovernance,
+  composeViews,
+  currentGovernance,
+  governanceView,
+} from '../runtime-policy/governance-view.js';
 import { AgentSession } from '../sessions/agent-session.js';
 import { RunTrace, type TelemetryOptions } from '../telemetry/run-trace.js';
 import {
@@ -57,6 +63,8 @@ export interface ChatClientAgentConfig {
   compression?: AgentCompression;
   /** Spans of each run (`invoke_agent`, `chat`, `execute_tool`); a no-op without a registered tracer. */
   telemetry?: TelemetryOptions;
+  /** Tool governance, read before each run (a store is read again, so changes apply at once). */
+  governance?: AgentGovernance;
 }
 
 /**
@@ -93,6 +101,11 @@ export class ChatClientAgent<Context = unknown> {
 
   get tools(): readonly ITool[] {
     return this.config.tools;
+  }
+
+  /** The governance this agent runs under (global source and its own `toolPolicy`), if any. */
+  get governance(): AgentGovernance | undefined {
+    return this.config.governance;
   }
 
   createSession(id?: string): AgentSession {
@@ -179,8 +192,15 @@ export class ChatClientAgent<Context = unknown> {
         pendingInput = [];
         stored = true;
       };
+      const governance = this.config.governance;
+      const view = governance
+        ? composeViews(
+            governanceView(await currentGovernance(governance.source, signal), governance.policy),
+            options.toolView,
+          )
+        : options.toolView;
       const runOptions = this.toolLoop
-        ? this.loopOptions(session, context.tools, options, resuming, store, traced?.trace ?? null)
+        ? this.loopOptions(session, context.tools, options, resuming, store, traced?.trace ?? null, view)
         : this.requestOptions(options);
       // Without the tool loop the agent makes the one model call itself.
       if (!this.toolLoop && traced)
@@ -260,6 +280,7 @@ export class ChatClientAgent<Context = unknown> {
     resuming: boolean,
     store: (messages: ChatMessage[]) => void,
     trace: RunTrace | null,
+    view: ToolView | undefined,
   ): ToolLoopRunOptions {
     const loop: ToolLoopRunOptions = {
       onTurnMessages: store,
@@ -274,6 +295,7 @@ export class ChatClientAgent<Context = unknown> {
     // The tool loop builds the tool definitions from its static tools plus these.
     if (providerTools.length > 0) loop.providerTools = providerTools;
     if (options.modelOptions) loop.modelOptions = options.modelOptions;
+    if (view) loop.toolView = view;
     if (resuming && session.pendingApproval) {
       loop.pendingApproval = session.pendingApproval;
       loop.approvals = options.approvals ?? [];

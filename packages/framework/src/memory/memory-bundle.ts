@@ -52,7 +52,10 @@ export class MemoryBundle {
       throw new MemoryError(`content has ${content.length} characters; at most ${MAX_CONTENT} per entry`);
     const page = pageForTopic(topic);
     await this.seed(signal);
-    const id = newEntryId();
+    // The id (its time) is taken under the lock: a curator's rewrite keeps the entries saved after
+    // its job began, and an id taken before waiting for the lock could predate the job yet land after
+    // the curator read the page.
+    let id = '';
     const file = join(this.root, page.path);
     const title = page.levels.at(-1) ?? page.path.replace(/^references\/|\.md$/g, '');
     let record: string | undefined;
@@ -60,6 +63,7 @@ export class MemoryBundle {
       this.root,
       page.path,
       async () => {
+        id = newEntryId();
         let current = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
           if (error.code === 'ENOENT') return undefined;
           throw error;

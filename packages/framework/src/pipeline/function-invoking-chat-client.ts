@@ -38,7 +38,8 @@ import {
 } from './step-runner.js';
 import { NEVER_ABORTED } from './tool-call-context.js';
 import { executeCalls, type PreparedCall, type ToolRun } from './tool-executor.js';
-import type { ToolLoopRunOptions } from './tool-loop-options.js';
+import type { ToolLoopRunOptions, ToolView } from './tool-loop-options.js';
+import type { ToolSuspension } from './tool-suspension.js';
 import { checkTimeoutMs, DEFAULT_TOOL_TIMEOUT_MS, ToolTimeouts } from './tool-timeouts.js';
 
 export interface FunctionInvokingOptions {
@@ -132,7 +133,7 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
     options: ToolLoopRunOptions,
   ): AsyncGenerator<readonly AgentResponseUpdate[], void, undefined> {
     const signal = options.signal ?? NEVER_ABORTED;
-    const index = this.toolIndex(options.providerTools);
+    const index = this.toolIndex(options.providerTools, options.toolView);
     let conversation = [...messages];
     const guard = new LoopGuard(this.maxIdenticalCalls);
     const hooks = this.hooks;
@@ -165,9 +166,13 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
       const batch = options.pendingApproval;
       const decisions = checkApprovals(batch, options.approvals);
       const prepared = prepareResumedCalls(batch, decisions, index.byName);
-      yield* this.runBatch(prepared, conversation, options, run, []);
+      const resumed = yield* this.runBatch(prepared, conversation, options, run, []);
       if (signal.aborted) {
         yield finish('cancelled');
+        return;
+      }
+      if (resumed.suspended) {
+        yield [...suspendedRequests(resumed.suspended), ...finish('awaitingApproval')];
         return;
       }
       round = batch.round + 1;
@@ -305,14 +310,18 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
         yield [...approvals.map((a) => a.update), ...finish('awaitingApproval')];
         return;
       }
-      const results = yield* this.runBatch(prepared, conversation, options, run, [assistant]);
+      const ran = yield* this.runBatch(prepared, conversation, options, run, [assistant], round);
       if (signal.aborted) {
         yield finish('cancelled');
         return;
       }
       if (timed) {
-        const warning = await stepFinished(this.hooks, steps, round, turn, results, 'toolCalls', started);
+        const warning = await stepFinished(this.hooks, steps, round, turn, ran.called, 'toolCalls', started);
         if (warning) yield warning;
+      }
+      if (ran.suspended) {
+        yield [...suspendedRequests(ran.suspended), ...finish('awaitingApproval')];
+        return;
       }
       if (guarded) {
         yield [
@@ -334,7 +343,9 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
   }
 
   /** Tools by name and their definitions; the static tools' are built once (and the request body's tool JSON with them). */
-  private toolIndex(providerTools: readonly ITool[] | undefined): ToolIndex {
+  private toolIndex(providerTools: readonly ITool[] | undefined, view: ToolView | undefined): ToolIndex {
+    if (view)
+      return indexTools(view(providerTools ? mergeTools(this.tools, providerTools).tools : this.tools));
     if (providerTools && providerTools.length > 0)
       return indexTools(mergeTools(this.tools, providerTools).tools);
     this.staticTools ??= indexTools(this.tools);
@@ -343,7 +354,9 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
 
   /**
    * Executes a batch (yielding the progress its tools report meanwhile), appends its messages to
-   * the conversation, yields its results in call order and returns them.
+   * the conversation, yields its results in call order and returns them. When a call suspended
+   * (`ToolSuspension`), nothing goes to the conversation: the batch is paused in the session with
+   * the other calls' results, and returned as `suspended`.
    */
   private async *runBatch(
     prepared: PreparedCall[],
@@ -351,7 +364,11 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
     options: ToolLoopRunOptions,
     run: ToolRun,
     before: ChatMessage[],
-  ): AsyncGenerator<readonly AgentResponseUpdate[], AgentResponseUpdate[]> {
+    round = options.pendingApproval?.round ?? 0,
+  ): AsyncGenerator<
+    readonly AgentResponseUpdate[],
+    { called: AgentResponseUpdate[]; suspended?: PendingApprovalBatch }
+  > {
     const channel = run.sink as ProgressChannel;
     let results: ToolResult[];
     try {
@@ -368,6 +385,16 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
       // executeCalls turns tool failures into results; reaching here is a bug worth surfacing.
       throw new Error(`tool execution failed: ${getErrorMessage(error)}`, { cause: error });
     }
+    const suspensions = run.suspensions;
+    if (suspensions && suspensions.size > 0) {
+      run.suspensions = undefined;
+      const batch = pausedBatch(prepared, results, suspensions, round);
+      const progress = channel.drain();
+      if (progress.length > 0) yield progress;
+      options.onTurnMessages?.(before);
+      options.onApprovalPending?.(batch);
+      return { called: [], suspended: batch };
+    }
     const produced = [...before];
     const called: AgentResponseUpdate[] = channel.drain();
     for (let i = 0; i < prepared.length; i++) {
@@ -383,6 +410,39 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
     options.onTurnMessages?.(produced);
     conversation.push(...produced);
     yield called;
-    return called;
+    return { called };
   }
+}
+
+/** The batch paused by suspended calls: the others' results kept, each suspended call's state and requests. */
+function pausedBatch(
+  prepared: readonly PreparedCall[],
+  results: readonly ToolResult[],
+  suspensions: ReadonlyMap<string, ToolSuspension>,
+  round: number,
+): PendingApprovalBatch {
+  const done: Record<string, ToolResult> = {};
+  const suspended: NonNullable<PendingApprovalBatch['suspended']> = {};
+  const gatedCallIds: string[] = [];
+  for (let i = 0; i < prepared.length; i++) {
+    const id = prepared[i]!.call.id;
+    const suspension = suspensions.get(id);
+    if (suspension) {
+      suspended[id] = { requests: suspension.requests, state: suspension.state };
+      for (const request of suspension.requests) gatedCallIds.push(request.callId);
+    } else done[id] = results[i]!;
+  }
+  const batch: PendingApprovalBatch = {
+    toolCalls: prepared.map((p) => p.call),
+    gatedCallIds,
+    round,
+    suspended,
+  };
+  if (Object.keys(done).length > 0) batch.results = done;
+  return batch;
+}
+
+/** The approval requests of the suspended calls, in call order. */
+function suspendedRequests(batch: PendingApprovalBatch): AgentResponseUpdate[] {
+  return Object.values(batch.suspended ?? {}).flatMap((s) => s.requests);
 }

@@ -74,6 +74,8 @@ export async function planApprovals(
 /**
  * The paused batch as it runs on resume: ungated and approved calls run; denied or unanswered
  * gated calls get `Rejected: <reason>`; approved calls stay bound to the target they were shown.
+ * Calls that already ran keep their results; suspended calls run again with their state and the
+ * answers to their own requests.
  */
 export function prepareResumedCalls(
   batch: PendingApprovalBatch,
@@ -82,15 +84,27 @@ export function prepareResumedCalls(
 ): PreparedCall[] {
   const gated = new Set(batch.gatedCallIds);
   return prepareCalls(batch.toolCalls, tools).map((prepared) => {
-    if (!gated.has(prepared.call.id) || prepared.preset) return prepared;
-    const decision = decisions.get(prepared.call.id);
+    const id = prepared.call.id;
+    const done = batch.results?.[id];
+    if (done) return { call: prepared.call, preset: done };
+    const suspended = batch.suspended?.[id];
+    if (suspended) {
+      if (prepared.preset) return prepared;
+      const approvals = suspended.requests.flatMap((r) => {
+        const decision = decisions.get(r.callId);
+        return decision ? [decision] : [];
+      });
+      return { ...prepared, resume: { state: suspended.state, approvals } };
+    }
+    if (!gated.has(id) || prepared.preset) return prepared;
+    const decision = decisions.get(id);
     if (!decision?.approved) {
       return {
         call: prepared.call,
         preset: toolFailure(`Rejected: ${decision?.reason || DEFAULT_DENIAL_REASON}`),
       };
     }
-    const target = batch.resolvedTargets?.[prepared.call.id];
+    const target = batch.resolvedTargets?.[id];
     return target === undefined
       ? { ...prepared, approved: true }
       : { ...prepared, approved: true, approvedTarget: target };

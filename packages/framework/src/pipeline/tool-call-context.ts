@@ -1,4 +1,4 @@
-import { TimeoutError, type ToolCallInfo, type ToolResult } from '@raf/core';
+import { TimeoutError, type ToolCallInfo, type ToolResult, type ToolResume } from '@raf/core';
 import type { CallWatchdog, WatchedCall } from './call-watchdog.js';
 
 /** The signal of a run nobody can cancel: watching it would only cost listeners. */
@@ -28,6 +28,8 @@ export class ToolCallContext implements ToolCallInfo, WatchedCall {
   /** A human approved this call; `approvedTarget` is what they were shown. */
   approved: boolean | undefined;
   approvedTarget: string | undefined;
+  /** The state and answers of a call that suspended the run earlier (`ToolSuspension`). */
+  resume: ToolResume | undefined;
   /** Set when the call ran out of time. */
   timedOut = false;
   private controller: AbortController | undefined;
@@ -52,6 +54,7 @@ export class ToolCallContext implements ToolCallInfo, WatchedCall {
     this.argumentsValidated = undefined;
     this.approved = undefined;
     this.approvedTarget = undefined;
+    this.resume = undefined;
   }
 
   get signal(): AbortSignal {

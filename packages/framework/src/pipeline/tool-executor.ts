@@ -6,6 +6,7 @@ import {
   safeParseToolResult,
   type ToolCall,
   type ToolResult,
+  type ToolResume,
   toolFailure,
 } from '@raf/core';
 import { manifestOf } from '../runtime-policy/builtin-manifests.js';
@@ -13,6 +14,7 @@ import type { RunTrace } from '../telemetry/run-trace.js';
 import { CallWatchdog } from './call-watchdog.js';
 import type { LoopHooks } from './step-hooks.js';
 import { CALL_CANCELLED, CALL_TIMED_OUT, type ProgressSink, ToolCallContext } from './tool-call-context.js';
+import { ToolSuspension } from './tool-suspension.js';
 import { ToolTimeouts } from './tool-timeouts.js';
 
 /** A call ready to run, or already answered (`preset`: not found, invalid, denied, guarded). */
@@ -27,6 +29,8 @@ export interface PreparedCall {
   approvedTarget?: string;
   /** A human approved this call (resume); other calls are re-asked just before they run. */
   approved?: boolean;
+  /** The call suspended the run earlier: its saved state and the answers to its requests. */
+  resume?: ToolResume;
 }
 
 /** What every call of one loop run shares. */
@@ -40,7 +44,15 @@ export interface ToolRun {
   watchdog: CallWatchdog;
   /** Set only when a tool hook or tracing wants per-call events (nothing is timed otherwise). */
   observer: ToolObserver | undefined;
+  /** Calls of the running batch that suspended (`ToolSuspension`), by call id; made on the first. */
+  suspensions?: Map<string, ToolSuspension>;
 }
+
+/** The placeholder result of a suspended call: never sent to the model (the batch pauses). */
+export const SUSPENDED_RESULT: ToolResult = Object.freeze({
+  ok: false,
+  error: 'Suspended: waiting for approval',
+}) as ToolResult;
 
 /** Per-call events: the `onToolStart`/`onToolEnd` hooks and the `execute_tool` spans. */
 export interface ToolObserver {
@@ -128,6 +140,7 @@ async function execute(prepared: PreparedCall, tool: ITool, run: ToolRun): Promi
   // A tool that judges its own calls again as it runs (the built-in file tools) needs to know.
   if (prepared.approved) ctx.approved = true;
   if (prepared.approvedTarget !== undefined) ctx.approvedTarget = prepared.approvedTarget;
+  if (prepared.resume) ctx.resume = prepared.resume;
   const observer = run.observer;
   let started = 0;
   let span: Span | undefined;
@@ -168,6 +181,10 @@ async function execute(prepared: PreparedCall, tool: ITool, run: ToolRun): Promi
     if (run.signal.aborted) {
       result = CANCELLED_RESULT;
       ending = 'cancelled';
+    } else if (ToolSuspension.isInstance(error) && error.requests.length > 0) {
+      result = SUSPENDED_RESULT;
+      run.suspensions ??= new Map();
+      run.suspensions.set(call.id, error);
     } else if (ctx.timedOut) {
       result = toolFailure(ctx.timeoutMessage());
       ending = 'timeout';

@@ -32,4 +32,12 @@ export interface ToolLoopRunOptions extends ChatClientRunOptions {
   sessionId?: string;
   /** The agent's trace (`null`: the agent found no recording tracer; the loop traces nothing). */
   trace?: RunTrace | null;
+  /** Changes this run's tools (static and injected alike): governance, a worker's projection. */
+  toolView?: ToolView;
 }
+
+/**
+ * What one run offers the model, from every tool the agent has: a view may drop tools, change
+ * their descriptions or stand in for them (a worker's proxy). Tools not returned cannot be called.
+ */
+export type ToolView = (tools: readonly ITool[]) => readonly ITool[];

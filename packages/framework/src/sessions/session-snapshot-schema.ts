@@ -3,7 +3,7 @@ import { onFirstUse } from '@raf/core/internal';
 import { z } from 'zod';
 
 // Built on first use (a session read): importing the framework builds no schema.
-const sessionSnapshotSchema = onFirstUse(() => {
+export const sessionSnapshotSchema = onFirstUse(() => {
   const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
 
   const message = z.object({
@@ -26,6 +26,18 @@ const sessionSnapshotSchema = onFirstUse(() => {
     .string()
     .refine((text) => !Number.isNaN(Date.parse(text)), 'expected a date (ISO 8601)');
 
+  const toolResult = z.object({ ok: z.boolean(), data: json.optional(), error: z.string().optional() });
+
+  const approvalRequest = z.object({
+    type: z.literal('tool-approval-request'),
+    callId: z.string(),
+    name: z.string(),
+    arguments: json,
+    description: z.string(),
+    resolvedTarget: z.string().optional(),
+    agentPath: z.array(z.string()).optional(),
+  });
+
   return z.object({
     version: z.literal(1),
     id: z.string().min(1),
@@ -38,6 +50,10 @@ const sessionSnapshotSchema = onFirstUse(() => {
         gatedCallIds: z.array(z.string()),
         resolvedTargets: z.record(z.string(), z.string()).optional(),
         round: z.number().int().nonnegative(),
+        results: z.record(z.string(), toolResult).optional(),
+        suspended: z
+          .record(z.string(), z.object({ requests: z.array(approvalRequest), state: json }))
+          .optional(),
       })
       .optional(),
     createdAt: timestamp,

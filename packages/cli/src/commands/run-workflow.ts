@@ -1,0 +1,146 @@
+import type { ApprovalResponse } from '@raf/core';
+import type { AgentSession } from '@raf/framework';
+import type { WorkflowAgent, WorkflowEvent } from '@raf/workflow';
+import { askApprovals } from '../approval-prompt.js';
+import type { CliArgs } from '../args.js';
+import { CliError, type CliIO, EXIT } from '../io.js';
+import { escapeJson, escapeLine } from '../render/escape.js';
+import { HumanRenderer } from '../render/human.js';
+import { NdjsonRenderer } from '../render/ndjson.js';
+import { askLine, readAll } from '../terminal.js';
+import { pendingRequests } from '../turn.js';
+
+type Store = { save(snapshot: ReturnType<AgentSession['toJSON']>): Promise<void> };
+
+/** One line per node event on stderr: what runs, what it produced, what failed. */
+function describeEvent(event: WorkflowEvent): string | undefined {
+  switch (event.type) {
+    case 'node-invoking':
+      return `▸ ${event.nodeId}${event.label ? ` (${event.label})` : ''}${event.attempt > 1 ? ` try ${event.attempt}` : ''}`;
+    case 'node-failed':
+      return `✗ ${event.nodeId}: ${event.message}${event.retrying ? ' (retrying)' : ''}`;
+    case 'halted':
+      return event.request.kind === 'input'
+        ? `⏸ ${event.nodeId} asks: ${event.request.prompt}`
+        : `⏸ ${event.nodeId} waits for approval`;
+    case 'resumed':
+      return `▶ resumed at step ${event.step}`;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * `raf run` of a workflow file or an orchestration: node events on stderr (with `--json`, each as
+ * a `{"type":"workflow-event"}` line among the updates). A pause for input ends with exit 3;
+ * `--session ID --answer TEXT` continues it, also in a new process.
+ */
+export async function runWorkflow(
+  file: string,
+  agent: WorkflowAgent,
+  args: CliArgs,
+  io: CliIO,
+  opened: { store: Store; session: AgentSession },
+): Promise<number> {
+  const { store, session } = opened;
+  const paused = agent.pausedRun(session);
+  const waitingFor = paused?.halted.find((h) => h.request.kind === 'input');
+  let input: string | undefined = args.answer ?? args.input;
+  let approvals: ApprovalResponse[] | undefined;
+  if (paused?.status === 'halted' && waitingFor) {
+    if (input === undefined) {
+      if (!io.stdin.isTTY)
+        throw new CliError(
+          `session ${session.id} is waiting for input (${waitingFor.request.kind === 'input' ? waitingFor.request.prompt : ''}); resume with --answer "…"`,
+          EXIT.paused,
+        );
+      input = await askLine(
+        io,
+        `${waitingFor.request.kind === 'input' ? waitingFor.request.prompt : 'answer'} `,
+      );
+    }
+  } else if (paused?.status === 'halted' && session.pendingApproval) {
+    approvals = await decideApprovals(pendingRequests(session.pendingApproval), args, io);
+    input = undefined;
+  } else if (input === undefined) {
+    if (io.stdin.isTTY) throw new CliError('raf run needs input: -i "…" or text on stdin');
+    input = (await readAll(io.stdin)).trim();
+  }
+  const human = new HumanRenderer(io.stdout, io.stderr);
+  const json = new NdjsonRenderer((line) => io.stdout.write(line));
+  const controller = new AbortController();
+  const stopListening = io.onInterrupt(() => controller.abort(new Error('interrupted')));
+  const onEvent = (event: WorkflowEvent) => {
+    if (args.json) io.stdout.write(`${escapeJson(JSON.stringify({ type: 'workflow-event', event }))}\n`);
+    else {
+      const line = describeEvent(event);
+      if (line) io.stderr.write(`${escapeLine(line)}\n`);
+    }
+  };
+  try {
+    for (;;) {
+      let reason = 'stop';
+      let rawReason: string | undefined;
+      let failed = false;
+      const requests = [];
+      for await (const update of agent.run(input, {
+        session,
+        signal: controller.signal,
+        onEvent,
+        ...(approvals && { approvals }),
+      })) {
+        if (update.type === 'finish') {
+          reason = update.reason;
+          rawReason = update.rawReason;
+        }
+        if (update.type === 'error') failed = true;
+        if (update.type === 'tool-approval-request') requests.push(update);
+        if (args.json) json.render(update, session.id);
+        else human.render(update);
+      }
+      await store.save(session.toJSON());
+      if (reason === 'cancelled' || controller.signal.aborted) return EXIT.interrupted;
+      if (rawReason === 'awaitingInput') {
+        io.stderr.write(
+          `paused for input; resume with: raf run ${file} --session ${session.id} --answer "…"\n`,
+        );
+        return EXIT.paused;
+      }
+      if (reason !== 'awaitingApproval') return failed ? EXIT.model : EXIT.ok;
+      if (args.approve === 'ask' && !io.stdin.isTTY) {
+        io.stderr.write(
+          `paused for approval; resume with: raf run ${file} --session ${session.id} --approve all|none\n`,
+        );
+        return EXIT.paused;
+      }
+      approvals = await decideApprovals(requests, args, io);
+      input = undefined;
+    }
+  } finally {
+    stopListening();
+  }
+}
+
+async function decideApprovals(
+  requests: ReturnType<typeof pendingRequests>,
+  args: CliArgs,
+  io: CliIO,
+): Promise<ApprovalResponse[]> {
+  if (args.approve === 'ask') {
+    if (!io.stdin.isTTY)
+      throw new CliError(
+        'the workflow is waiting for approval; resume with --approve all or --approve none',
+        EXIT.paused,
+      );
+    return askApprovals(
+      requests,
+      (q) => askLine(io, q),
+      (t) => io.stderr.write(t),
+    );
+  }
+  return requests.map((r) =>
+    args.approve === 'all'
+      ? { callId: r.callId, approved: true }
+      : { callId: r.callId, approved: false, reason: 'Denied by --approve none' },
+  );
+}

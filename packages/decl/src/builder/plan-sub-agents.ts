@@ -1,0 +1,185 @@
+import { realpathSync } from 'node:fs';
+import { relative, resolve, sep } from 'node:path';
+import { scopeRoots } from '@raf/core';
+import { type AgentToolPolicy, inheritToolPolicy, WorkspaceContextProvider } from '@raf/framework';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import { diagnosticAt } from '../load/source-document.js';
+import type { AgentDefinition, ContextDecl, SubAgentDefinition } from '../schema/agent-schema.js';
+import { writtenPath } from '../schema/normalize.js';
+import { type AgentPlan, type PlanInputs, planAgent } from './agent-plan.js';
+import { type Orchestration, orchestrationOf } from './orchestration.js';
+
+/** A sub-agent as planned: its own plan (with the contexts it inherits) and where it runs. */
+export interface PlannedSubAgent {
+  index: number;
+  name: string;
+  definition: SubAgentDefinition;
+  plan: AgentPlan;
+  /** Its `toolPolicy` under the parent's: never looser. */
+  toolPolicy?: AgentToolPolicy;
+  runtime: 'worker' | 'inline';
+}
+
+/** The root plan and, for a coordinator, its sub-agents. */
+export interface PlanWithSubAgents {
+  plan?: AgentPlan;
+  subAgents: PlannedSubAgent[];
+  orchestration?: Orchestration;
+  diagnostics: Diagnostic[];
+}
+
+const identity = (decl: ContextDecl) => `${decl.kind}\u0000${decl.name ?? ''}`;
+
+/** allow < approve < deny: a child's policy may be as strict as its parent's or stricter. */
+const STRICTNESS: Readonly<Record<string, number>> = { AllowAll: 0, ApproveOutside: 1, DenyOutside: 2 };
+const POLICY_WORD: Readonly<Record<string, string>> = {
+  AllowAll: 'allow',
+  ApproveOutside: 'approve',
+  DenyOutside: 'deny',
+};
+
+function real(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+function inside(path: string, root: string): boolean {
+  const rel = relative(real(root), real(path));
+  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !rel.startsWith(sep));
+}
+
+/**
+ * Plans the agent and, when it has `subAgents`, each of them (SPEC §7.1): a full `kind: prompt`
+ * definition that inherits the parent's contexts (de-duplicated by kind and name, its own entry
+ * winning), whose workspaces must lie inside a parent root under a policy at least as strict.
+ * Every problem is reported at its place in the file.
+ */
+export async function planWithSubAgents(inputs: PlanInputs): Promise<PlanWithSubAgents> {
+  const root = await planAgent(inputs);
+  const definition = inputs.loaded.definition;
+  const subs = definition?.subAgents ?? [];
+  if (!root.plan || !definition || subs.length === 0) return { ...root, subAgents: [] };
+  const { document, normalized, origins } = inputs.loaded;
+  if (!document || !origins) return { ...root, subAgents: [] };
+  const diagnostics = root.diagnostics;
+  const at = (path: (string | number)[], message: string, severity: Diagnostic['severity'] = 'error') =>
+    diagnostics.push(diagnosticAt(document, writtenPath(normalized, origins, path), message, severity));
+
+  const { orchestration, problem } = orchestrationOf(definition.metadata);
+  // Only magentic reaches here; the other modes are graphs planned by plan-workflow.ts.
+  if (problem) at(problem.path, problem.message);
+  const names = new Map<string, number>();
+  const planned: PlannedSubAgent[] = [];
+  for (const [index, sub] of subs.entries()) {
+    const earlier = names.get(sub.name);
+    if (earlier !== undefined) {
+      at(
+        ['subAgents', index, 'name'],
+        `subAgents[${earlier}] is also named '${sub.name}'; names must be unique`,
+      );
+      continue;
+    }
+    names.set(sub.name, index);
+    const one = await planSubAgent(inputs, definition, root.plan, sub, index, at);
+    diagnostics.push(...one.diagnostics.filter((d) => !diagnostics.includes(d)));
+    if (one.planned) planned.push(one.planned);
+  }
+  if (diagnostics.some((d) => d.severity === 'error')) return { diagnostics, subAgents: [] };
+  return { plan: root.plan, subAgents: planned, orchestration, diagnostics };
+}
+
+async function planSubAgent(
+  inputs: PlanInputs,
+  parent: AgentDefinition,
+  parentPlan: AgentPlan,
+  sub: SubAgentDefinition,
+  index: number,
+  at: (path: (string | number)[], message: string, severity?: Diagnostic['severity']) => void,
+): Promise<{ planned?: PlannedSubAgent; diagnostics: Diagnostic[] }> {
+  // Inherited contexts first, in the parent's order; the child's own entries replace theirs.
+  const own = new Map(sub.contexts.map((decl, i) => [identity(decl), i]));
+  const contexts: { decl: ContextDecl; path: (string | number)[]; inherited: boolean }[] = [
+    ...parent.contexts
+      .map((decl, i) => ({ decl, path: ['contexts', i], inherited: true }))
+      .filter(({ decl }) => !own.has(identity(decl))),
+    ...sub.contexts.map((decl, i) => ({ decl, path: ['subAgents', index, 'contexts', i], inherited: false })),
+  ];
+  const { runtime, timeoutSecs: _timeout, subAgents: _nested, ...rest } = sub;
+  const definition: AgentDefinition = { ...rest, contexts: contexts.map((c) => c.decl) };
+  const pathOf = (path: (string | number)[]) =>
+    path[0] === 'contexts' && typeof path[1] === 'number'
+      ? [...(contexts[path[1]]?.path ?? ['subAgents', index, 'contexts']), ...path.slice(2)]
+      : ['subAgents', index, ...path];
+  const { plan, diagnostics } = await planAgent({
+    ...inputs,
+    loaded: { ...inputs.loaded, definition, diagnostics: [] },
+    codeTools: new Map(),
+    codeProviders: [],
+    pathOf,
+  });
+  if (!plan) return { diagnostics };
+  checkWorkspaces(plan, parentPlan, contexts, pathOf, at);
+  let mode: 'worker' | 'inline' = runtime ?? 'worker';
+  const fromCode = sub.tools.findIndex((t) => t.kind === 'function' || t.kind === 'custom');
+  if (mode === 'worker' && fromCode >= 0) {
+    at(
+      ['subAgents', index, 'tools', fromCode, 'kind'],
+      `sub-agent '${sub.name}' runs inline: its ${sub.tools[fromCode]?.kind} tools come from code, which a worker process cannot rebuild (say runtime: inline to keep this quiet)`,
+      'warning',
+    );
+    mode = 'inline';
+  }
+  const toolPolicy = inheritToolPolicy(parent.toolPolicy, sub.toolPolicy);
+  return {
+    planned: {
+      index,
+      name: sub.name,
+      definition: sub,
+      plan,
+      ...(toolPolicy && { toolPolicy }),
+      runtime: mode,
+    },
+    diagnostics,
+  };
+}
+
+/** A child's workspace never reaches past its parent's roots, and is never looser. */
+function checkWorkspaces(
+  plan: AgentPlan,
+  parentPlan: AgentPlan,
+  contexts: readonly { inherited: boolean }[],
+  pathOf: (path: (string | number)[]) => (string | number)[],
+  at: (path: (string | number)[], message: string) => void,
+): void {
+  const parents = parentPlan.providers
+    .map((p) => p.provider)
+    .filter((p): p is WorkspaceContextProvider => p instanceof WorkspaceContextProvider);
+  for (const { provider, index } of plan.providers) {
+    if (!(provider instanceof WorkspaceContextProvider) || index === undefined) continue;
+    if (contexts[index]?.inherited) continue;
+    const where = (field: string) => pathOf(['contexts', index, 'config', field]);
+    const roots = scopeRoots(provider.scope);
+    const outside = roots.find((r) => !parents.some((p) => scopeRoots(p.scope).some((pr) => inside(r, pr))));
+    if (outside !== undefined) {
+      at(
+        where('root'),
+        parents.length === 0
+          ? `workspace '${provider.scope.name}' of a sub-agent needs a parent workspace to lie in; the parent has none`
+          : `${outside} is outside the parent's workspace roots (${parents.flatMap((p) => scopeRoots(p.scope)).join(', ')}); a sub-agent never gets wider roots than its parent`,
+      );
+      continue;
+    }
+    const container = parents.find((p) => scopeRoots(p.scope).some((pr) => inside(provider.scope.root, pr)));
+    const mine = STRICTNESS[provider.scope.policy] ?? 2;
+    const theirs = STRICTNESS[container?.scope.policy ?? 'DenyOutside'] ?? 2;
+    if (container && mine < theirs) {
+      at(
+        where('policy'),
+        `policy ${POLICY_WORD[provider.scope.policy]} is looser than the parent workspace '${container.scope.name}' (${POLICY_WORD[container.scope.policy]}); a sub-agent's policy must be at least as strict (allow < approve < deny)`,
+      );
+    }
+  }
+}

@@ -1,0 +1,181 @@
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type MockModelServer, startMockModelServer } from '@raf/client/testing';
+import type { AgentResponseUpdate } from '@raf/core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { formatDiagnostic } from '../diagnostics/diagnostic.js';
+import { DeclAgentBuilder } from './decl-agent-builder.js';
+
+let dir: string;
+let server: MockModelServer | undefined;
+beforeEach(async () => {
+  dir = await realpath(await mkdtemp(join(tmpdir(), 'raf-decl-subs-')));
+  await mkdir(join(dir, 'project', 'docs'), { recursive: true });
+  await writeFile(join(dir, 'project', 'docs', 'notes.md'), 'alpha\nbeta\n');
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  await rm(dir, { recursive: true, force: true });
+});
+
+const model = (id: string) =>
+  `{ id: ${id}, provider: custom, connection: { endpoint: "${server?.baseURL ?? 'http://127.0.0.1:9/v1'}" } }`;
+
+function coordinatorYaml(extra = ''): string {
+  return `name: coordinator
+model: ${model('coordinator')}
+instructions: Delegate.
+contexts:
+  - kind: workspace
+    name: project
+    config: { root: ./project, policy: approve }
+tools:
+  - kind: file
+    name: read_file
+subAgents:
+  - name: researcher
+    description: reads the docs
+    model: ${model('researcher')}
+    tools:
+      - { kind: file, name: read_file }
+      - { kind: file, name: grep }
+  - name: writer
+    description: writes files
+    model: ${model('writer')}
+    tools:
+      - { kind: file, name: write_file }
+${extra}`;
+}
+
+async function scripted(scripts: Record<string, object[]>) {
+  const queues = Object.fromEntries(Object.entries(scripts).map(([k, v]) => [k, [...v]]));
+  server = await startMockModelServer({
+    turns: (request) => queues[String(request.body?.model)]?.shift() ?? { text: 'nothing scripted' },
+  });
+}
+
+const toolNames = (body: Record<string, unknown> | undefined) =>
+  ((body?.tools ?? []) as { function: { name: string } }[]).map((t) => t.function.name);
+
+describe('subAgents from YAML', () => {
+  it('the coordinator delegates to a read-only researcher and a writer, each in its own worker process', async () => {
+    await scripted({
+      coordinator: [
+        {
+          toolCalls: [
+            { id: 'd1', name: 'delegate_task', arguments: { agent: 'researcher', task: 'count notes' } },
+          ],
+        },
+        {
+          toolCalls: [
+            { id: 'd2', name: 'delegate_task', arguments: { agent: 'writer', task: 'write count.md' } },
+          ],
+        },
+        { text: 'Both done.' },
+      ],
+      researcher: [
+        { toolCalls: [{ id: 'r1', name: 'read_file', arguments: { path: 'docs/notes.md' } }] },
+        { text: 'There are 2 notes.' },
+      ],
+      writer: [
+        {
+          toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'count.md', content: '2 notes' } }],
+        },
+        { text: 'Wrote count.md.' },
+      ],
+    });
+    const file = join(dir, 'agent.yaml');
+    await writeFile(file, coordinatorYaml());
+    const agent = await new DeclAgentBuilder().fromFile(file).build();
+    const updates: AgentResponseUpdate[] = [];
+    for await (const u of agent.run('go')) updates.push(u);
+    expect(
+      updates.filter((u) => u.type === 'tool-called').map((u) => u.type === 'tool-called' && u.result),
+    ).toEqual([
+      { ok: true, data: { agent: 'researcher', answer: 'There are 2 notes.' } },
+      { ok: true, data: { agent: 'writer', answer: 'Wrote count.md.' } },
+    ]);
+    expect(await readFile(join(dir, 'project', 'count.md'), 'utf8')).toBe('2 notes');
+    const bodies = (id: string) => server!.requests.filter((r) => r.body?.model === id).map((r) => r.body);
+    // Each gets its own selection (`grep` is `search_file`); the writer's write ran in the parent.
+    expect(toolNames(bodies('researcher')[0])).toEqual(['read_file', 'search_file']);
+    expect(toolNames(bodies('writer')[0])).toEqual(['write_file']);
+    expect(toolNames(bodies('coordinator')[0])).toEqual(['read_file', 'delegate_task', 'delegate_parallel']);
+  }, 60_000);
+
+  it('reports a child workspace wider or looser than the parent, and an unknown orchestration, at their places', async () => {
+    const yaml = `name: c
+model: ${model('c')}
+metadata: { orchestration: { mode: tournament } }
+contexts:
+  - kind: workspace
+    name: project
+    config: { root: ./project, policy: approve }
+subAgents:
+  - name: wide
+    model: ${model('w')}
+    contexts:
+      - kind: workspace
+        name: other
+        config: { root: ., policy: deny }
+  - name: loose
+    model: ${model('l')}
+    contexts:
+      - kind: workspace
+        name: project
+        config: { root: ./project/docs, policy: allow }
+`;
+    await writeFile(join(dir, 'agent.yaml'), yaml);
+    const report = await new DeclAgentBuilder().fromFile(join(dir, 'agent.yaml')).validate();
+    expect(report.errors.map(formatDiagnostic).map((m) => m.replace(`${dir}/`, ''))).toEqual([
+      expect.stringMatching(/^agent\.yaml:3:28 metadata\.orchestration: unknown orchestration "tournament"/),
+      expect.stringMatching(
+        /^agent\.yaml:14:25 subAgents\[0\]\.contexts\[0\]\.config\.root: .* is outside the parent's workspace roots/,
+      ),
+      "agent.yaml:20:49 subAgents[1].contexts[0].config.policy: policy allow is looser than the parent workspace 'project' (approve); a sub-agent's policy must be at least as strict (allow < approve < deny)",
+    ]);
+  });
+
+  it('inspect: the runtime diagnostic of each sub-agent, and every tool route taken from it', async () => {
+    await writeFile(
+      join(dir, 'agent.yaml'),
+      coordinatorYaml(
+        'toolPolicy:\n  disabled: [bash]\n  promptHints: { read_file: Prefer small ranges. }\n',
+      ),
+    );
+    const plan = await new DeclAgentBuilder().fromFile(join(dir, 'agent.yaml')).explain();
+    expect(plan.orchestration).toEqual({
+      mode: 'magentic',
+      maxIterations: 15,
+      subAgents: [
+        { name: 'researcher', runtime: 'worker' },
+        { name: 'writer', runtime: 'worker' },
+      ],
+    });
+    for (const tool of plan.tools) {
+      expect(tool.route).toBe(plan.runtime.tools.find((t) => t.name === tool.name)?.runtime.route);
+    }
+    const [researcher, writer] = plan.runtime.subAgents;
+    expect(researcher?.workerPolicy).toEqual({
+      workspaceRoots: [join(dir, 'project')],
+      allowShell: false,
+      readonly: true,
+    });
+    expect(researcher?.tools.map((t) => [t.name, t.runtime.state])).toEqual([
+      ['read_file', 'worker-local'],
+      ['search_file', 'worker-local'],
+      ['delegate_task', 'not-selected'],
+      ['delegate_parallel', 'not-selected'],
+    ]);
+    expect(writer?.workerPolicy?.readonly).toBe(false);
+    expect(writer?.tools[0]).toMatchObject({
+      name: 'write_file',
+      runtime: { state: 'main-process-proxied', blockedReason: 'requires_main_process_proxy' },
+    });
+    expect(plan.runtime.tools.find((t) => t.name === 'read_file')?.governance.promptHint).toBe(
+      'Prefer small ranges.',
+    );
+  });
+});

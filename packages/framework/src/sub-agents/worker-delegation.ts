@@ -1,0 +1,185 @@
+import {
+  type ApprovalResponse,
+  getErrorMessage,
+  type ITool,
+  type JSONValue,
+  type ToolResult,
+  toolFailure,
+} from '@raf/core';
+import { ApprovalRequiredTool } from '../approval/approval-required-tool.js';
+import { prepareCalls } from '../pipeline/prepare-calls.js';
+import { executeCalls } from '../pipeline/tool-executor.js';
+import type { AgentProjection } from '../runtime-policy/agent-projection.js';
+import { type PausedDelegation, raisedRequests } from './paused-run.js';
+import type { SubAgentOutcome, SubAgentRunRequest, SubAgentSpec, WorkerFactoryRef } from './sub-agent.js';
+import type { WorkerProcess } from './worker-process.js';
+import {
+  describeMessageError,
+  type ProxyCheck,
+  WORKER_PROTOCOL_VERSION,
+  type WorkerMessage,
+  workerMessageSchema,
+} from './worker-protocol.js';
+
+const v = WORKER_PROTOCOL_VERSION;
+
+export interface WorkerDelegation {
+  worker: WorkerProcess;
+  spec: SubAgentSpec;
+  factory: WorkerFactoryRef;
+  projection: AgentProjection;
+  request: SubAgentRunRequest;
+  /** Resuming: what the delegation saved, and the sub-agent's own answers. */
+  paused?: PausedDelegation;
+  answers?: ApprovalResponse[];
+  /** The sub-agent's call ids the human approved, with the target shown: proxied calls claiming approval are checked against it. */
+  approved: ReadonlyMap<string, string | undefined>;
+  timeoutMs: number;
+}
+
+/** The route names each of the sub-agent's own tools gets in the worker. */
+function routesOf(
+  projection: AgentProjection,
+): Record<string, 'worker-local' | 'main-process-proxy' | 'disabled'> {
+  const routes: Record<string, 'worker-local' | 'main-process-proxy' | 'disabled'> = {};
+  for (const t of projection.tools) if (t.tool) routes[t.name] = t.runtime.route;
+  return routes;
+}
+
+/**
+ * Runs one delegation in a worker process and answers its proxied calls with the parent's own
+ * instances: the same argument checks, path guard and approval gate as the parent's own calls. A
+ * worker that crashes, hangs past its time, or sends a malformed message ends the delegation with
+ * a failure; the process is always gone when this settles.
+ */
+export function runInWorker(delegation: WorkerDelegation): Promise<SubAgentOutcome> {
+  const { worker, spec, projection, request } = delegation;
+  const agent = spec.name;
+  const proxied = new Map<string, ITool>();
+  for (const t of projection.tools)
+    if (t.tool && t.runtime.route === 'main-process-proxy') proxied.set(t.name, t.tool);
+  // Proxied calls stop with the delegation.
+  const calls = new AbortController();
+
+  return new Promise<SubAgentOutcome>((resolve) => {
+    let settled = false;
+    const finish = (outcome: SubAgentOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      request.signal?.removeEventListener('abort', onAbort);
+      worker.child.off('message', onMessage);
+      calls.abort();
+      // The outcome is given only once the process is gone: no orphans behind a delegation.
+      void worker.stop().then(() => resolve(outcome));
+    };
+    const failed = (error: string) => finish({ status: 'failed', agent, error });
+    const timer = setTimeout(
+      () => failed(`timed out after ${delegation.timeoutMs / 1000} s; its worker was stopped`),
+      delegation.timeoutMs,
+    );
+    const onAbort = () => failed('cancelled');
+    if (request.signal?.aborted) return onAbort();
+    request.signal?.addEventListener('abort', onAbort, { once: true });
+    void worker.exited.then(({ code, signal }) =>
+      failed(`its worker exited before answering (${signal ? `signal ${signal}` : `exit code ${code}`})`),
+    );
+
+    const reply = (requestId: number, body: { result?: ToolResult; check?: ProxyCheck }) =>
+      worker.send({ v, type: 'tool-proxy-response', requestId, ...body });
+
+    const proxy = async (message: Extract<WorkerMessage, { type: 'tool-proxy-request' }>) => {
+      const tool = proxied.get(message.name);
+      if (!tool) {
+        const refusal = `Refused: ${message.name} does not run in the main process for ${agent}`;
+        return message.op === 'check'
+          ? reply(message.requestId, { check: { gated: false, description: refusal } })
+          : reply(message.requestId, { result: toolFailure(refusal) });
+      }
+      if (message.op === 'check') return reply(message.requestId, { check: await check(tool, message) });
+      const [prepared] = prepareCalls(
+        [{ id: message.callId, name: message.name, arguments: JSON.stringify(message.arguments) }],
+        new Map([[tool.name, tool]]),
+      );
+      // An approval counts only when the human gave it for this very call.
+      if (message.approved && delegation.approved.has(message.callId) && prepared && !prepared.preset) {
+        prepared.approved = true;
+        const target = delegation.approved.get(message.callId);
+        if (target !== undefined) prepared.approvedTarget = target;
+      }
+      const [result] = await executeCalls(prepared ? [prepared] : [], calls.signal);
+      reply(message.requestId, { result: result ?? toolFailure('no result') });
+    };
+
+    const onMessage = (raw: unknown) => {
+      const parsed = workerMessageSchema().safeParse(raw);
+      if (!parsed.success)
+        return failed(`its worker sent a malformed message: ${describeMessageError(parsed.error)}`);
+      const message = parsed.data;
+      switch (message.type) {
+        case 'ready':
+          return;
+        case 'model-update':
+          request.onUpdate?.(message.update as never);
+          return;
+        case 'tool-proxy-request':
+          proxy(message).catch((error) =>
+            reply(message.requestId, { result: toolFailure(`Framework error: ${getErrorMessage(error)}`) }),
+          );
+          return;
+        case 'approval-request': {
+          const paused: PausedDelegation = { agent, session: message.session, requests: message.requests };
+          return finish({
+            status: 'paused',
+            agent,
+            requests: raisedRequests(agent, request.callId, message.requests),
+            state: paused as unknown as JSONValue,
+          });
+        }
+        case 'done':
+          return finish(
+            message.finishReason === 'cancelled'
+              ? { status: 'failed', agent, error: 'cancelled' }
+              : {
+                  status: 'done',
+                  agent,
+                  text: message.text,
+                  ...(message.usage && { usage: message.usage }),
+                },
+          );
+        case 'error':
+          return failed(message.message);
+      }
+    };
+    worker.child.on('message', onMessage);
+    const { paused, answers } = delegation;
+    worker.send({
+      v,
+      type: 'start',
+      factory: delegation.factory,
+      agent,
+      ...(paused ? { session: paused.session, approvals: answers ?? [] } : { task: request.task }),
+      routes: routesOf(projection),
+      policy: projection.policy,
+    });
+  });
+}
+
+async function check(tool: ITool, message: { callId: string; arguments: JSONValue }): Promise<ProxyCheck> {
+  const description =
+    tool instanceof ApprovalRequiredTool ? (tool.approvalReason ?? tool.description) : tool.description;
+  let gated: boolean;
+  try {
+    gated = tool.requiresApproval
+      ? await tool.requiresApproval(message.arguments, { callId: message.callId, context: undefined })
+      : false;
+  } catch {
+    // Fail closed, as the loop does: a gate that cannot decide asks.
+    gated = true;
+  }
+  if (!gated) return { gated, description };
+  const target = tool.resolveTarget
+    ? await Promise.resolve(tool.resolveTarget(message.arguments)).catch(() => undefined)
+    : undefined;
+  return target === undefined ? { gated, description } : { gated, target, description };
+}

@@ -1,0 +1,2 @@
+export type { SqliteCheckpointStoreOptions } from './sqlite-checkpoint-store.js';
+export { SqliteCheckpointStore } from './sqlite-checkpoint-store.js';
