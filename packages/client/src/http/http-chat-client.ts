@@ -37,17 +37,21 @@ import { loadAgentClass, loadedAgentClass } from './undici-agent.js';
  * request is coming and has time before it (a spare sub-agent worker).
  */
 export async function preloadHttp(): Promise<void> {
-  const http = await loadUndici();
+  const Agent = await loadAgentClass();
   const { createServer } = await import('node:http');
   const server = createServer((_request, response) => response.end());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', resolve);
   });
-  const dispatcher = new http.Agent();
+  const dispatcher = new Agent();
   try {
     const { port } = server.address() as { port: number };
-    const response = await http.request(`http://127.0.0.1:${port}/`, { dispatcher });
+    const response = await dispatcher.request({
+      origin: `http://127.0.0.1:${port}`,
+      path: '/',
+      method: 'GET',
+    });
     await response.body.dump();
   } finally {
     await dispatcher.close();
