@@ -13,6 +13,7 @@ Commands:
   schema                  the JSON Schema of agent files, for editors
   memory check <dir>      validate a super-brain memory bundle; exit 2 on problems
   memory consolidate <agent.yaml>  fold the conversation into memory now (waits for it)
+  mcp serve <agent.yaml>  the agent as an MCP server, on stdio or --http
 
 Usage:
   raf run <agent.yaml> [-i TEXT | stdin] [--strict] [--session ID] [--sessions-dir DIR] [--var k=v]…
