@@ -25,8 +25,8 @@ import {
 import { corePlugin } from '../registry/core-plugin.js';
 import { PluginRegistry } from '../registry/plugin-registry.js';
 import type { ToolFactory } from '../resolve/tool-resolver.js';
-import { planAgent } from './agent-plan.js';
 import { agentFromPlan } from './agent-from-plan.js';
+import { planAgent } from './agent-plan.js';
 import { orchestrationOf } from './orchestration.js';
 import type { ModelOverride, NamedConnection } from './plan-model.js';
 import { type PlannedSubAgent, type PlanWithSubAgents, planWithSubAgents } from './plan-sub-agents.js';
@@ -285,7 +285,11 @@ export class DeclAgentBuilder {
     // magentic (the default) delegates to sub-agents in workers; the other modes are graphs.
     const subAgents = (loaded.normalized as { subAgents?: unknown[] } | undefined)?.subAgents;
     const metadata = (loaded.definition ?? loaded.partial)?.metadata as Record<string, unknown> | undefined;
-    if (!Array.isArray(subAgents) || subAgents.length === 0 || orchestrationOf(metadata).orchestration.mode === 'magentic')
+    if (
+      !Array.isArray(subAgents) ||
+      subAgents.length === 0 ||
+      orchestrationOf(metadata).orchestration.mode === 'magentic'
+    )
       return planWithSubAgents(inputs);
     const planned = await planAgent(inputs);
     const orchestrated = await planOrchestration(composite, planned);
@@ -301,7 +305,8 @@ export class DeclAgentBuilder {
     const { diagnostics, composite, subAgents } = await this.plan({ dryRun: true });
     const n = subAgents.length;
     const summary =
-      composite?.summary ?? (n > 0 ? `orchestration(magentic, ${n} sub-agent${n === 1 ? '' : 's'})` : undefined);
+      composite?.summary ??
+      (n > 0 ? `orchestration(magentic, ${n} sub-agent${n === 1 ? '' : 's'})` : undefined);
     const ordered = [...diagnostics].sort((a, b) =>
       a.file === b.file ? a.line - b.line || a.column - b.column : 0,
     );

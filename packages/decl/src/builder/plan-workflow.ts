@@ -6,8 +6,8 @@ import { type LoadedDefinition, loadDefinitionFromDocument } from '../load/load-
 import { diagnosticAt, type Path, type SourceDocument } from '../load/source-document.js';
 import type { ContextDecl } from '../schema/agent-schema.js';
 import { writtenPath } from '../schema/normalize.js';
-import { type AgentPlan, type PlanInputs, planAgent } from './agent-plan.js';
 import { agentFromPlan } from './agent-from-plan.js';
+import { type AgentPlan, type PlanInputs, planAgent } from './agent-plan.js';
 
 /** A file that builds more than one agent: a `kind: workflow` file or a prompt agent with `subAgents`. */
 export interface CompositePlan {
