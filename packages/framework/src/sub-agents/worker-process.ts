@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { childProcess } from '../lazy-builtins.js';
-import type { ParentMessage } from './worker-protocol.js';
+import { type ParentMessage, workerMessageSchema } from './worker-protocol.js';
 
 /** How long a worker has to end after SIGTERM before it is killed. */
 export const KILL_GRACE_MS = 2000;
@@ -139,6 +139,9 @@ export class WorkerPool {
       spare.hold(false);
       this.spares.push(spare);
     }
+    // While the spares boot: the schema their messages are checked against is built now, not in
+    // the first delegation's time to its first model request.
+    workerMessageSchema();
   }
 
   /** Fills the pool and resolves once the spares are loaded (holding the process open until then). */
