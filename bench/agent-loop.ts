@@ -1,9 +1,20 @@
-import { Agent } from 'undici';
-import { type BareAnswer, bareChatCompletion, bareDispatchChatCompletion } from './lib/bare-loop.js';
-import { type Measurement, type MeasureOptions, measure, type Operation } from './lib/measure.js';
+import type { Dispatcher } from 'undici';
+import type { BareAnswer } from './lib/bare-loop.js';
+import {
+  type Measurement,
+  type MeasureOptions,
+  measure,
+  measurePhases,
+  type Operation,
+} from './lib/measure.js';
 
 export const LOOP_ROUNDS = 4;
-export const LOOP_CONTENDERS = ['floor', 'floorDispatch', 'raf', 'openaiAgents', 'aiSdk'] as const;
+/**
+ * `floor` is the hand loop on undici's `dispatch` callbacks, the transport `@raf/client` uses: the
+ * reference. `floorRequest` is the same loop on `undici.request()` (a Readable per answer), shown
+ * apart so that a ratio below 1 against it is read as transport, not framework.
+ */
+export const LOOP_CONTENDERS = ['floor', 'floorRequest', 'raf', 'openaiAgents', 'aiSdk'] as const;
 export type LoopBenchResult = Record<(typeof LOOP_CONTENDERS)[number], Measurement>;
 
 const lookup = (id: number) => ({ id, value: `item ${id}` });
@@ -13,13 +24,21 @@ function check(condition: boolean, what: string): void {
   if (!condition) throw new Error(`loop benchmark contender did not finish the run: ${what}`);
 }
 
-type BareRequest = (baseURL: string, body: Record<string, unknown>, dispatcher: Agent) => Promise<BareAnswer>;
+type BareRequest = (
+  baseURL: string,
+  body: Record<string, unknown>,
+  dispatcher: Dispatcher,
+) => Promise<BareAnswer>;
 
 /**
  * The floor: the tool loop written by hand on undici with the minimum SSE handling, on
- * `request()` (the floor) or on `dispatch` callbacks (`floorDispatch`, lower still).
+ * `dispatch` callbacks (`floor`) or on `request()` (`floorRequest`). Imported here, not at the top,
+ * so that a fresh process (`cold-run.ts`) loads only what its contender needs.
  */
-function floorOperation(baseURL: string, send: BareRequest): Operation {
+async function floorOperation(baseURL: string, transport: 'dispatch' | 'request'): Promise<Operation> {
+  const [{ Agent }, bare] = await Promise.all([import('undici'), import('./lib/bare-loop.js')]);
+  const send: BareRequest =
+    transport === 'dispatch' ? bare.bareDispatchChatCompletion : bare.bareChatCompletion;
   const dispatcher = new Agent();
   const tools = [
     {
@@ -156,9 +175,9 @@ async function aiSdkOperation(baseURL: string): Promise<Operation> {
 export async function loopOperation(baseURL: string, contender: string): Promise<Operation> {
   switch (contender) {
     case 'floor':
-      return floorOperation(baseURL, bareChatCompletion);
-    case 'floorDispatch':
-      return floorOperation(baseURL, bareDispatchChatCompletion);
+      return floorOperation(baseURL, 'dispatch');
+    case 'floorRequest':
+      return floorOperation(baseURL, 'request');
     case 'raf':
       return rafOperation(baseURL);
     case 'openaiAgents':
@@ -177,4 +196,28 @@ export function runLoopBench(baseURL: string, options: MeasureOptions): Promise<
     [...LOOP_CONTENDERS],
     options,
   ) as Promise<LoopBenchResult>;
+}
+
+/**
+ * The loop cold and warm from the same fresh processes: measured after `cold.warmupOps` runs, then
+ * again once `warm.warmupOps` runs in all have gone by.
+ */
+export async function runColdWarmLoopBench(
+  baseURL: string,
+  rounds: number,
+  cold: MeasureOptions,
+  warm: MeasureOptions,
+): Promise<{ cold: LoopBenchResult; warm: LoopBenchResult }> {
+  const between = warm.warmupOps - cold.warmupOps - cold.ops;
+  if (between < 0) throw new Error('the warm phase must start after the cold one');
+  const [c, w] = await measurePhases(
+    { bench: 'loop', scenario: 'loop', baseURL },
+    [...LOOP_CONTENDERS],
+    rounds,
+    [
+      { warmupOps: cold.warmupOps, ops: cold.ops },
+      { warmupOps: between, ops: warm.ops },
+    ],
+  );
+  return { cold: c as LoopBenchResult, warm: w as LoopBenchResult };
 }

@@ -1,10 +1,11 @@
 import { Agent } from 'undici';
-import { bareChatCompletion } from './lib/bare-loop.js';
+import { bareChatCompletion, bareDispatchChatCompletion } from './lib/bare-loop.js';
 import { type Measurement, type MeasureOptions, measure, type Operation } from './lib/measure.js';
 
 export const CLIENT_SCENARIOS = { text2000: 'text-2000', tools20: 'tools-20' } as const;
 export type ClientScenario = keyof typeof CLIENT_SCENARIOS;
-export const CLIENT_CONTENDERS = ['floor', 'raf', 'openai'] as const;
+/** `floor` reads undici's `dispatch` callbacks as `@raf/client` does; `floorRequest` uses `request()`. */
+export const CLIENT_CONTENDERS = ['floor', 'floorRequest', 'raf', 'openai'] as const;
 export type ClientBenchResult = Record<
   ClientScenario,
   Record<(typeof CLIENT_CONTENDERS)[number], Measurement>
@@ -23,14 +24,11 @@ export async function clientOperation(
   const model = CLIENT_SCENARIOS[scenario];
   const expectTools = scenario === 'tools20';
   const ok = (text: string, calls: number) => (expectTools ? calls === 20 : text.length > 5000);
-  if (contender === 'floor') {
+  if (contender === 'floor' || contender === 'floorRequest') {
     const dispatcher = new Agent();
+    const send = contender === 'floor' ? bareDispatchChatCompletion : bareChatCompletion;
     return async () => {
-      const answer = await bareChatCompletion(
-        baseURL,
-        { model, messages: [{ role: 'user', content: 'go' }] },
-        dispatcher,
-      );
+      const answer = await send(baseURL, { model, messages: [{ role: 'user', content: 'go' }] }, dispatcher);
       check(ok(answer.text, answer.calls.length), 'floor');
     };
   }

@@ -14,7 +14,14 @@ const operation =
         ? await mcpOperation(request.contender)
         : undefined;
 if (!operation) throw new Error(`unknown benchmark ${request.bench}`);
-const result = await timeOperations(operation, request.warmupOps, request.ops);
+const result = request.phases
+  ? await (async () => {
+      const measured = [];
+      for (const phase of request.phases!)
+        measured.push(await timeOperations(operation, phase.warmupOps, phase.ops));
+      return measured;
+    })()
+  : await timeOperations(operation, request.warmupOps, request.ops);
 // MCP contenders hold a server process: stop it before leaving.
 await (operation as { close?: () => Promise<void> }).close?.();
 process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -22,6 +22,14 @@ export interface WorkerRequest {
   baseURL: string;
   warmupOps: number;
   ops: number;
+  /** Instead of one warm-up and one measurement: several, in order, in the one process. */
+  phases?: Phase[];
+}
+
+/** A measurement taken after `warmupOps` more operations than the phase before it ran. */
+export interface Phase {
+  warmupOps: number;
+  ops: number;
 }
 
 export interface MeasureOptions {
@@ -52,7 +60,9 @@ export async function timeOperations(operation: Operation, warmupOps: number, op
   };
 }
 
-function runWorker(request: WorkerRequest): Promise<Measurement> {
+function runWorker(request: WorkerRequest & { phases: Phase[] }): Promise<Measurement[]>;
+function runWorker(request: WorkerRequest): Promise<Measurement>;
+function runWorker(request: WorkerRequest): Promise<Measurement | Measurement[]> {
   const worker = fileURLToPath(new URL('../worker.ts', import.meta.url));
   const child = spawn(process.execPath, ['--import', 'tsx', worker, JSON.stringify(request)], {
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -65,7 +75,7 @@ function runWorker(request: WorkerRequest): Promise<Measurement> {
         reject(
           new Error(`${request.bench}/${request.scenario}/${request.contender} worker exited with ${code}`),
         );
-      else resolve(JSON.parse(out.trim().split('\n').at(-1)!) as Measurement);
+      else resolve(JSON.parse(out.trim().split('\n').at(-1)!) as Measurement | Measurement[]);
     });
   });
 }
@@ -151,6 +161,10 @@ export async function measure(
         .push(await runWorker({ ...base, contender, warmupOps: options.warmupOps, ops: options.ops }));
     }
   }
+  return medians(samples);
+}
+
+function medians(samples: Map<string, Measurement[]>): Record<string, Measurement> {
   const result: Record<string, Measurement> = {};
   for (const [contender, runs] of samples) {
     result[contender] = {
@@ -160,4 +174,26 @@ export async function measure(
     };
   }
   return result;
+}
+
+/**
+ * Like `measure`, with several measurements per process (`phases`, in order): one fresh process
+ * per contender and round gives, say, the figure after 10 warm-up runs and after 500. One record
+ * per phase, medians over rounds.
+ */
+export async function measurePhases(
+  base: Omit<WorkerRequest, 'contender' | 'warmupOps' | 'ops'>,
+  contenders: string[],
+  rounds: number,
+  phases: Phase[],
+): Promise<Record<string, Measurement>[]> {
+  const samples = phases.map(() => new Map<string, Measurement[]>(contenders.map((c) => [c, []])));
+  for (let round = 0; round < rounds; round++) {
+    const order = contenders.map((_, i) => contenders[(i + round) % contenders.length]!);
+    for (const contender of order) {
+      const measured = await runWorker({ ...base, contender, warmupOps: 0, ops: 0, phases });
+      for (const [i, m] of measured.entries()) samples[i]!.get(contender)!.push(m);
+    }
+  }
+  return samples.map(medians);
 }

@@ -14,6 +14,7 @@ Commands:
   studio [agent.yaml…]    the local web app: Tools, Agent and Conversation pages (127.0.0.1, token)
   memory check <dir>      validate a super-brain memory bundle; exit 2 on problems
   memory consolidate <agent.yaml>  fold the conversation into memory now (waits for it)
+  mcp serve <agent.yaml>  the agent as an MCP server, on stdio or --http
 
 Usage:
   raf run <agent.yaml> [-i TEXT | stdin] [--strict] [--session ID] [--sessions-dir DIR] [--var k=v]…

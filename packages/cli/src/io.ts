@@ -13,7 +13,10 @@ export function processIO(): CliIO {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
-    stdin: process.stdin,
+    // A getter: opening stdin costs a stream (and a TTY probe) that most commands never read.
+    get stdin() {
+      return process.stdin;
+    },
     env: process.env,
     cwd: process.cwd(),
     onInterrupt(listener) {

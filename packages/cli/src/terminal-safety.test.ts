@@ -97,8 +97,11 @@ describe('raf --version and --help', () => {
   it('--help lists every command with one line each', async () => {
     const run = createMemoryIO({ cwd: dir });
     expect(await main(['--help'], run.io)).toBe(0);
-    for (const command of ['run', 'chat', 'validate', 'inspect', 'schema']) {
-      expect(run.out()).toMatch(new RegExp(`^  ${command} .*\\S.*$`, 'm'));
-    }
+    // Every command `main` dispatches, read from its source: a new command fails this until listed.
+    const source = await readFile(new URL('./main.ts', import.meta.url), 'utf8');
+    const commands = [...source.matchAll(/^ {8}case '([a-z-]+)':/gm)].map((m) => m[1]);
+    expect(commands.length).toBeGreaterThanOrEqual(9);
+    const listed = run.out().split('\nUsage:')[0] ?? '';
+    for (const command of commands) expect(listed).toMatch(new RegExp(`^  ${command} .*\\S.*$`, 'm'));
   });
 });

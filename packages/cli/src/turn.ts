@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type {
   AgentResponseUpdate,
@@ -71,6 +70,6 @@ export function pendingRequests(batch: PendingApprovalBatch): ToolApprovalReques
 export async function openSession(dir: string, cwd: string, id: string | undefined) {
   const store = new FileSessionStore(resolve(cwd, dir));
   const existing = id ? await store.load(id) : undefined;
-  const session = existing ? Session.fromJSON(existing) : new Session(id ?? randomUUID());
+  const session = existing ? Session.fromJSON(existing) : new Session(id ?? crypto.randomUUID());
   return { store, session, resumed: existing !== undefined };
 }

@@ -1,6 +1,8 @@
 /**
- * `@raf/core/internal`: helpers RAF's own packages share (the batch protocol of `runBatches`).
+ * `@raf/core/internal`: helpers RAF's own packages share (the batch protocol of `runBatches`,
+ * values built on first use).
  * Not covered by semver: anything here may change or go in any release. Build on `IChatClient`
  * and `DelegatingChatClient` (`@raf/framework`) instead.
  */
 export { flattenBatches, singletonBatches, updateBatches } from './chat-client/update-batches.js';
+export { onFirstUse } from './lazy/on-first-use.js';

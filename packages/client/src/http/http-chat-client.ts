@@ -12,7 +12,7 @@ import {
   type TimeoutPhase,
 } from '@raf/core';
 import { flattenBatches } from '@raf/core/internal';
-import type { Dispatcher } from 'undici';
+import type { Dispatcher, Agent as UndiciAgent } from 'undici';
 import { abortableSleep } from '../retry/abortable-sleep.js';
 import {
   backoffDelay,
@@ -29,19 +29,7 @@ import { dispatchRequest } from './dispatch-response.js';
 import { DEFAULT_TIMEOUTS, type HttpClientOptions, type TimeoutOptions } from './http-client-options.js';
 import { displayUrl, redactSecret } from './redact.js';
 import { extractErrorMessage, readErrorBody } from './response-error.js';
-
-type Undici = typeof import('undici');
-let undici: Promise<Undici> | undefined;
-let undiciLoaded: Undici | undefined;
-/** undici is a third of a cold start: it loads on the first request, not on import. */
-function loadUndici(): Promise<Undici> {
-  // A bundler may hand the CommonJS module back as `default` (the `raf` binary does).
-  undici ??= import('undici').then((module) => {
-    undiciLoaded = 'Agent' in module ? module : (module as { default: Undici }).default;
-    return undiciLoaded;
-  });
-  return undici;
-}
+import { loadAgentClass, loadedAgentClass } from './undici-agent.js';
 
 /**
  * Loads the HTTP stack now rather than on the first request, and makes one request to a throwaway
@@ -49,17 +37,21 @@ function loadUndici(): Promise<Undici> {
  * request is coming and has time before it (a spare sub-agent worker).
  */
 export async function preloadHttp(): Promise<void> {
-  const http = await loadUndici();
+  const Agent = await loadAgentClass();
   const { createServer } = await import('node:http');
   const server = createServer((_request, response) => response.end());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', resolve);
   });
-  const dispatcher = new http.Agent();
+  const dispatcher = new Agent();
   try {
     const { port } = server.address() as { port: number };
-    const response = await http.request(`http://127.0.0.1:${port}/`, { dispatcher });
+    const response = await dispatcher.request({
+      origin: `http://127.0.0.1:${port}`,
+      path: '/',
+      method: 'GET',
+    });
     await response.body.dump();
   } finally {
     await dispatcher.close();
@@ -155,8 +147,8 @@ export abstract class HttpChatClient implements IChatClient {
     return redactSecret(text, this.apiKey);
   }
 
-  private getDispatcher(http: Undici): Dispatcher {
-    this.dispatcher ??= new http.Agent({
+  private getDispatcher(Agent: typeof UndiciAgent): Dispatcher {
+    this.dispatcher ??= new Agent({
       connect: { timeout: this.timeouts.connectMs },
       headersTimeout: 0,
       bodyTimeout: 0,
@@ -214,9 +206,9 @@ export abstract class HttpChatClient implements IChatClient {
       let failure: { error: RafError; retryable: boolean; waitMs?: number };
       try {
         // Once loaded, no await: every step between two requests shows in the loop's latency.
-        const http = undiciLoaded ?? (await loadUndici());
+        const Agent = loadedAgentClass() ?? (await loadAgentClass());
         const response = await dispatchRequest(
-          this.getDispatcher(http),
+          this.getDispatcher(Agent),
           { origin: this.origin, path: this.path, headers, body },
           attempt,
         );

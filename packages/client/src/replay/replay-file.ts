@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { type AgentResponseUpdate, ValidationError } from '@raf/core';
+import { onFirstUse } from '@raf/core/internal';
 import { z } from 'zod';
 
 const UPDATE_TYPES = [
@@ -17,24 +18,27 @@ const UPDATE_TYPES = [
   'finish',
 ] as const;
 
-const updateSchema = z.looseObject({ type: z.enum(UPDATE_TYPES) });
+// Built on first use (a replay file read): importing the client builds no schema.
+const replayRecordSchema = onFirstUse(() => {
+  const updateSchema = z.looseObject({ type: z.enum(UPDATE_TYPES) });
 
-const replayTurnSchema = z.object({
-  request: z.object({
-    messageCount: z.number().int().nonnegative(),
-    lastMessage: z.object({ role: z.string(), content: z.string() }).optional(),
-    tools: z.array(z.string()).default([]),
-  }),
-  updates: z
-    .array(updateSchema)
-    .refine((u) => u.at(-1)?.type === 'finish', 'the last update of a turn must be "finish"'),
-});
+  const replayTurnSchema = z.object({
+    request: z.object({
+      messageCount: z.number().int().nonnegative(),
+      lastMessage: z.object({ role: z.string(), content: z.string() }).optional(),
+      tools: z.array(z.string()).default([]),
+    }),
+    updates: z
+      .array(updateSchema)
+      .refine((u) => u.at(-1)?.type === 'finish', 'the last update of a turn must be "finish"'),
+  });
 
-const replayRecordSchema = z.object({
-  version: z.literal(1),
-  provider: z.string().optional(),
-  model: z.string(),
-  turns: z.array(replayTurnSchema),
+  return z.object({
+    version: z.literal(1),
+    provider: z.string().optional(),
+    model: z.string(),
+    turns: z.array(replayTurnSchema),
+  });
 });
 
 export interface ReplayTurn {
@@ -55,7 +59,9 @@ export type SafeParseReplayResult =
   | { success: false; error: ValidationError };
 
 export function safeParseReplayRecord(input: unknown, source = 'replay record'): SafeParseReplayResult {
-  const parsed = replayRecordSchema.safeParse(input);
+  // jitless: a replay file is parsed once per process; zod's compiled fast path costs more to
+  // generate than it saves on a few records.
+  const parsed = replayRecordSchema().safeParse(input, { jitless: true });
   if (parsed.success) return { success: true, value: parsed.data as ReplayRecord };
   const issues = parsed.error.issues.map((i) => ({
     path: i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)),

@@ -101,7 +101,8 @@ function checkSchema(
 ): LoadedDefinition {
   const diagnostics: Diagnostic[] = [];
   for (let attempt = 0; attempt < 2; attempt++) {
-    const parsed = agentDefinitionSchema.safeParse(normalized, { reportInput: true });
+    // jitless: one parse per file; generating zod's compiled fast path costs more than it saves.
+    const parsed = agentDefinitionSchema.safeParse(normalized, { reportInput: true, jitless: true });
     if (parsed.success) return { definition: parsed.data, document, normalized, origins, diagnostics };
     const unknown = parsed.error.issues.filter((i) => i.code === 'unrecognized_keys');
     const others = parsed.error.issues.filter((i) => i.code !== 'unrecognized_keys');

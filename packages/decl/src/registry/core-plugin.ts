@@ -205,14 +205,32 @@ export const corePlugin: RafPlugin = {
   toolKinds: { file: fileTool, shell: fileTool },
   toolExpansions: { file: FILE_TOOL_NAMES, shell: ['run_command'] },
   contextKinds: { workspace, skills, compression, memory: memoryContext, bundle: memoryContext },
+  // Getters: a schema is built when the registry first reads it (`PluginRegistry.configSchema`).
   configSchemas: {
-    tools: { file: fileToolConfigSchema, shell: fileToolConfigSchema },
+    tools: {
+      get file() {
+        return fileToolConfigSchema();
+      },
+      get shell() {
+        return fileToolConfigSchema();
+      },
+    },
     contexts: {
-      workspace: workspaceConfigSchema,
-      skills: skillsConfigSchema,
-      compression: compressionConfigSchema,
-      memory: memoryConfigSchema,
-      bundle: memoryConfigSchema,
+      get workspace() {
+        return workspaceConfigSchema();
+      },
+      get skills() {
+        return skillsConfigSchema();
+      },
+      get compression() {
+        return compressionConfigSchema();
+      },
+      get memory() {
+        return memoryConfigSchema();
+      },
+      get bundle() {
+        return memoryConfigSchema();
+      },
     },
   },
   modelProviders: {

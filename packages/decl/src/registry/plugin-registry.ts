@@ -35,7 +35,7 @@ export class PluginRegistry {
   private readonly expansions = new Map<string, readonly string[]>();
   private readonly contexts = new Map<string, ContextKindFactory>();
   private readonly providers = new Map<string, ModelProviderFactory>();
-  private readonly schemas = new Map<string, ZodType>();
+  private readonly schemas = new Map<string, () => ZodType | undefined>();
   private readonly owners = new Map<string, string>();
   private readonly plugins: RafPlugin[] = [];
 
@@ -46,10 +46,11 @@ export class PluginRegistry {
       this.tools.set(kind, factory);
       this.owners.set(kind, plugin.packageName);
     }
-    for (const [kind, schema] of Object.entries(plugin.configSchemas?.tools ?? {}))
-      this.schemas.set(`tool:${kind}`, schema);
-    for (const [kind, schema] of Object.entries(plugin.configSchemas?.contexts ?? {}))
-      this.schemas.set(`context:${kind}`, schema);
+    // Read when a `config:` is checked, not here: a plugin may build its schemas on first read.
+    const { tools, contexts } = plugin.configSchemas ?? {};
+    for (const kind of Object.keys(tools ?? {})) this.schemas.set(`tool:${kind}`, () => tools?.[kind]);
+    for (const kind of Object.keys(contexts ?? {}))
+      this.schemas.set(`context:${kind}`, () => contexts?.[kind]);
     for (const [kind, names] of Object.entries(plugin.toolExpansions ?? {})) this.expansions.set(kind, names);
     for (const [kind, factory] of Object.entries(plugin.contextKinds ?? {})) this.contexts.set(kind, factory);
     for (const [name, factory] of Object.entries(plugin.modelProviders ?? {}))
@@ -72,7 +73,7 @@ export class PluginRegistry {
 
   /** The `config:` schema of a tool or context kind, when its plugin gives one. */
   configSchema(category: 'tool kind' | 'context kind', kind: string): ZodType | undefined {
-    return this.schemas.get(`${category === 'tool kind' ? 'tool' : 'context'}:${kind}`);
+    return this.schemas.get(`${category === 'tool kind' ? 'tool' : 'context'}:${kind}`)?.();
   }
 
   expansion(kind: string): readonly string[] | undefined {

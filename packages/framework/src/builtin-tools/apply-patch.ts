@@ -1,3 +1,4 @@
+import { onFirstUse } from '@raf/core/internal';
 import type { StructuredPatch } from 'diff';
 import { z } from 'zod';
 import { lazyRequire } from '../lazy-require.js';
@@ -10,12 +11,15 @@ const diff = lazyRequire<typeof import('diff')>('diff');
 
 const PATCH_MAX_FILE_BYTES = 10 * 1024 * 1024;
 
-const parameters = z.object({
-  patch: z
-    .string()
-    .min(1)
-    .describe('Unified diff (`--- a/file` / `+++ b/file` / `@@` hunks); may touch several files'),
-});
+// Built on first use (a call to check): importing the framework builds no schema.
+const parameters = onFirstUse(() =>
+  z.object({
+    patch: z
+      .string()
+      .min(1)
+      .describe('Unified diff (`--- a/file` / `+++ b/file` / `@@` hunks); may touch several files'),
+  }),
+);
 
 interface FileChange {
   path: string;

@@ -30,6 +30,7 @@ import {
   protectionInside,
   protectionOf,
 } from '../workspace/protected-paths.js';
+import { builtinToolSchema } from './builtin-tool-schemas.js';
 import { describeFsError, ToolFailure } from './tool-failure.js';
 
 /** Where a call acted: inside the workspace, outside it, or a tool bound to no workspace. */
@@ -68,7 +69,8 @@ export interface BuiltinCall<Args> {
 export interface BuiltinToolSpec<Schema extends z.ZodType> {
   name: string;
   description: string;
-  parameters: Schema;
+  /** The arguments' schema, built on first use (`onFirstUse`): listing or sending a tool needs none. */
+  parameters: () => Schema;
   /** The path arguments of a call (guarded before `run`). */
   paths(args: z.output<Schema>): PathArgument[];
   /** More reasons to ask under `ApproveOutside` than a path outside (run_command's commands). */
@@ -100,12 +102,18 @@ export class BuiltinTool<Schema extends z.ZodType> implements IScopeTool<z.outpu
     this.manifest = builtinManifest(spec.name);
   }
 
-  // Computed on first use: building or inspecting an agent never needs the JSON Schema.
+  // The built-in tools' JSON Schemas are generated at build time (`builtin-tool-schemas.ts`):
+  // sending the tools to a model converts no zod schema.
   private schema: ITool['parameters'] | undefined;
 
   get parameters(): ITool['parameters'] {
-    this.schema ??= zodToJsonSchema(this.spec.parameters);
+    this.schema ??= builtinToolSchema(this.name) ?? this.convertParameters();
     return this.schema;
+  }
+
+  /** The JSON Schema converted from the zod schema: what `builtin-tool-schemas.ts` holds. */
+  convertParameters(): ITool['parameters'] {
+    return zodToJsonSchema(this.spec.parameters());
   }
 
   get ops(): ToolOperations {
@@ -122,7 +130,7 @@ export class BuiltinTool<Schema extends z.ZodType> implements IScopeTool<z.outpu
   }
 
   validateArguments(args: unknown): { ok: true } | { ok: false; error: string } {
-    const parsed = this.spec.parameters.safeParse(args);
+    const parsed = this.spec.parameters().safeParse(args);
     return parsed.success ? { ok: true } : { ok: false, error: describeZodIssues(parsed.error) };
   }
 
@@ -195,7 +203,7 @@ export class BuiltinTool<Schema extends z.ZodType> implements IScopeTool<z.outpu
    */
   async requiresApproval(args?: z.output<Schema>): Promise<boolean> {
     if (args === undefined) return this.scope?.policy === 'ApproveOutside';
-    const parsed = this.spec.parameters.safeParse(args);
+    const parsed = this.spec.parameters().safeParse(args);
     if (!parsed.success) return false;
     // Cheap exits: `deny` never asks (it refuses), `allow` asks only for protected writes.
     const policy = this.scope?.policy ?? 'AllowAll';
@@ -215,7 +223,7 @@ export class BuiltinTool<Schema extends z.ZodType> implements IScopeTool<z.outpu
   }
 
   async resolveTarget(args: z.output<Schema>): Promise<string | undefined> {
-    const parsed = this.spec.parameters.safeParse(args);
+    const parsed = this.spec.parameters().safeParse(args);
     if (!parsed.success) return undefined;
     const paths = await this.resolve(parsed.data).catch(() => undefined);
     if (!paths) return undefined;
@@ -228,7 +236,7 @@ export class BuiltinTool<Schema extends z.ZodType> implements IScopeTool<z.outpu
    * asked) is refused, and so is an approved call whose target is no longer the one approved.
    */
   async execute(args: z.output<Schema>, context: ToolExecutionContext): Promise<ToolResult> {
-    const parsed = this.spec.parameters.safeParse(args);
+    const parsed = this.spec.parameters().safeParse(args);
     if (!parsed.success)
       return toolFailure(`Invalid arguments for ${this.name}: ${describeZodIssues(parsed.error)}`);
     const requested = this.spec.paths(parsed.data);

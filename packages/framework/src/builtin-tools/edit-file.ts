@@ -1,14 +1,18 @@
+import { onFirstUse } from '@raf/core/internal';
 import { z } from 'zod';
 import { BuiltinTool } from './builtin-tool.js';
 import { requireFile, ToolFailure } from './tool-failure.js';
 
 const EDIT_MAX_BYTES = 10 * 1024 * 1024;
 
-const parameters = z.object({
-  path: z.string().describe('File to edit'),
-  old_str: z.string().describe('Exact text to replace; must occur exactly once'),
-  new_str: z.string().describe('Replacement text'),
-});
+// Built on first use (a call to check): importing the framework builds no schema.
+const parameters = onFirstUse(() =>
+  z.object({
+    path: z.string().describe('File to edit'),
+    old_str: z.string().describe('Exact text to replace; must occur exactly once'),
+    new_str: z.string().describe('Replacement text'),
+  }),
+);
 
 function occurrences(text: string, needle: string): number[] {
   const found: number[] = [];

@@ -1,3 +1,4 @@
+import { onFirstUse } from '@raf/core/internal';
 import { z } from 'zod';
 import { BuiltinTool } from './builtin-tool.js';
 import { searchFailure } from './search-file.js';
@@ -5,10 +6,13 @@ import { ToolFailure } from './tool-failure.js';
 
 export const FIND_FILES_MAX_RESULTS = 500;
 
-const parameters = z.object({
-  pattern: z.string().min(1).describe('Glob such as "**/*.ts" or "src/*.json" (`*`, `**`, `?`, `{a,b}`)'),
-  directory: z.string().optional().describe('Folder to search from (default: the workspace root)'),
-});
+// Built on first use (a call to check): importing the framework builds no schema.
+const parameters = onFirstUse(() =>
+  z.object({
+    pattern: z.string().min(1).describe('Glob such as "**/*.ts" or "src/*.json" (`*`, `**`, `?`, `{a,b}`)'),
+    directory: z.string().optional().describe('Folder to search from (default: the workspace root)'),
+  }),
+);
 
 /** `find_files {pattern, directory?}`: files matching a glob in path order, never following links out. */
 export function createFindFilesTool() {

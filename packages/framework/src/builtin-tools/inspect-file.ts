@@ -1,8 +1,10 @@
+import { onFirstUse } from '@raf/core/internal';
 import { z } from 'zod';
 import { BuiltinTool } from './builtin-tool.js';
 import { ToolFailure } from './tool-failure.js';
 
-const parameters = z.object({ path: z.string().describe('File or folder to describe') });
+// Built on first use (a call to check): importing the framework builds no schema.
+const parameters = onFirstUse(() => z.object({ path: z.string().describe('File or folder to describe') }));
 
 /** RFC 3339 with whole seconds, as the upstream prints it: `2026-06-18T10:30:00Z`. */
 export function rfc3339Seconds(ms: number): string {

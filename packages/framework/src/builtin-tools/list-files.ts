@@ -1,12 +1,16 @@
+import { onFirstUse } from '@raf/core/internal';
 import { z } from 'zod';
 import { BuiltinTool } from './builtin-tool.js';
 import { ToolFailure } from './tool-failure.js';
 
 export const LIST_FILES_MAX_ENTRIES = 1000;
 
-const parameters = z.object({
-  path: z.string().describe('Folder to list (not recursive); "." is the workspace root'),
-});
+// Built on first use (a call to check): importing the framework builds no schema.
+const parameters = onFirstUse(() =>
+  z.object({
+    path: z.string().describe('Folder to list (not recursive); "." is the workspace root'),
+  }),
+);
 
 /** `list_files {path}`: one folder's entries, folders first, then by name; links are not followed. */
 export function createListFilesTool() {

@@ -1,8 +1,12 @@
+import { onFirstUse } from '@raf/core/internal';
 import { z } from 'zod';
 import { BuiltinTool } from './builtin-tool.js';
 import { ToolFailure } from './tool-failure.js';
 
-const parameters = z.object({ path: z.string().describe('Folder to create, with any missing parents') });
+// Built on first use (a call to check): importing the framework builds no schema.
+const parameters = onFirstUse(() =>
+  z.object({ path: z.string().describe('Folder to create, with any missing parents') }),
+);
 
 /** `make_directory {path}`: `mkdir -p`, never through a link that leaves the checked path. */
 export function createMakeDirectoryTool() {

@@ -1,11 +1,15 @@
+import { onFirstUse } from '@raf/core/internal';
 import { z } from 'zod';
 import { BuiltinTool, isProtectedPath } from './builtin-tool.js';
 import { ToolFailure } from './tool-failure.js';
 
-const parameters = z.object({
-  from: z.string().describe('Existing file or folder'),
-  to: z.string().describe('New path; must not exist (parent folders are created)'),
-});
+// Built on first use (a call to check): importing the framework builds no schema.
+const parameters = onFirstUse(() =>
+  z.object({
+    from: z.string().describe('Existing file or folder'),
+    to: z.string().describe('New path; must not exist (parent folders are created)'),
+  }),
+);
 
 /** `move_file {from, to}`: both ends are checked; the destination must not exist. */
 export function createMoveFileTool() {

@@ -1,3 +1,4 @@
+import { onFirstUse } from '@raf/core/internal';
 import { z } from 'zod';
 import { BuiltinTool } from './builtin-tool.js';
 import { requireFile, ToolFailure } from './tool-failure.js';
@@ -6,16 +7,19 @@ export const READ_FILE_MAX_BYTES = 512 * 1024;
 export const READ_FILE_MAX_LINE_CHARS = 2000;
 export const READ_FILE_DEFAULT_LIMIT = 2000;
 
-const parameters = z.object({
-  path: z.string().describe('File to read, relative to the workspace root or absolute'),
-  offset: z.number().int().min(1).optional().describe('1-based line to start at (default 1)'),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe(`Number of lines to read (default ${READ_FILE_DEFAULT_LIMIT})`),
-});
+// Built on first use (a call to check): importing the framework builds no schema.
+const parameters = onFirstUse(() =>
+  z.object({
+    path: z.string().describe('File to read, relative to the workspace root or absolute'),
+    offset: z.number().int().min(1).optional().describe('1-based line to start at (default 1)'),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(`Number of lines to read (default ${READ_FILE_DEFAULT_LIMIT})`),
+  }),
+);
 
 /** `read_file {path, offset?, limit?}`: text of a regular file up to 512 KiB, by lines. */
 export function createReadFileTool() {

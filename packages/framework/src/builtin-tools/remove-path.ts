@@ -1,8 +1,12 @@
+import { onFirstUse } from '@raf/core/internal';
 import { z } from 'zod';
 import { BuiltinTool, isProtectedPath } from './builtin-tool.js';
 import { ToolFailure } from './tool-failure.js';
 
-const parameters = z.object({ path: z.string().describe('File or folder to delete (folders recursively)') });
+// Built on first use (a call to check): importing the framework builds no schema.
+const parameters = onFirstUse(() =>
+  z.object({ path: z.string().describe('File or folder to delete (folders recursively)') }),
+);
 
 /** `remove_path {path}`: deletes recursively; a link is removed itself; roots and home are refused. */
 export function createRemovePathTool() {

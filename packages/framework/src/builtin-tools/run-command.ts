@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { scopeRoots, type WorkspaceScope } from '@raf/core';
+import { onFirstUse } from '@raf/core/internal';
 import { z } from 'zod';
 import { commandEnvironment, workspaceEnvOf } from '../workspace/operations/command-environment.js';
 import type { SandboxRequest, ToolOperations } from '../workspace/operations/tool-operations.js';
@@ -14,23 +15,26 @@ import { ToolFailure } from './tool-failure.js';
 export const DEFAULT_TIMEOUT_SECS = 30;
 const MAX_TIMEOUT_SECS = 3600;
 
-const parameters = z.object({
-  command: z.string().min(1).describe('Shell command, run with `sh -c` in a fresh shell (stdin closed)'),
-  working_dir: z.string().optional().describe('Folder to run in (default: the workspace root)'),
-  timeout_secs: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_TIMEOUT_SECS)
-    .optional()
-    .describe(`Seconds before the command is killed (default ${DEFAULT_TIMEOUT_SECS})`),
-  output_level: z
-    .enum(['error', 'warning', 'info', 'all'])
-    .optional()
-    .describe(
-      '"error": stderr only; "warning": warning lines; "info" (default): output tails; "all": everything up to 1 MB',
-    ),
-});
+// Built on first use (a call to check): importing the framework builds no schema.
+const parameters = onFirstUse(() =>
+  z.object({
+    command: z.string().min(1).describe('Shell command, run with `sh -c` in a fresh shell (stdin closed)'),
+    working_dir: z.string().optional().describe('Folder to run in (default: the workspace root)'),
+    timeout_secs: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_TIMEOUT_SECS)
+      .optional()
+      .describe(`Seconds before the command is killed (default ${DEFAULT_TIMEOUT_SECS})`),
+    output_level: z
+      .enum(['error', 'warning', 'info', 'all'])
+      .optional()
+      .describe(
+        '"error": stderr only; "warning": warning lines; "info" (default): output tails; "all": everything up to 1 MB',
+      ),
+  }),
+);
 
 /** Whether a workspace confines commands (DenyOutside) and lets them reach the network. */
 export function sandboxOf(scope: WorkspaceScope | undefined): { network: boolean } | undefined {

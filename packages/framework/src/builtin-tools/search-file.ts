@@ -1,3 +1,4 @@
+import { onFirstUse } from '@raf/core/internal';
 import { z } from 'zod';
 import { SEARCH_LIMITS } from '../workspace/operations/search-limits.js';
 import { isReadable } from '../workspace/protected-paths.js';
@@ -6,12 +7,15 @@ import { ToolFailure } from './tool-failure.js';
 
 export const SEARCH_FILE_MAX_MATCHES = 200;
 
-const parameters = z.object({
-  pattern: z.string().min(1).describe('Regular expression, matched line by line'),
-  directory: z.string().describe('Folder (or single file) to search; "." is the workspace root'),
-  include: z.string().optional().describe('Only files matching this glob, e.g. "*.ts"'),
-  case_insensitive: z.boolean().optional().describe('Ignore case (default false)'),
-});
+// Built on first use (a call to check): importing the framework builds no schema.
+const parameters = onFirstUse(() =>
+  z.object({
+    pattern: z.string().min(1).describe('Regular expression, matched line by line'),
+    directory: z.string().describe('Folder (or single file) to search; "." is the workspace root'),
+    include: z.string().optional().describe('Only files matching this glob, e.g. "*.ts"'),
+    case_insensitive: z.boolean().optional().describe('Ignore case (default false)'),
+  }),
+);
 
 /** A search error the model can act on (bad pattern, time bound) becomes a tool failure. */
 export function searchFailure(error: NodeJS.ErrnoException): never {

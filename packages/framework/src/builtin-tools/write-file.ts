@@ -1,13 +1,17 @@
+import { onFirstUse } from '@raf/core/internal';
 import { z } from 'zod';
 import { BuiltinTool } from './builtin-tool.js';
 import { ToolFailure } from './tool-failure.js';
 
 export const WRITE_FILE_MAX_BYTES = 1_000_000;
 
-const parameters = z.object({
-  path: z.string().describe('File to write, relative to the workspace root or absolute'),
-  content: z.string().describe('The whole new content of the file'),
-});
+// Built on first use (a call to check): importing the framework builds no schema.
+const parameters = onFirstUse(() =>
+  z.object({
+    path: z.string().describe('File to write, relative to the workspace root or absolute'),
+    content: z.string().describe('The whole new content of the file'),
+  }),
+);
 
 /** `write_file {path, content}`: replaces a file atomically, creating parent folders. */
 export function createWriteFileTool() {

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { nodeCrypto } from '../lazy-builtins.js';
 
 /**
  * Replaces `file` with `text` so that a reader (or a crash) sees the old content or the new one,
@@ -13,7 +13,7 @@ export async function writeFileAtomic(
 ): Promise<void> {
   options.signal?.throwIfAborted();
   await mkdir(dirname(file), { recursive: true });
-  const temp = join(dirname(file), `.${basename(file)}.${randomUUID()}.tmp`);
+  const temp = join(dirname(file), `.${basename(file)}.${nodeCrypto().randomUUID()}.tmp`);
   try {
     const handle = await open(temp, 'wx');
     try {

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MemoryError } from '@raf/core';
-import lockfile from 'proper-lockfile';
+import { lazyRequire } from '../lazy-require.js';
 
 /** Where the lock of each page lives: inside the bundle, hidden, out of the pages' way. */
 export const LOCK_FOLDER = '.raf/locks';
@@ -11,6 +11,9 @@ export const LOCK_FOLDER = '.raf/locks';
  * taken over. Holders refresh theirs every second, so only a dead or frozen one goes stale.
  */
 const STALE_MS = 5000;
+
+// Loaded with the first lock: a run that never writes memory never loads it.
+const lockfile = lazyRequire<typeof import('proper-lockfile')>('proper-lockfile');
 
 // Locks of this process, by lock path: a second writer in one process queues here instead of
 // polling the lock folder.
@@ -52,7 +55,7 @@ async function holding<T>(
   signal?.throwIfAborted();
   await mkdir(join(root, LOCK_FOLDER), { recursive: true });
   let compromised: Error | undefined;
-  const release = await lockfile
+  const release = await lockfile()
     .lock(path, {
       realpath: false,
       lockfilePath: path,

@@ -1,4 +1,3 @@
-import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -6,6 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MemoryError } from '@raf/core';
 import { writeFileAtomic } from '../io/atomic-write.js';
+import { nodeCrypto } from '../lazy-builtins.js';
 import { withFileLock } from './bundle-lock.js';
 import { completeChanges } from './pending-changes.js';
 
@@ -46,7 +46,7 @@ async function templateFiles(dir: string, rel = ''): Promise<string[]> {
   return files.sort();
 }
 
-const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+const sha = (text: string) => nodeCrypto().createHash('sha256').update(text).digest('hex');
 
 async function readText(file: string): Promise<string | undefined> {
   return readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
@@ -107,7 +107,7 @@ async function createWhole(root: string, template: string): Promise<string[] | u
   )
     return undefined;
   await mkdir(dirname(root), { recursive: true });
-  const temporary = join(dirname(root), `.${basename(root)}.${randomUUID()}.seeding`);
+  const temporary = join(dirname(root), `.${basename(root)}.${nodeCrypto().randomUUID()}.seeding`);
   const seeded: Record<string, string> = {};
   const files = await templateFiles(template);
   try {

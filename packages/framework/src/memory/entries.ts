@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-
+import { nodeCrypto } from '../lazy-builtins.js';
 /** One fact saved by `memory_save`: a marked block a curator can fold in and concurrent writers can merge. */
 export interface MemoryEntry {
   id: string;
@@ -12,7 +11,7 @@ export interface MemoryEntry {
 const ENTRY = /<!-- entry:(\S+?) -->\n[\s\S]*?\n<!-- \/entry -->\n?/g;
 
 export function newEntryId(at: Date = new Date()): string {
-  return `${at.toISOString()}:${randomBytes(4).toString('hex')}`;
+  return `${at.toISOString()}:${nodeCrypto().randomBytes(4).toString('hex')}`;
 }
 
 export function renderEntry(id: string, content: string): string {

@@ -1,4 +1,7 @@
-import { isMap, LineCounter, parseDocument, stringify } from 'yaml';
+import { lazyRequire } from '../lazy-require.js';
+
+// Loaded with the first page read: importing the framework does not parse a YAML library.
+const yaml = lazyRequire<typeof import('yaml')>('yaml');
 
 export interface ParsedPage {
   data: Record<string, unknown>;
@@ -17,6 +20,7 @@ const FRONTMATTER = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n?---[ \t]*(?:\r?\n|$)/;
 export function parseFrontmatter(text: string): ParsedPage | FrontmatterProblem {
   const match = FRONTMATTER.exec(text);
   if (!match) return { line: 1, message: "no YAML frontmatter (the page must start with '---')" };
+  const { isMap, LineCounter, parseDocument } = yaml();
   const lines = new LineCounter();
   const document = parseDocument(match[1] ?? '', { lineCounter: lines, prettyErrors: false });
   const problem = document.errors[0];
@@ -36,5 +40,5 @@ export function isFrontmatterProblem(value: ParsedPage | FrontmatterProblem): va
 
 /** A page: frontmatter (keys in the given order) and body. */
 export function renderPage(data: Record<string, unknown>, body: string): string {
-  return `---\n${stringify(data, { lineWidth: 0 }).trimEnd()}\n---\n\n${body.replace(/^\n+/, '')}`;
+  return `---\n${yaml().stringify(data, { lineWidth: 0 }).trimEnd()}\n---\n\n${body.replace(/^\n+/, '')}`;
 }

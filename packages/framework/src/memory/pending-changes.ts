@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { writeFileAtomic } from '../io/atomic-write.js';
+import { nodeCrypto } from '../lazy-builtins.js';
 import { ensureIndexed, relativeLinks, resolveLink } from './bundle-index.js';
 import { indexOf } from './bundle-layout.js';
 import { withFileLock } from './bundle-lock.js';
@@ -17,7 +17,7 @@ export type PendingChange = { op: 'create'; page: string } | { op: 'move'; from:
 const FOLDER = '.raf/pending';
 
 export async function beginChange(root: string, change: PendingChange): Promise<string> {
-  const file = join(root, FOLDER, `${randomUUID()}.json`);
+  const file = join(root, FOLDER, `${nodeCrypto().randomUUID()}.json`);
   await writeFileAtomic(file, JSON.stringify({ ...change, pid: process.pid }));
   return file;
 }

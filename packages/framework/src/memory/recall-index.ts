@@ -1,7 +1,8 @@
 import { type Dirent, readdirSync, statSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import MiniSearch, { type SearchOptions } from 'minisearch';
+import type { default as MiniSearch, SearchOptions } from 'minisearch';
+import { lazyRequire } from '../lazy-require.js';
 import { isIndexFile, isReserved, isSkipped } from './bundle-layout.js';
 
 /** One page found by `memory_recall`. */
@@ -20,6 +21,10 @@ interface Doc {
   text: string;
   mtimeMs: number;
 }
+
+// Loaded with the first search: importing the framework does not load a search engine.
+// Its CommonJS build is the class itself; a bundler may hand it over as `default`.
+const minisearch = lazyRequire<typeof MiniSearch | { default: typeof MiniSearch }>('minisearch');
 
 const SEARCH: SearchOptions = {
   boost: { title: 2, id: 1.5 },
@@ -94,7 +99,9 @@ export class RecallIndex {
   }
 
   private async build(signal?: AbortSignal): Promise<void> {
-    this.engine = new MiniSearch<Doc>({ fields: ['title', 'text', 'id'], storeFields: [] });
+    const loaded = minisearch();
+    const Engine = 'default' in loaded ? loaded.default : loaded;
+    this.engine = new Engine<Doc>({ fields: ['title', 'text', 'id'], storeFields: [] });
     const files: string[] = [];
     this.scanFolder('', files);
     await this.readAll(files, signal);

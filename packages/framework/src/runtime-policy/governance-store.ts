@@ -54,7 +54,7 @@ export class FileGovernanceStore implements GovernanceStore {
     } catch (error) {
       throw new ConfigError(`${this.file} is not valid JSON: ${(error as Error).message}`, { cause: error });
     }
-    const parsed = governanceDataSchema.safeParse(value);
+    const parsed = governanceDataSchema().safeParse(value);
     if (!parsed.success) throw new ConfigError(`${this.file}: ${describeZodIssues(parsed.error)}`);
     return parsed.data;
   }

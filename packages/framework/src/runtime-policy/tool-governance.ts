@@ -1,4 +1,5 @@
 import { ConfigError } from '@raf/core';
+import { onFirstUse } from '@raf/core/internal';
 import { z } from 'zod';
 import { TOOL_NAME_ALIASES } from './builtin-manifests.js';
 
@@ -20,20 +21,22 @@ export interface ToolGovernanceEntry {
   workerRoutingStrategy: WorkerRoutingStrategy;
 }
 
-const entrySchema = z.strictObject({
-  enabled: z.boolean().optional(),
-  core: z.boolean().optional(),
-  promptHint: z.string().optional(),
-  workerRoutingStrategy: z.enum(WORKER_ROUTING_STRATEGIES).optional(),
-});
-
-export const governanceDataSchema = z.strictObject({
-  version: z.literal(1),
-  tools: z.record(z.string(), entrySchema),
+// Built on first use (a store read): importing the framework builds no schema.
+export const governanceDataSchema = onFirstUse(() => {
+  const entrySchema = z.strictObject({
+    enabled: z.boolean().optional(),
+    core: z.boolean().optional(),
+    promptHint: z.string().optional(),
+    workerRoutingStrategy: z.enum(WORKER_ROUTING_STRATEGIES).optional(),
+  });
+  return z.strictObject({
+    version: z.literal(1),
+    tools: z.record(z.string(), entrySchema),
+  });
 });
 
 /** What a store holds: only what differs from the defaults, per canonical tool name. */
-export type GovernanceData = z.output<typeof governanceDataSchema>;
+export type GovernanceData = z.output<ReturnType<typeof governanceDataSchema>>;
 
 /** An agent's overrides (YAML `toolPolicy`, SPEC §7.1); names may be seed 002 aliases. */
 export interface AgentToolPolicy {

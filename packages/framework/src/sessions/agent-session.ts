@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   type ChatMessage,
   cloneMessage,
@@ -8,6 +7,7 @@ import {
   providerStateKey,
   type SessionSnapshot,
 } from '@raf/core';
+import { nodeCrypto } from '../lazy-builtins.js';
 import { parseSessionSnapshot } from './session-snapshot-schema.js';
 
 /**
@@ -25,7 +25,7 @@ export class AgentSession implements ISession {
   private readonly createdAt: number;
   private updatedAt: number;
 
-  constructor(id: string = randomUUID(), snapshot?: SessionSnapshot) {
+  constructor(id: string = nodeCrypto().randomUUID(), snapshot?: SessionSnapshot) {
     this.id = snapshot?.id ?? id;
     this.history = snapshot ? structuredClone(snapshot.messages) : [];
     this.state = snapshot ? structuredClone(snapshot.state) : {};

@@ -1,58 +1,64 @@
 import { SessionError, type SessionSnapshot } from '@raf/core';
+import { onFirstUse } from '@raf/core/internal';
 import { z } from 'zod';
 
-const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
+// Built on first use (a session read): importing the framework builds no schema.
+export const sessionSnapshotSchema = onFirstUse(() => {
+  const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
 
-const message = z.object({
-  role: z.enum(['system', 'user', 'assistant', 'tool']),
-  content: z.string(),
-  name: z.string().optional(),
-  toolCalls: z.array(toolCall).optional(),
-  toolCallId: z.string().optional(),
-  reasoning: z.string().optional(),
-  source: z.enum(['external', 'chatHistory', 'contextProvider', 'toolResult']).optional(),
-});
+  const message = z.object({
+    role: z.enum(['system', 'user', 'assistant', 'tool']),
+    content: z.string(),
+    name: z.string().optional(),
+    toolCalls: z.array(toolCall).optional(),
+    toolCallId: z.string().optional(),
+    reasoning: z.string().optional(),
+    source: z.enum(['external', 'chatHistory', 'contextProvider', 'toolResult']).optional(),
+  });
 
-const json: z.ZodType = z.lazy(() =>
-  z.union([z.null(), z.string(), z.number(), z.boolean(), z.array(json), z.record(z.string(), json)]),
-);
+  const json: z.ZodType = z.lazy(() =>
+    z.union([z.null(), z.string(), z.number(), z.boolean(), z.array(json), z.record(z.string(), json)]),
+  );
 
-// A date the session can format again on save: a string Date.parse cannot read would make
-// toJSON() throw long after the file was loaded.
-const timestamp = z.string().refine((text) => !Number.isNaN(Date.parse(text)), 'expected a date (ISO 8601)');
+  // A date the session can format again on save: a string Date.parse cannot read would make
+  // toJSON() throw long after the file was loaded.
+  const timestamp = z
+    .string()
+    .refine((text) => !Number.isNaN(Date.parse(text)), 'expected a date (ISO 8601)');
 
-const toolResult = z.object({ ok: z.boolean(), data: json.optional(), error: z.string().optional() });
+  const toolResult = z.object({ ok: z.boolean(), data: json.optional(), error: z.string().optional() });
 
-const approvalRequest = z.object({
-  type: z.literal('tool-approval-request'),
-  callId: z.string(),
-  name: z.string(),
-  arguments: json,
-  description: z.string(),
-  resolvedTarget: z.string().optional(),
-  agentPath: z.array(z.string()).optional(),
-});
+  const approvalRequest = z.object({
+    type: z.literal('tool-approval-request'),
+    callId: z.string(),
+    name: z.string(),
+    arguments: json,
+    description: z.string(),
+    resolvedTarget: z.string().optional(),
+    agentPath: z.array(z.string()).optional(),
+  });
 
-export const sessionSnapshotSchema = z.object({
-  version: z.literal(1),
-  id: z.string().min(1),
-  messages: z.array(message),
-  state: z.record(z.string(), json),
-  metadata: z.record(z.string(), json),
-  pendingApproval: z
-    .object({
-      toolCalls: z.array(toolCall),
-      gatedCallIds: z.array(z.string()),
-      resolvedTargets: z.record(z.string(), z.string()).optional(),
-      round: z.number().int().nonnegative(),
-      results: z.record(z.string(), toolResult).optional(),
-      suspended: z
-        .record(z.string(), z.object({ requests: z.array(approvalRequest), state: json }))
-        .optional(),
-    })
-    .optional(),
-  createdAt: timestamp,
-  updatedAt: timestamp,
+  return z.object({
+    version: z.literal(1),
+    id: z.string().min(1),
+    messages: z.array(message),
+    state: z.record(z.string(), json),
+    metadata: z.record(z.string(), json),
+    pendingApproval: z
+      .object({
+        toolCalls: z.array(toolCall),
+        gatedCallIds: z.array(z.string()),
+        resolvedTargets: z.record(z.string(), z.string()).optional(),
+        round: z.number().int().nonnegative(),
+        results: z.record(z.string(), toolResult).optional(),
+        suspended: z
+          .record(z.string(), z.object({ requests: z.array(approvalRequest), state: json }))
+          .optional(),
+      })
+      .optional(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  });
 });
 
 export type SafeParseSessionResult =
@@ -61,7 +67,7 @@ export type SafeParseSessionResult =
 
 /** Checks serialized session data (from a file, a database, the wire); `source` names it in errors. */
 export function safeParseSessionSnapshot(input: unknown, source = 'session data'): SafeParseSessionResult {
-  const parsed = sessionSnapshotSchema.safeParse(input);
+  const parsed = sessionSnapshotSchema().safeParse(input);
   if (parsed.success) return { success: true, value: parsed.data as SessionSnapshot };
   const detail = parsed.error.issues
     .slice(0, 5)

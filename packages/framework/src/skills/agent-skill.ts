@@ -1,8 +1,12 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, relative, resolve } from 'node:path';
 import { ConfigError } from '@raf/core';
-import { isMap, LineCounter, parseDocument } from 'yaml';
+import { onFirstUse } from '@raf/core/internal';
 import { z } from 'zod';
+import { lazyRequire } from '../lazy-require.js';
+
+// Loaded with the first SKILL.md read: importing the framework does not parse a YAML library.
+const yaml = lazyRequire<typeof import('yaml')>('yaml');
 
 /** SKILL.md frontmatter (the Agent Skills format). */
 export interface SkillMetadata {
@@ -25,13 +29,18 @@ export interface AgentSkill {
   inlineResources?: Readonly<Record<string, string>>;
 }
 
-const metadataSchema = z.object({
-  name: z.string().trim().min(1),
-  description: z.string().trim().min(1),
-  license: z.string().optional(),
-  compatibility: z.string().optional(),
-  metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String)).optional(),
-});
+// Built on first use (a SKILL.md read): importing the framework builds no schema.
+const metadataSchema = onFirstUse(() =>
+  z.object({
+    name: z.string().trim().min(1),
+    description: z.string().trim().min(1),
+    license: z.string().optional(),
+    compatibility: z.string().optional(),
+    metadata: z
+      .record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String))
+      .optional(),
+  }),
+);
 
 const RESOURCE_FOLDERS = ['references', 'assets'] as const;
 const MAX_RESOURCES = 1000;
@@ -59,6 +68,7 @@ export function parseSkillMarkdown(
   const match = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
   if (!match)
     throw new ConfigError(`${file}:1: SKILL.md must start with YAML frontmatter between '---' lines`);
+  const { isMap, LineCounter, parseDocument } = yaml();
   const lines = new LineCounter();
   const document = parseDocument(match[1] ?? '', { lineCounter: lines, prettyErrors: false });
   const problem = document.errors[0];
@@ -68,7 +78,7 @@ export function parseSkillMarkdown(
   }
   if (!isMap(document.contents))
     throw new ConfigError(`${file}:2: the frontmatter must be a mapping (name: …, description: …)`);
-  const parsed = metadataSchema.safeParse(document.toJS());
+  const parsed = metadataSchema().safeParse(document.toJS());
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue?.path.join('.') || '(frontmatter)';

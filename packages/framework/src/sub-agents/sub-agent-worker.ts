@@ -76,7 +76,7 @@ process.on('SIGTERM', () => {
 });
 
 process.on('message', (raw: unknown) => {
-  const parsed = parentMessageSchema.safeParse(raw);
+  const parsed = parentMessageSchema().safeParse(raw);
   if (!parsed.success) {
     void fail(`the parent sent a malformed message: ${describeMessageError(parsed.error)}`);
     return;
@@ -146,7 +146,7 @@ async function rehearse(): Promise<void> {
   for await (const _ of agent.run('rehearse')) {
     // drained
   }
-  parentMessageSchema.safeParse({
+  parentMessageSchema().safeParse({
     v,
     type: 'start',
     factory: { module: 'm', export: 'e', options: {} },

@@ -112,7 +112,7 @@ export function runInWorker(delegation: WorkerDelegation): Promise<SubAgentOutco
     };
 
     const onMessage = (raw: unknown) => {
-      const parsed = workerMessageSchema.safeParse(raw);
+      const parsed = workerMessageSchema().safeParse(raw);
       if (!parsed.success)
         return failed(`its worker sent a malformed message: ${describeMessageError(parsed.error)}`);
       const message = parsed.data;

@@ -1,7 +1,8 @@
-import { type ChildProcess, fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { ParentMessage } from './worker-protocol.js';
+import { childProcess } from '../lazy-builtins.js';
+import { type ParentMessage, workerMessageSchema } from './worker-protocol.js';
 
 /** How long a worker has to end after SIGTERM before it is killed. */
 export const KILL_GRACE_MS = 2000;
@@ -58,7 +59,7 @@ export class WorkerProcess {
   /** Forks a worker; `preload` modules are imported while it waits for its `start` (a warm spare). */
   static start(preload: readonly string[] = []): WorkerProcess {
     const entry = workerEntry();
-    const child = fork(entry.path, [], {
+    const child = childProcess().fork(entry.path, [], {
       execArgv: entry.execArgv,
       env: { ...process.env, RAF_WORKER_PRELOAD: JSON.stringify(preload) },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -138,6 +139,9 @@ export class WorkerPool {
       spare.hold(false);
       this.spares.push(spare);
     }
+    // While the spares boot: the schema their messages are checked against is built now, not in
+    // the first delegation's time to its first model request.
+    workerMessageSchema();
   }
 
   /** Fills the pool and resolves once the spares are loaded (holding the process open until then). */

@@ -7,6 +7,7 @@ import type {
   ToolResult,
   Usage,
 } from '@raf/core';
+import { onFirstUse } from '@raf/core/internal';
 import { z } from 'zod';
 import { sessionSnapshotSchema } from '../sessions/session-snapshot-schema.js';
 
@@ -16,102 +17,111 @@ import { sessionSnapshotSchema } from '../sessions/session-snapshot-schema.js';
  */
 export const WORKER_PROTOCOL_VERSION = 1;
 
-const json: z.ZodType<JSONValue> = z.lazy(() =>
-  z.union([z.null(), z.string(), z.number(), z.boolean(), z.array(json), z.record(z.string(), json)]),
-);
-const snapshot = sessionSnapshotSchema as unknown as z.ZodType<SessionSnapshot>;
-const approval = z.object({ callId: z.string(), approved: z.boolean(), reason: z.string().optional() });
-const route = z.enum(['worker-local', 'main-process-proxy', 'disabled']);
-const toolResult = z.object({ ok: z.boolean(), data: json.optional(), error: z.string().optional() });
-const approvalRequest = z.object({
-  type: z.literal('tool-approval-request'),
-  callId: z.string(),
-  name: z.string(),
-  arguments: json,
-  description: z.string(),
-  resolvedTarget: z.string().optional(),
-  agentPath: z.array(z.string()).optional(),
-});
-// Checked for their shape; extra fields a newer version adds pass through.
-const usage = z.looseObject({
-  promptTokens: z.number(),
-  completionTokens: z.number(),
-  totalTokens: z.number(),
-}) as unknown as z.ZodType<Usage>;
-const update = z.looseObject({ type: z.string() }) as unknown as z.ZodType<AgentResponseUpdate>;
-const v = z.literal(WORKER_PROTOCOL_VERSION);
-
-/** What the parent sends. */
-export const parentMessageSchema = z.discriminatedUnion('type', [
-  z.object({
-    v,
-    type: z.literal('start'),
-    /** How to build the sub-agent. */
-    factory: z.object({ module: z.string().min(1), export: z.string().min(1), options: json }),
-    agent: z.string(),
-    /** New work; absent when resuming a paused `session`. */
-    task: z.string().optional(),
-    session: snapshot.optional(),
-    approvals: z.array(approval).optional(),
-    /** The projection: where each of the sub-agent's tools runs; tools not named are not offered. */
-    routes: z.record(z.string(), route),
-    policy: z.object({
-      workspaceRoots: z.array(z.string()),
-      allowShell: z.boolean(),
-      readonly: z.boolean(),
-    }),
-  }),
-  z.object({ v, type: z.literal('approval-response'), approvals: z.array(approval) }),
-  z.object({
-    v,
-    type: z.literal('tool-proxy-response'),
-    requestId: z.number().int(),
-    result: toolResult.optional(),
-    check: z
-      .object({ gated: z.boolean(), target: z.string().optional(), description: z.string() })
-      .optional(),
-  }),
-]);
-
-/** What the worker sends. */
-export const workerMessageSchema = z.discriminatedUnion('type', [
-  /** Started and loaded (a spare's preloaded modules too): a `start` is served at once. */
-  z.object({ v, type: z.literal('ready') }),
-  z.object({
-    v,
-    type: z.literal('model-update'),
-    update,
-  }),
-  z.object({
-    v,
-    type: z.literal('tool-proxy-request'),
-    requestId: z.number().int(),
-    /** `check`: does the call need approval (and its target); `execute`: run it. */
-    op: z.enum(['check', 'execute']),
+// Built on first use (a delegation to a worker): importing the framework builds no schema.
+const schemas = onFirstUse(() => {
+  const json: z.ZodType<JSONValue> = z.lazy(() =>
+    z.union([z.null(), z.string(), z.number(), z.boolean(), z.array(json), z.record(z.string(), json)]),
+  );
+  const snapshot = sessionSnapshotSchema() as unknown as z.ZodType<SessionSnapshot>;
+  const approval = z.object({ callId: z.string(), approved: z.boolean(), reason: z.string().optional() });
+  const route = z.enum(['worker-local', 'main-process-proxy', 'disabled']);
+  const toolResult = z.object({ ok: z.boolean(), data: json.optional(), error: z.string().optional() });
+  const approvalRequest = z.object({
+    type: z.literal('tool-approval-request'),
     callId: z.string(),
     name: z.string(),
     arguments: json,
-    approved: z.boolean().optional(),
-  }),
-  z.object({
-    v,
-    type: z.literal('approval-request'),
-    requests: z.array(approvalRequest).min(1),
-    session: snapshot,
-  }),
-  z.object({
-    v,
-    type: z.literal('done'),
-    text: z.string(),
-    finishReason: z.string(),
-    usage: usage.optional(),
-  }),
-  z.object({ v, type: z.literal('error'), message: z.string() }),
-]);
+    description: z.string(),
+    resolvedTarget: z.string().optional(),
+    agentPath: z.array(z.string()).optional(),
+  });
+  // Checked for their shape; extra fields a newer version adds pass through.
+  const usage = z.looseObject({
+    promptTokens: z.number(),
+    completionTokens: z.number(),
+    totalTokens: z.number(),
+  }) as unknown as z.ZodType<Usage>;
+  const update = z.looseObject({ type: z.string() }) as unknown as z.ZodType<AgentResponseUpdate>;
+  const v = z.literal(WORKER_PROTOCOL_VERSION);
 
-export type ParentMessage = z.output<typeof parentMessageSchema>;
+  /** What the parent sends. */
+  const parent = z.discriminatedUnion('type', [
+    z.object({
+      v,
+      type: z.literal('start'),
+      /** How to build the sub-agent. */
+      factory: z.object({ module: z.string().min(1), export: z.string().min(1), options: json }),
+      agent: z.string(),
+      /** New work; absent when resuming a paused `session`. */
+      task: z.string().optional(),
+      session: snapshot.optional(),
+      approvals: z.array(approval).optional(),
+      /** The projection: where each of the sub-agent's tools runs; tools not named are not offered. */
+      routes: z.record(z.string(), route),
+      policy: z.object({
+        workspaceRoots: z.array(z.string()),
+        allowShell: z.boolean(),
+        readonly: z.boolean(),
+      }),
+    }),
+    z.object({ v, type: z.literal('approval-response'), approvals: z.array(approval) }),
+    z.object({
+      v,
+      type: z.literal('tool-proxy-response'),
+      requestId: z.number().int(),
+      result: toolResult.optional(),
+      check: z
+        .object({ gated: z.boolean(), target: z.string().optional(), description: z.string() })
+        .optional(),
+    }),
+  ]);
+
+  /** What the worker sends. */
+  const worker = z.discriminatedUnion('type', [
+    /** Started and loaded (a spare's preloaded modules too): a `start` is served at once. */
+    z.object({ v, type: z.literal('ready') }),
+    z.object({
+      v,
+      type: z.literal('model-update'),
+      update,
+    }),
+    z.object({
+      v,
+      type: z.literal('tool-proxy-request'),
+      requestId: z.number().int(),
+      /** `check`: does the call need approval (and its target); `execute`: run it. */
+      op: z.enum(['check', 'execute']),
+      callId: z.string(),
+      name: z.string(),
+      arguments: json,
+      approved: z.boolean().optional(),
+    }),
+    z.object({
+      v,
+      type: z.literal('approval-request'),
+      requests: z.array(approvalRequest).min(1),
+      session: snapshot,
+    }),
+    z.object({
+      v,
+      type: z.literal('done'),
+      text: z.string(),
+      finishReason: z.string(),
+      usage: usage.optional(),
+    }),
+    z.object({ v, type: z.literal('error'), message: z.string() }),
+  ]);
+  return { parent, worker };
+});
+
+/** What the parent sends. */
+export const parentMessageSchema = () => schemas().parent;
+/** What the worker sends. */
+export const workerMessageSchema = () => schemas().worker;
+
+export type ParentMessage = z.output<ReturnType<typeof parentMessageSchema>>;
 export type StartMessage = Extract<ParentMessage, { type: 'start' }>;
-export type WorkerMessage = z.output<typeof workerMessageSchema>;
+export type WorkerMessage = z.output<ReturnType<typeof workerMessageSchema>>;
 
 /** Helpers for the typed message bodies both sides build. */
 export type ProxyCheck = { gated: boolean; target?: string; description: string };

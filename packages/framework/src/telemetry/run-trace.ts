@@ -3,8 +3,18 @@ import type { FinishReason, JSONValue, ModelOptions, ToolResult, Usage } from '@
 import { getErrorMessage } from '@raf/core';
 import { lazyRequire } from '../lazy-require.js';
 
-// Loaded on the first run, not on import: building or inspecting an agent never traces.
+// Loaded by the first run that may trace, not on import: building or inspecting an agent never traces.
 const otel = lazyRequire<typeof import('@opentelemetry/api')>('@opentelemetry/api');
+
+// Where the API (1.x) keeps what `trace.setGlobalTracerProvider` registered. While it holds no
+// tracer provider the global tracer records nothing, and a run need not load the API to learn so.
+const OTEL_GLOBAL = Symbol.for('opentelemetry.js.api.1');
+
+function mayRecord(options: TelemetryOptions): boolean {
+  if (options.enabled === false) return false;
+  if (options.tracer) return true;
+  return (globalThis as { [OTEL_GLOBAL]?: { trace?: unknown } })[OTEL_GLOBAL]?.trace !== undefined;
+}
 
 /** How an agent reports OpenTelemetry spans (GenAI semantic conventions). */
 export interface TelemetryOptions {
@@ -75,7 +85,7 @@ export class RunTrace {
     agent: { name: string; description?: string | undefined; model: string; provider?: string | undefined },
     conversationId: string,
   ): { span: Span; trace: RunTrace } | undefined {
-    if (options.enabled === false) return undefined;
+    if (!mayRecord(options)) return undefined;
     const api = otel();
     const tracer = tracerOf(options);
     const attributes: Attributes = {
@@ -103,7 +113,7 @@ export class RunTrace {
    * The first `chat` span tells whether anything records (see `recording`).
    */
   static standalone(options: TelemetryOptions): RunTrace | undefined {
-    if (options.enabled === false) return undefined;
+    if (!mayRecord(options)) return undefined;
     return new RunTrace(tracerOf(options), otel().context.active(), options.recordContent === true);
   }
 

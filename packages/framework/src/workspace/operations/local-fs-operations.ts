@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import {
   constants,
@@ -13,6 +12,7 @@ import {
   unlink,
 } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
+import { nodeCrypto } from '../../lazy-builtins.js';
 import { PathChangedError, withDirectory } from './safe-directory.js';
 import { removeTree } from './safe-remove.js';
 import type { DirectoryEntry, EntryInfo, FsOperations } from './tool-operations.js';
@@ -113,7 +113,7 @@ export class LocalFsOperations implements FsOperations {
       const existing = await lstat(dir.at(name)).catch(() => undefined);
       if (existing?.isDirectory()) throw errorWithCode(`'${path}' is a directory`, 'EISDIR');
       const mode = existing?.isFile() ? existing.mode & 0o7777 : 0o666;
-      const temporary = dir.at(`.${name}.${randomBytes(6).toString('hex')}.raf-tmp`);
+      const temporary = dir.at(`.${name}.${nodeCrypto().randomBytes(6).toString('hex')}.raf-tmp`);
       const handle = await open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
       try {
         await handle.writeFile(data);

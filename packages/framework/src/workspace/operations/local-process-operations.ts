@@ -1,4 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { childProcess } from '../../lazy-builtins.js';
 import { bubblewrapArguments, systemMountArguments } from './bubblewrap-arguments.js';
 import { commandEnvironment } from './command-environment.js';
 import { OutputCapture } from './output-capture.js';
@@ -49,7 +50,7 @@ export class LocalProcessOperations implements ProcessOperations {
     const attempt = async (extra: string[]) => {
       const args = ['--ro-bind', '/', '/', ...extra, '--unshare-pid', '--unshare-ipc', '--unshare-net'];
       args.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL', 'true');
-      const { code } = await exitOf(spawn(this.bwrap, args, { stdio: 'ignore' }));
+      const { code } = await exitOf(childProcess().spawn(this.bwrap, args, { stdio: 'ignore' }));
       return code === 0;
     };
     if (!(await attempt([]))) return { available: false, userNamespace: false };
@@ -70,7 +71,7 @@ export class LocalProcessOperations implements ProcessOperations {
       args = [...sandbox, 'sh', ...args];
     }
     const confine = file !== 'sh';
-    const child = spawn(file, args, {
+    const child = childProcess().spawn(file, args, {
       cwd: request.cwd,
       // Never this process's environment as is: provider keys and tokens stay out.
       env: request.env ?? commandEnvironment(process.env),

@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { basename, dirname, resolve as resolvePath } from 'node:path';
+import { childProcess } from '../../lazy-builtins.js';
 import { byFileAndLine } from './path-order.js';
 import { clipLine, SEARCH_LIMITS } from './search-limits.js';
 import type { SearchMatch, SearchOutcome, SearchRequest, SkippedFile } from './tool-operations.js';
@@ -19,7 +19,7 @@ export function hasRipgrep(path = 'rg'): Promise<boolean> {
   let probe = probes.get(path);
   if (!probe) {
     probe = new Promise((resolve) => {
-      const child = spawn(path, ['--version'], { stdio: 'ignore' });
+      const child = childProcess().spawn(path, ['--version'], { stdio: 'ignore' });
       child.once('error', () => resolve(false));
       child.once('close', (code) => resolve(code === 0));
     });
@@ -104,10 +104,14 @@ function runRipgrep(
     // Run inside the folder: ripgrep matches globs with a `/` against paths relative to it.
     const cwd = isFile ? dirname(request.directory) : request.directory;
     const target = isFile ? basename(request.directory) : '.';
-    const child = spawn(options.path ?? 'rg', ripgrepArguments(request, target, options.maxFileBytes), {
-      cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = childProcess().spawn(
+      options.path ?? 'rg',
+      ripgrepArguments(request, target, options.maxFileBytes),
+      {
+        cwd,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const matches: SearchMatch[] = [];
     const skipped: SkippedFile[] = [];
     let errors = '';

@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { workerThreads } from '../../lazy-builtins.js';
 import { SEARCH_LIMITS } from './search-limits.js';
 import { SHARED, type WalkJob, type WalkReply } from './walker-protocol.js';
 
@@ -164,9 +165,10 @@ export class WalkerPool {
  * cannot load TypeScript, and loader hooks do not reach a worker's entry).
  */
 function startWorker(shared: SharedArrayBuffer): Worker {
+  const { Worker: WorkerThread } = workerThreads();
   const here = import.meta.url;
   if (!here.endsWith('.ts')) {
-    return new Worker(new URL('./walker-worker.js', here), {
+    return new WorkerThread(new URL('./walker-worker.js', here), {
       workerData: { shared },
       trackUnmanagedFds: true,
     });
@@ -174,7 +176,7 @@ function startWorker(shared: SharedArrayBuffer): Worker {
   const tsx = createRequire(here).resolve('tsx/cjs/api');
   // Only ever read from source, so not spelled as a literal a bundle would carry as an import.
   const entry = fileURLToPath(new URL(`./walker-worker${here.slice(-3)}`, here));
-  return new Worker(`require(${JSON.stringify(tsx)}).register(); require(${JSON.stringify(entry)});`, {
+  return new WorkerThread(`require(${JSON.stringify(tsx)}).register(); require(${JSON.stringify(entry)});`, {
     eval: true,
     workerData: { shared },
     trackUnmanagedFds: true,
