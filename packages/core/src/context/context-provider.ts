@@ -11,6 +11,13 @@ export interface ContextResult {
   messages?: ChatMessage[];
   /** Offered to the model for this run; the first provider to name a tool wins. */
   tools?: ITool[];
+  /**
+   * This provider's tools as they are now, read by the tool loop before each later round of the
+   * run: a list that changed mid-run (an MCP server's `tools/list_changed`) reaches the model on
+   * its next round. Return the same tools while nothing changed; a promise lets a provider finish
+   * a refresh it knows is under way.
+   */
+  currentTools?: () => readonly ITool[] | Promise<readonly ITool[]>;
   /** Replace every context message accumulated before this provider (the caller's input stays). */
   replaceMessages?: boolean;
   /** Shown to the caller as `warning` updates of this run (e.g. "commands are not confined"). */

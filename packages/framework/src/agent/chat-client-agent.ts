@@ -200,7 +200,7 @@ export class ChatClientAgent<Context = unknown> {
           )
         : options.toolView;
       const runOptions = this.toolLoop
-        ? this.loopOptions(session, context.tools, options, resuming, store, traced?.trace ?? null, view)
+        ? this.loopOptions(session, context, options, resuming, store, traced?.trace ?? null, view)
         : this.requestOptions(options);
       // Without the tool loop the agent makes the one model call itself.
       if (!this.toolLoop && traced)
@@ -275,7 +275,7 @@ export class ChatClientAgent<Context = unknown> {
   /** What the tool loop needs besides the request: tools, the paused batch, callbacks, context. */
   private loopOptions(
     session: ISession,
-    providerTools: readonly ITool[],
+    provided: { tools: readonly ITool[]; currentTools?: () => Promise<readonly ITool[]> },
     options: AgentRunOptions<Context>,
     resuming: boolean,
     store: (messages: ChatMessage[]) => void,
@@ -293,7 +293,8 @@ export class ChatClientAgent<Context = unknown> {
     if (options.context !== undefined) loop.context = options.context;
     if (options.signal) loop.signal = options.signal;
     // The tool loop builds the tool definitions from its static tools plus these.
-    if (providerTools.length > 0) loop.providerTools = providerTools;
+    if (provided.tools.length > 0) loop.providerTools = provided.tools;
+    if (provided.currentTools) loop.currentProviderTools = provided.currentTools;
     if (options.modelOptions) loop.modelOptions = options.modelOptions;
     if (view) loop.toolView = view;
     if (resuming && session.pendingApproval) {

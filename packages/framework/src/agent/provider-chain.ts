@@ -13,6 +13,21 @@ export interface ProviderContext {
   messages: ChatMessage[];
   tools: ITool[];
   warnings: string[];
+  /** The tools of all providers as they are now, when one of them can change mid-run. */
+  currentTools?: () => Promise<readonly ITool[]>;
+}
+
+/** Merged like the run's first list: declaration order, the first name wins. */
+function mergeProviderTools(lists: readonly (readonly ITool[])[]): ITool[] {
+  const names = new Set<string>();
+  const merged: ITool[] = [];
+  for (const list of lists)
+    for (const tool of list) {
+      if (names.has(tool.name)) continue;
+      names.add(tool.name);
+      merged.push(tool);
+    }
+  return merged;
 }
 
 /**
@@ -25,7 +40,8 @@ export async function invokeProviders(
   context: { agentName: string; session: ISession; input: readonly ChatMessage[]; signal: AbortSignal },
 ): Promise<ProviderContext> {
   const result: ProviderContext = { instructions: [], messages: [], tools: [], warnings: [] };
-  const toolNames = new Set<string>();
+  const lists: (() => readonly ITool[] | Promise<readonly ITool[]>)[] = [];
+  let live = false;
   for (const provider of providers) {
     if (!provider.onInvoking) continue;
     context.signal.throwIfAborted();
@@ -47,12 +63,14 @@ export async function invokeProviders(
     );
     if (contribution.replaceMessages) result.messages = messages;
     else result.messages.push(...messages);
-    for (const tool of contribution.tools ?? []) {
-      if (toolNames.has(tool.name)) continue;
-      toolNames.add(tool.name);
-      result.tools.push(tool);
-    }
+    const tools = contribution.tools ?? [];
+    const current = contribution.currentTools;
+    lists.push(current ?? (() => tools));
+    if (current) live = true;
+    if (tools.length > 0) result.tools = mergeProviderTools([result.tools, tools]);
   }
+  if (live)
+    result.currentTools = async () => mergeProviderTools(await Promise.all(lists.map((list) => list())));
   return result;
 }
 

@@ -60,6 +60,10 @@ export interface FunctionInvokingOptions {
 }
 
 /** What the model call needs, built directly (no spread-and-delete, which leaves a slow object). */
+function sameTools(a: readonly ITool[], b: readonly ITool[]): boolean {
+  return a === b || (a.length === b.length && a.every((tool, i) => tool === b[i]));
+}
+
 function modelCallOptions(options: ChatClientRunOptions, tools: ToolDefinition[]): ChatClientRunOptions {
   const inner: ChatClientRunOptions = { tools };
   if (options.signal) inner.signal = options.signal;
@@ -133,7 +137,8 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
     options: ToolLoopRunOptions,
   ): AsyncGenerator<readonly AgentResponseUpdate[], void, undefined> {
     const signal = options.signal ?? NEVER_ABORTED;
-    const index = this.toolIndex(options.providerTools, options.toolView);
+    let index = this.toolIndex(options.providerTools, options.toolView);
+    let providerTools = options.providerTools ?? [];
     let conversation = [...messages];
     const guard = new LoopGuard(this.maxIdenticalCalls);
     const hooks = this.hooks;
@@ -182,9 +187,20 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
       }
     }
 
-    const innerOptions = modelCallOptions(options, index.definitions);
+    let innerOptions = modelCallOptions(options, index.definitions);
+    let first = true;
 
     for (;;) {
+      // A provider's tools that changed since the last round (an MCP server's list_changed).
+      if (!first && options.currentProviderTools) {
+        const now = await options.currentProviderTools();
+        if (!sameTools(now, providerTools)) {
+          providerTools = now;
+          index = this.toolIndex(now, options.toolView);
+          innerOptions = modelCallOptions(options, index.definitions);
+        }
+      }
+      first = false;
       const started = timed ? performance.now() : 0;
       let request: StepRequest = { options: innerOptions, byName: index.byName };
       if (hooks?.prepareStep) {

@@ -15,6 +15,8 @@ import type { RunTrace } from '../telemetry/run-trace.js';
 export interface ToolLoopRunOptions extends ChatClientRunOptions {
   /** Live tools injected by context providers for this run (the loop executes them). */
   providerTools?: readonly ITool[];
+  /** The providers' tools as they are now, read before each later round (a list that changed mid-run). */
+  currentProviderTools?: () => Promise<readonly ITool[]>;
   /** Answers to a paused batch of gated calls. */
   approvals?: readonly ApprovalResponse[];
   /** The batch a previous run paused on; with `approvals`, the loop resumes it first. */

@@ -489,6 +489,11 @@ export class McpConnection {
     }
   }
 
+  /** Resolves once a tool-list refresh under way (a `list_changed` just arrived) is done. */
+  async toolListSettled(): Promise<void> {
+    await this.refreshing;
+  }
+
   /** Coalesces notifications: one refresh at a time, and one more if another arrived meanwhile. */
   private async refreshSoon(client: SdkClient): Promise<void> {
     if (this.refreshing) {

@@ -28,7 +28,7 @@ function listing<T>(items: readonly T[], render: (item: T) => string): string[] 
 
 /**
  * `contexts: [{ kind: mcp }]`: an MCP server whose tools are offered on every run as the server
- * lists them then (a `tools/list_changed` is seen on the next run), whose resources and prompts
+ * lists them then (a `tools/list_changed` is seen on the run's next round), whose resources and prompts
  * are listed in the instructions (read with `read_mcp_resource`, fetched with `get_mcp_prompt`),
  * and whose own instructions reach the model. A server that is down is reconnected before the
  * run; if that fails, the run goes on with the last tool list and a warning.
@@ -87,7 +87,16 @@ export class McpContextProvider implements IContextProvider {
         `MCP server '${this.name}' is unavailable (its last known tools are offered): ${getErrorMessage(error)}`,
       );
     }
-    return { instructions: this.instructions(), tools: this.tools, ...(warnings.length > 0 && { warnings }) };
+    return {
+      instructions: this.instructions(),
+      tools: this.tools,
+      // Before each later round: a list_changed mid-run reaches the model on its next round.
+      currentTools: async () => {
+        await this.connection.toolListSettled();
+        return this.tools;
+      },
+      ...(warnings.length > 0 && { warnings }),
+    };
   }
 
   /** The server's instructions, resources and prompts, as the model reads them. */
