@@ -40,6 +40,7 @@ export async function invokeProviders(
   context: { agentName: string; session: ISession; input: readonly ChatMessage[]; signal: AbortSignal },
 ): Promise<ProviderContext> {
   const result: ProviderContext = { instructions: [], messages: [], tools: [], warnings: [] };
+  const initial: (readonly ITool[])[] = [];
   const lists: (() => readonly ITool[] | Promise<readonly ITool[]>)[] = [];
   let live = false;
   for (const provider of providers) {
@@ -65,10 +66,11 @@ export async function invokeProviders(
     else result.messages.push(...messages);
     const tools = contribution.tools ?? [];
     const current = contribution.currentTools;
+    initial.push(tools);
     lists.push(current ?? (() => tools));
     if (current) live = true;
-    if (tools.length > 0) result.tools = mergeProviderTools([result.tools, tools]);
   }
+  result.tools = mergeProviderTools(initial);
   if (live)
     result.currentTools = async () => mergeProviderTools(await Promise.all(lists.map((list) => list())));
   return result;

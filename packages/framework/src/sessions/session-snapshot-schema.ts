@@ -1,9 +1,30 @@
-import { SessionError, type SessionSnapshot } from '@raf/core';
+import { type JSONValue, SessionError, type SessionSnapshot } from '@raf/core';
 import { onFirstUse } from '@raf/core/internal';
 import { z } from 'zod';
 
-// Built on first use (a session read): importing the framework builds no schema.
+/**
+ * The pieces a session and the sub-agent worker protocol share (JSON values, tool results,
+ * approval requests). Built on first use (a session read): importing the framework builds none.
+ */
+export const sessionSchemaParts = onFirstUse(() => {
+  const json: z.ZodType<JSONValue> = z.lazy(() =>
+    z.union([z.null(), z.string(), z.number(), z.boolean(), z.array(json), z.record(z.string(), json)]),
+  );
+  const toolResult = z.object({ ok: z.boolean(), data: json.optional(), error: z.string().optional() });
+  const approvalRequest = z.object({
+    type: z.literal('tool-approval-request'),
+    callId: z.string(),
+    name: z.string(),
+    arguments: json,
+    description: z.string(),
+    resolvedTarget: z.string().optional(),
+    agentPath: z.array(z.string()).optional(),
+  });
+  return { json, toolResult, approvalRequest };
+});
+
 export const sessionSnapshotSchema = onFirstUse(() => {
+  const { json, toolResult, approvalRequest } = sessionSchemaParts();
   const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
 
   const message = z.object({
@@ -16,27 +37,11 @@ export const sessionSnapshotSchema = onFirstUse(() => {
     source: z.enum(['external', 'chatHistory', 'contextProvider', 'toolResult']).optional(),
   });
 
-  const json: z.ZodType = z.lazy(() =>
-    z.union([z.null(), z.string(), z.number(), z.boolean(), z.array(json), z.record(z.string(), json)]),
-  );
-
   // A date the session can format again on save: a string Date.parse cannot read would make
   // toJSON() throw long after the file was loaded.
   const timestamp = z
     .string()
     .refine((text) => !Number.isNaN(Date.parse(text)), 'expected a date (ISO 8601)');
-
-  const toolResult = z.object({ ok: z.boolean(), data: json.optional(), error: z.string().optional() });
-
-  const approvalRequest = z.object({
-    type: z.literal('tool-approval-request'),
-    callId: z.string(),
-    name: z.string(),
-    arguments: json,
-    description: z.string(),
-    resolvedTarget: z.string().optional(),
-    agentPath: z.array(z.string()).optional(),
-  });
 
   return z.object({
     version: z.literal(1),

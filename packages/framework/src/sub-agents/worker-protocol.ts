@@ -1,7 +1,6 @@
 import type {
   AgentResponseUpdate,
   ApprovalResponse,
-  JSONValue,
   SessionSnapshot,
   ToolApprovalRequestUpdate,
   ToolResult,
@@ -9,7 +8,7 @@ import type {
 } from '@raf/core';
 import { onFirstUse } from '@raf/core/internal';
 import { z } from 'zod';
-import { sessionSnapshotSchema } from '../sessions/session-snapshot-schema.js';
+import { sessionSchemaParts, sessionSnapshotSchema } from '../sessions/session-snapshot-schema.js';
 
 /**
  * The messages between a parent and a sub-agent worker (SPEC §7.1), version 1. Both sides check
@@ -19,22 +18,10 @@ export const WORKER_PROTOCOL_VERSION = 1;
 
 // Built on first use (a delegation to a worker): importing the framework builds no schema.
 const schemas = onFirstUse(() => {
-  const json: z.ZodType<JSONValue> = z.lazy(() =>
-    z.union([z.null(), z.string(), z.number(), z.boolean(), z.array(json), z.record(z.string(), json)]),
-  );
+  const { json, toolResult, approvalRequest } = sessionSchemaParts();
   const snapshot = sessionSnapshotSchema() as unknown as z.ZodType<SessionSnapshot>;
   const approval = z.object({ callId: z.string(), approved: z.boolean(), reason: z.string().optional() });
   const route = z.enum(['worker-local', 'main-process-proxy', 'disabled']);
-  const toolResult = z.object({ ok: z.boolean(), data: json.optional(), error: z.string().optional() });
-  const approvalRequest = z.object({
-    type: z.literal('tool-approval-request'),
-    callId: z.string(),
-    name: z.string(),
-    arguments: json,
-    description: z.string(),
-    resolvedTarget: z.string().optional(),
-    agentPath: z.array(z.string()).optional(),
-  });
   // Checked for their shape; extra fields a newer version adds pass through.
   const usage = z.looseObject({
     promptTokens: z.number(),
