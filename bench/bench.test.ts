@@ -66,6 +66,7 @@ describe('benchmarks', () => {
         validate: expect.any(Number),
         inspect: expect.any(Number),
         runToFirstRequest: expect.any(Number),
+        runToExit: expect.any(Number),
       });
       for (const name of ['raf', 'floor', 'openaiAgents', 'aiSdk'])
         expect(result.coldRun[name]).toBeGreaterThan(0);

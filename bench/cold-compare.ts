@@ -31,6 +31,7 @@ try {
     'validate',
     'inspect',
     'runToFirstRequest',
+    'runToExit',
     'coldRunRaf',
   ];
   console.log(`median wall ms of ${runs} runs each; node -e 0: ${ms.node!.toFixed(0)} ms`);

@@ -18,6 +18,8 @@ export interface ColdStartResult {
   validate: number;
   inspect: number;
   runToFirstRequest: number;
+  /** The same `raf run`, spawn to exit: one model request, the answer written, the process gone. */
+  runToExit: number;
 }
 
 // Without NODE_OPTIONS: no TypeScript loader and no source condition in the measured processes.
@@ -80,6 +82,9 @@ async function firstRequestTarget(repo: string) {
       });
       return once(args, dir, request);
     },
+    runToExit(): Promise<number> {
+      return once(args, dir);
+    },
     close() {
       server.close();
       rmSync(dir, { recursive: true, force: true });
@@ -113,6 +118,7 @@ export async function coldStartCases(
       validate: () => once([bin, 'validate', agent], repo),
       inspect: () => once([bin, 'inspect', agent], repo),
       runToFirstRequest: () => target.run(),
+      runToExit: () => target.runToExit(),
     },
     close: () => target.close(),
   };

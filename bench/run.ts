@@ -156,6 +156,7 @@ const COLD_START_ROWS: [Exclude<keyof ColdStartResult, 'node'>, string, number |
   ['validate', 'raf validate', 80],
   ['inspect', 'raf inspect', undefined],
   ['runToFirstRequest', 'raf run, 1st request', 120],
+  ['runToExit', 'raf run, to exit', undefined],
 ];
 
 function printColdStart(cold: ColdStartResult, above: Omit<ColdStartResult, 'node'>): void {
