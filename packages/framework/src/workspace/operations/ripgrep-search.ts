@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { basename, dirname, resolve as resolvePath } from 'node:path';
 import { childProcess } from '../../lazy-builtins.js';
-import { byFileAndLine } from './path-order.js';
+import { byFileAndLine, comparePaths } from './path-order.js';
 import { clipLine, SEARCH_LIMITS } from './search-limits.js';
 import type { SearchMatch, SearchOutcome, SearchRequest, SkippedFile } from './tool-operations.js';
 import { verifyMatches } from './verify-matches.js';
@@ -28,11 +28,25 @@ export function hasRipgrep(path = 'rg'): Promise<boolean> {
   return probe;
 }
 
-/** The flags that make ripgrep walk exactly like the JS walker (see `SEARCH_LIMITS`). */
+/**
+ * How many matches a parallel ripgrep run may collect before the search starts over in path order.
+ * Below it, every match is read and sorted here, so the result is the same first N as
+ * `--sort=path` gives, at ripgrep's parallel speed (`--sort=path` walks on one thread: 1.6× the
+ * time of `rg -n` on a 100,000-file tree on 2 cores). Above it, the ordered run stops early.
+ */
+export function parallelMatchCap(maxMatches: number): number {
+  return Math.max(1_000, (maxMatches + 1) * 5);
+}
+
+/**
+ * The flags that make ripgrep walk exactly like the JS walker (see `SEARCH_LIMITS`). `ordered`:
+ * one thread in path order, so that a run stopped after N matches has the first N.
+ */
 export function ripgrepArguments(
   request: SearchRequest,
   target = '.',
   maxFileBytes = SEARCH_LIMITS.maxFileBytes,
+  ordered = true,
 ): string[] {
   const args = [
     '--no-config',
@@ -44,8 +58,7 @@ export function ripgrepArguments(
     '--no-ignore',
     '--hidden',
     '--glob=!.*/',
-    // One thread in path order: a truncated search returns the first matches, the same each time.
-    '--sort=path',
+    ...(ordered ? ['--sort=path'] : []),
     `--max-depth=${SEARCH_LIMITS.maxDepth}`,
     `--max-filesize=${maxFileBytes}`,
     '--max-columns=2000',
@@ -79,7 +92,11 @@ export async function ripgrepSearch(
       skipped: [{ file: request.directory, size: info.size }],
     };
   }
-  const found = await runRipgrep(request, info.isFile(), options);
+  // Parallel first; a search with more matches than the cap runs again in path order, stopping early.
+  let found = await runRipgrep(request, info.isFile(), options, parallelMatchCap(request.maxMatches));
+  if (found.overflowed) found = await runRipgrep(request, info.isFile(), options, request.maxMatches + 1);
+  found.matches.sort(byFileAndLine);
+  found.skipped.sort((a, b) => comparePaths(a.file, b.file));
   const matches = await verifyMatches(
     found.matches.slice(0, request.maxMatches + 1),
     options.maxFileBytes,
@@ -95,18 +112,24 @@ export async function ripgrepSearch(
   };
 }
 
+/**
+ * One ripgrep run that stops once it has more than `cap` matches (`overflowed`). A cap above
+ * `maxMatches` runs on all threads in any order; at `maxMatches + 1`, in path order.
+ */
 function runRipgrep(
   request: SearchRequest,
   isFile: boolean,
   options: { path?: string; maxFileBytes: number },
-): Promise<{ matches: SearchMatch[]; skipped: SkippedFile[] }> {
+  cap: number,
+): Promise<{ matches: SearchMatch[]; skipped: SkippedFile[]; overflowed: boolean }> {
+  const ordered = cap <= request.maxMatches + 1;
   return new Promise((resolve, reject) => {
     // Run inside the folder: ripgrep matches globs with a `/` against paths relative to it.
     const cwd = isFile ? dirname(request.directory) : request.directory;
     const target = isFile ? basename(request.directory) : '.';
     const child = childProcess().spawn(
       options.path ?? 'rg',
-      ripgrepArguments(request, target, options.maxFileBytes),
+      ripgrepArguments(request, target, options.maxFileBytes, ordered),
       {
         cwd,
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -136,7 +159,7 @@ function runRipgrep(
         line: Number(line.slice(nul + 1, colon)),
         content: clipLine(line.slice(colon + 1)),
       });
-      if (matches.length > request.maxMatches) stop();
+      if (matches.length >= cap) stop();
     });
     child.once('error', (error) => {
       request.signal.removeEventListener('abort', stop);
@@ -148,7 +171,7 @@ function runRipgrep(
       if (!stopped && code === 2 && /regex parse error|error parsing|unrecognized/i.test(errors)) {
         return reject(new RipgrepPatternError(errors.trim()));
       }
-      resolve({ matches, skipped });
+      resolve({ matches, skipped, overflowed: stopped && !ordered });
     });
   });
 }

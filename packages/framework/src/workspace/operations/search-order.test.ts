@@ -7,7 +7,7 @@ import { createFindFilesTool } from '../../builtin-tools/find-files.js';
 import { createSearchFileTool } from '../../builtin-tools/search-file.js';
 import { WorkspaceContextProvider } from '../workspace-context-provider.js';
 import { createLocalToolOperations } from './local-tool-operations.js';
-import { hasRipgrep } from './ripgrep-search.js';
+import { hasRipgrep, parallelMatchCap } from './ripgrep-search.js';
 
 let dir: string;
 const rgInstalled = await hasRipgrep();
@@ -101,11 +101,27 @@ describe('deterministic results in path order', () => {
         for (const run of runs.slice(1)) expect(run).toEqual(runs[0]);
         const all = await allMatches();
         expect(all.length).toBeGreaterThanOrEqual(1_000); // the acceptance case: 1,000+ matching lines
+        // ripgrep: more than its parallel cap, so this is the path-ordered run that stops early.
+        expect(all.length).toBeGreaterThan(parallelMatchCap(200));
         const expected = all.slice(0, 200);
         const got = (runs[0] as { matches: { file: string; line: number }[] }).matches;
         expect(got.map((m) => `${m.file}:${m.line}`)).toEqual(expected.map((m) => `${m.file}:${m.line}`));
       },
     );
+
+  it.runIf(rgInstalled)(
+    "ripgrep below its parallel cap (672 matches, read on all threads and sorted): five calls give the walker's first 200",
+    async () => {
+      const args = { pattern: 'needle \\S+ [0-3]$', directory: '.' };
+      expect(parallelMatchCap(200)).toBeGreaterThan(672); // this search takes the parallel path
+      const walker = await tools('walker').search.execute(args, { signal, callId: 'w' });
+      expect(walker).toMatchObject({ ok: true, data: { total: 200, truncated: true } });
+      for (let i = 0; i < 5; i++) {
+        const ripgrep = await tools('ripgrep').search.execute(args, { signal, callId: `r${i}` });
+        expect(ripgrep).toEqual(walker);
+      }
+    },
+  );
 
   it.runIf(rgInstalled)('ripgrep and the walker give the same truncated results', async () => {
     for (const args of [
