@@ -22,6 +22,19 @@ beforeAll(async () => {
         type: req.headers['content-type'] ?? '',
         body,
       });
+      if (req.url?.startsWith('/noisy')) {
+        const many = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`x-h${i}`, `${i}`]));
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          'set-cookie': ['session=secret-token; HttpOnly', 'other=also-secret'],
+          'x-long': 'v'.repeat(5_000),
+          ...many,
+        });
+        res.end(
+          JSON.stringify({ items: Array.from({ length: 5_000 }, (_, i) => ({ id: i, name: `item ${i}` })) }),
+        );
+        return;
+      }
       if (req.url?.startsWith('/text')) {
         res.writeHead(404, { 'content-type': 'text/plain' }).end('no such page');
         return;
@@ -65,6 +78,27 @@ describe('http_request', () => {
   it('returns a non-2xx answer with its status and text body (the caller decides)', async () => {
     const result = await call(allowed(), { url: `${base}/text` });
     expect(result).toMatchObject({ ok: true, data: { status: 404, body: 'no such page' } });
+  });
+
+  it('hides cookies the server sets, bounds the headers, and cuts a JSON answer longer than maxChars as text', async () => {
+    const tool = createHttpRequestTool(new GuardedHttpClient({ allowPrivate: ['127.0.0.1/32'] }), {
+      maxChars: 10_000,
+    });
+    const result = await call(tool, { url: `${base}/noisy` });
+    expect(result.ok).toBe(true);
+    const data = result.data as {
+      headers: Record<string, string>;
+      body: unknown;
+      truncated?: boolean;
+      totalChars?: number;
+    };
+    expect(JSON.stringify(data)).not.toContain('secret');
+    expect(Object.keys(data.headers).length).toBeLessThanOrEqual(40);
+    expect(data.headers['x-long']).toBe(`${'v'.repeat(1_000)}…`);
+    expect(typeof data.body).toBe('string');
+    expect((data.body as string).length).toBe(10_000);
+    expect(data.truncated).toBe(true);
+    expect(data.totalChars).toBeGreaterThan(100_000);
   });
 
   it('refuses a private address unless allowPrivate lists it (the SSRF guard)', async () => {

@@ -47,6 +47,26 @@ function encodeBody(body: { kind: 'json' | 'raw'; value?: unknown } | undefined)
 }
 
 /**
+ * Response headers that go to the model: never a cookie the server sets (a session secret that
+ * would then sit in the transcript), at most 40 headers of 1,000 characters each (a server chooses
+ * how many and how long, the model's context pays).
+ */
+const HIDDEN_HEADERS = new Set(['set-cookie', 'set-cookie2']);
+const MAX_HEADERS = 40;
+const MAX_HEADER_CHARS = 1_000;
+
+function modelVisibleHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const visible: Record<string, string> = {};
+  let count = 0;
+  for (const [name, value] of Object.entries(headers)) {
+    if (HIDDEN_HEADERS.has(name.toLowerCase())) continue;
+    if (++count > MAX_HEADERS) break;
+    visible[name] = value.length > MAX_HEADER_CHARS ? `${value.slice(0, MAX_HEADER_CHARS)}…` : value;
+  }
+  return visible;
+}
+
+/**
  * `http_request {url, method?, headers?, query?, body?}` → `{status, headers, body}` (JSON bodies
  * parsed, others as text), every hop behind the SSRF guard. Methods that change things (POST, PUT,
  * PATCH, DELETE, …) ask for approval when a model calls it; a workflow's `HttpRequestAction`,
@@ -74,8 +94,11 @@ export function createHttpRequestTool(http: GuardedHttpClient, options: { maxCha
           ...(encoded.body !== undefined && { body: encoded.body }),
         });
         const { text } = decodeText(response.body, response.mediaType, response.charset);
-        let parsed: JSONValue = text.length > maxChars ? text.slice(0, maxChars) : text;
-        if (response.mediaType === 'application/json' || response.mediaType?.endsWith('+json')) {
+        const tooLong = text.length > maxChars;
+        let parsed: JSONValue = tooLong ? text.slice(0, maxChars) : text;
+        // A JSON answer longer than maxChars stays text, cut: parsed, it would reach the model whole.
+        const json = response.mediaType === 'application/json' || response.mediaType?.endsWith('+json');
+        if (json && !tooLong) {
           try {
             parsed = JSON.parse(text) as JSONValue;
           } catch {
@@ -85,10 +108,9 @@ export function createHttpRequestTool(http: GuardedHttpClient, options: { maxCha
         return toolSuccess({
           status: response.status,
           url: response.url,
-          headers: { ...response.headers },
+          headers: modelVisibleHeaders(response.headers),
           body: parsed,
-          ...(typeof parsed === 'string' &&
-            text.length > maxChars && { truncated: true, totalChars: text.length }),
+          ...(tooLong && { truncated: true, totalChars: text.length }),
         });
       } catch (error) {
         if (context.signal.aborted) throw error;
