@@ -17,6 +17,9 @@ interface FieldMeta {
 const camel = (key: string) => key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 
 function shapeOf(schema: ZodType): Record<string, ZodType> | undefined {
+  // A `z.preprocess(fn, object)` (a pipe) checks its keys as the object it leads to.
+  const def = (schema as { def?: { type?: string; out?: ZodType } }).def;
+  if (def?.type === 'pipe' && def.out) return shapeOf(def.out);
   const shape = (schema as { shape?: unknown }).shape;
   return shape && typeof shape === 'object' ? (shape as Record<string, ZodType>) : undefined;
 }

@@ -167,6 +167,28 @@ ${web}trigger:
     await expect(collectAgentResponse(agent.run('42'))).rejects.toThrow(/127\.0\.0\.1/);
   });
 
+  it("validate checks the file's web: block at its lines: a misspelt key, a wrong type, not a mapping", async () => {
+    const report = async (web: string) => {
+      const result = await new DeclAgentBuilder()
+        .use(webPlugin())
+        .fromYaml(workflow(web), 'order.yaml')
+        .validate();
+      return [...result.errors, ...result.warnings].map(
+        (e) => `${e.severity} ${e.line}:${e.column} ${e.message}`,
+      );
+    };
+    expect(await report('web:\n  allowPrivate: [127.0.0.1/32]\n  timeoutMS: 100\n')).toEqual([
+      expect.stringMatching(/^warning 5:3 unknown key 'timeoutMS' \(did you mean 'timeoutMs'\?\)/),
+    ]);
+    expect(await report('web:\n  timeoutMs: soon\n')).toEqual([
+      expect.stringMatching(/^error 4:14 .*number/),
+    ]);
+    expect(await report('web: 10.0.0.0/8\n')).toEqual([
+      expect.stringMatching(/^error 3:\d+ 'web' must be a mapping/),
+    ]);
+    expect(await report('web: { allowPrivate: [127.0.0.1/32] }\n')).toEqual([]);
+  });
+
   it('without @raf/web the file fails at the action, naming the package', async () => {
     const report = await new DeclAgentBuilder().fromYaml(workflow(''), 'order.yaml').validate();
     expect(report.errors.map((e) => `${e.line}:${e.column} ${e.message}`)).toEqual([
