@@ -77,6 +77,7 @@ export type {
   SessionStoreOptions,
   SuspendedCall,
 } from './session/session.js';
+export { PlainSession } from './session/plain-session.js';
 export { providerStateKey } from './session/session.js';
 export type { DefineToolOptions } from './tool/define-tool.js';
 export { defineTool, describeZodIssues, zodToJsonSchema } from './tool/define-tool.js';
