@@ -69,6 +69,7 @@ export type { IScopeTool } from './scope/scope-tool.js';
 export { isScopeTool } from './scope/scope-tool.js';
 export type { ProtectedPath, WorkspaceScope } from './scope/workspace-scope.js';
 export { scopeRoots } from './scope/workspace-scope.js';
+export { PlainSession } from './session/plain-session.js';
 export type {
   ISession,
   ISessionStore,
@@ -77,7 +78,6 @@ export type {
   SessionStoreOptions,
   SuspendedCall,
 } from './session/session.js';
-export { PlainSession } from './session/plain-session.js';
 export { providerStateKey } from './session/session.js';
 export type { DefineToolOptions } from './tool/define-tool.js';
 export { defineTool, describeZodIssues, zodToJsonSchema } from './tool/define-tool.js';
