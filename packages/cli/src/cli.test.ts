@@ -85,7 +85,8 @@ describe('raf validate, inspect, schema', () => {
       maxToolRounds: 6,
       contexts: [
         { kind: 'history', name: 'InMemoryHistoryProvider', order: 0 },
-        { kind: 'workspace', name: 'WorkspaceContextProvider', order: 1 },
+        // The name the file gives the workspace, as tools[].workspace shows it.
+        { kind: 'workspace', name: 'project', provider: 'WorkspaceContextProvider', order: 1 },
       ],
       warnings: [],
     });

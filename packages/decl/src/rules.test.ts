@@ -79,7 +79,7 @@ describe('the linkage rules through YAML', () => {
       expect.objectContaining({
         name: 'load_skill',
         source: 'injected',
-        context: 'AgentSkillsProvider',
+        context: 'pdf',
         gated: false,
       }),
       expect.objectContaining({ name: 'read_skill_resource', source: 'injected' }),
@@ -91,15 +91,21 @@ describe('the linkage rules through YAML', () => {
     const body = `contexts:\n  - kind: skills\n    name: pdf\n  - kind: workspace\n    name: ws\n    config: { root: ./work }\n  - kind: compression\n    name: sliding_window\n`;
     const plan = await new DeclAgentBuilder().fromYamlFile(await agentFile('order', body)).explain();
     expect(plan.contexts).toEqual([
-      { kind: 'history', name: 'InMemoryHistoryProvider', order: 0 },
-      { kind: 'skills', name: 'AgentSkillsProvider', order: 1 },
+      { kind: 'history', name: 'InMemoryHistoryProvider', provider: 'InMemoryHistoryProvider', order: 0 },
+      { kind: 'skills', name: 'pdf', provider: 'AgentSkillsProvider', order: 1 },
       {
         kind: 'workspace',
-        name: 'WorkspaceContextProvider',
+        name: 'ws',
+        provider: 'WorkspaceContextProvider',
         order: 2,
         protectedPaths: expect.arrayContaining([expect.objectContaining({ reason: 'agent definition' })]),
       },
-      { kind: 'compression', name: 'compression:sliding_window', order: 3 },
+      {
+        kind: 'compression',
+        name: 'sliding_window',
+        provider: 'compression:sliding_window',
+        order: 3,
+      },
     ]);
     const only = await new DeclAgentBuilder()
       .fromYamlFile(await agentFile('wsonly', workspace('approve')))
@@ -272,7 +278,8 @@ describe('compression from YAML', () => {
     const contextForm = await agentFile('cmp4', 'contexts:\n  - kind: compression\n    name: summarize\n');
     expect((await new DeclAgentBuilder().fromYamlFile(contextForm).explain()).contexts.at(-1)).toEqual({
       kind: 'compression',
-      name: 'compression:summarize',
+      name: 'summarize',
+      provider: 'compression:summarize',
       order: 1,
     });
     const server = await startMockModelServer({

@@ -117,6 +117,7 @@ describe('kind: knowledge from YAML', () => {
     expect(plan.contexts[1]).toEqual({
       kind: 'knowledge',
       name: 'docs',
+      provider: 'docs',
       order: 1,
       details: { store: join(dir, '.raf/knowledge/docs.db'), built: false, embeddingModel: null },
     });

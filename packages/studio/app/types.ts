@@ -73,7 +73,7 @@ export interface Plan {
   model: { provider: string; id: string };
   toolLoop: boolean;
   maxToolRounds: number;
-  contexts: { kind: string; name: string; order: number }[];
+  contexts: { kind: string; name: string; provider?: string; order: number }[];
   tools: PlanTool[];
   toolPolicy: ToolPolicy | null;
   orchestration: {

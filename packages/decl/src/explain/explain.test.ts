@@ -18,9 +18,9 @@ describe('explain: provider details', () => {
       .withContext(plain)
       .explain();
     expect(plan.contexts).toEqual([
-      { kind: 'history', name: 'InMemoryHistoryProvider', order: 0 },
-      { kind: 'index', name: 'docs', order: 1, details: { files: 3, built: true } },
-      { kind: 'custom', name: 'plain', order: 2 },
+      { kind: 'history', name: 'InMemoryHistoryProvider', provider: 'InMemoryHistoryProvider', order: 0 },
+      { kind: 'index', name: 'docs', provider: 'docs', order: 1, details: { files: 3, built: true } },
+      { kind: 'custom', name: 'plain', provider: 'plain', order: 2 },
     ]);
   });
 
@@ -31,7 +31,7 @@ describe('explain: provider details', () => {
       describe: () => Promise.reject(new Error('index file is corrupt')),
     };
     const plan = await new DeclAgentBuilder().fromYaml(yaml).withContext(broken).explain();
-    expect(plan.contexts[1]).toEqual({ kind: 'index', name: 'docs', order: 1 });
+    expect(plan.contexts[1]).toEqual({ kind: 'index', name: 'docs', provider: 'docs', order: 1 });
     expect(plan.warnings).toEqual(["index 'docs': index file is corrupt"]);
   });
 });

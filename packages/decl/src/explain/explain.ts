@@ -42,7 +42,10 @@ export interface AgentExplanation {
    */
   contexts: {
     kind: string;
+    /** The name the file gives the context (`contexts[].name`), else its provider's name. */
     name: string;
+    /** The provider's own name (`WorkspaceContextProvider`, …). */
+    provider: string;
     order: number;
     protectedPaths?: ProtectedPathRule[];
     details?: Record<string, JSONValue>;
@@ -139,6 +142,13 @@ export async function explainPlan(plan: AgentPlan, agent: ChatClientAgent): Prom
   const warnings = plan.diagnostics.filter((d) => d.severity === 'warning').map(formatDiagnostic);
   // The agent's providers: the plan's, and the sub-agents' coordinator when it has sub-agents.
   const providers = agent.contextProviders.slice(1);
+  // The name the file gives a context (what `tools[].workspace` shows), else the provider's own;
+  // `tools[].context` of an injected tool names it the same way.
+  const written = new Map<IContextProvider, string>();
+  for (const { provider, index } of plan.providers) {
+    const name = index === undefined ? undefined : plan.definition.contexts[index]?.name;
+    if (name) written.set(provider, name);
+  }
   for (const provider of providers) {
     if (provider instanceof WorkspaceContextProvider) {
       for (const tool of provider.tools)
@@ -152,7 +162,7 @@ export async function explainPlan(plan: AgentPlan, agent: ChatClientAgent): Prom
       continue;
     }
     for (const tool of injectedTools(provider))
-      tools.push(await describe(tool, route, 'injected', provider.name));
+      tools.push(await describe(tool, route, 'injected', written.get(provider) ?? provider.name));
   }
   const described = async (provider: IContextProvider) => {
     if (!provider.describe) return {};
@@ -164,11 +174,12 @@ export async function explainPlan(plan: AgentPlan, agent: ChatClientAgent): Prom
     }
   };
   const contexts = [
-    { kind: 'history', name: 'InMemoryHistoryProvider' },
+    { kind: 'history', name: 'InMemoryHistoryProvider', provider: 'InMemoryHistoryProvider' },
     ...(await Promise.all(
       providers.map(async (provider) => ({
         kind: provider.kind,
-        name: provider.name,
+        name: written.get(provider) ?? provider.name,
+        provider: provider.name,
         ...(provider instanceof WorkspaceContextProvider && { protectedPaths: provider.protectedPaths }),
         ...(await described(provider)),
       })),

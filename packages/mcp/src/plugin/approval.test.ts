@@ -154,8 +154,8 @@ describe('explain (raf inspect --json)', { timeout: 60_000 }, () => {
     const plan = await test.builder.explain();
     expect(plan.toolLoop).toBe(true);
     expect(plan.contexts).toEqual([
-      { kind: 'history', name: 'InMemoryHistoryProvider', order: 0 },
-      { kind: 'mcp', name: 'docs', order: 1 },
+      { kind: 'history', name: 'InMemoryHistoryProvider', provider: 'InMemoryHistoryProvider', order: 0 },
+      { kind: 'mcp', name: 'docs', provider: 'docs', order: 1 },
     ]);
     const common = { kind: 'mcp', workspace: null, executionMode: 'parallel', route: 'main-process-proxy' };
     expect(plan.tools).toEqual([
