@@ -242,6 +242,37 @@ describe('raf run', () => {
     expect(sent.messages.slice(-2).map((m) => m.role)).toEqual(['assistant', 'tool']);
   });
 
+  it('--json with --approve all prints one finish, last, when the CLI answers the approvals itself', async () => {
+    server = await startMockModelServer({
+      turns: [
+        {
+          toolCalls: [{ id: 'c1', name: 'run_command', arguments: { command: 'echo hi' } }],
+          usage: { promptTokens: 5, completionTokens: 1, totalTokens: 6 },
+        },
+        { text: 'Ran it.', usage: { promptTokens: 7, completionTokens: 2, totalTokens: 9 } },
+      ],
+    });
+    const run = memoryIO({ cwd: dir });
+    const file = await agent(server.baseURL);
+    expect(await main(['run', file, '-i', 'run echo', '--json', '--approve', 'all', '--session', 'a1'], run.io)).toBe(0);
+    const lines = run.lines();
+    expect(lines.map((l) => l.type)).toEqual([
+      'tool-call',
+      'tool-approval-request',
+      'tool-result',
+      'text-delta',
+      'text-delta',
+      'finish',
+    ]);
+    // The usage of the whole invocation: both model turns.
+    expect(lines.at(-1)).toEqual({
+      type: 'finish',
+      reason: 'stop',
+      usage: { promptTokens: 12, completionTokens: 3, totalTokens: 15 },
+      sessionId: 'a1',
+    });
+  });
+
   it('exits 4 on a model failure, 2 on a bad file and 130 when interrupted', async () => {
     server = await startMockModelServer({
       turns: [

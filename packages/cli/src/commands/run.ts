@@ -11,7 +11,8 @@ import { NdjsonRenderer } from '../render/ndjson.js';
 import { askLine, readAll } from '../terminal.js';
 import { openSession, pendingRequests, runTurn } from '../turn.js';
 
-function decide(
+/** `--approve all|none`: every request answered, each decision said on stderr. */
+export function decide(
   requests: readonly ToolApprovalRequestUpdate[],
   approve: boolean,
   io: CliIO,
@@ -87,9 +88,21 @@ async function runAgent(file: string, args: CliArgs, io: CliIO): Promise<number>
         agent,
         input,
         { session, signal: controller.signal, ...(approvals && { approvals }) },
-        (update) => (args.json ? json.render(update, session.id) : human.render(update)),
+        (update) => {
+          // `finish` waits: it is printed only when this process stops here (one, always last).
+          if (!args.json) human.render(update);
+          else if (update.type !== 'finish') json.render(update, session.id);
+        },
       );
       await store.save(session.toJSON());
+      const goesOn =
+        outcome.finish.reason === 'awaitingApproval' &&
+        !controller.signal.aborted &&
+        (args.approve !== 'ask' || io.stdin.isTTY === true);
+      if (args.json) {
+        if (goesOn) json.continueAfter(outcome.finish);
+        else json.render(outcome.finish, session.id);
+      }
       if (outcome.finish.reason === 'cancelled' || controller.signal.aborted) return EXIT.interrupted;
       if (outcome.finish.reason !== 'awaitingApproval') return outcome.failed ? EXIT.model : EXIT.ok;
       if (args.approve === 'ask') {
