@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -293,6 +293,20 @@ describe('raf run', () => {
     const running = main(['run', file, '-i', 'x'], slow.io);
     setTimeout(() => slow.interrupt(), 200);
     expect(await running).toBe(130);
+  });
+
+  it('exits 2, not 4, for a session id it refuses and for a corrupt session file', async () => {
+    const file = await agent('http://127.0.0.1:9/v1');
+    const bad = memoryIO({ cwd: dir });
+    expect(await main(['run', file, '-i', 'x', '--session', '../../etc'], bad.io)).toBe(2);
+    expect(bad.err()).toBe(
+      'raf: session id "../../etc" is not allowed: use letters, digits and . _ - : @ (at most 200)\n',
+    );
+    await mkdir(join(dir, '.raf/sessions'), { recursive: true });
+    await writeFile(join(dir, '.raf/sessions/broken.json'), '{not json');
+    const corrupt = memoryIO({ cwd: dir });
+    expect(await main(['run', file, '-i', 'x', '--session', 'broken'], corrupt.io)).toBe(2);
+    expect(corrupt.err()).toMatch(/^raf: session file .*broken\.json is corrupt/);
   });
 
   it('reads the input from stdin, and refuses bad usage with exit 2', async () => {

@@ -1,4 +1,4 @@
-import { ChatClientError, ConfigError, getErrorMessage, RafError } from '@raf/core';
+import { ChatClientError, ConfigError, getErrorMessage, RafError, SessionError } from '@raf/core';
 import { DeclError, formatDiagnostic } from '@raf/decl';
 import { parseCliArgs, USAGE } from './args.js';
 import { chatCommand } from './commands/chat.js';
@@ -69,7 +69,8 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
       io.stderr.write(`raf: ${escapeText(error.message)}\n`);
       return error.exitCode;
     }
-    if (ConfigError.isInstance(error)) {
+    // A refused `--session` id, a corrupt session file or a sessions folder it cannot write: usage.
+    if (ConfigError.isInstance(error) || SessionError.isInstance(error)) {
       io.stderr.write(`raf: ${escapeText(error.message)}\n`);
       return EXIT.config;
     }
