@@ -295,6 +295,26 @@ describe('raf run', () => {
     expect(await running).toBe(130);
   });
 
+  it('prints the warnings of the agent file on stderr (an unknown key, an unknown policy) and still runs', async () => {
+    server = await startMockModelServer({ turns: [{ text: 'ran' }, { text: 'ran again' }] });
+    await writeFile(
+      join(dir, 'agent.yaml'),
+      `name: w\nmodel: { id: m, provider: custom, connection: { endpoint: "${server.baseURL}" } }\ncontxts: []\ncontexts:\n  - kind: workspace\n    name: here\n    config: { root: ., policy: sometimes }\n`,
+    );
+    const expected =
+      "warning: agent.yaml:3:1 contxts: unknown field 'contxts' (did you mean 'contexts'?)\n" +
+      'warning: agent.yaml:5:5 contexts[0]: workspace \'here\': unknown workspace policy "sometimes"; use read|allow|allow_all, approve|ask|approve_outside or deny|restrict|deny_outside; falling back to deny (DenyOutside)\n';
+    const human = memoryIO({ cwd: dir });
+    expect(await main(['run', 'agent.yaml', '-i', 'x'], human.io)).toBe(0);
+    expect(human.out()).toBe('ran\n');
+    expect(human.err()).toBe(expected);
+    // With --json too: on stderr, so stdout stays the NDJSON of SPEC §11.1.
+    const json = memoryIO({ cwd: dir });
+    expect(await main(['run', 'agent.yaml', '-i', 'x', '--json'], json.io)).toBe(0);
+    expect(json.err()).toBe(expected);
+    expect(json.lines().at(-1)).toMatchObject({ type: 'finish', reason: 'stop' });
+  });
+
   it('exits 2, not 4, for a session id it refuses and for a corrupt session file', async () => {
     const file = await agent('http://127.0.0.1:9/v1');
     const bad = memoryIO({ cwd: dir });

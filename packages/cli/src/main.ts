@@ -7,9 +7,10 @@ import { mcpCommand } from './commands/mcp-serve.js';
 import { memoryCommand } from './commands/memory.js';
 import { runCommand } from './commands/run.js';
 import { schemaCommand } from './commands/schema.js';
-import { asTyped, validateCommand } from './commands/validate.js';
+import { validateCommand } from './commands/validate.js';
 import { closeExtensions } from './extensions.js';
 import { CliError, type CliIO, EXIT, processIO } from './io.js';
+import { asTyped } from './load-agent.js';
 import { escapeText } from './render/escape.js';
 import { cliVersion } from './version.js';
 

@@ -3,7 +3,7 @@ import type { ApprovalResponse, ToolApprovalRequestUpdate } from '@raf/core';
 import { askApprovals } from '../approval-prompt.js';
 import type { CliArgs } from '../args.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
-import { builderFor } from '../load-agent.js';
+import { builderFor, warnOnStderr } from '../load-agent.js';
 import { awaitConsolidation } from '../memory-wait.js';
 import { escapeLine } from '../render/escape.js';
 import { HumanRenderer } from '../render/human.js';
@@ -46,7 +46,9 @@ export async function runCommand(args: CliArgs, io: CliIO): Promise<number> {
 }
 
 async function runAgent(file: string, args: CliArgs, io: CliIO): Promise<number> {
-  const built = await (await builderFor(file, args, io)).buildAgent();
+  const built = await (await builderFor(file, args, io)).buildAgent({
+    onWarnings: warnOnStderr(file, io),
+  });
   const { store, session } = await openSession(args.sessionsDir, io.cwd, args.session);
   if (!('chatClient' in built))
     return (await import('./run-workflow.js')).runWorkflow(file, built, args, io, { store, session });
