@@ -67,6 +67,15 @@ describe('loading agent files', () => {
     ]);
   });
 
+  it('says an agent file holds one YAML document, without naming the parser\'s API', async () => {
+    const { diagnostics } = await loadDefinitionFromText('name: a\nmodel: { id: m }\n---\nname: b\n', {
+      file: 'a.yaml',
+    });
+    expect(diagnostics.map(formatDiagnostic)).toEqual([
+      'a.yaml:3:1 an agent file holds one YAML document; a second one starts here (remove this `---` and what follows, or split the file)',
+    ]);
+  });
+
   it('refuses two spellings of one field', async () => {
     const { diagnostics } = await loadDefinitionFromText(
       'name: a\nmodel: { id: m }\nmaxToolRounds: 2\nmax_tool_rounds: 3\n',

@@ -81,7 +81,9 @@ export function parseYamlSource(
       path: duplicate ? formatPath(duplicate.path) : '',
       message: duplicate
         ? `duplicate key '${duplicate.path.at(-1)}'${duplicate.first === undefined ? '' : ` (first on line ${position(duplicate.first).line})`}`
-        : `${error.code === 'DUPLICATE_KEY' ? 'duplicate key' : 'YAML syntax error'}: ${error.message.split('\n')[0]}`,
+        : error.code === 'MULTIPLE_DOCS'
+          ? 'an agent file holds one YAML document; a second one starts here (remove this `---` and what follows, or split the file)'
+          : `${error.code === 'DUPLICATE_KEY' ? 'duplicate key' : 'YAML syntax error'}: ${error.message.split('\n')[0]}`,
       severity: 'error',
     };
   });
