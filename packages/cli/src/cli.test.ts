@@ -254,7 +254,9 @@ describe('raf run', () => {
     });
     const run = memoryIO({ cwd: dir });
     const file = await agent(server.baseURL);
-    expect(await main(['run', file, '-i', 'run echo', '--json', '--approve', 'all', '--session', 'a1'], run.io)).toBe(0);
+    expect(
+      await main(['run', file, '-i', 'run echo', '--json', '--approve', 'all', '--session', 'a1'], run.io),
+    ).toBe(0);
     const lines = run.lines();
     expect(lines.map((l) => l.type)).toEqual([
       'tool-call',

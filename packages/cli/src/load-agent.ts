@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { type Diagnostic, DeclAgentBuilder, formatDiagnostic } from '@raf/decl';
+import { DeclAgentBuilder, type Diagnostic, formatDiagnostic } from '@raf/decl';
 import type { CliArgs } from './args.js';
 import { installedPlugins } from './extensions.js';
 import type { CliIO } from './io.js';

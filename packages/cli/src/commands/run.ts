@@ -1,5 +1,6 @@
-import { resolve } from 'node:path';
-import type { ApprovalResponse, ToolApprovalRequestUpdate } from '@raf/core';
+import { stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { type ApprovalResponse, getErrorMessage, type ToolApprovalRequestUpdate } from '@raf/core';
 import { askApprovals } from '../approval-prompt.js';
 import type { CliArgs } from '../args.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
@@ -36,13 +37,26 @@ export function decide(
 export async function runCommand(args: CliArgs, io: CliIO): Promise<number> {
   const [file] = args.files;
   if (!file) throw new CliError('raf run needs an agent file: raf run agent.yaml -i "hello"');
+  if (args.trace) await checkTraceTarget(args.trace, io);
   // Registered before the agent runs; loaded only when asked for (the SDK is not a cold-start cost).
   const recorder = args.trace ? await (await import('../trace-file.js')).startTraceRecorder() : undefined;
   try {
     return await runAgent(file, args, io);
   } finally {
-    if (recorder && args.trace) await recorder.write(resolve(io.cwd, args.trace));
+    if (recorder && args.trace)
+      await recorder.write(resolve(io.cwd, args.trace)).catch((error: unknown) => {
+        throw new CliError(`--trace ${args.trace}: cannot write it: ${getErrorMessage(error)}`);
+      });
   }
+}
+
+/** A trace file that cannot be written is a usage error found before the run, not after it. */
+async function checkTraceTarget(target: string, io: CliIO): Promise<void> {
+  const path = resolve(io.cwd, target);
+  if ((await stat(path).catch(() => undefined))?.isDirectory())
+    throw new CliError(`--trace ${target}: is a folder; give a file name such as trace.json`);
+  if (!(await stat(dirname(path)).catch(() => undefined))?.isDirectory())
+    throw new CliError(`--trace ${target}: the folder ${dirname(target)} does not exist`);
 }
 
 async function runAgent(file: string, args: CliArgs, io: CliIO): Promise<number> {
