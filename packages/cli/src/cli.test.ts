@@ -345,6 +345,25 @@ describe('raf run', () => {
   });
 });
 
+describe('extra arguments', () => {
+  it('refuses an argument a command does not take, instead of dropping it (exit 2)', async () => {
+    const file = await agent('http://127.0.0.1:9/v1');
+    for (const [argv, message] of [
+      [
+        ['run', file, 'hello'],
+        'raf: raf run: unexpected argument "hello" (the input goes in -i "…" or on stdin)\n',
+      ],
+      [['inspect', file, 'other.yaml'], 'raf: raf inspect: unexpected argument "other.yaml"\n'],
+      [['schema', 'x'], 'raf: raf schema: unexpected argument "x"\n'],
+    ] as const) {
+      const run = memoryIO({ cwd: dir, stdin: ['piped input\n'] });
+      expect(await main(argv, run.io), argv.join(' ')).toBe(2);
+      expect(run.err()).toBe(message);
+      expect(run.out()).toBe('');
+    }
+  });
+});
+
 describe('raf chat', () => {
   it('streams answers, shows tool lines, asks approvals with a diff, and keeps the session', async () => {
     server = await startMockModelServer({

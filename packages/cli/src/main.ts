@@ -14,6 +14,15 @@ import { asTyped } from './load-agent.js';
 import { escapeText } from './render/escape.js';
 import { cliVersion } from './version.js';
 
+/** Commands that take at most this many positional arguments: more is a mistake, not ignored. */
+const MOST_FILES = new Map([
+  ['run', 1],
+  ['chat', 1],
+  ['inspect', 1],
+  ['index', 1],
+  ['schema', 0],
+]);
+
 /** Runs the CLI and returns the exit code; every failure is one readable message, never a stack. */
 export async function main(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
   try {
@@ -25,6 +34,11 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     if (args.help || !args.command) {
       io.stdout.write(USAGE);
       return args.command || args.help ? EXIT.ok : EXIT.usage;
+    }
+    const most = MOST_FILES.get(args.command);
+    if (most !== undefined && args.files.length > most) {
+      const hint = args.command === 'run' ? ' (the input goes in -i "…" or on stdin)' : '';
+      throw new CliError(`raf ${args.command}: unexpected argument "${args.files[most]}"${hint}`);
     }
     try {
       switch (args.command) {
