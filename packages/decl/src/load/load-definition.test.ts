@@ -67,7 +67,7 @@ describe('loading agent files', () => {
     ]);
   });
 
-  it('says an agent file holds one YAML document, without naming the parser\'s API', async () => {
+  it("says an agent file holds one YAML document, without naming the parser's API", async () => {
     const { diagnostics } = await loadDefinitionFromText('name: a\nmodel: { id: m }\n---\nname: b\n', {
       file: 'a.yaml',
     });

@@ -1,5 +1,15 @@
 import { extname } from 'node:path';
-import { type Document, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, visit } from 'yaml';
+import {
+  type Document,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  parseDocument,
+  visit,
+} from 'yaml';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { formatPath } from '../diagnostics/diagnostic.js';
 import { indexTomlPositions, pathKey } from './toml-positions.js';
@@ -55,7 +65,10 @@ function duplicateAt(doc: Document, offset: number): { path: Path; first?: numbe
       const map = ancestors.at(-1);
       const first = isMap(map) ? map.items.find((p) => keyOf(p.key) === key) : undefined;
       const firstAt = isScalar(first?.key) ? first.key.range?.[0] : undefined;
-      found = { path: [...path, key], ...(firstAt !== undefined && firstAt !== offset && { first: firstAt }) };
+      found = {
+        path: [...path, key],
+        ...(firstAt !== undefined && firstAt !== offset && { first: firstAt }),
+      };
       return visit.BREAK;
     },
   });
