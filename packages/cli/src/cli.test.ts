@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -243,6 +243,39 @@ describe('raf run', () => {
     expect(sent.messages.slice(-2).map((m) => m.role)).toEqual(['assistant', 'tool']);
   });
 
+  it('--json with --approve all prints one finish, last, when the CLI answers the approvals itself', async () => {
+    server = await startMockModelServer({
+      turns: [
+        {
+          toolCalls: [{ id: 'c1', name: 'run_command', arguments: { command: 'echo hi' } }],
+          usage: { promptTokens: 5, completionTokens: 1, totalTokens: 6 },
+        },
+        { text: 'Ran it.', usage: { promptTokens: 7, completionTokens: 2, totalTokens: 9 } },
+      ],
+    });
+    const run = memoryIO({ cwd: dir });
+    const file = await agent(server.baseURL);
+    expect(
+      await main(['run', file, '-i', 'run echo', '--json', '--approve', 'all', '--session', 'a1'], run.io),
+    ).toBe(0);
+    const lines = run.lines();
+    expect(lines.map((l) => l.type)).toEqual([
+      'tool-call',
+      'tool-approval-request',
+      'tool-result',
+      'text-delta',
+      'text-delta',
+      'finish',
+    ]);
+    // The usage of the whole invocation: both model turns.
+    expect(lines.at(-1)).toEqual({
+      type: 'finish',
+      reason: 'stop',
+      usage: { promptTokens: 12, completionTokens: 3, totalTokens: 15 },
+      sessionId: 'a1',
+    });
+  });
+
   it('exits 4 on a model failure, 2 on a bad file and 130 when interrupted', async () => {
     server = await startMockModelServer({
       turns: [
@@ -265,6 +298,40 @@ describe('raf run', () => {
     expect(await running).toBe(130);
   });
 
+  it('prints the warnings of the agent file on stderr (an unknown key, an unknown policy) and still runs', async () => {
+    server = await startMockModelServer({ turns: [{ text: 'ran' }, { text: 'ran again' }] });
+    await writeFile(
+      join(dir, 'agent.yaml'),
+      `name: w\nmodel: { id: m, provider: custom, connection: { endpoint: "${server.baseURL}" } }\ncontxts: []\ncontexts:\n  - kind: workspace\n    name: here\n    config: { root: ., policy: sometimes }\n`,
+    );
+    const expected =
+      "warning: agent.yaml:3:1 contxts: unknown field 'contxts' (did you mean 'contexts'?)\n" +
+      'warning: agent.yaml:5:5 contexts[0]: workspace \'here\': unknown workspace policy "sometimes"; use read|allow|allow_all, approve|ask|approve_outside or deny|restrict|deny_outside; falling back to deny (DenyOutside)\n';
+    const human = memoryIO({ cwd: dir });
+    expect(await main(['run', 'agent.yaml', '-i', 'x'], human.io)).toBe(0);
+    expect(human.out()).toBe('ran\n');
+    expect(human.err()).toBe(expected);
+    // With --json too: on stderr, so stdout stays the NDJSON of SPEC §11.1.
+    const json = memoryIO({ cwd: dir });
+    expect(await main(['run', 'agent.yaml', '-i', 'x', '--json'], json.io)).toBe(0);
+    expect(json.err()).toBe(expected);
+    expect(json.lines().at(-1)).toMatchObject({ type: 'finish', reason: 'stop' });
+  });
+
+  it('exits 2, not 4, for a session id it refuses and for a corrupt session file', async () => {
+    const file = await agent('http://127.0.0.1:9/v1');
+    const bad = memoryIO({ cwd: dir });
+    expect(await main(['run', file, '-i', 'x', '--session', '../../etc'], bad.io)).toBe(2);
+    expect(bad.err()).toBe(
+      'raf: session id "../../etc" is not allowed: use letters, digits and . _ - : @ (at most 200)\n',
+    );
+    await mkdir(join(dir, '.raf/sessions'), { recursive: true });
+    await writeFile(join(dir, '.raf/sessions/broken.json'), '{not json');
+    const corrupt = memoryIO({ cwd: dir });
+    expect(await main(['run', file, '-i', 'x', '--session', 'broken'], corrupt.io)).toBe(2);
+    expect(corrupt.err()).toMatch(/^raf: session file .*broken\.json is corrupt/);
+  });
+
   it('reads the input from stdin, and refuses bad usage with exit 2', async () => {
     server = await startMockModelServer({ turns: [{ text: 'piped ok' }] });
     const piped = memoryIO({ cwd: dir, stdin: ['from a pipe\n'] });
@@ -276,6 +343,25 @@ describe('raf run', () => {
     expect(await main(['run', 'agent.yaml', '--approve', 'maybe'], usage.io)).toBe(2);
     expect(await main(['frobnicate'], usage.io)).toBe(2);
     expect(usage.err()).toContain('raf: --approve must be ask, all or none');
+  });
+});
+
+describe('extra arguments', () => {
+  it('refuses an argument a command does not take, instead of dropping it (exit 2)', async () => {
+    const file = await agent('http://127.0.0.1:9/v1');
+    for (const [argv, message] of [
+      [
+        ['run', file, 'hello'],
+        'raf: raf run: unexpected argument "hello" (the input goes in -i "…" or on stdin)\n',
+      ],
+      [['inspect', file, 'other.yaml'], 'raf: raf inspect: unexpected argument "other.yaml"\n'],
+      [['schema', 'x'], 'raf: raf schema: unexpected argument "x"\n'],
+    ] as const) {
+      const run = memoryIO({ cwd: dir, stdin: ['piped input\n'] });
+      expect(await main(argv, run.io), argv.join(' ')).toBe(2);
+      expect(run.err()).toBe(message);
+      expect(run.out()).toBe('');
+    }
   });
 });
 

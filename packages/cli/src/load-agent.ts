@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { DeclAgentBuilder } from '@raf/decl';
+import { DeclAgentBuilder, type Diagnostic, formatDiagnostic } from '@raf/decl';
 import type { CliArgs } from './args.js';
 import { installedPlugins } from './extensions.js';
 import type { CliIO } from './io.js';
+import { escapeText } from './render/escape.js';
 
 /**
  * A builder for the file, with the installed extensions and the model overrides: `--model` (or
@@ -27,4 +28,21 @@ export async function builderFor(file: string, args: CliArgs, io: CliIO): Promis
   builder.withModel({ ...(id && { id }), ...(baseURL && { baseURL }) });
   builder.withVariables(args.variables);
   return builder;
+}
+
+/** Shows diagnostics under the file name the user typed. */
+export function asTyped(diagnostics: readonly Diagnostic[], typed: string, cwd: string): Diagnostic[] {
+  const absolute = resolve(cwd, typed);
+  return diagnostics.map((d) => (d.file === absolute ? { ...d, file: typed } : d));
+}
+
+/**
+ * Prints the file's warnings on stderr (never stdout: `--json` output stays NDJSON), under the
+ * name the user typed: `raf run` and `raf chat` say what `raf validate` would have.
+ */
+export function warnOnStderr(file: string, io: CliIO): (warnings: Diagnostic[]) => void {
+  return (warnings) => {
+    for (const d of asTyped(warnings, file, io.cwd))
+      io.stderr.write(`warning: ${escapeText(formatDiagnostic(d))}\n`);
+  };
 }

@@ -1,4 +1,4 @@
-import { ChatClientError, ConfigError, getErrorMessage, RafError } from '@raf/core';
+import { ChatClientError, ConfigError, getErrorMessage, RafError, SessionError } from '@raf/core';
 import { DeclError, formatDiagnostic } from '@raf/decl';
 import { parseCliArgs, USAGE } from './args.js';
 import { chatCommand } from './commands/chat.js';
@@ -7,11 +7,21 @@ import { mcpCommand } from './commands/mcp-serve.js';
 import { memoryCommand } from './commands/memory.js';
 import { runCommand } from './commands/run.js';
 import { schemaCommand } from './commands/schema.js';
-import { asTyped, validateCommand } from './commands/validate.js';
+import { validateCommand } from './commands/validate.js';
 import { closeExtensions } from './extensions.js';
 import { CliError, type CliIO, EXIT, processIO } from './io.js';
+import { asTyped } from './load-agent.js';
 import { escapeText } from './render/escape.js';
 import { cliVersion } from './version.js';
+
+/** Commands that take at most this many positional arguments: more is a mistake, not ignored. */
+const MOST_FILES = new Map([
+  ['run', 1],
+  ['chat', 1],
+  ['inspect', 1],
+  ['index', 1],
+  ['schema', 0],
+]);
 
 /** Runs the CLI and returns the exit code; every failure is one readable message, never a stack. */
 export async function main(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
@@ -24,6 +34,11 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     if (args.help || !args.command) {
       io.stdout.write(USAGE);
       return args.command || args.help ? EXIT.ok : EXIT.usage;
+    }
+    const most = MOST_FILES.get(args.command);
+    if (most !== undefined && args.files.length > most) {
+      const hint = args.command === 'run' ? ' (the input goes in -i "…" or on stdin)' : '';
+      throw new CliError(`raf ${args.command}: unexpected argument "${args.files[most]}"${hint}`);
     }
     try {
       switch (args.command) {
@@ -69,7 +84,8 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
       io.stderr.write(`raf: ${escapeText(error.message)}\n`);
       return error.exitCode;
     }
-    if (ConfigError.isInstance(error)) {
+    // A refused `--session` id, a corrupt session file or a sessions folder it cannot write: usage.
+    if (ConfigError.isInstance(error) || SessionError.isInstance(error)) {
       io.stderr.write(`raf: ${escapeText(error.message)}\n`);
       return EXIT.config;
     }

@@ -116,4 +116,21 @@ describe('raf run --trace', () => {
     ).toBe(0);
     await expect(readFile(join(dir, 'trace.json'))).rejects.toThrow(/ENOENT/);
   });
+
+  it('refuses a --trace path it cannot write before the run, with exit 2 and no stack', async () => {
+    for (const [target, message] of [
+      [
+        'no-such-folder/trace.json',
+        'raf: --trace no-such-folder/trace.json: the folder no-such-folder does not exist\n',
+      ],
+      ['.', 'raf: --trace .: is a folder; give a file name such as trace.json\n'],
+    ] as const) {
+      const run = createMemoryIO({ cwd: dir });
+      expect(
+        await main(['run', 'agent.yaml', '-i', 'x', '--approve', 'all', '--trace', target], run.io),
+      ).toBe(2);
+      expect(run.err()).toBe(message);
+      expect(run.out()).toBe('');
+    }
+  });
 });

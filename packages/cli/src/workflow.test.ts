@@ -3,6 +3,7 @@ import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startMockModelServer } from '@raf/client/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from './main.js';
 import { createMemoryIO as memoryIO } from './memory-io.js';
@@ -118,4 +119,29 @@ describe('raf run / inspect / validate on workflow files', () => {
     expect(second.stdout.trim()).toBe('adult');
     expect(second.code).toBe(0);
   }, 60_000);
+
+  it('--approve all in an orchestration says so on stderr and prints one finish, last', async () => {
+    const server = await startMockModelServer({
+      turns: [
+        { toolCalls: [{ id: 'c1', name: 'run_command', arguments: { command: 'echo hi' } }] },
+        { text: 'done' },
+      ],
+    });
+    try {
+      await writeFile(
+        join(dir, 'team.yaml'),
+        `name: team\nmodel: { id: m, provider: custom, connection: { endpoint: "${server.baseURL}" } }\nmetadata: { orchestration: sequential }\nsubAgents:\n  - name: doer\n    model: { id: m, provider: custom, connection: { endpoint: "${server.baseURL}" } }\n    contexts: [{ kind: workspace, name: w, config: { root: ., policy: approve } }]\n    tools: [{ kind: shell }]\n`,
+      );
+      const run = memoryIO({ cwd: dir });
+      expect(await main(['run', 'team.yaml', '-i', 'go', '--json', '--approve', 'all'], run.io)).toBe(0);
+      const types = run
+        .lines()
+        .map((l) => l.type)
+        .filter((t) => t !== 'workflow-event');
+      expect(types).toEqual(['tool-call', 'tool-approval-request', 'tool-result', 'text-delta', 'finish']);
+      expect(run.err()).toContain(`✓ approved (--approve all): run_command ${dir}$ echo hi`);
+    } finally {
+      await server.close();
+    }
+  });
 });

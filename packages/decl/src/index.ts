@@ -1,5 +1,5 @@
 export type { AgentPlan, PlannedProvider, PlannedTool } from './builder/agent-plan.js';
-export type { StrictOptions, ValidationReport } from './builder/decl-agent-builder.js';
+export type { BuildOptions, StrictOptions, ValidationReport } from './builder/decl-agent-builder.js';
 export { DeclAgentBuilder } from './builder/decl-agent-builder.js';
 export type { ModelOverride, NamedConnection } from './builder/plan-model.js';
 export type { Diagnostic } from './diagnostics/diagnostic.js';

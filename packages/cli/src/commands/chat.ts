@@ -3,7 +3,7 @@ import type { ApprovalResponse } from '@raf/core';
 import { askApprovals } from '../approval-prompt.js';
 import type { CliArgs } from '../args.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
-import { builderFor } from '../load-agent.js';
+import { builderFor, warnOnStderr } from '../load-agent.js';
 import { awaitConsolidation } from '../memory-wait.js';
 import { HumanRenderer } from '../render/human.js';
 import { openSession, pendingRequests, runTurn } from '../turn.js';
@@ -16,7 +16,7 @@ import { openSession, pendingRequests, runTurn } from '../turn.js';
 export async function chatCommand(args: CliArgs, io: CliIO): Promise<number> {
   const [file] = args.files;
   if (!file) throw new CliError('raf chat needs an agent file: raf chat agent.yaml');
-  const agent = await (await builderFor(file, args, io)).build();
+  const agent = await (await builderFor(file, args, io)).build({ onWarnings: warnOnStderr(file, io) });
   const { store, session, resumed } = await openSession(args.sessionsDir, io.cwd, args.session);
   const rl = createInterface({
     input: io.stdin,

@@ -1,4 +1,4 @@
-import type { ApprovalResponse } from '@raf/core';
+import type { ApprovalResponse, FinishUpdate } from '@raf/core';
 import type { AgentSession } from '@raf/framework';
 import type { WorkflowAgent, WorkflowEvent } from '@raf/workflow';
 import { askApprovals } from '../approval-prompt.js';
@@ -9,6 +9,7 @@ import { HumanRenderer } from '../render/human.js';
 import { NdjsonRenderer } from '../render/ndjson.js';
 import { askLine, readAll } from '../terminal.js';
 import { pendingRequests } from '../turn.js';
+import { decide } from './run.js';
 
 type Store = { save(snapshot: ReturnType<AgentSession['toJSON']>): Promise<void> };
 
@@ -79,8 +80,7 @@ export async function runWorkflow(
   };
   try {
     for (;;) {
-      let reason = 'stop';
-      let rawReason: string | undefined;
+      let finish: FinishUpdate = { type: 'finish', reason: 'stop' };
       let failed = false;
       const requests = [];
       for await (const update of agent.run(input, {
@@ -89,16 +89,24 @@ export async function runWorkflow(
         onEvent,
         ...(approvals && { approvals }),
       })) {
-        if (update.type === 'finish') {
-          reason = update.reason;
-          rawReason = update.rawReason;
-        }
+        if (update.type === 'finish') finish = update;
         if (update.type === 'error') failed = true;
         if (update.type === 'tool-approval-request') requests.push(update);
-        if (args.json) json.render(update, session.id);
-        else human.render(update);
+        // `finish` waits: it is printed only when this process stops here (one, always last).
+        if (!args.json) human.render(update);
+        else if (update.type !== 'finish') json.render(update, session.id);
       }
+      const { reason, rawReason } = finish;
       await store.save(session.toJSON());
+      const goesOn =
+        reason === 'awaitingApproval' &&
+        rawReason !== 'awaitingInput' &&
+        !controller.signal.aborted &&
+        (args.approve !== 'ask' || io.stdin.isTTY === true);
+      if (args.json) {
+        if (goesOn) json.continueAfter(finish);
+        else json.render(finish, session.id);
+      }
       if (reason === 'cancelled' || controller.signal.aborted) return EXIT.interrupted;
       if (rawReason === 'awaitingInput') {
         io.stderr.write(
@@ -138,9 +146,5 @@ async function decideApprovals(
       (t) => io.stderr.write(t),
     );
   }
-  return requests.map((r) =>
-    args.approve === 'all'
-      ? { callId: r.callId, approved: true }
-      : { callId: r.callId, approved: false, reason: 'Denied by --approve none' },
-  );
+  return decide(requests, args.approve === 'all', io);
 }

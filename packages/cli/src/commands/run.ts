@@ -1,9 +1,10 @@
-import { resolve } from 'node:path';
-import type { ApprovalResponse, ToolApprovalRequestUpdate } from '@raf/core';
+import { stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { type ApprovalResponse, getErrorMessage, type ToolApprovalRequestUpdate } from '@raf/core';
 import { askApprovals } from '../approval-prompt.js';
 import type { CliArgs } from '../args.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
-import { builderFor } from '../load-agent.js';
+import { builderFor, warnOnStderr } from '../load-agent.js';
 import { awaitConsolidation } from '../memory-wait.js';
 import { escapeLine } from '../render/escape.js';
 import { HumanRenderer } from '../render/human.js';
@@ -11,7 +12,8 @@ import { NdjsonRenderer } from '../render/ndjson.js';
 import { askLine, readAll } from '../terminal.js';
 import { openSession, pendingRequests, runTurn } from '../turn.js';
 
-function decide(
+/** `--approve all|none`: every request answered, each decision said on stderr. */
+export function decide(
   requests: readonly ToolApprovalRequestUpdate[],
   approve: boolean,
   io: CliIO,
@@ -35,17 +37,32 @@ function decide(
 export async function runCommand(args: CliArgs, io: CliIO): Promise<number> {
   const [file] = args.files;
   if (!file) throw new CliError('raf run needs an agent file: raf run agent.yaml -i "hello"');
+  if (args.trace) await checkTraceTarget(args.trace, io);
   // Registered before the agent runs; loaded only when asked for (the SDK is not a cold-start cost).
   const recorder = args.trace ? await (await import('../trace-file.js')).startTraceRecorder() : undefined;
   try {
     return await runAgent(file, args, io);
   } finally {
-    if (recorder && args.trace) await recorder.write(resolve(io.cwd, args.trace));
+    if (recorder && args.trace)
+      await recorder.write(resolve(io.cwd, args.trace)).catch((error: unknown) => {
+        throw new CliError(`--trace ${args.trace}: cannot write it: ${getErrorMessage(error)}`);
+      });
   }
 }
 
+/** A trace file that cannot be written is a usage error found before the run, not after it. */
+async function checkTraceTarget(target: string, io: CliIO): Promise<void> {
+  const path = resolve(io.cwd, target);
+  if ((await stat(path).catch(() => undefined))?.isDirectory())
+    throw new CliError(`--trace ${target}: is a folder; give a file name such as trace.json`);
+  if (!(await stat(dirname(path)).catch(() => undefined))?.isDirectory())
+    throw new CliError(`--trace ${target}: the folder ${dirname(target)} does not exist`);
+}
+
 async function runAgent(file: string, args: CliArgs, io: CliIO): Promise<number> {
-  const built = await (await builderFor(file, args, io)).buildAgent();
+  const built = await (await builderFor(file, args, io)).buildAgent({
+    onWarnings: warnOnStderr(file, io),
+  });
   const { store, session } = await openSession(args.sessionsDir, io.cwd, args.session);
   if (!('chatClient' in built))
     return (await import('./run-workflow.js')).runWorkflow(file, built, args, io, { store, session });
@@ -87,9 +104,21 @@ async function runAgent(file: string, args: CliArgs, io: CliIO): Promise<number>
         agent,
         input,
         { session, signal: controller.signal, ...(approvals && { approvals }) },
-        (update) => (args.json ? json.render(update, session.id) : human.render(update)),
+        (update) => {
+          // `finish` waits: it is printed only when this process stops here (one, always last).
+          if (!args.json) human.render(update);
+          else if (update.type !== 'finish') json.render(update, session.id);
+        },
       );
       await store.save(session.toJSON());
+      const goesOn =
+        outcome.finish.reason === 'awaitingApproval' &&
+        !controller.signal.aborted &&
+        (args.approve !== 'ask' || io.stdin.isTTY === true);
+      if (args.json) {
+        if (goesOn) json.continueAfter(outcome.finish);
+        else json.render(outcome.finish, session.id);
+      }
       if (outcome.finish.reason === 'cancelled' || controller.signal.aborted) return EXIT.interrupted;
       if (outcome.finish.reason !== 'awaitingApproval') return outcome.failed ? EXIT.model : EXIT.ok;
       if (args.approve === 'ask') {

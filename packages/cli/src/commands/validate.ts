@@ -1,15 +1,8 @@
-import { resolve } from 'node:path';
 import { type Diagnostic, formatDiagnostic } from '@raf/decl';
 import type { CliArgs } from '../args.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
-import { builderFor } from '../load-agent.js';
+import { asTyped, builderFor } from '../load-agent.js';
 import { escapeJson, escapeText } from '../render/escape.js';
-
-/** Shows diagnostics under the file name the user typed. */
-export function asTyped(diagnostics: readonly Diagnostic[], typed: string, cwd: string): Diagnostic[] {
-  const absolute = resolve(cwd, typed);
-  return diagnostics.map((d) => (d.file === absolute ? { ...d, file: typed } : d));
-}
 
 const plain = ({ file, line, column, path, message }: Diagnostic) => ({ file, line, column, path, message });
 

@@ -1,4 +1,4 @@
-import type { AgentResponseUpdate, JSONValue, Usage } from '@raf/core';
+import type { AgentResponseUpdate, FinishUpdate, JSONValue, Usage } from '@raf/core';
 import { addUsage } from '@raf/core';
 import { escapeJson } from './escape.js';
 
@@ -16,12 +16,23 @@ function parseArguments(text: string): JSONValue {
  */
 export class NdjsonRenderer {
   private usage: Usage | undefined;
+  /** The usage of the turns whose `finish` was passed over (see `continueAfter`). */
+  private carried: Usage | undefined;
 
   constructor(private readonly write: (line: string) => void) {}
 
   render(update: AgentResponseUpdate, sessionId: string): void {
     const line = this.lineFor(update, sessionId);
     if (line) this.write(`${escapeJson(JSON.stringify(line))}\n`);
+  }
+
+  /**
+   * The run paused on `finish` and the CLI goes on in the same process (it answered the approvals
+   * itself): that `finish` is not printed — the output has one, always last (SPEC §11.1) — and its
+   * usage counts in the last one.
+   */
+  continueAfter(finish: FinishUpdate): void {
+    if (finish.usage) this.carried = this.carried ? addUsage(this.carried, finish.usage) : finish.usage;
   }
 
   private lineFor(update: AgentResponseUpdate, sessionId: string): Record<string, unknown> | undefined {
@@ -50,7 +61,12 @@ export class NdjsonRenderer {
         this.usage = this.usage ? addUsage(this.usage, update.usage) : update.usage;
         return undefined;
       case 'finish': {
-        const usage = update.usage ?? this.usage;
+        // Without its own usage, `finish` takes the sum of every usage update, earlier turns included.
+        const usage = update.usage
+          ? this.carried
+            ? addUsage(this.carried, update.usage)
+            : update.usage
+          : (this.usage ?? this.carried);
         return { type: 'finish', reason: update.reason, ...(usage && { usage }), sessionId };
       }
       default:

@@ -41,6 +41,19 @@ export interface ValidationReport {
   orchestration?: string;
 }
 
+/** In file order (a stable sort: diagnostics of other files keep their place). */
+const byPosition = (diagnostics: readonly Diagnostic[]): Diagnostic[] =>
+  [...diagnostics].sort((a, b) => (a.file === b.file ? a.line - b.line || a.column - b.column : 0));
+
+export interface BuildOptions {
+  signal?: AbortSignal;
+  /**
+   * The file's warnings (unknown keys, an unknown policy falling back to deny, a skipped skills
+   * folder), in `validate()`'s order: a build that succeeds says nothing about them otherwise.
+   */
+  onWarnings?: (warnings: Diagnostic[]) => void;
+}
+
 type Source =
   | { type: 'text'; text: string; file?: string; format?: 'yaml' | 'json' | 'toml' }
   | { type: 'file'; path: string }
@@ -307,9 +320,7 @@ export class DeclAgentBuilder {
     const summary =
       composite?.summary ??
       (n > 0 ? `orchestration(magentic, ${n} sub-agent${n === 1 ? '' : 's'})` : undefined);
-    const ordered = [...diagnostics].sort((a, b) =>
-      a.file === b.file ? a.line - b.line || a.column - b.column : 0,
-    );
+    const ordered = byPosition(diagnostics);
     const errors = ordered.filter((d) => d.severity === 'error');
     return {
       ok: errors.length === 0,
@@ -335,7 +346,7 @@ export class DeclAgentBuilder {
    * A prompt agent, or a magentic coordinator; a workflow file and the other orchestration modes
    * build a `WorkflowAgent`: use `buildAgent()` for any file.
    */
-  async build(options: { signal?: AbortSignal } = {}): Promise<ChatClientAgent> {
+  async build(options: BuildOptions = {}): Promise<ChatClientAgent> {
     const agent = await this.buildAgent(options);
     if (!('chatClient' in agent))
       throw new DeclError([
@@ -352,8 +363,11 @@ export class DeclAgentBuilder {
   }
 
   /** Any agent file: a prompt agent, an orchestration of sub-agents, or a `kind: workflow` file. */
-  async buildAgent(options: { signal?: AbortSignal } = {}): Promise<ChatClientAgent | WorkflowAgent> {
+  async buildAgent(options: BuildOptions = {}): Promise<ChatClientAgent | WorkflowAgent> {
     const planned = await this.plan(options.signal ? { signal: options.signal } : {});
+    const warnings = byPosition(planned.diagnostics).filter((d) => d.severity === 'warning');
+    if (warnings.length > 0 && !planned.diagnostics.some((d) => d.severity === 'error'))
+      options.onWarnings?.(warnings);
     if (planned.composite) return planned.composite.build();
     if (!planned.plan) throw new DeclError(planned.diagnostics);
     return this.assemble(planned);

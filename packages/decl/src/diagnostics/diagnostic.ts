@@ -48,19 +48,30 @@ export class DeclError extends ConfigError {
   }
 }
 
-/** Levenshtein distance, for "did you mean" hints on near-miss keys and kinds. */
+/**
+ * Edit distance with adjacent transpositions (optimal string alignment), for "did you mean"
+ * hints on near-miss keys and kinds: `fiel` is one typo away from `file`, not two.
+ */
 function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  let before: number[] = [];
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
-    let previous = row[0] as number;
-    row[0] = i;
+    const row = [i];
     for (let j = 1; j <= b.length; j++) {
-      const current = row[j] as number;
-      row[j] = Math.min(current + 1, (row[j - 1] as number) + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-      previous = current;
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(
+        (previous[j] as number) + 1,
+        (row[j - 1] as number) + 1,
+        (previous[j - 1] as number) + cost,
+      );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d = Math.min(d, (before[j - 2] as number) + 1);
+      row.push(d);
     }
+    before = previous;
+    previous = row;
   }
-  return row[b.length] as number;
+  return previous[b.length] as number;
 }
 
 /** The closest candidate when it is close enough to be a typo. */

@@ -50,6 +50,32 @@ describe('loading agent files', () => {
     expect(strict.diagnostics[0]?.severity).toBe('error');
   });
 
+  it('names the field of a duplicate key and the line of its first copy', async () => {
+    const { diagnostics } = await loadDefinitionFromText(
+      'name: a\nmodel:\n  id: m\n  id: n\ntools:\n  - kind: file\n    name: read_file\n    name: x\n',
+      { file: 'a.yaml' },
+    );
+    expect(diagnostics.map(formatDiagnostic)).toEqual([
+      "a.yaml:4:3 model.id: duplicate key 'id' (first on line 3)",
+      "a.yaml:8:5 tools[0].name: duplicate key 'name' (first on line 7)",
+    ]);
+    const json = await loadDefinitionFromText('{"name": "a",\n "name": "b", "model": {"id": "m"}}', {
+      file: 'a.json',
+    });
+    expect(json.diagnostics.map(formatDiagnostic)).toEqual([
+      "a.json:2:2 name: duplicate key 'name' (first on line 1)",
+    ]);
+  });
+
+  it("says an agent file holds one YAML document, without naming the parser's API", async () => {
+    const { diagnostics } = await loadDefinitionFromText('name: a\nmodel: { id: m }\n---\nname: b\n', {
+      file: 'a.yaml',
+    });
+    expect(diagnostics.map(formatDiagnostic)).toEqual([
+      'a.yaml:3:1 an agent file holds one YAML document; a second one starts here (remove this `---` and what follows, or split the file)',
+    ]);
+  });
+
   it('refuses two spellings of one field', async () => {
     const { diagnostics } = await loadDefinitionFromText(
       'name: a\nmodel: { id: m }\nmaxToolRounds: 2\nmax_tool_rounds: 3\n',

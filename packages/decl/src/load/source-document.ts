@@ -1,5 +1,15 @@
 import { extname } from 'node:path';
-import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+import {
+  type Document,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  parseDocument,
+  visit,
+} from 'yaml';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { formatPath } from '../diagnostics/diagnostic.js';
 import { indexTomlPositions, pathKey } from './toml-positions.js';
@@ -38,6 +48,33 @@ function childOf(node: unknown, segment: string | number): { key?: Node; value?:
   return undefined;
 }
 
+const keyOf = (key: unknown): string => (isScalar(key) ? String(key.value) : String(key));
+
+/** The field path of the repeated key at `offset`, and the offset of its first copy. */
+function duplicateAt(doc: Document, offset: number): { path: Path; first?: number } | undefined {
+  let found: { path: Path; first?: number } | undefined;
+  visit(doc, {
+    Pair(_, pair, ancestors) {
+      if (!isScalar(pair.key) || pair.key.range?.[0] !== offset) return undefined;
+      const path: (string | number)[] = [];
+      ancestors.forEach((node, i) => {
+        if (isPair(node)) path.push(keyOf(node.key));
+        else if (isSeq(node)) path.push(node.items.indexOf(ancestors[i + 1] as never));
+      });
+      const key = keyOf(pair.key);
+      const map = ancestors.at(-1);
+      const first = isMap(map) ? map.items.find((p) => keyOf(p.key) === key) : undefined;
+      const firstAt = isScalar(first?.key) ? first.key.range?.[0] : undefined;
+      found = {
+        path: [...path, key],
+        ...(firstAt !== undefined && firstAt !== offset && { first: firstAt }),
+      };
+      return visit.BREAK;
+    },
+  });
+  return found;
+}
+
 /** YAML (and JSON, a subset of it) through the `yaml` package, keeping every node's position. */
 export function parseYamlSource(
   text: string,
@@ -49,15 +86,20 @@ export function parseYamlSource(
     const p = lines.linePos(offset);
     return { line: p.line, column: p.col };
   };
-  const problems = doc.errors.map(
-    (error): Diagnostic => ({
+  const problems = doc.errors.map((error): Diagnostic => {
+    const duplicate = error.code === 'DUPLICATE_KEY' ? duplicateAt(doc, error.pos[0]) : undefined;
+    return {
       file,
       ...position(error.pos[0]),
-      path: '',
-      message: `${error.code === 'DUPLICATE_KEY' ? 'duplicate key' : 'YAML syntax error'}: ${error.message.split('\n')[0]}`,
+      path: duplicate ? formatPath(duplicate.path) : '',
+      message: duplicate
+        ? `duplicate key '${duplicate.path.at(-1)}'${duplicate.first === undefined ? '' : ` (first on line ${position(duplicate.first).line})`}`
+        : error.code === 'MULTIPLE_DOCS'
+          ? 'an agent file holds one YAML document; a second one starts here (remove this `---` and what follows, or split the file)'
+          : `${error.code === 'DUPLICATE_KEY' ? 'duplicate key' : 'YAML syntax error'}: ${error.message.split('\n')[0]}`,
       severity: 'error',
-    }),
-  );
+    };
+  });
   if (problems.length > 0) return { problems };
   const locate = (path: Path, options: { key?: boolean } = {}) => {
     let node: unknown = doc.contents;

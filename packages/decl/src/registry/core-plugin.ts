@@ -26,6 +26,7 @@ import {
   TokenBudgetStrategy,
   WorkspaceContextProvider,
 } from '@raf/framework';
+import { suggest } from '../diagnostics/diagnostic.js';
 import { snakeCase } from '../schema/normalize.js';
 import {
   compressionConfigSchema,
@@ -54,7 +55,10 @@ function fileTool(decl: Declaration): ReturnType<typeof createFileTool>[] {
     throw new ConfigError(`kind: shell has one tool, run_command (got "${name}")`);
   }
   if (!FILE_TOOLS.has(name)) {
-    throw new ConfigError(`"${name}" is not a file tool; use one of ${[...FILE_TOOLS].join(', ')}`);
+    const hint = suggest(name, FILE_TOOLS);
+    throw new ConfigError(
+      `"${name}" is not a file tool${hint ? ` (did you mean "${hint}"?)` : ''}; use one of ${[...FILE_TOOLS].join(', ')}`,
+    );
   }
   return [createFileTool(name as FileToolName)];
 }
