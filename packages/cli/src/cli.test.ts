@@ -404,6 +404,25 @@ describe('model overrides and cancelling a chat turn', () => {
     expect(server.requests[0]?.body).toMatchObject({ model: 'local-model' });
   });
 
+  it('a hosted provider without its API key exits 2 (configuration), naming the variable, and sends nothing', async () => {
+    await writeFile(join(dir, 'nokey.yaml'), 'name: o\nmodel: { id: gpt-4o-mini, provider: openai }\n');
+    const saved = process.env.OPENAI_API_KEY;
+    delete process.env.OPENAI_API_KEY;
+    try {
+      const run = memoryIO({ cwd: dir, env: {} });
+      expect(await main(['run', 'nokey.yaml', '-i', 'x'], run.io)).toBe(2);
+      expect(run.err()).toMatch(
+        /provider "openai" has no API key for https:\/\/api\.openai\.com\/v1: set OPENAI_API_KEY/,
+      );
+      const json = memoryIO({ cwd: dir, env: {} });
+      expect(await main(['run', 'nokey.yaml', '-i', 'x', '--json'], json.io)).toBe(2);
+      expect(json.lines()[0]).toMatchObject({ type: 'error', code: 'RAF_CONFIG' });
+      expect(json.lines().at(-1)).toMatchObject({ type: 'finish' });
+    } finally {
+      if (saved !== undefined) process.env.OPENAI_API_KEY = saved;
+    }
+  });
+
   it('Ctrl-C cancels the running chat turn, not the session', async () => {
     server = await startMockModelServer({
       turns: [{ text: 'too slow', delayMs: 5000 }, { text: 'still here' }],

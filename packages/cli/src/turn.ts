@@ -17,6 +17,8 @@ export interface TurnOutcome {
   finish: FinishUpdate;
   requests: ToolApprovalRequestUpdate[];
   failed: boolean;
+  /** The failure was the agent's configuration (`RAF_CONFIG`, e.g. no API key): exit 2, not 4. */
+  configError: boolean;
 }
 
 /** Runs one turn (or one resume), handing every update to `onUpdate`. */
@@ -29,6 +31,7 @@ export async function runTurn(
   const requests: ToolApprovalRequestUpdate[] = [];
   let finish: FinishUpdate = { type: 'finish', reason: 'other' };
   let failed = false;
+  let configError = false;
   const stream = agent.run(input, {
     session: options.session,
     signal: options.signal,
@@ -36,11 +39,14 @@ export async function runTurn(
   });
   for await (const update of stream) {
     if (update.type === 'tool-approval-request') requests.push(update);
-    if (update.type === 'error') failed = true;
+    if (update.type === 'error') {
+      failed = true;
+      configError ||= update.code === 'RAF_CONFIG';
+    }
     if (update.type === 'finish') finish = update;
     onUpdate(update);
   }
-  return { finish, requests, failed };
+  return { finish, requests, failed, configError };
 }
 
 /** The approval requests of a paused session, rebuilt from its pending batch (a sub-agent's as it asked them). */

@@ -2,6 +2,7 @@ import { ConfigError, userMessage } from '@raf/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AnthropicChatClient } from './anthropic/anthropic-client.js';
 import { OpenAICompatibleChatClient } from './openai-compatible/openai-compatible-client.js';
+import { missingKeyProblem } from './provider-defaults.js';
 import {
   createAgnesClient,
   createAnthropicClient,
@@ -82,6 +83,31 @@ describe('providers', () => {
     expect(server.requests[0]?.headers['x-api-key']).toBe('sk-ant-456');
     expect(server.requests[0]?.headers['anthropic-version']).toBe('2023-06-01');
     expect(server.requests[0]?.headers.authorization).toBeUndefined();
+  });
+
+  it('a hosted provider with no key fails each run with a ConfigError naming its variable, before any request; a base URL or a hand-set auth header is left alone', async () => {
+    for (const name of ['OPENAI_API_KEY', 'DEEPSEEK_API_KEY', 'ANTHROPIC_API_KEY']) delete process.env[name];
+    const cases = [
+      [createOpenAIClient({ model: 'm' }), /provider "openai" has no API key .*OPENAI_API_KEY/],
+      [createDeepSeekClient({ model: 'm' }), /provider "deepseek" has no API key .*DEEPSEEK_API_KEY/],
+      [createAnthropicClient({ model: 'm' }), /provider "anthropic" has no API key .*ANTHROPIC_API_KEY/],
+    ] as const;
+    for (const [client, message] of cases) {
+      const error = await drain(client.run([{ role: 'user', content: 'hi' }])).catch((e: unknown) => e);
+      expect(ConfigError.isInstance(error), String(error)).toBe(true);
+      expect((error as Error).message).toMatch(message);
+    }
+    server = await startMockModelServer({ turns: [{ text: 'proxied' }] });
+    const proxied = createOpenAIClient({ model: 'm', baseURL: server.baseURL });
+    expect(await drain(proxied.run([{ role: 'user', content: 'hi' }]))).toContainEqual(
+      expect.objectContaining({ type: 'text-delta', delta: 'proxied' }),
+    );
+    // The hosted URL with an auth header given by hand (a connection's headers) is not refused.
+    expect(missingKeyProblem('openai', undefined, undefined, { Authorization: 'Bearer k' })).toBeUndefined();
+    expect(missingKeyProblem('openai', `${PROVIDER_BASE_URLS.openai}/`, undefined, {})).toMatch(
+      /OPENAI_API_KEY/,
+    );
+    expect(missingKeyProblem('custom', 'http://127.0.0.1:1/v1', undefined, {})).toBeUndefined();
   });
 
   it('explain what is missing or wrong', () => {

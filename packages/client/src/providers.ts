@@ -1,30 +1,12 @@
 import { ConfigError } from '@raf/core';
-import {
-  ANTHROPIC_BASE_URL,
-  AnthropicChatClient,
-  type AnthropicClientOptions,
-} from './anthropic/anthropic-client.js';
+import { AnthropicChatClient, type AnthropicClientOptions } from './anthropic/anthropic-client.js';
 import type { OpenAICompatibleClientOptions } from './openai-compatible/client-options.js';
 import { OpenAICompatibleChatClient } from './openai-compatible/openai-compatible-client.js';
+import { API_KEY_ENV, PROVIDER_BASE_URLS } from './provider-defaults.js';
 
 export type ProviderName = 'openai' | 'deepseek' | 'agnes' | 'anthropic' | 'custom';
 
-export const PROVIDER_BASE_URLS: Readonly<Record<Exclude<ProviderName, 'custom'>, string>> = {
-  openai: 'https://api.openai.com/v1',
-  // DeepSeek serves the API without a /v1 prefix.
-  deepseek: 'https://api.deepseek.com',
-  agnes: 'https://apihub.agnes-ai.com/v1',
-  // The client appends /v1/messages, as Anthropic's own SDKs do.
-  anthropic: ANTHROPIC_BASE_URL,
-};
-
-const API_KEY_ENV: Record<ProviderName, string | undefined> = {
-  openai: 'OPENAI_API_KEY',
-  deepseek: 'DEEPSEEK_API_KEY',
-  agnes: 'AGNES_API_KEY',
-  anthropic: 'ANTHROPIC_API_KEY',
-  custom: undefined,
-};
+export { PROVIDER_BASE_URLS } from './provider-defaults.js';
 
 const PROVIDERS = Object.keys(API_KEY_ENV) as ProviderName[];
 

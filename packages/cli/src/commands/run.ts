@@ -120,7 +120,8 @@ async function runAgent(file: string, args: CliArgs, io: CliIO): Promise<number>
         else json.render(outcome.finish, session.id);
       }
       if (outcome.finish.reason === 'cancelled' || controller.signal.aborted) return EXIT.interrupted;
-      if (outcome.finish.reason !== 'awaitingApproval') return outcome.failed ? EXIT.model : EXIT.ok;
+      if (outcome.finish.reason !== 'awaitingApproval')
+        return outcome.configError ? EXIT.config : outcome.failed ? EXIT.model : EXIT.ok;
       if (args.approve === 'ask') {
         if (!io.stdin.isTTY) {
           io.stderr.write(

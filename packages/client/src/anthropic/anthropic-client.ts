@@ -16,7 +16,10 @@ export interface AnthropicClientOptions extends HttpClientOptions {
   anthropicVersion?: string;
 }
 
-export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
+import { ANTHROPIC_BASE_URL, missingKeyProblem } from '../provider-defaults.js';
+
+export { ANTHROPIC_BASE_URL };
+
 const DEFAULT_MAX_TOKENS = 4096;
 
 function messagesUrl(baseURL: string): string {
@@ -42,10 +45,13 @@ export class AnthropicChatClient extends HttpChatClient {
       ...options.headers,
     };
     if (options.apiKey) headers['x-api-key'] = options.apiKey;
+    const provider = options.provider ?? 'anthropic';
+    const missingKey = missingKeyProblem(provider, options.baseURL, options.apiKey, options.headers);
     super(options, {
-      provider: options.provider ?? 'anthropic',
+      provider,
       url: messagesUrl(options.baseURL ?? ANTHROPIC_BASE_URL),
       headers,
+      ...(missingKey && { missingKey }),
     });
     this.options = options;
     this.maxTokens = options.modelMetadata?.maxOutputTokens ?? DEFAULT_MAX_TOKENS;

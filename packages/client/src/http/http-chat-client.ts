@@ -4,6 +4,7 @@ import {
   ChatClientError,
   type ChatClientRunOptions,
   type ChatMessage,
+  ConfigError,
   getErrorMessage,
   type IChatClient,
   type ModelMetadata,
@@ -74,6 +75,8 @@ export interface HttpEndpoint {
   url: string;
   /** Sent with every request (auth, content type, protocol version). */
   headers: Record<string, string>;
+  /** Set when requests would reach a provider's hosted API with no key: each run fails with it. */
+  missingKey?: string;
 }
 
 /**
@@ -96,6 +99,7 @@ export abstract class HttpChatClient implements IChatClient {
   private readonly retry: ResolvedRetryOptions;
   private readonly headers: Record<string, string>;
   private readonly apiKey: string | undefined;
+  private readonly missingKey: string | undefined;
   private dispatcher: Dispatcher | undefined;
   private readonly ownsDispatcher: boolean;
 
@@ -112,6 +116,7 @@ export abstract class HttpChatClient implements IChatClient {
     this.retry = resolveRetryOptions(options.retry, options.maxRetries);
     this.headers = endpoint.headers;
     this.apiKey = options.apiKey;
+    this.missingKey = endpoint.missingKey;
     this.dispatcher = options.dispatcher;
     this.ownsDispatcher = options.dispatcher === undefined;
   }
@@ -168,6 +173,7 @@ export abstract class HttpChatClient implements IChatClient {
     return readStream(
       async () => {
         if (userSignal?.aborted) throw this.cancelled(userSignal.reason);
+        if (this.missingKey) throw new ConfigError(this.missingKey);
         const body = this.requestBody(messages, options);
         const headers = options.extraHeaders ? { ...this.headers, ...options.extraHeaders } : this.headers;
         totalDeadline.arm('total', this.timeouts.totalMs);

@@ -1,5 +1,6 @@
 import type { ChatClientRunOptions, ChatMessage } from '@raf/core';
 import { HttpChatClient } from '../http/http-chat-client.js';
+import { missingKeyProblem } from '../provider-defaults.js';
 import type { StreamMapper } from '../stream/stream-mapper.js';
 import { ChunkMapper } from './chunk-mapper.js';
 import type { OpenAICompatibleClientOptions } from './client-options.js';
@@ -22,10 +23,12 @@ export class OpenAICompatibleChatClient extends HttpChatClient {
       ...options.headers,
     };
     if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+    const missingKey = missingKeyProblem(provider, options.baseURL, options.apiKey, options.headers);
     super(options, {
       provider,
       url: `${options.baseURL.replace(/\/+$/, '')}/chat/completions`,
       headers,
+      ...(missingKey && { missingKey }),
     });
     this.options = options;
     this.echoReasoning = options.echoReasoning ?? provider === 'deepseek';
