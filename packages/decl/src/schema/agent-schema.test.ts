@@ -24,4 +24,14 @@ describe('the JSON Schema file shipped for editors', () => {
       expect.arrayContaining(['apiKey', 'api_key']),
     );
   });
+
+  it('accepts what the loader accepts: extra keys in model.options and connection, template: mustache', () => {
+    const schema = agentJsonSchema() as { properties: Record<string, Record<string, unknown>> };
+    const model = schema.properties.model as { properties: Record<string, Record<string, unknown>> };
+    expect(model.properties.options?.additionalProperties).toBe(true);
+    expect(model.properties.connection?.additionalProperties).toBe(true);
+    const template = schema.properties.template as { anyOf: Record<string, unknown>[] };
+    expect(template.anyOf[0]).toMatchObject({ type: 'string', enum: expect.arrayContaining(['mustache']) });
+    expect(template.anyOf[1]).toMatchObject({ type: 'object', additionalProperties: false });
+  });
 });

@@ -182,6 +182,30 @@ function withSnakeCaseAliases(node: unknown): void {
   for (const [key, value] of Object.entries(object)) if (key !== 'properties') withSnakeCaseAliases(value);
 }
 
+/**
+ * What the loader accepts before its schema sees the file, which the schema alone does not say:
+ * `model.options` and `connection` keep unknown keys (options → the provider's extra body,
+ * connection strings → HTTP headers, with a warning), and `template: mustache` is short for
+ * `template: { format: mustache }`. An editor must not flag what `raf validate` accepts.
+ */
+function asWritten(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) asWritten(item);
+    return;
+  }
+  if (!node || typeof node !== 'object') return;
+  const object = node as Record<string, unknown>;
+  const properties = object.properties as Record<string, Record<string, unknown>> | undefined;
+  if (properties?.temperature || (properties?.endpoint && properties.apiKey))
+    object.additionalProperties = true;
+  const template = properties?.template;
+  if (properties && template?.type === 'object' && template.properties) {
+    const format = (template.properties as Record<string, unknown>).format;
+    properties.template = { anyOf: [format, template] };
+  }
+  for (const value of Object.values(object)) asWritten(value);
+}
+
 /** The JSON Schema of agent files (`raf schema`; `yaml-language-server: $schema=…`). */
 export function agentJsonSchema(): Record<string, unknown> {
   const schema = JSON.parse(
@@ -189,6 +213,7 @@ export function agentJsonSchema(): Record<string, unknown> {
       z.toJSONSchema(agentDefinitionSchema, { target: 'draft-7', io: 'input', unrepresentable: 'any' }),
     ),
   ) as Record<string, unknown>;
+  asWritten(schema);
   withSnakeCaseAliases(schema);
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',
