@@ -107,7 +107,14 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   try {
     parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new CliError(`${(error as Error).message}\n\n${USAGE}`);
+    // Node's own text for these ends in a quote it never closes; say it plainly.
+    const code = (error as { code?: string }).code;
+    const option = /'(-[^']*)'/.exec((error as Error).message)?.[1];
+    const message =
+      code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option
+        ? `unknown option ${option} (raf --help lists them; an input starting with '-' goes in -i or after --)`
+        : (error as Error).message;
+    throw new CliError(`${message}\n\n${USAGE}`);
   }
   const { values, positionals } = parsed;
   const approve = values.approve ?? 'ask';

@@ -343,6 +343,11 @@ describe('raf run', () => {
     expect(await main(['run', 'agent.yaml', '--approve', 'maybe'], usage.io)).toBe(2);
     expect(await main(['frobnicate'], usage.io)).toBe(2);
     expect(usage.err()).toContain('raf: --approve must be ask, all or none');
+    const flag = memoryIO({ cwd: dir });
+    expect(await main(['run', 'agent.yaml', '--bogus'], flag.io)).toBe(2);
+    expect(flag.err()).toMatch(
+      /^raf: unknown option --bogus \(raf --help lists them; an input starting with '-' goes in -i or after --\)\n/,
+    );
   });
 });
 

@@ -108,6 +108,14 @@ describe('raf mcp serve', () => {
     const port = createMemoryIO({ cwd: dir });
     expect(await main(['mcp', 'serve', 'a.yaml', '--http', 'eighty'], port.io)).toBe(2);
     expect(port.err()).toBe('raf: --http expects a port number (got "eighty")\n');
+    const bare = createMemoryIO({ cwd: dir });
+    expect(await main(['mcp'], bare.io)).toBe(2);
+    expect(bare.err()).toBe(
+      'raf: raf mcp needs a command; try: raf mcp serve agent.yaml [--http PORT] [--host HOST]\n',
+    );
+    const other = createMemoryIO({ cwd: dir });
+    expect(await main(['mcp', 'start'], other.io)).toBe(2);
+    expect(other.err()).toMatch(/^raf: unknown command "raf mcp start"; try: raf mcp serve/);
     const help = createMemoryIO({ cwd: dir });
     expect(await main(['--help'], help.io)).toBe(0);
     expect(help.out()).toContain('raf mcp serve <agent.yaml> [--http PORT]');

@@ -13,7 +13,10 @@ const HOW = 'raf mcp serve agent.yaml [--http PORT] [--host HOST]';
  */
 export async function mcpCommand(args: CliArgs, io: CliIO): Promise<number> {
   const [sub, file] = args.files;
-  if (sub !== 'serve') throw new CliError(`unknown command "raf mcp ${sub ?? ''}"; try: ${HOW}`);
+  if (sub !== 'serve')
+    throw new CliError(
+      `${sub ? `unknown command "raf mcp ${sub}"` : 'raf mcp needs a command'}; try: ${HOW}`,
+    );
   if (!file) throw new CliError(`raf mcp serve needs an agent file: ${HOW}`);
   let mcp: typeof import('@raf/mcp');
   try {
