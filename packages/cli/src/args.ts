@@ -112,7 +112,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     const option = /'(-[^']*)'/.exec((error as Error).message)?.[1];
     const message =
       code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option
-        ? `unknown option ${option} (raf --help lists them; an input starting with '-' goes in -i or after --)`
+        ? `unknown option ${option} (raf --help lists them; an input that starts with '-' goes in --input=TEXT or on stdin)`
         : (error as Error).message;
     throw new CliError(`${message}\n\n${USAGE}`);
   }

@@ -346,7 +346,7 @@ describe('raf run', () => {
     const flag = memoryIO({ cwd: dir });
     expect(await main(['run', 'agent.yaml', '--bogus'], flag.io)).toBe(2);
     expect(flag.err()).toMatch(
-      /^raf: unknown option --bogus \(raf --help lists them; an input starting with '-' goes in -i or after --\)\n/,
+      /^raf: unknown option --bogus \(raf --help lists them; an input that starts with '-' goes in --input=TEXT or on stdin\)\n/,
     );
   });
 });

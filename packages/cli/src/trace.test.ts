@@ -1,7 +1,8 @@
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startMockModelServer } from '@raf/client/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from './main.js';
 import { createMemoryIO } from './memory-io.js';
@@ -131,6 +132,29 @@ describe('raf run --trace', () => {
       ).toBe(2);
       expect(run.err()).toBe(message);
       expect(run.out()).toBe('');
+    }
+  });
+
+  it("a trace that cannot be written after a failed run is said beside the run's own failure, which sets the exit code", async () => {
+    const server = await startMockModelServer({
+      turns: [{ status: 400, errorBody: { error: { message: 'bad request' } }, delayMs: 600 }],
+    });
+    try {
+      await writeFile(
+        join(dir, 'fails.yaml'),
+        `name: f\nmodel: { id: m, provider: custom, connection: { endpoint: "${server.baseURL}" } }\n`,
+      );
+      await mkdir(join(dir, 'out'));
+      const run = createMemoryIO({ cwd: dir });
+      const exit = main(['run', 'fails.yaml', '-i', 'x', '--trace', 'out/trace.json'], run.io);
+      // The folder goes away while the model is answering: the write at the end fails.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await rm(join(dir, 'out'), { recursive: true });
+      expect(await exit).toBe(4);
+      expect(run.err()).toMatch(/bad request/);
+      expect(run.err()).toMatch(/raf: --trace out\/trace\.json: cannot write it: /);
+    } finally {
+      await server.close();
     }
   });
 });

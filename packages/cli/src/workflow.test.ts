@@ -144,4 +144,25 @@ describe('raf run / inspect / validate on workflow files', () => {
       await server.close();
     }
   });
+
+  it('an orchestration whose sub-agent has no API key exits 2 (configuration), as an agent does', async () => {
+    await writeFile(
+      join(dir, 'nokey.yaml'),
+      'name: team\nmodel: { id: m, provider: openai }\nmetadata: { orchestration: sequential }\nsubAgents:\n  - name: doer\n    model: { id: m, provider: openai }\n',
+    );
+    const saved = process.env.OPENAI_API_KEY;
+    delete process.env.OPENAI_API_KEY;
+    try {
+      const run = memoryIO({ cwd: dir, env: {} });
+      expect(await main(['run', 'nokey.yaml', '-i', 'go', '--json'], run.io)).toBe(2);
+      // The sub-agent's own error first, then the workflow's (naming the agent that failed).
+      expect(run.lines().filter((l) => l.type === 'error')[0]).toMatchObject({
+        code: 'RAF_CONFIG',
+        message: expect.stringMatching(/OPENAI_API_KEY/),
+      });
+      expect(run.lines().at(-1)).toMatchObject({ type: 'finish' });
+    } finally {
+      if (saved !== undefined) process.env.OPENAI_API_KEY = saved;
+    }
+  });
 });

@@ -34,8 +34,12 @@ export function missingKeyProblem(
   if (apiKey) return undefined;
   const hosted = PROVIDER_BASE_URLS[provider as Exclude<ProviderName, 'custom'>];
   if (!hosted || (baseURL !== undefined && baseURL.replace(/\/+$/, '') !== hosted)) return undefined;
-  const auth = Object.keys(headers ?? {}).some((h) => /^(authorization|x-api-key|api-key)$/i.test(h));
-  if (auth) return undefined;
+  if (hasAuthHeader(headers)) return undefined;
   const env = API_KEY_ENV[provider as ProviderName];
   return `provider "${provider}" has no API key for ${hosted}: set ${env} or the model's connection apiKey (or point it at another server with a base URL)`;
+}
+
+/** Whether headers carry credentials of their own (`Authorization`, `x-api-key`, `api-key`). */
+export function hasAuthHeader(headers: Readonly<Record<string, string>> | undefined): boolean {
+  return Object.keys(headers ?? {}).some((h) => /^(authorization|x-api-key|api-key)$/i.test(h));
 }

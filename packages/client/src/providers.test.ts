@@ -1,4 +1,5 @@
 import { ConfigError, userMessage } from '@raf/core';
+import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AnthropicChatClient } from './anthropic/anthropic-client.js';
 import { OpenAICompatibleChatClient } from './openai-compatible/openai-compatible-client.js';
@@ -97,6 +98,18 @@ describe('providers', () => {
       expect(ConfigError.isInstance(error), String(error)).toBe(true);
       expect((error as Error).message).toMatch(message);
     }
+    // A run that brings its own credentials is not refused: it goes out (to a connector that
+    // refuses every connection, so nothing leaves this machine) and fails as a connection error.
+    const offline = new Agent({ connect: (_options, callback) => callback(new Error('offline-test'), null) });
+    const tenant = createOpenAIClient({ model: 'm', dispatcher: offline, maxRetries: 0 });
+    const ownKey = await drain(
+      tenant.run([{ role: 'user', content: 'hi' }], { extraHeaders: { authorization: 'Bearer tenant-key' } }),
+    ).catch((e: unknown) => e);
+    expect(ConfigError.isInstance(ownKey)).toBe(false);
+    expect(String(ownKey)).toMatch(/offline-test/);
+    const noKey = await drain(tenant.run([{ role: 'user', content: 'hi' }])).catch((e: unknown) => e);
+    expect(ConfigError.isInstance(noKey)).toBe(true);
+    await offline.close();
     server = await startMockModelServer({ turns: [{ text: 'proxied' }] });
     const proxied = createOpenAIClient({ model: 'm', baseURL: server.baseURL });
     expect(await drain(proxied.run([{ role: 'user', content: 'hi' }]))).toContainEqual(

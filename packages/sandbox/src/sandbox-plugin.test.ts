@@ -74,11 +74,11 @@ tools:
       .use(sandboxPlugin())
       .validate();
     expect(report.ok).toBe(false);
-    const messages = report.errors.map((e) => e.message).join('\n');
-    expect(messages).toBe(
-      'sandbox.pids_limit: Too small: expected number to be >=1; config.memory_limit: expected a size like 512m, 1g or a number of bytes; got "lots"',
-    );
-    expect(report.errors[0]).toMatchObject({ line: 7, path: 'tools[0].kind' });
+    // Each at its own line, under the field as written (both checked: one does not hide the other).
+    expect(report.errors.map((e) => `${e.line} ${e.path}: ${e.message}`)).toEqual([
+      '5 sandbox.pids_limit: Too small: expected number to be >=1',
+      '9 tools[0].config.memory_limit: expected a size like 512m, 1g or a number of bytes; got "lots"',
+    ]);
   });
 
   it('says which package a YAML with kind: code needs when the plugin is not registered', async () => {
@@ -96,7 +96,13 @@ tools:
       .use(sandboxPlugin())
       .validate();
     const warnings = report.warnings.map((w) => w.message);
-    expect(warnings).toContain("code_interpreter: unknown sandbox setting 'sandbox.image' ignored");
+    // An unknown key is named at its line by validate (as in any tool's config), and left out.
+    expect(report.warnings).toContainEqual(
+      expect.objectContaining({
+        path: 'sandbox.image',
+        message: expect.stringMatching(/^unknown key 'image'/),
+      }),
+    );
     expect(warnings).toContain(
       "code_interpreter: backend 'docker' is not available in @raf/sandbox; using 'process' (bubblewrap)",
     );

@@ -5,7 +5,12 @@ import {
   type PluginBuildContext,
   type RafPlugin,
 } from '@raf/core';
-import { mergeSandboxConfig, type SandboxConfig, safeParseSandboxConfig } from './config/sandbox-config.js';
+import {
+  mergeSandboxConfig,
+  type SandboxConfig,
+  safeParseSandboxConfig,
+  sandboxConfigSchema,
+} from './config/sandbox-config.js';
 import {
   CODE_INTERPRETER,
   type CodeInterpreterTool,
@@ -62,5 +67,7 @@ export function sandboxPlugin(options: SandboxPluginOptions = {}): RafPlugin {
     packageName: '@raf/sandbox',
     toolKinds: { code: (decl, context) => buildCode(decl, context, options) },
     toolExpansions: { code: [CODE_INTERPRETER] },
+    // A tool's `config:` and a workflow's `sandbox:` block are checked at their lines by `validate`.
+    configSchemas: { tools: { code: sandboxConfigSchema } },
   });
 }

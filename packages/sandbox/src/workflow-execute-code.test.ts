@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { sandboxPlugin } from './sandbox-plugin.js';
 
 // Issue 14: a kind: workflow file's ExecuteCode action runs in @raf/sandbox's code_interpreter.
-const workflow = (code: string) => `kind: workflow
+const workflow = (code: string, sandbox = '') => `kind: workflow
 name: compute
-trigger:
+${sandbox}trigger:
   kind: OnConversationStart
   id: compute
   actions:
@@ -37,6 +37,21 @@ describe("a workflow's ExecuteCode", () => {
     await expect(collectAgentResponse(agent.run('go'))).rejects.toThrow(
       /ExecuteCode at compute\.yaml:7:\d+: .*boom/,
     );
+  });
+
+  it("validate checks the file's sandbox: block at its lines: a misspelt key, a wrong value", async () => {
+    const report = async (sandbox: string) => {
+      const result = await new DeclAgentBuilder()
+        .use(sandboxPlugin())
+        .fromYaml(workflow('1', sandbox), 'compute.yaml')
+        .validate();
+      return [...result.errors, ...result.warnings].map((e) => `${e.severity} ${e.line} ${e.message}`);
+    };
+    expect(await report('sandbox:\n  timeout_secs: 5\n  memory_limt: 64m\n')).toEqual([
+      expect.stringMatching(/^warning 5 unknown key 'memory_limt' \(did you mean 'memoryLimit'\?\)/),
+    ]);
+    expect(await report('sandbox:\n  memory_limit: lots\n')).toEqual([expect.stringMatching(/^error 4 /)]);
+    expect(await report('sandbox: { timeout_secs: 5, memory_limit: 64m }\n')).toEqual([]);
   });
 
   it('without @raf/sandbox the file fails at the action, naming the package', async () => {

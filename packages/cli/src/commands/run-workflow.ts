@@ -78,10 +78,13 @@ export async function runWorkflow(
       if (line) io.stderr.write(`${escapeLine(line)}\n`);
     }
   };
+  // A finish held back while the CLI goes on: printed if going on fails, so one always ends --json.
+  let held: FinishUpdate | undefined;
   try {
     for (;;) {
       let finish: FinishUpdate = { type: 'finish', reason: 'stop' };
       let failed = false;
+      let configError = false;
       const requests = [];
       for await (const update of agent.run(input, {
         session,
@@ -90,7 +93,10 @@ export async function runWorkflow(
         ...(approvals && { approvals }),
       })) {
         if (update.type === 'finish') finish = update;
-        if (update.type === 'error') failed = true;
+        if (update.type === 'error') {
+          failed = true;
+          configError ||= update.code === 'RAF_CONFIG';
+        }
         if (update.type === 'tool-approval-request') requests.push(update);
         // `finish` waits: it is printed only when this process stops here (one, always last).
         if (!args.json) human.render(update);
@@ -104,6 +110,7 @@ export async function runWorkflow(
         !controller.signal.aborted &&
         (args.approve !== 'ask' || io.stdin.isTTY === true);
       if (args.json) {
+        held = goesOn ? finish : undefined;
         if (goesOn) json.continueAfter(finish);
         else json.render(finish, session.id);
       }
@@ -114,7 +121,7 @@ export async function runWorkflow(
         );
         return EXIT.paused;
       }
-      if (reason !== 'awaitingApproval') return failed ? EXIT.model : EXIT.ok;
+      if (reason !== 'awaitingApproval') return configError ? EXIT.config : failed ? EXIT.model : EXIT.ok;
       if (args.approve === 'ask' && !io.stdin.isTTY) {
         io.stderr.write(
           `paused for approval; resume with: raf run ${file} --session ${session.id} --approve all|none\n`,
@@ -124,6 +131,9 @@ export async function runWorkflow(
       approvals = await decideApprovals(requests, args, io);
       input = undefined;
     }
+  } catch (error) {
+    if (held) json.render({ type: 'finish', reason: held.reason }, session.id);
+    throw error;
   } finally {
     stopListening();
   }

@@ -1,6 +1,11 @@
 import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { type ApprovalResponse, getErrorMessage, type ToolApprovalRequestUpdate } from '@raf/core';
+import {
+  type ApprovalResponse,
+  type FinishUpdate,
+  getErrorMessage,
+  type ToolApprovalRequestUpdate,
+} from '@raf/core';
 import { askApprovals } from '../approval-prompt.js';
 import type { CliArgs } from '../args.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
@@ -40,12 +45,17 @@ export async function runCommand(args: CliArgs, io: CliIO): Promise<number> {
   if (args.trace) await checkTraceTarget(args.trace, io);
   // Registered before the agent runs; loaded only when asked for (the SDK is not a cold-start cost).
   const recorder = args.trace ? await (await import('../trace-file.js')).startTraceRecorder() : undefined;
+  let code: number | undefined;
   try {
-    return await runAgent(file, args, io);
+    code = await runAgent(file, args, io);
+    return code;
   } finally {
     if (recorder && args.trace)
       await recorder.write(resolve(io.cwd, args.trace)).catch((error: unknown) => {
-        throw new CliError(`--trace ${args.trace}: cannot write it: ${getErrorMessage(error)}`);
+        const message = `--trace ${args.trace}: cannot write it: ${getErrorMessage(error)}`;
+        // A failed run's own error and exit code are what the user must see; the trace's is said beside.
+        if (code !== EXIT.ok) io.stderr.write(`raf: ${message}\n`);
+        else throw new CliError(message);
       });
   }
 }
@@ -97,6 +107,8 @@ async function runAgent(file: string, args: CliArgs, io: CliIO): Promise<number>
   const controller = new AbortController();
   const stopListening = io.onInterrupt(() => controller.abort(new Error('interrupted')));
   const json = new NdjsonRenderer((line) => io.stdout.write(line));
+  // A finish held back while the CLI goes on: printed if going on fails, so one always ends --json.
+  let held: FinishUpdate | undefined;
   try {
     for (;;) {
       if (!args.json) human.waiting();
@@ -116,6 +128,7 @@ async function runAgent(file: string, args: CliArgs, io: CliIO): Promise<number>
         !controller.signal.aborted &&
         (args.approve !== 'ask' || io.stdin.isTTY === true);
       if (args.json) {
+        held = goesOn ? outcome.finish : undefined;
         if (goesOn) json.continueAfter(outcome.finish);
         else json.render(outcome.finish, session.id);
       }
@@ -139,6 +152,9 @@ async function runAgent(file: string, args: CliArgs, io: CliIO): Promise<number>
       }
       input = undefined;
     }
+  } catch (error) {
+    if (held) json.render({ type: 'finish', reason: held.reason }, session.id);
+    throw error;
   } finally {
     // Memory queued by this run is written before the process ends (Ctrl-C stops the waiting).
     await awaitConsolidation(agent, io, controller.signal);

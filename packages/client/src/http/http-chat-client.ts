@@ -14,6 +14,7 @@ import {
 } from '@raf/core';
 import { flattenBatches } from '@raf/core/internal';
 import type { Dispatcher, Agent as UndiciAgent } from 'undici';
+import { hasAuthHeader } from '../provider-defaults.js';
 import { abortableSleep } from '../retry/abortable-sleep.js';
 import {
   backoffDelay,
@@ -173,9 +174,10 @@ export abstract class HttpChatClient implements IChatClient {
     return readStream(
       async () => {
         if (userSignal?.aborted) throw this.cancelled(userSignal.reason);
-        if (this.missingKey) throw new ConfigError(this.missingKey);
         const body = this.requestBody(messages, options);
         const headers = options.extraHeaders ? { ...this.headers, ...options.extraHeaders } : this.headers;
+        // A run may bring its own credentials (a tenant's key in extraHeaders).
+        if (this.missingKey && !hasAuthHeader(options.extraHeaders)) throw new ConfigError(this.missingKey);
         totalDeadline.arm('total', this.timeouts.totalMs);
         userSignal?.addEventListener('abort', onAbort, { once: true });
         return this.open(body, headers, total, userSignal);

@@ -14,6 +14,7 @@ import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Environment } from '../env/resolve-env.js';
 import type { LoadedDefinition, PartialDefinition } from '../load/load-definition.js';
 import { diagnosticAt } from '../load/source-document.js';
+import { checkConfig } from '../registry/check-config.js';
 import type { PluginRegistry } from '../registry/plugin-registry.js';
 import { type ResolvedTool, resolveTools, type ToolFactory } from '../resolve/tool-resolver.js';
 import type { AgentDefinition } from '../schema/agent-schema.js';
@@ -127,6 +128,15 @@ export async function planAgent(
       ),
     );
   if (!definition) checkHoles(normalized, checked, registry, at);
+  // The agent's `sandbox:` defaults for `kind: code`, checked at their lines like a tool's config
+  // (the plugin then gets them clean; with an error they are left out, the error already said).
+  const sandboxSchema = checked.sandbox ? registry.configSchema('tool kind', 'code') : undefined;
+  const sandboxDefaults =
+    sandboxSchema && checked.sandbox
+      ? (checkConfig(sandboxSchema, checked.sandbox, inputs.strictKeys ?? false, (path, ...rest) =>
+          at(['sandbox', ...path], ...rest),
+        ) ?? {})
+      : checked.sandbox;
   const baseDir =
     inputs.baseDir ?? (document.file.startsWith('(') ? process.cwd() : dirname(resolve(document.file)));
   const context: PluginBuildContext = {
@@ -137,7 +147,7 @@ export async function planAgent(
     ...(inputs.strict && { strict: true }),
     ...(inputs.dryRun && { dryRun: true }),
     ...(inputs.signal && { signal: inputs.signal }),
-    ...(checked.sandbox && { agentDefaults: { sandbox: checked.sandbox } }),
+    ...(sandboxDefaults && { agentDefaults: { sandbox: sandboxDefaults } }),
     ...(inputs.protectedPaths &&
       inputs.protectedPaths.length > 0 && { protectedPaths: inputs.protectedPaths }),
     resolveModel: async (model) => registry.modelProvider(model.kind)?.(model, context),

@@ -135,6 +135,8 @@ function dslServices(
           callId: 'http_request',
           toolName: built.name,
           signal,
+          // The author's own request: every header (cookies too) and the whole JSON answer.
+          context: { rawHttpResponse: true },
         } as never,
       );
       if (!result.ok) throw new Error(result.error ?? 'http_request failed');

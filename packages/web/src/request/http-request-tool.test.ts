@@ -159,6 +159,28 @@ ${web}trigger:
     expect(seen.at(-1)).toMatchObject({ method: 'POST', url: '/orders/42', body: '{"qty":3}' });
   });
 
+  it("hands the author's workflow the whole answer: every header (cookies too) and a long JSON body parsed", async () => {
+    const yaml = `kind: workflow
+name: login
+web: { allowPrivate: [127.0.0.1/32], maxChars: 1000 }
+trigger:
+  kind: OnConversationStart
+  id: login
+  actions:
+    - kind: HttpRequestAction
+      id: fetch
+      url: ${base}/noisy
+      response: Local.answer
+      responseHeaders: Local.headers
+    - kind: SendActivity
+      activity:
+        text: =Concat(Local.headers["set-cookie"], " | ", Local.answer.items[4999].name)
+`;
+    const agent = await new DeclAgentBuilder().use(webPlugin()).fromYaml(yaml, 'login.yaml').buildAgent();
+    const response = await collectAgentResponse(agent.run('go'));
+    expect(response.text).toBe('session=secret-token; HttpOnly, other=also-secret | item 4999');
+  });
+
   it('is refused by the SSRF guard without allowPrivate, naming the address', async () => {
     const agent = await new DeclAgentBuilder()
       .use(webPlugin())

@@ -84,6 +84,9 @@ export function createHttpRequestTool(http: GuardedHttpClient, options: { maxCha
     parameters: httpRequestArguments,
     requiresApproval: (args) => !args || !SAFE_METHODS.has(args.method),
     async execute({ url, method, headers, query, body }, context) {
+      // The caller, not the model, asks for the answer as the server sent it (a workflow's
+      // HttpRequestAction: its author reads the cookies and the whole JSON).
+      const raw = (context.context as { rawHttpResponse?: unknown } | undefined)?.rawHttpResponse === true;
       try {
         const encoded = encodeBody(body as { kind: 'json' | 'raw'; value?: unknown } | undefined);
         const hasType = Object.keys(headers).some((h) => h.toLowerCase() === 'content-type');
@@ -94,7 +97,7 @@ export function createHttpRequestTool(http: GuardedHttpClient, options: { maxCha
           ...(encoded.body !== undefined && { body: encoded.body }),
         });
         const { text } = decodeText(response.body, response.mediaType, response.charset);
-        const tooLong = text.length > maxChars;
+        const tooLong = !raw && text.length > maxChars;
         let parsed: JSONValue = tooLong ? text.slice(0, maxChars) : text;
         // A JSON answer longer than maxChars stays text, cut: parsed, it would reach the model whole.
         const json = response.mediaType === 'application/json' || response.mediaType?.endsWith('+json');
@@ -108,7 +111,7 @@ export function createHttpRequestTool(http: GuardedHttpClient, options: { maxCha
         return toolSuccess({
           status: response.status,
           url: response.url,
-          headers: modelVisibleHeaders(response.headers),
+          headers: raw ? { ...response.headers } : modelVisibleHeaders(response.headers),
           body: parsed,
           ...(tooLong && { truncated: true, totalChars: text.length }),
         });

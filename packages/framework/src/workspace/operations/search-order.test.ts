@@ -113,7 +113,11 @@ describe('deterministic results in path order', () => {
     "ripgrep below its parallel cap (672 matches, read on all threads and sorted): five calls give the walker's first 200",
     async () => {
       const args = { pattern: 'needle \\S+ [0-3]$', directory: '.' };
-      expect(parallelMatchCap(200)).toBeGreaterThan(672); // this search takes the parallel path
+      // Every file but the top a.txt has lines 0–3 matching: 672, under the cap, so this search
+      // takes the parallel path (and the 1,512-match search above the ordered one).
+      const matching = (await allMatches()).filter((m) => m.file !== join(dir, 'a.txt') && m.line <= 4);
+      expect(matching).toHaveLength(672);
+      expect(parallelMatchCap(200)).toBeGreaterThan(672);
       const walker = await tools('walker').search.execute(args, { signal, callId: 'w' });
       expect(walker).toMatchObject({ ok: true, data: { total: 200, truncated: true } });
       for (let i = 0; i < 5; i++) {
