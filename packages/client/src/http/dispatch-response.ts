@@ -104,7 +104,7 @@ class DispatchedBody implements AsyncIterableIterator<Buffer>, Dispatcher.Dispat
 
   /** Everything received so far, as one chunk (one read for the consumer, however it was sent). */
   private take(): Buffer {
-    const chunk = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
+    const chunk = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.buffered);
     this.chunks.length = 0;
     this.buffered = 0;
     if (this.controller?.paused) this.controller.resume();

@@ -9,6 +9,7 @@ import type { AbortHandle } from '../http/abort-handle.js';
 import { Deadline } from '../http/deadline.js';
 import { preview, SseReader } from './sse-reader.js';
 import type { StreamMapper } from './stream-mapper.js';
+import { Utf8Stream } from './utf8-stream.js';
 
 /** A response whose first body chunk has arrived (or that ended empty). */
 export interface OpenedResponse {
@@ -83,7 +84,7 @@ export async function* readStream(
     let out: AgentResponseUpdate[] = [];
     const isJson = opened.contentType.includes('application/json');
     const sse = new SseReader(mapper);
-    const decoder = new TextDecoder();
+    const decoder = new Utf8Stream();
     idle.deadline = new Deadline(opened.attempt, options.describeTimeout);
     idle.deadline.arm('idle', options.idleMs);
     let failure: Failure | undefined;
@@ -93,7 +94,7 @@ export async function* readStream(
       let chunk = opened.first;
       while (!chunk.done) {
         bytes += chunk.value.length;
-        const text = decoder.decode(chunk.value, { stream: true });
+        const text = decoder.decode(chunk.value);
         if (isJson) json += text;
         else sse.feed(text, out);
         // After [DONE] only the end of the HTTP body can follow: these updates go out with the
