@@ -7,7 +7,7 @@ type Headers = Record<string, string | string[] | undefined>;
 export interface DispatchedResponse {
   statusCode: number;
   headers: Headers;
-  body: AsyncIterableIterator<Buffer>;
+  body: AsyncIterableIterator<Buffer> & { readonly finished: boolean };
 }
 
 export interface DispatchRequest {
@@ -52,6 +52,11 @@ class DispatchedBody implements AsyncIterableIterator<Buffer>, Dispatcher.Dispat
 
   [Symbol.asyncIterator](): this {
     return this;
+  }
+
+  /** The body ended whole and every chunk was taken: `next()` would be done at once. */
+  get finished(): boolean {
+    return this.ended && this.chunks.length === 0 && this.failure === undefined;
   }
 
   next(): Promise<IteratorResult<Buffer>> {

@@ -1,6 +1,7 @@
 import type { AgentResponseUpdate } from '@raf/core';
 import { describe, expect, it } from 'vitest';
 import { AbortHandle } from '../http/abort-handle.js';
+import { CallTimer } from '../http/call-timer.js';
 import { ChunkMapper } from '../openai-compatible/chunk-mapper.js';
 import { type OpenedResponse, readStream } from './read-stream.js';
 
@@ -36,8 +37,8 @@ async function read(
   for await (const batch of readStream(async () => opened, {
     label: 'test',
     mapper: new ChunkMapper(),
+    timer: new CallTimer(() => 'timeout'),
     idleMs: 0,
-    describeTimeout: () => 'timeout',
     redact: (text) => text,
     cancelled: () => undefined,
     cleanup: () => {},
