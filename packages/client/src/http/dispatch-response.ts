@@ -7,7 +7,7 @@ type Headers = Record<string, string | string[] | undefined>;
 export interface DispatchedResponse {
   statusCode: number;
   headers: Headers;
-  body: AsyncIterableIterator<Buffer>;
+  body: AsyncIterableIterator<Buffer> & { readonly finished: boolean };
 }
 
 export interface DispatchRequest {
@@ -52,6 +52,11 @@ class DispatchedBody implements AsyncIterableIterator<Buffer>, Dispatcher.Dispat
 
   [Symbol.asyncIterator](): this {
     return this;
+  }
+
+  /** The body ended whole and every chunk was taken: `next()` would be done at once. */
+  get finished(): boolean {
+    return this.ended && this.chunks.length === 0 && this.failure === undefined;
   }
 
   next(): Promise<IteratorResult<Buffer>> {
@@ -104,7 +109,7 @@ class DispatchedBody implements AsyncIterableIterator<Buffer>, Dispatcher.Dispat
 
   /** Everything received so far, as one chunk (one read for the consumer, however it was sent). */
   private take(): Buffer {
-    const chunk = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
+    const chunk = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.buffered);
     this.chunks.length = 0;
     this.buffered = 0;
     if (this.controller?.paused) this.controller.resume();

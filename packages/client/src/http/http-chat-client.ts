@@ -26,7 +26,7 @@ import {
 import { type OpenedResponse, readStream } from '../stream/read-stream.js';
 import type { StreamMapper } from '../stream/stream-mapper.js';
 import { AbortHandle } from './abort-handle.js';
-import { Deadline } from './deadline.js';
+import { CallTimer } from './call-timer.js';
 import { dispatchRequest } from './dispatch-response.js';
 import { DEFAULT_TIMEOUTS, type HttpClientOptions, type TimeoutOptions } from './http-client-options.js';
 import { displayUrl, redactSecret } from './redact.js';
@@ -169,7 +169,7 @@ export abstract class HttpChatClient implements IChatClient {
   ): AsyncGenerator<AgentResponseUpdate[], void, undefined> {
     const userSignal = options.signal;
     const total = new AbortHandle();
-    const totalDeadline = new Deadline(total, (phase, ms) => this.timeoutText(phase, ms));
+    const timer = new CallTimer((phase, ms) => this.timeoutText(phase, ms));
     const onAbort = () => total.abort(userSignal?.reason);
     return readStream(
       async () => {
@@ -178,19 +178,18 @@ export abstract class HttpChatClient implements IChatClient {
         const headers = options.extraHeaders ? { ...this.headers, ...options.extraHeaders } : this.headers;
         // A run may bring its own credentials (a tenant's key in extraHeaders).
         if (this.missingKey && !hasAuthHeader(options.extraHeaders)) throw new ConfigError(this.missingKey);
-        totalDeadline.arm('total', this.timeouts.totalMs);
         userSignal?.addEventListener('abort', onAbort, { once: true });
-        return this.open(body, headers, total, userSignal);
+        return this.open(body, headers, total, timer, userSignal);
       },
       {
         label: this.label,
         mapper: this.createMapper(),
+        timer,
         idleMs: this.timeouts.idleMs,
-        describeTimeout: (phase, ms) => this.timeoutText(phase, ms),
         redact: (text) => this.redact(text),
         cancelled: (reason) => (userSignal?.aborted ? this.cancelled(reason) : undefined),
         cleanup: () => {
-          totalDeadline.clear();
+          timer.stop();
           userSignal?.removeEventListener('abort', onAbort);
         },
       },
@@ -200,6 +199,7 @@ export abstract class HttpChatClient implements IChatClient {
     body: string,
     headers: Record<string, string>,
     total: AbortHandle,
+    timer: CallTimer,
     userSignal: AbortSignal | undefined,
   ): Promise<OpenedResponse> {
     for (let retry = 0; ; retry++) {
@@ -209,8 +209,9 @@ export abstract class HttpChatClient implements IChatClient {
       if (total.aborted) link();
       else total.once('abort', link);
       let opened: OpenedResponse | undefined;
-      const deadline = new Deadline(attempt, (phase, ms) => this.timeoutText(phase, ms));
-      deadline.arm('firstChunk', this.timeouts.firstChunkMs);
+      // The phase first: the total deadline is later, so the one timer is armed once.
+      timer.startPhase(attempt, 'firstChunk', this.timeouts.firstChunkMs);
+      if (retry === 0) timer.startTotal(total, this.timeouts.totalMs);
       let failure: { error: RafError; retryable: boolean; waitMs?: number };
       try {
         // Once loaded, no await: every step between two requests shows in the loop's latency.
@@ -247,7 +248,7 @@ export abstract class HttpChatClient implements IChatClient {
       } catch (error) {
         failure = this.classify(error, attempt, userSignal);
       } finally {
-        deadline.clear();
+        timer.endPhase();
         if (!opened) detach();
       }
       if (!failure.retryable || retry >= this.retry.maxRetries) {

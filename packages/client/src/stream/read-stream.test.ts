@@ -1,6 +1,7 @@
 import type { AgentResponseUpdate } from '@raf/core';
 import { describe, expect, it } from 'vitest';
 import { AbortHandle } from '../http/abort-handle.js';
+import { CallTimer } from '../http/call-timer.js';
 import { ChunkMapper } from '../openai-compatible/chunk-mapper.js';
 import { type OpenedResponse, readStream } from './read-stream.js';
 
@@ -12,8 +13,12 @@ function chunk(content: string, extra = ''): string {
  * Reads `pieces` (the response body, cut where the network would cut it) through readStream.
  * With `hang`, the body never ends after its last piece, like a server that keeps it open.
  */
-async function read(pieces: string[], hang = false, stopAtFinish = hang): Promise<AgentResponseUpdate[]> {
-  const buffers = pieces.map((piece) => Buffer.from(piece));
+async function read(
+  pieces: (string | Buffer)[],
+  hang = false,
+  stopAtFinish = hang,
+): Promise<AgentResponseUpdate[]> {
+  const buffers = pieces.map((piece) => (typeof piece === 'string' ? Buffer.from(piece) : piece));
   const attempt = new AbortHandle();
   async function* body() {
     for (const buffer of buffers.slice(1)) yield buffer;
@@ -32,8 +37,8 @@ async function read(pieces: string[], hang = false, stopAtFinish = hang): Promis
   for await (const batch of readStream(async () => opened, {
     label: 'test',
     mapper: new ChunkMapper(),
+    timer: new CallTimer(() => 'timeout'),
     idleMs: 0,
-    describeTimeout: () => 'timeout',
     redact: (text) => text,
     cancelled: () => undefined,
     cleanup: () => {},
@@ -94,6 +99,18 @@ describe('readStream SSE parsing', () => {
     ]);
   });
 
+  it('reads comments, named events and multi-line data the same wherever the network cuts them', async () => {
+    const body =
+      ': keep-alive\n\n' +
+      `event: message\ndata: ${chunk('Hello')}\n\n` +
+      `data: {"id":"c1","model":"m",\ndata: "choices":[{"index":0,"delta":{"content":" world"}${STOP}}]}\n\n` +
+      '\n\ndata: [DONE]\n\n';
+    expect(await read([body])).toEqual(EXPECTED);
+    for (let cut = 1; cut < body.length; cut += 3) {
+      expect(await read([body.slice(0, cut), body.slice(cut)])).toEqual(EXPECTED);
+    }
+  });
+
   it('drops an event left unfinished at the end of the body (no blank line)', async () => {
     const body = `data: ${chunk('Hello', STOP)}\n\ndata: ${chunk(' lost')}`;
     expect(await read([body])).toEqual([
@@ -101,6 +118,31 @@ describe('readStream SSE parsing', () => {
       { type: 'text-delta', delta: 'Hello' },
       { type: 'finish', reason: 'stop' },
     ]);
+  });
+
+  it('joins a UTF-8 character split between two reads, wherever the cut falls', async () => {
+    const text = 'café ✓ 🙂 終';
+    const body = Buffer.from(`data: ${chunk(text, STOP)}\n\ndata: [DONE]\n\n`);
+    const expected: AgentResponseUpdate[] = [
+      { type: 'response-metadata', id: 'c1', model: 'm' },
+      { type: 'text-delta', delta: text },
+      { type: 'finish', reason: 'stop' },
+    ];
+    for (let cut = 1; cut < body.length; cut++) {
+      expect(await read([body.subarray(0, cut), body.subarray(cut)])).toEqual(expected);
+    }
+  });
+
+  it('drops a byte order mark at the start of the body, even one split between reads', async () => {
+    const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(plain)]);
+    expect(await read([body])).toEqual(EXPECTED);
+    expect(await read([body.subarray(0, 1), body.subarray(1, 2), body.subarray(2)])).toEqual(EXPECTED);
+  });
+
+  it('reads invalid UTF-8 as U+FFFD without failing the answer', async () => {
+    const [head, tail] = `data: ${chunk('a#b', STOP)}\n\ndata: [DONE]\n\n`.split('#') as [string, string];
+    const body = Buffer.concat([Buffer.from(head), Buffer.from([0xff, 0xc3]), Buffer.from(tail)]);
+    expect((await read([body]))[1]).toEqual({ type: 'text-delta', delta: 'a\uFFFD\uFFFDb' });
   });
 
   it('delivers the finish as soon as [DONE] arrives, with the updates of the same read', async () => {

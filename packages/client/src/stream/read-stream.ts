@@ -1,19 +1,20 @@
-import {
-  type AgentResponseUpdate,
-  type CancelledError,
-  getErrorMessage,
-  TimeoutError,
-  type TimeoutPhase,
-} from '@raf/core';
+import { type AgentResponseUpdate, type CancelledError, getErrorMessage, TimeoutError } from '@raf/core';
 import type { AbortHandle } from '../http/abort-handle.js';
-import { Deadline } from '../http/deadline.js';
+import type { CallTimer } from '../http/call-timer.js';
 import { preview, SseReader } from './sse-reader.js';
 import type { StreamMapper } from './stream-mapper.js';
+import { Utf8Stream } from './utf8-stream.js';
+
+/** A response body, read chunk by chunk. */
+export interface BodyIterator extends AsyncIterator<Buffer> {
+  /** True once the body ended and every chunk was read (known without waiting), when it can tell. */
+  readonly finished?: boolean;
+}
 
 /** A response whose first body chunk has arrived (or that ended empty). */
 export interface OpenedResponse {
   contentType: string;
-  iterator: AsyncIterator<Buffer>;
+  iterator: BodyIterator;
   first: IteratorResult<Buffer>;
   attempt: AbortHandle;
   /** Stops forwarding the call's abort (user signal, total timeout) to this attempt. */
@@ -24,8 +25,9 @@ export interface ReadStreamOptions {
   label: string;
   /** A fresh mapper for this answer's wire format. */
   mapper: StreamMapper;
+  /** The call's timer: the idle phase runs on it while the body is read. */
+  timer: CallTimer;
   idleMs: number;
-  describeTimeout(phase: TimeoutPhase, ms: number): string;
   redact(text: string): string;
   /** The error to throw when the caller aborted, or undefined when it did not. */
   cancelled(reason: unknown): CancelledError | undefined;
@@ -76,16 +78,15 @@ export async function* readStream(
 ): AsyncGenerator<AgentResponseUpdate[], void, undefined> {
   let opened: OpenedResponse | undefined;
   let complete = false;
-  const idle: { deadline?: Deadline } = {};
+  const timer = options.timer;
   try {
     opened = await open();
     const mapper = options.mapper;
     let out: AgentResponseUpdate[] = [];
     const isJson = opened.contentType.includes('application/json');
     const sse = new SseReader(mapper);
-    const decoder = new TextDecoder();
-    idle.deadline = new Deadline(opened.attempt, options.describeTimeout);
-    idle.deadline.arm('idle', options.idleMs);
+    const decoder = new Utf8Stream();
+    timer.startPhase(opened.attempt, 'idle', options.idleMs);
     let failure: Failure | undefined;
     let json = '';
     let bytes = 0;
@@ -93,7 +94,7 @@ export async function* readStream(
       let chunk = opened.first;
       while (!chunk.done) {
         bytes += chunk.value.length;
-        const text = decoder.decode(chunk.value, { stream: true });
+        const text = decoder.decode(chunk.value);
         if (isJson) json += text;
         else sse.feed(text, out);
         // After [DONE] only the end of the HTTP body can follow: these updates go out with the
@@ -104,7 +105,7 @@ export async function* readStream(
           out = [];
         }
         if (sse.malformed !== undefined || mapper.streamError !== undefined) break;
-        idle.deadline.refresh();
+        timer.restartPhase();
         chunk = await opened.iterator.next();
       }
       complete = chunk.done === true;
@@ -113,7 +114,7 @@ export async function* readStream(
       if (cancelled) throw cancelled;
       failure = failureOf(error, opened, bytes, options);
     }
-    idle.deadline.clear();
+    timer.endPhase();
     if (!failure && isJson) {
       try {
         mapper.consume(JSON.parse(json) as unknown, out);
@@ -136,6 +137,8 @@ export async function* readStream(
     }
     if (failure) out.push({ type: 'error', ...failure }, { type: 'finish', reason: 'other' });
     if (out.length > 0) yield out;
+    // Usually the HTTP end came in the same read as [DONE]: nothing to wait for.
+    if (!complete && opened.iterator.finished === true) complete = true;
     if (!complete && !failure && sse.sawDone) {
       // The answer is whole: a server that keeps the body open after [DONE] costs at most the
       // grace period (then the request is aborted, which frees the socket), not the idle timeout.
@@ -148,7 +151,7 @@ export async function* readStream(
       clearTimeout(grace);
     }
   } finally {
-    idle.deadline?.clear();
+    timer.endPhase();
     options.cleanup();
     opened?.detach();
     // Frees the socket when the body was not read to the end (consumer stopped, protocol error).

@@ -2,6 +2,8 @@ import type { AgentResponseUpdate } from '@raf/core';
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 import type { StreamMapper } from './stream-mapper.js';
 
+const NEWLINE = 10;
+
 export function preview(text: string): string {
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
@@ -38,16 +40,20 @@ export class SseReader {
       this.specParser().feed(buffer);
       return;
     }
+    // One scan per event: its first line end, followed by a second one for a one-line event.
     let start = 0;
-    let end = buffer.indexOf('\n\n');
+    let end = buffer.indexOf('\n');
     while (end !== -1) {
-      if (buffer.startsWith('data: ', start) && buffer.indexOf('\n', start) === end) {
-        this.onData(buffer.slice(start + 6, end));
+      if (buffer.charCodeAt(end + 1) === NEWLINE) {
+        if (buffer.startsWith('data: ', start)) this.onData(buffer.slice(start + 6, end));
+        else this.namedOrSpec(buffer, start, end);
       } else {
+        end = buffer.indexOf('\n\n', end + 1);
+        if (end === -1) break;
         this.namedOrSpec(buffer, start, end);
       }
       start = end + 2;
-      end = buffer.indexOf('\n\n', start);
+      end = buffer.indexOf('\n', start);
     }
     this.pending = start === 0 ? buffer : buffer.slice(start);
   }
