@@ -63,7 +63,7 @@ const engines = [
   ['ripgrep', rgInstalled],
 ] as const;
 
-// A few seconds alone; several times that when the busy flipper shares the CPU with other test files.
+// A few seconds on an idle machine; several times that when the busy flipper shares a loaded CPU.
 describe(`searches while a folder flips between a directory and a link to outside (${TRIES} tries)`, {
   timeout: 60_000,
 }, () => {
