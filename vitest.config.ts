@@ -1,4 +1,52 @@
+import { availableParallelism } from 'node:os';
 import { defaultServerConditions, defineConfig } from 'vite';
+import { configDefaults } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+// The longest files (kill loops, child processes, a browser, the bench smoke test) start first, so
+// that no worker ends the run alone on one of them. Order only: a file missing here costs time,
+// never a test.
+const LONG_FIRST = [
+  'bench/bench.test.ts',
+  'packages/framework/src/memory/crash.test.ts',
+  'test/package-contents.test.ts',
+  'packages/framework/src/workspace/write-tools-races.test.ts',
+  'packages/workflow/src/checkpoint/crash.test.ts',
+  'packages/mcp/src/connection/reconnect.test.ts',
+  'packages/framework/src/sub-agents/worker.test.ts',
+  'packages/cli/src/memory-processes.test.ts',
+];
+
+// Files that assert a wall-clock bound (an abort that ends a call within 1-2 s, the studio's first
+// render within 1 s, a search within 5 s) or keep a core busy (a process flipping a folder in a
+// loop) run after the others, one at a time: next to another test file on 2 cores, such a bound
+// would measure the neighbour.
+const ONE_AT_A_TIME = [
+  'packages/cli/src/approval-prompt.test.ts',
+  'packages/cli/src/studio/studio-browser.test.ts',
+  'packages/client/src/protocol-parity.test.ts',
+  'packages/client/src/stream/read-stream.test.ts',
+  'packages/framework/src/agent/cancellation.test.ts',
+  'packages/framework/src/builtin-tools/run-command-sandbox.test.ts',
+  'packages/framework/src/builtin-tools/run-command.test.ts',
+  'packages/framework/src/pipeline/tool-timeout.test.ts',
+  'packages/framework/src/workspace/operations/search-bounds.test.ts',
+  'packages/framework/src/workspace/search-races.test.ts',
+  'packages/mcp/src/connection/server-everything.test.ts',
+  'packages/sandbox/src/js/javascript.test.ts',
+  'packages/sandbox/src/process/hostile-code.test.ts',
+];
+
+class LongFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (spec: TestSpecification) => {
+      const index = LONG_FIRST.findIndex((name) => spec.moduleId.endsWith(`/${name}`));
+      return index === -1 ? LONG_FIRST.length : index;
+    };
+    // Array sort is stable: the other files keep vitest's order (largest, or slowest last time, first).
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+  }
+}
 
 // Tests import workspace packages from source through the "@raf/source" export condition,
 // so `pnpm test` needs no build step.
@@ -9,18 +57,33 @@ export default defineConfig({
     // CI asks for a JSON report (summed by .ci/run) without changing the README's `pnpm test`.
     reporters: process.env.RAF_TEST_REPORT ? ['default', 'json'] : ['default'],
     ...(process.env.RAF_TEST_REPORT && { outputFile: { json: process.env.RAF_TEST_REPORT } }),
-    include: [
-      'packages/*/src/**/*.test.ts',
-      'examples/*/**/*.test.ts',
-      'bench/**/*.test.ts',
-      'test/**/*.test.ts',
+    // Vitest's default (cores - 1) is one worker on a 2-core machine, which leaves a core idle:
+    // most files spend their time waiting on child processes, servers and timers.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    sequence: { sequencer: LongFirst },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'parallel',
+          include: [
+            'packages/*/src/**/*.test.ts',
+            'examples/*/**/*.test.ts',
+            'bench/**/*.test.ts',
+            'test/**/*.test.ts',
+          ],
+          exclude: [...configDefaults.exclude, ...ONE_AT_A_TIME],
+          // Type tests (`*.test-d.ts`, `expectTypeOf`) run through tsc with the rest of the suite.
+          typecheck: {
+            enabled: true,
+            include: ['packages/*/src/**/*.test-d.ts'],
+            tsconfig: './tsconfig.test-d.json',
+          },
+        },
+      },
+      // A project with one worker runs after all the others (vitest's sequential group).
+      { extends: true, test: { name: 'one-at-a-time', include: ONE_AT_A_TIME, maxWorkers: 1 } },
     ],
-    // Type tests (`*.test-d.ts`, `expectTypeOf`) run through tsc with the rest of the suite.
-    typecheck: {
-      enabled: true,
-      include: ['packages/*/src/**/*.test-d.ts'],
-      tsconfig: './tsconfig.test-d.json',
-    },
     testTimeout: 20_000,
     hookTimeout: 20_000,
   },
