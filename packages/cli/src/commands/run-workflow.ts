@@ -1,7 +1,6 @@
 import type { ApprovalResponse, FinishUpdate } from '@raf/core';
 import type { AgentSession } from '@raf/framework';
 import type { WorkflowAgent, WorkflowEvent } from '@raf/workflow';
-import { askApprovals } from '../approval-prompt.js';
 import type { CliArgs } from '../args.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
 import { escapeJson, escapeLine } from '../render/escape.js';
@@ -9,7 +8,7 @@ import { HumanRenderer } from '../render/human.js';
 import { NdjsonRenderer } from '../render/ndjson.js';
 import { askLine, readAll } from '../terminal.js';
 import { pendingRequests } from '../turn.js';
-import { decide } from './run.js';
+import { answerApprovals } from './run.js';
 
 type Store = { save(snapshot: ReturnType<AgentSession['toJSON']>): Promise<void> };
 
@@ -144,17 +143,10 @@ async function decideApprovals(
   args: CliArgs,
   io: CliIO,
 ): Promise<ApprovalResponse[]> {
-  if (args.approve === 'ask') {
-    if (!io.stdin.isTTY)
-      throw new CliError(
-        'the workflow is waiting for approval; resume with --approve all or --approve none',
-        EXIT.paused,
-      );
-    return askApprovals(
-      requests,
-      (q) => askLine(io, q),
-      (t) => io.stderr.write(t),
+  if (args.approve === 'ask' && !io.stdin.isTTY)
+    throw new CliError(
+      'the workflow is waiting for approval; resume with --approve all or --approve none',
+      EXIT.paused,
     );
-  }
-  return decide(requests, args.approve === 'all', io);
+  return answerApprovals(requests, args, io);
 }

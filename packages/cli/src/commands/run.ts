@@ -18,6 +18,20 @@ import { askLine, readAll } from '../terminal.js';
 import { openSession, pendingRequests, runTurn } from '../turn.js';
 
 /** `--approve all|none`: every request answered, each decision said on stderr. */
+/** The answers to a pause: asked on the terminal (`--approve ask`), or decided by the flag. */
+export async function answerApprovals(
+  requests: readonly ToolApprovalRequestUpdate[],
+  args: CliArgs,
+  io: CliIO,
+): Promise<ApprovalResponse[]> {
+  if (args.approve !== 'ask') return decide(requests, args.approve === 'all', io);
+  return askApprovals(
+    requests,
+    (q) => askLine(io, q),
+    (t) => io.stderr.write(t),
+  );
+}
+
 export function decide(
   requests: readonly ToolApprovalRequestUpdate[],
   approve: boolean,
@@ -87,14 +101,7 @@ async function runAgent(file: string, args: CliArgs, io: CliIO): Promise<number>
         EXIT.paused,
       );
     }
-    approvals =
-      args.approve === 'ask'
-        ? await askApprovals(
-            requests,
-            (q) => askLine(io, q),
-            (t) => io.stderr.write(t),
-          )
-        : decide(requests, args.approve === 'all', io);
+    approvals = await answerApprovals(requests, args, io);
     input = undefined;
   } else if (input === undefined) {
     if (io.stdin.isTTY) throw new CliError('raf run needs input: -i "…" or text on stdin');
@@ -135,21 +142,13 @@ async function runAgent(file: string, args: CliArgs, io: CliIO): Promise<number>
       if (outcome.finish.reason === 'cancelled' || controller.signal.aborted) return EXIT.interrupted;
       if (outcome.finish.reason !== 'awaitingApproval')
         return outcome.configError ? EXIT.config : outcome.failed ? EXIT.model : EXIT.ok;
-      if (args.approve === 'ask') {
-        if (!io.stdin.isTTY) {
-          io.stderr.write(
-            `paused for approval; resume with: raf run ${file} --session ${session.id} --approve all|none\n`,
-          );
-          return EXIT.paused;
-        }
-        approvals = await askApprovals(
-          outcome.requests,
-          (q) => askLine(io, q),
-          (t) => io.stderr.write(t),
+      if (args.approve === 'ask' && !io.stdin.isTTY) {
+        io.stderr.write(
+          `paused for approval; resume with: raf run ${file} --session ${session.id} --approve all|none\n`,
         );
-      } else {
-        approvals = decide(outcome.requests, args.approve === 'all', io);
+        return EXIT.paused;
       }
+      approvals = await answerApprovals(outcome.requests, args, io);
       input = undefined;
     }
   } catch (error) {

@@ -14,7 +14,7 @@ import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Environment } from '../env/resolve-env.js';
 import type { LoadedDefinition, PartialDefinition } from '../load/load-definition.js';
 import { diagnosticAt } from '../load/source-document.js';
-import { checkConfig } from '../registry/check-config.js';
+import { checkKindBlock } from '../registry/check-config.js';
 import type { PluginRegistry } from '../registry/plugin-registry.js';
 import { type ResolvedTool, resolveTools, type ToolFactory } from '../resolve/tool-resolver.js';
 import type { AgentDefinition } from '../schema/agent-schema.js';
@@ -130,13 +130,14 @@ export async function planAgent(
   if (!definition) checkHoles(normalized, checked, registry, at);
   // The agent's `sandbox:` defaults for `kind: code`, checked at their lines like a tool's config
   // (the plugin then gets them clean; with an error they are left out, the error already said).
-  const sandboxSchema = checked.sandbox ? registry.configSchema('tool kind', 'code') : undefined;
-  const sandboxDefaults =
-    sandboxSchema && checked.sandbox
-      ? (checkConfig(sandboxSchema, checked.sandbox, inputs.strictKeys ?? false, (path, ...rest) =>
-          at(['sandbox', ...path], ...rest),
-        ) ?? {})
-      : checked.sandbox;
+  const sandboxDefaults = checkKindBlock(
+    registry,
+    'code',
+    'sandbox',
+    checked.sandbox,
+    inputs.strictKeys ?? false,
+    at,
+  );
   const baseDir =
     inputs.baseDir ?? (document.file.startsWith('(') ? process.cwd() : dirname(resolve(document.file)));
   const context: PluginBuildContext = {

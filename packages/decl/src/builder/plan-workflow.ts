@@ -4,7 +4,7 @@ import type { AgentLike, DslServices, WorkflowAgent, WorkflowGraph } from '@raf/
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { type LoadedDefinition, loadDefinitionFromDocument } from '../load/load-definition.js';
 import { diagnosticAt, type Path, type SourceDocument } from '../load/source-document.js';
-import { type ConfigReport, checkConfig } from '../registry/check-config.js';
+import { type ConfigReport, checkKindBlock } from '../registry/check-config.js';
 import type { ContextDecl } from '../schema/agent-schema.js';
 import { writtenPath } from '../schema/normalize.js';
 import { agentFromPlan } from './agent-from-plan.js';
@@ -157,32 +157,6 @@ function dslServices(
   return services;
 }
 
-/**
- * A workflow file's top-level `web:` or `sandbox:` block, the config of the `kind: web` /
- * `kind: code` tool its actions run, checked against that plugin's config schema at the block's
- * lines, as a `config:` under `tools:` is. Unchecked when the plugin is not registered (the actions
- * that need it report the missing package).
- */
-function checkedBlock(
-  inputs: CompositeInputs,
-  raw: Record<string, unknown>,
-  key: 'web' | 'sandbox',
-  kind: 'web' | 'code',
-  report: ConfigReport,
-): Record<string, unknown> | undefined {
-  const block = raw[key];
-  if (block === undefined || block === null) return undefined;
-  if (typeof block !== 'object' || Array.isArray(block)) {
-    report([key], `'${key}' must be a mapping of the ${kind} tool's settings`, 'error');
-    return undefined;
-  }
-  const schema = inputs.registry.configSchema('tool kind', kind);
-  if (!schema) return block as Record<string, unknown>;
-  return checkConfig(schema, block as Record<string, unknown>, inputs.strictKeys ?? false, (path, ...rest) =>
-    report([key, ...path], ...rest),
-  );
-}
-
 /** A `kind: workflow` file: its actions compiled to a graph, problems at their lines. */
 export async function planWorkflowFile(
   inputs: CompositeInputs,
@@ -203,8 +177,10 @@ export async function planWorkflowFile(
   };
   const report: ConfigReport = (path, message, severity, key) =>
     diagnostics.push(diagnosticAt(document, path, message, severity, { key: key === true }));
-  const web = checkedBlock(inputs, raw, 'web', 'web', report);
-  const sandbox = checkedBlock(inputs, raw, 'sandbox', 'code', report);
+  // The file's `web:` and `sandbox:` blocks configure the tools its actions run.
+  const strict = inputs.strictKeys ?? false;
+  const web = checkKindBlock(inputs.registry, 'web', 'web', raw.web, strict, report);
+  const sandbox = checkKindBlock(inputs.registry, 'code', 'sandbox', raw.sandbox, strict, report);
   const compiled = compileWorkflowDocument(
     {
       name: name ?? 'workflow',

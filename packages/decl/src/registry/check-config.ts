@@ -89,3 +89,29 @@ export function checkConfig(
   }
   return failed ? undefined : (parsed.data as Record<string, unknown>);
 }
+
+/**
+ * A top-level block of a file that configures a tool kind (a workflow's `web:`, an agent's or a
+ * workflow's `sandbox:`), checked against that kind's schema with its problems under `key`, as a
+ * tool's `config:` is. Undefined when absent or broken (the problem is reported); the block as
+ * written when no registered plugin gives the kind a schema.
+ */
+export function checkKindBlock(
+  registry: { configSchema(category: 'tool kind', kind: string): ZodType | undefined },
+  kind: string,
+  key: string,
+  block: unknown,
+  strict: boolean,
+  report: ConfigReport,
+): Record<string, unknown> | undefined {
+  if (block === undefined || block === null) return undefined;
+  if (typeof block !== 'object' || Array.isArray(block)) {
+    report([key], `'${key}' must be a mapping of the ${kind} tool's settings`, 'error');
+    return undefined;
+  }
+  const schema = registry.configSchema('tool kind', kind);
+  if (!schema) return block as Record<string, unknown>;
+  return checkConfig(schema, block as Record<string, unknown>, strict, (path, ...rest) =>
+    report([key, ...path], ...rest),
+  );
+}
