@@ -69,7 +69,7 @@ describe('benchmarks', () => {
         runToFirstRequest: expect.any(Number),
         runToExit: expect.any(Number),
       });
-      for (const name of ['raf', 'floor', 'openaiAgents', 'aiSdk'])
+      for (const name of ['raf', 'floor', 'floorLateTierUp', 'openaiAgents', 'aiSdk'])
         expect(result.coldRun[name]).toBeGreaterThan(0);
     }
     expect(result.web).toMatchObject({

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-export const COLD_RUN_CONTENDERS = ['floor', 'raf', 'openaiAgents', 'aiSdk'] as const;
+export const COLD_RUN_CONTENDERS = ['floor', 'floorLateTierUp', 'raf', 'openaiAgents', 'aiSdk'] as const;
 export type ColdRunResult = Record<(typeof COLD_RUN_CONTENDERS)[number], number>;
 
 const here = fileURLToPath(new URL('.', import.meta.url));

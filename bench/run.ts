@@ -123,10 +123,10 @@ function printColdRun(result: ColdRunResult): void {
   );
   for (const [name, ms] of Object.entries(result))
     console.log(
-      `${name.padEnd(13)} ${ms.toFixed(0).padStart(5)} ms  ${ratio(ms, result.floor).padStart(6)} floor`,
+      `${name.padEnd(15)} ${ms.toFixed(0).padStart(5)} ms  ${ratio(ms, result.floor).padStart(6)} floor`,
     );
   console.log(
-    `raf / floor ${ratio(result.raf, result.floor)} (target ≤ 1.15×), raf / faster peer ${ratio(result.raf, fasterPeer)} (target ≤ 0.60×)\n`,
+    `raf / floor ${ratio(result.raf, result.floor)} (target ≤ 1.15×), raf / faster peer ${ratio(result.raf, fasterPeer)} (target ≤ 0.60×), raf / floorLateTierUp ${ratio(result.raf, result.floorLateTierUp)} (same exit trick as raf)\n`,
   );
 }
 
@@ -372,6 +372,7 @@ try {
       output.coldRun = coldRun;
       output.coldRunRatios = {
         rafOverFloor: coldRun.raf / coldRun.floor,
+        rafOverFloorLateTierUp: coldRun.raf / coldRun.floorLateTierUp,
         rafOverFasterPeer: coldRun.raf / Math.min(coldRun.openaiAgents, coldRun.aiSdk),
       };
     } else printColdRun(coldRun);

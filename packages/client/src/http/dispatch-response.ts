@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { AbortHandle } from './abort-handle.js';
+import { holdParserTierUp, releaseParserTierUp } from './parser-tier-up.js';
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -77,6 +78,7 @@ class DispatchedBody implements AsyncIterableIterator<Buffer>, Dispatcher.Dispat
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
+    releaseParserTierUp();
     this.controller = controller;
     if (this.attempt.aborted) controller.abort(this.attempt.reason as Error);
   }
@@ -100,6 +102,7 @@ class DispatchedBody implements AsyncIterableIterator<Buffer>, Dispatcher.Dispat
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    releaseParserTierUp();
     this.failure = { error };
     this.release();
     // Before the headers, the request itself failed; after them, the body breaks.
@@ -153,15 +156,21 @@ export function dispatchRequest(
 ): Promise<DispatchedResponse> {
   return new Promise((resolve, reject) => {
     const body = new DispatchedBody(attempt, resolve, reject);
-    dispatcher.dispatch(
-      {
-        origin: request.origin,
-        path: request.path,
-        method: 'POST',
-        headers: request.headers,
-        body: request.body,
-      },
-      body,
-    );
+    holdParserTierUp();
+    try {
+      dispatcher.dispatch(
+        {
+          origin: request.origin,
+          path: request.path,
+          method: 'POST',
+          headers: request.headers,
+          body: request.body,
+        },
+        body,
+      );
+    } catch (error) {
+      releaseParserTierUp();
+      throw error;
+    }
   });
 }
