@@ -39,17 +39,17 @@ export interface CliArgs {
 }
 
 export function parseCliArgs(argv: readonly string[]): CliArgs {
-  let parsed: ReturnType<
-    typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; tokens: true; args: string[] }>
-  >;
+  const config = {
+    args: [...argv],
+    options: OPTIONS,
+    allowPositionals: true as const,
+    strict: true as const,
+    // Which option the user typed, as typed (`-i` or `--input`): the refusals name it so.
+    tokens: true as const,
+  };
+  let parsed: ReturnType<typeof parseArgs<typeof config>>;
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      options: OPTIONS,
-      allowPositionals: true,
-      strict: true,
-      tokens: true,
-    });
+    parsed = parseArgs(config);
   } catch (error) {
     // Node's own text for these ends in a quote it never closes; say it plainly.
     const code = (error as { code?: string }).code;

@@ -169,12 +169,13 @@ export function commandOf(
   positionals: readonly string[],
 ): { name: string; spec: CommandSpec; words: number } | undefined {
   const [first, second] = positionals;
+  if (first === undefined) return undefined;
   for (const [name, words] of [
     [`${first} ${second}`, 2],
     [first, 1],
   ] as const) {
     // Own keys only: `raf constructor` is no command.
-    const spec = name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+    const spec = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
     if (spec) return { name, spec, words };
   }
   return undefined;
