@@ -117,6 +117,17 @@ describe('an agent file that cannot be read is named as typed, one line, exit 2,
       'raf: raf memory check notes.md: is a file, not a folder\n',
     );
   });
+
+  it('what a command reads when given nothing: raf studio (agent.yaml), raf memory (a command)', async () => {
+    expect(await cli(['studio'])).toEqual({
+      code: 2,
+      out: '',
+      err: 'raf: raf studio: no agent.yaml in this folder; name the agent files: raf studio agent.yaml…\n',
+    });
+    expect((await cli(['memory'])).err).toBe(
+      'raf: raf memory needs a command: use "raf memory check DIR" or "raf memory consolidate agent.yaml [--session ID]"\n',
+    );
+  });
 });
 
 describe('raf run refuses input it would drop, before calling the model', () => {
@@ -145,7 +156,7 @@ describe('raf run refuses input it would drop, before calling the model', () => 
     expect(server.requests).toHaveLength(0);
   });
 
-  it('a --sessions-dir that is a file, and a --session id the store refuses', async () => {
+  it('a --sessions-dir that is a file, a --governance that is a folder, a --session id the store refuses', async () => {
     server = await startMockModelServer({ turns: [{ text: 'never' }] });
     const file = await agentFile(server.baseURL);
     await writeFile(join(dir, 'runs'), '');
@@ -155,6 +166,21 @@ describe('raf run refuses input it would drop, before calling the model', () => 
     expect((await cli(['chat', file, '--sessions-dir', 'runs'])).err).toBe(
       'raf: --sessions-dir runs: is a file, not a folder\n',
     );
+    expect((await cli(['studio', file, '--sessions-dir', 'runs'])).err).toBe(
+      'raf: --sessions-dir runs: is a file, not a folder\n',
+    );
+    await mkdir(join(dir, 'rules'));
+    for (const argv of [
+      ['tools', 'list', '--governance', 'rules'],
+      ['tools', 'disable', 'grep', '--governance', 'rules'],
+      ['studio', file, '--governance', 'rules'],
+    ]) {
+      expect(await cli(argv), argv.join(' ')).toEqual({
+        code: 2,
+        out: '',
+        err: 'raf: --governance rules: is a folder; give a file name such as .raf/governance.json\n',
+      });
+    }
     expect((await cli(['run', file, '-i', 'x', '--session', '..'])).err).toMatch(
       /^raf: session id "\.\." is not allowed/,
     );

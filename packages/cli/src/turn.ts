@@ -1,4 +1,3 @@
-import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type {
   AgentResponseUpdate,
@@ -13,7 +12,7 @@ import {
   FileSessionStore,
   AgentSession as Session,
 } from '@raf/framework';
-import { CliError } from './io.js';
+import { refuseWrongKind } from './path-kind.js';
 
 export interface TurnOutcome {
   finish: FinishUpdate;
@@ -77,8 +76,7 @@ export function pendingRequests(batch: PendingApprovalBatch): ToolApprovalReques
 /** Sessions kept as `<dir>/<id>.json`; `--session ID` resumes one, or starts it under that id. */
 export async function openSession(dir: string, cwd: string, id: string | undefined) {
   // Found before the turn runs, not when its session cannot be saved after it.
-  if ((await stat(resolve(cwd, dir)).catch(() => undefined))?.isDirectory() === false)
-    throw new CliError(`--sessions-dir ${dir}: is a file, not a folder`);
+  await refuseWrongKind('--sessions-dir', dir, cwd, 'folder');
   const store = new FileSessionStore(resolve(cwd, dir));
   // An id the store refuses (`""`, `../x`) is refused here, also before the turn.
   const existing = id !== undefined ? await store.load(id) : undefined;

@@ -73,6 +73,6 @@ export async function memoryCommand(args: CliArgs, io: CliIO): Promise<number> {
   if (action === 'check') return check(target, args, io);
   if (action === 'consolidate') return consolidate(target, { ...args, files: args.files.slice(1) }, io);
   throw new CliError(
-    `raf memory ${action ?? ''}: use "raf memory check DIR" or "raf memory consolidate agent.yaml [--session ID]"`,
+    `${action === undefined ? 'raf memory needs a command' : `raf memory ${action}`}: use "raf memory check DIR" or "raf memory consolidate agent.yaml [--session ID]"`,
   );
 }

@@ -10,6 +10,7 @@ import { askApprovals } from '../approval-prompt.js';
 import type { CliArgs } from '../args.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
 import { builderFor, warnOnStderr } from '../load-agent.js';
+import { refuseWrongKind } from '../path-kind.js';
 import { awaitConsolidation } from '../memory-wait.js';
 import { escapeLine } from '../render/escape.js';
 import { HumanRenderer } from '../render/human.js';
@@ -86,8 +87,7 @@ export function refuseInputWhileApproving(sessionId: string, args: CliArgs): voi
 /** A trace file that cannot be written is a usage error found before the run, not after it. */
 async function checkTraceTarget(target: string, io: CliIO): Promise<void> {
   const path = resolve(io.cwd, target);
-  if ((await stat(path).catch(() => undefined))?.isDirectory())
-    throw new CliError(`--trace ${target}: is a folder; give a file name such as trace.json`);
+  await refuseWrongKind('--trace', target, io.cwd, { file: 'trace.json' });
   if (!(await stat(dirname(path)).catch(() => undefined))?.isDirectory())
     throw new CliError(`--trace ${target}: the folder ${dirname(target)} does not exist`);
 }

@@ -12,6 +12,7 @@ import {
 } from '@raf/framework';
 import type { CliArgs } from '../args.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
+import { refuseWrongKind } from '../path-kind.js';
 import { escapeJson, escapeLine } from '../render/escape.js';
 
 const HELP =
@@ -59,6 +60,8 @@ export async function toolsCommand(args: CliArgs, io: CliIO): Promise<number> {
   const most = action === 'list' ? 0 : action === 'route' || action === 'core' ? 2 : undefined;
   const extra = most === undefined ? undefined : rest[most];
   if (extra !== undefined) throw new CliError(`raf tools ${action}: unexpected argument "${extra}"\n${HELP}`);
+  if (args.governance)
+    await refuseWrongKind('--governance', args.governance, io.cwd, { file: DEFAULT_GOVERNANCE_FILE });
   const file = resolve(io.cwd, args.governance ?? DEFAULT_GOVERNANCE_FILE);
   const store = new FileGovernanceStore(file);
   const governance = new ToolGovernance(await store.load());
