@@ -142,7 +142,8 @@ function checkCommandLine(positionals: readonly string[], tokens: readonly { kin
     const definition: { type: string; multiple?: boolean } = OPTIONS[option];
     if (definition.type === 'string' && given.has(option) && !definition.multiple)
       throw new CliError(`${token.rawName} is given twice; give it once`);
-    // An empty input has its own message (`raf run got no input`); elsewhere it would be dropped.
+    // An empty -i has its own message (`raf run got no input`) and an empty --answer is an answer;
+    // any other empty value would be dropped as if not given.
     if (token.value === '' && option !== 'input' && option !== 'answer')
       throw new CliError(`${token.rawName} needs a value (got an empty one)`);
     given.set(option, token);
