@@ -1,70 +1,8 @@
 import { parseArgs } from 'node:util';
+import { commandOf, GLOBAL_OPTIONS, OPTIONS, type OptionName, USAGE } from './command-table.js';
 import { CliError } from './io.js';
 
-export const USAGE = `raf — run declarative RAF agents
-
-Commands:
-  run <agent.yaml>        run one turn (or resume a paused one) and exit
-  chat <agent.yaml>       an interactive session; Ctrl-C cancels the turn, /exit leaves
-  validate <agent.yaml>…  every problem with file:line:col; exit 2 on errors
-  inspect <agent.yaml>    the effective plan: tools, routing, gating, provider order, runtime routes
-  tools <action>          the project's tool governance: list, enable, disable, route, hint, core
-  index <agent.yaml>      build or refresh the agent's knowledge and wiki indexes
-  schema                  the JSON Schema of agent files, for editors
-  studio [agent.yaml…]    the local web app: Tools, Agent and Conversation pages (127.0.0.1, token)
-  memory check <dir>      validate a super-brain memory bundle; exit 2 on problems
-  memory consolidate <agent.yaml>  fold the conversation into memory now (waits for it)
-  mcp serve <agent.yaml>  the agent as an MCP server, on stdio or --http
-
-Usage:
-  raf run <agent.yaml> [-i TEXT | stdin] [--strict] [--session ID] [--sessions-dir DIR] [--var k=v]…
-                       [--approve ask|all|none] [--json] [--model ID] [--base-url URL] [--trace FILE]
-                       [--answer TEXT]   (a workflow paused for input: with --session ID)
-  raf chat <agent.yaml> [--session ID] [--sessions-dir DIR] [--var k=v]… [--model ID] [--base-url URL]
-  raf validate <agent.yaml>… [--json] [--lenient | --strict]
-                       (unknown keys are errors unless --lenient; --strict: missing folders too)
-  raf inspect <agent.yaml> [--json | --mermaid] [--lang en|zh-CN]
-  raf tools list [--json] [--governance FILE]       (default .raf/governance.json)
-  raf tools enable|disable NAME… [--governance FILE]
-  raf tools route NAME auto|force-local|force-main-process-proxy|force-disabled [--governance FILE]
-  raf tools hint NAME [TEXT] [--governance FILE]    (no TEXT: remove the hint)
-  raf tools core NAME on|off [--governance FILE]
-  raf schema
-  raf studio [agent.yaml…] [--port N] [--open] [--governance FILE] [--sessions-dir DIR]
-  raf memory check <dir> [--json]
-  raf memory consolidate <agent.yaml> [--session ID] [--sessions-dir DIR] [--json]
-  raf mcp serve <agent.yaml> [--http PORT] [--host HOST] [--approve ask|all|none]   (the agent as an MCP server)
-  raf --version | -V
-  raf --help | -h
-
-Exit codes: 0 done, 2 bad config or usage, 3 paused for approval or input, 4 model/provider failure, 130 interrupted.
-Environment: RAF_MODEL overrides the YAML's model id; OPENAI_BASE_URL, OPENAI_API_KEY, DEEPSEEK_API_KEY, …
-fill only what the YAML leaves empty, for their own provider.
-`;
-
-const OPTIONS = {
-  input: { type: 'string', short: 'i' },
-  answer: { type: 'string' },
-  mermaid: { type: 'boolean' },
-  session: { type: 'string' },
-  'sessions-dir': { type: 'string' },
-  var: { type: 'string', multiple: true },
-  approve: { type: 'string' },
-  json: { type: 'boolean' },
-  strict: { type: 'boolean' },
-  lenient: { type: 'boolean' },
-  model: { type: 'string' },
-  'base-url': { type: 'string' },
-  trace: { type: 'string' },
-  http: { type: 'string' },
-  governance: { type: 'string' },
-  lang: { type: 'string' },
-  host: { type: 'string' },
-  port: { type: 'string' },
-  open: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean', short: 'V' },
-} as const;
+export { USAGE };
 
 export interface CliArgs {
   command: string | undefined;
@@ -101,11 +39,17 @@ export interface CliArgs {
 }
 
 export function parseCliArgs(argv: readonly string[]): CliArgs {
-  let parsed: ReturnType<
-    typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; args: string[] }>
-  >;
+  const config = {
+    args: [...argv],
+    options: OPTIONS,
+    allowPositionals: true as const,
+    strict: true as const,
+    // Which option the user typed, as typed (`-i` or `--input`): the refusals name it so.
+    tokens: true as const,
+  };
+  let parsed: ReturnType<typeof parseArgs<typeof config>>;
   try {
-    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs(config);
   } catch (error) {
     // Node's own text for these ends in a quote it never closes; say it plainly.
     const code = (error as { code?: string }).code;
@@ -116,7 +60,9 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
         : (error as Error).message;
     throw new CliError(`${message}\n\n${USAGE}`);
   }
-  const { values, positionals } = parsed;
+  const { values, positionals, tokens } = parsed;
+  // `--help` and `--version` win over the rest of the line, as they always have.
+  if (!values.help && !values.version) checkCommandLine(positionals, tokens);
   const approve = values.approve ?? 'ask';
   if (approve !== 'ask' && approve !== 'all' && approve !== 'none') {
     throw new CliError(`--approve must be ask, all or none (got "${approve}")`);
@@ -166,4 +112,55 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     help: values.help ?? false,
     version: values.version ?? false,
   };
+}
+
+/** What `parseArgs({ tokens: true })` says of one option on the line, as the user typed it. */
+interface OptionToken {
+  kind: 'option';
+  name: string;
+  rawName: string;
+  value?: string | undefined;
+}
+
+const isOption = (token: { kind: string }): token is OptionToken => token.kind === 'option';
+
+/**
+ * Refuses what the command would otherwise ignore: an option it does not take, an argument too
+ * many, a value given twice or empty, options that exclude each other or need another.
+ */
+function checkCommandLine(positionals: readonly string[], tokens: readonly { kind: string }[]): void {
+  const found = commandOf(positionals);
+  // No command, or one the dispatcher refuses with its own message (`raf mcp start`).
+  if (!found) return;
+  const { name, spec, words } = found;
+  const given = new Map<OptionName, OptionToken>();
+  for (const token of tokens) {
+    if (!isOption(token)) continue;
+    const option = token.name as OptionName;
+    if (!spec.options.includes(option) && !GLOBAL_OPTIONS.includes(option))
+      throw new CliError(`raf ${name} does not take ${token.rawName} (raf ${name} --help lists its options)`);
+    const definition: { type: string; multiple?: boolean } = OPTIONS[option];
+    if (definition.type === 'string' && given.has(option) && !definition.multiple)
+      throw new CliError(`${token.rawName} is given twice; give it once`);
+    // An empty -i has its own message (`raf run got no input`) and an empty --answer is an answer;
+    // any other empty value would be dropped as if not given.
+    if (token.value === '' && option !== 'input' && option !== 'answer')
+      throw new CliError(`${token.rawName} needs a value (got an empty one)`);
+    given.set(option, token);
+  }
+  for (const group of spec.exclusive ?? []) {
+    const clash = group.filter((o) => given.has(o)).map((o) => given.get(o)?.rawName);
+    if (clash.length > 1)
+      throw new CliError(`raf ${name}: ${clash.join(' and ')} exclude each other; give one`);
+  }
+  for (const [option, needed] of Object.entries(spec.requires ?? {})) {
+    const token = given.get(option as OptionName);
+    if (token && !given.has(needed))
+      throw new CliError(`raf ${name}: ${token.rawName} applies only with --${needed}`);
+  }
+  const extra = spec.most === undefined ? undefined : positionals[words + spec.most];
+  if (extra !== undefined) {
+    const hint = name === 'run' ? ' (the input goes in -i "…" or on stdin)' : '';
+    throw new CliError(`raf ${name}: unexpected argument "${extra}"${hint}`);
+  }
 }

@@ -9,7 +9,22 @@ export interface CliIO {
   onInterrupt(listener: () => void): () => void;
 }
 
+/**
+ * A reader that goes away (`raf schema | head -1`) closes the pipe: what is left to print has
+ * nobody to read it. Without a listener, the next write's EPIPE would crash with a stack trace.
+ */
+function ignoreClosedPipe(stream: NodeJS.WriteStream): NodeJS.WriteStream {
+  if (!stream.listeners('error').includes(onPipeError)) stream.on('error', onPipeError);
+  return stream;
+}
+
+function onPipeError(error: NodeJS.ErrnoException): void {
+  if (error.code !== 'EPIPE') throw error;
+}
+
 export function processIO(): CliIO {
+  ignoreClosedPipe(process.stdout);
+  ignoreClosedPipe(process.stderr);
   return {
     stdout: process.stdout,
     stderr: process.stderr,

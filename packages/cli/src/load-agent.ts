@@ -30,10 +30,17 @@ export async function builderFor(file: string, args: CliArgs, io: CliIO): Promis
   return builder;
 }
 
-/** Shows diagnostics under the file name the user typed. */
-export function asTyped(diagnostics: readonly Diagnostic[], typed: string, cwd: string): Diagnostic[] {
-  const absolute = resolve(cwd, typed);
-  return diagnostics.map((d) => (d.file === absolute ? { ...d, file: typed } : d));
+/** Shows diagnostics under the file name the user typed (one of `typed`). */
+export function asTyped(
+  diagnostics: readonly Diagnostic[],
+  typed: string | readonly string[],
+  cwd: string,
+): Diagnostic[] {
+  const names = new Map((typeof typed === 'string' ? [typed] : typed).map((t) => [resolve(cwd, t), t]));
+  return diagnostics.map((d) => {
+    const name = names.get(d.file);
+    return name === undefined ? d : { ...d, file: name };
+  });
 }
 
 /**

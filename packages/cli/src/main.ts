@@ -1,6 +1,7 @@
 import { ChatClientError, ConfigError, getErrorMessage, RafError, SessionError } from '@raf/core';
 import { DeclError, formatDiagnostic } from '@raf/decl';
 import { parseCliArgs, USAGE } from './args.js';
+import { usageOf } from './command-table.js';
 import { chatCommand } from './commands/chat.js';
 import { inspectCommand } from './commands/inspect.js';
 import { mcpCommand } from './commands/mcp-serve.js';
@@ -14,15 +15,6 @@ import { asTyped } from './load-agent.js';
 import { escapeText } from './render/escape.js';
 import { cliVersion } from './version.js';
 
-/** Commands that take at most this many positional arguments: more is a mistake, not ignored. */
-const MOST_FILES = new Map([
-  ['run', 1],
-  ['chat', 1],
-  ['inspect', 1],
-  ['index', 1],
-  ['schema', 0],
-]);
-
 /** Runs the CLI and returns the exit code; every failure is one readable message, never a stack. */
 export async function main(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
   try {
@@ -32,13 +24,8 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
       return EXIT.ok;
     }
     if (args.help || !args.command) {
-      io.stdout.write(USAGE);
+      io.stdout.write(args.command ? usageOf([args.command, ...args.files]) : USAGE);
       return args.command || args.help ? EXIT.ok : EXIT.usage;
-    }
-    const most = MOST_FILES.get(args.command);
-    if (most !== undefined && args.files.length > most) {
-      const hint = args.command === 'run' ? ' (the input goes in -i "…" or on stdin)' : '';
-      throw new CliError(`raf ${args.command}: unexpected argument "${args.files[most]}"${hint}`);
     }
     try {
       switch (args.command) {
@@ -68,8 +55,8 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
       }
     } catch (error) {
       if (DeclError.isInstance(error)) {
-        const typed = args.files[0] ?? '';
-        for (const d of asTyped(error.diagnostics, typed, io.cwd)) {
+        // Under the name the user typed, whichever argument it was (`raf mcp serve FILE`).
+        for (const d of asTyped(error.diagnostics, args.files, io.cwd)) {
           io.stderr.write(`${d.severity}: ${escapeText(formatDiagnostic(d))}\n`);
         }
         return EXIT.config;

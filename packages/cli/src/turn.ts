@@ -12,6 +12,7 @@ import {
   FileSessionStore,
   AgentSession as Session,
 } from '@raf/framework';
+import { refuseWrongKind } from './path-kind.js';
 
 export interface TurnOutcome {
   finish: FinishUpdate;
@@ -74,8 +75,11 @@ export function pendingRequests(batch: PendingApprovalBatch): ToolApprovalReques
 
 /** Sessions kept as `<dir>/<id>.json`; `--session ID` resumes one, or starts it under that id. */
 export async function openSession(dir: string, cwd: string, id: string | undefined) {
+  // Found before the turn runs, not when its session cannot be saved after it.
+  await refuseWrongKind('--sessions-dir', dir, cwd, 'folder');
   const store = new FileSessionStore(resolve(cwd, dir));
-  const existing = id ? await store.load(id) : undefined;
+  // An id the store refuses (`""`, `../x`) is refused here, also before the turn.
+  const existing = id !== undefined ? await store.load(id) : undefined;
   const session = existing ? Session.fromJSON(existing) : new Session(id ?? crypto.randomUUID());
   return { store, session, resumed: existing !== undefined };
 }

@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { type BundleReport, validateBundle } from '@raf/framework';
 import type { CliArgs } from '../args.js';
@@ -22,6 +23,9 @@ function printReport(report: BundleReport, io: CliIO): void {
 async function check(target: string | undefined, args: CliArgs, io: CliIO): Promise<number> {
   if (!target)
     throw new CliError('raf memory check needs a bundle folder: raf memory check logs/super-brain');
+  const found = await stat(resolve(io.cwd, target)).catch(() => undefined);
+  if (!found?.isDirectory())
+    throw new CliError(`raf memory check ${target}: ${found ? 'is a file, not a folder' : 'no such folder'}`);
   const report = await validateBundle(resolve(io.cwd, target));
   if (args.json) io.stdout.write(`${JSON.stringify(report)}\n`);
   else printReport(report, io);
@@ -69,6 +73,6 @@ export async function memoryCommand(args: CliArgs, io: CliIO): Promise<number> {
   if (action === 'check') return check(target, args, io);
   if (action === 'consolidate') return consolidate(target, { ...args, files: args.files.slice(1) }, io);
   throw new CliError(
-    `raf memory ${action ?? ''}: use "raf memory check DIR" or "raf memory consolidate agent.yaml [--session ID]"`,
+    `${action === undefined ? 'raf memory needs a command' : `raf memory ${action}`}: use "raf memory check DIR" or "raf memory consolidate agent.yaml [--session ID]"`,
   );
 }

@@ -8,7 +8,7 @@ import { HumanRenderer } from '../render/human.js';
 import { NdjsonRenderer } from '../render/ndjson.js';
 import { askLine, readAll } from '../terminal.js';
 import { pendingRequests } from '../turn.js';
-import { answerApprovals } from './run.js';
+import { answerApprovals, refuseInputWhileApproving } from './run.js';
 
 type Store = { save(snapshot: ReturnType<AgentSession['toJSON']>): Promise<void> };
 
@@ -60,6 +60,7 @@ export async function runWorkflow(
       );
     }
   } else if (paused?.status === 'halted' && session.pendingApproval) {
+    refuseInputWhileApproving(session.id, args);
     approvals = await decideApprovals(pendingRequests(session.pendingApproval), args, io);
     input = undefined;
   } else if (input === undefined) {

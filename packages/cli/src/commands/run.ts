@@ -11,6 +11,7 @@ import type { CliArgs } from '../args.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
 import { builderFor, warnOnStderr } from '../load-agent.js';
 import { awaitConsolidation } from '../memory-wait.js';
+import { refuseWrongKind } from '../path-kind.js';
 import { escapeLine } from '../render/escape.js';
 import { HumanRenderer } from '../render/human.js';
 import { NdjsonRenderer } from '../render/ndjson.js';
@@ -74,11 +75,19 @@ export async function runCommand(args: CliArgs, io: CliIO): Promise<number> {
   }
 }
 
+/** Resuming a pause for approval sends no new input: text given with it would be dropped. */
+export function refuseInputWhileApproving(sessionId: string, args: CliArgs): void {
+  const given = args.input !== undefined ? '-i' : args.answer !== undefined ? '--answer' : undefined;
+  if (given)
+    throw new CliError(
+      `session ${sessionId} is waiting for approval, not for ${given}: resume with --approve all|none, then send the next input`,
+    );
+}
+
 /** A trace file that cannot be written is a usage error found before the run, not after it. */
 async function checkTraceTarget(target: string, io: CliIO): Promise<void> {
   const path = resolve(io.cwd, target);
-  if ((await stat(path).catch(() => undefined))?.isDirectory())
-    throw new CliError(`--trace ${target}: is a folder; give a file name such as trace.json`);
+  await refuseWrongKind('--trace', target, io.cwd, { file: 'trace.json' });
   if (!(await stat(dirname(path)).catch(() => undefined))?.isDirectory())
     throw new CliError(`--trace ${target}: the folder ${dirname(target)} does not exist`);
 }
@@ -91,9 +100,12 @@ async function runAgent(file: string, args: CliArgs, io: CliIO): Promise<number>
   if (!('chatClient' in built))
     return (await import('./run-workflow.js')).runWorkflow(file, built, args, io, { store, session });
   const agent = built;
+  if (args.answer !== undefined)
+    throw new CliError(`--answer answers a workflow paused for input; ${file} is an agent: give -i "…"`);
   let input = args.input;
   let approvals: ApprovalResponse[] | undefined;
   if (session.pendingApproval) {
+    refuseInputWhileApproving(session.id, args);
     const requests = pendingRequests(session.pendingApproval);
     if (args.approve === 'ask' && !io.stdin.isTTY) {
       throw new CliError(
@@ -107,7 +119,7 @@ async function runAgent(file: string, args: CliArgs, io: CliIO): Promise<number>
     if (io.stdin.isTTY) throw new CliError('raf run needs input: -i "…" or text on stdin');
     input = (await readAll(io.stdin)).trim();
     if (!input) throw new CliError('raf run got no input: -i "…" or text on stdin');
-  }
+  } else if (!input.trim()) throw new CliError('raf run got no input: -i is empty');
 
   const human = new HumanRenderer(io.stdout, io.stderr);
   if (session.pendingApproval) human.remember(pendingRequests(session.pendingApproval));

@@ -1,8 +1,10 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DEFAULT_GOVERNANCE_FILE, FileGovernanceStore } from '@raf/framework';
 import type { CliArgs } from '../args.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
 import { builderFor } from '../load-agent.js';
+import { refuseWrongKind } from '../path-kind.js';
 import { escapeLine } from '../render/escape.js';
 import { loadStudioAgents } from '../studio/studio-agents.js';
 import { startStudioServer } from '../studio/studio-server.js';
@@ -25,6 +27,13 @@ async function openInBrowser(url: string): Promise<void> {
  */
 export async function studioCommand(args: CliArgs, io: CliIO): Promise<number> {
   const files = args.files.length > 0 ? args.files : ['agent.yaml'];
+  if (args.files.length === 0 && !existsSync(resolve(io.cwd, 'agent.yaml')))
+    throw new CliError(
+      'raf studio: no agent.yaml in this folder; name the agent files: raf studio agent.yaml…',
+    );
+  if (args.governance)
+    await refuseWrongKind('--governance', args.governance, io.cwd, { file: DEFAULT_GOVERNANCE_FILE });
+  await refuseWrongKind('--sessions-dir', args.sessionsDir, io.cwd, 'folder');
   const governanceFile = resolve(io.cwd, args.governance ?? DEFAULT_GOVERNANCE_FILE);
   const agents = await loadStudioAgents(
     files,

@@ -12,6 +12,7 @@ import {
 } from '@raf/framework';
 import type { CliArgs } from '../args.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
+import { refuseWrongKind } from '../path-kind.js';
 import { escapeJson, escapeLine } from '../render/escape.js';
 
 const HELP =
@@ -54,7 +55,13 @@ function table(rows: ReturnType<typeof rowOf>[]): string {
  * applies to the next run without a rebuild.
  */
 export async function toolsCommand(args: CliArgs, io: CliIO): Promise<number> {
-  const [action, ...rest] = args.files;
+  const [action = 'list', ...rest] = args.files;
+  // What an action takes after its name at most; more would be dropped (`enable`, `disable`: any).
+  const most = action === 'list' ? 0 : action === 'route' || action === 'core' ? 2 : undefined;
+  const extra = most === undefined ? undefined : rest[most];
+  if (extra !== undefined) throw new CliError(`raf tools ${action}: unexpected argument "${extra}"\n${HELP}`);
+  if (args.governance)
+    await refuseWrongKind('--governance', args.governance, io.cwd, { file: DEFAULT_GOVERNANCE_FILE });
   const file = resolve(io.cwd, args.governance ?? DEFAULT_GOVERNANCE_FILE);
   const store = new FileGovernanceStore(file);
   const governance = new ToolGovernance(await store.load());
@@ -64,8 +71,7 @@ export async function toolsCommand(args: CliArgs, io: CliIO): Promise<number> {
   };
   let done: string;
   switch (action) {
-    case 'list':
-    case undefined: {
+    case 'list': {
       const all = [...new Set([...Object.keys(BUILTIN_TOOL_MANIFESTS), ...governance.names()])].sort();
       const rows = all.map((name) => rowOf(governance, name));
       io.stdout.write(args.json ? `${escapeJson(JSON.stringify({ file, tools: rows }))}\n` : table(rows));

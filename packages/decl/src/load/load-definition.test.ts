@@ -1,6 +1,13 @@
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatDiagnostic } from '../diagnostics/diagnostic.js';
-import { loadDefinitionFromObject, loadDefinitionFromText } from './load-definition.js';
+import {
+  loadDefinitionFromFile,
+  loadDefinitionFromObject,
+  loadDefinitionFromText,
+} from './load-definition.js';
 
 const env = { OPENAI_API_KEY: 'sk-test', HOST: 'llm.local' };
 
@@ -130,5 +137,33 @@ describe('loading agent files', () => {
     expect(syntax.diagnostics.map(formatDiagnostic)).toEqual([
       'b.toml:3:1 TOML syntax error: Invalid TOML document: expected comma or end of structure',
     ]);
+  });
+});
+
+describe('an agent file that cannot be read', () => {
+  it("says why in words, at 1:1 of the file, without repeating Node's text and path", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'raf-decl-read-'));
+    try {
+      await mkdir(join(dir, 'folder.yaml'));
+      await writeFile(join(dir, 'file.yaml'), 'name: x\n');
+      await symlink('b.yaml', join(dir, 'a.yaml'));
+      await symlink('a.yaml', join(dir, 'b.yaml'));
+      const cases: [string, string][] = [
+        ['missing.yaml', 'no such file'],
+        ['folder.yaml', 'is a folder, not an agent file'],
+        ['file.yaml/agent.yaml', 'no such file (a folder on its path is a file)'],
+        ['a.yaml', 'cannot read it: a loop of symbolic links'],
+        [`${'n'.repeat(300)}.yaml`, 'cannot read it: the file name is too long'],
+      ];
+      for (const [name, message] of cases) {
+        const path = join(dir, name);
+        const { diagnostics } = await loadDefinitionFromFile(path);
+        expect(diagnostics, name).toEqual([
+          { file: path, line: 1, column: 1, path: '', message, severity: 'error' },
+        ]);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

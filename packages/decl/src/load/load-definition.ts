@@ -212,6 +212,17 @@ export async function loadDefinitionFromText(
   return loadDefinitionFromDocument(parsed.document, options);
 }
 
+/** Why an agent file could not be read, in words (by Node's error code). */
+const READ_FAILURES: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file',
+  ENOTDIR: 'no such file (a folder on its path is a file)',
+  EISDIR: 'is a folder, not an agent file',
+  EACCES: 'cannot read it: permission denied',
+  EPERM: 'cannot read it: permission denied',
+  ENAMETOOLONG: 'cannot read it: the file name is too long',
+  ELOOP: 'cannot read it: a loop of symbolic links',
+};
+
 export async function loadDefinitionFromFile(
   path: string,
   options: Omit<LoadOptions, 'file'> = {},
@@ -221,12 +232,8 @@ export async function loadDefinitionFromFile(
     text = await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const message =
-      code === 'ENOENT'
-        ? 'no such file'
-        : code === 'EISDIR'
-          ? 'is a folder, not an agent file'
-          : (error as Error).message;
+    // Node's own text repeats the absolute path the diagnostic already names.
+    const message = (code && READ_FAILURES[code]) ?? `cannot read it: ${(error as Error).message}`;
     return { diagnostics: [{ file: path, line: 1, column: 1, path: '', message, severity: 'error' }] };
   }
   const format = options.format ?? formatOf(path);

@@ -1,0 +1,224 @@
+/**
+ * The command line's one source of truth: every option (`OPTIONS`, for `node:util` parseArgs) and,
+ * per command, the options it takes, how many arguments follow it and its usage lines. `--help`,
+ * `raf <command> --help` and the check that refuses an option a command would ignore all read it.
+ * Plain data: it sits on the start-up path of every command.
+ */
+
+export const OPTIONS = {
+  input: { type: 'string', short: 'i' },
+  answer: { type: 'string' },
+  mermaid: { type: 'boolean' },
+  session: { type: 'string' },
+  'sessions-dir': { type: 'string' },
+  var: { type: 'string', multiple: true },
+  approve: { type: 'string' },
+  json: { type: 'boolean' },
+  strict: { type: 'boolean' },
+  lenient: { type: 'boolean' },
+  model: { type: 'string' },
+  'base-url': { type: 'string' },
+  trace: { type: 'string' },
+  http: { type: 'string' },
+  governance: { type: 'string' },
+  lang: { type: 'string' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  open: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'V' },
+} as const;
+
+export type OptionName = keyof typeof OPTIONS;
+
+/** Options every command takes (SPEC §11: `raf --help`, `raf --version`). */
+export const GLOBAL_OPTIONS: readonly OptionName[] = ['help', 'version'];
+
+export interface CommandSpec {
+  /** How the command is named in the list of `raf --help`. */
+  synopsis: string;
+  summary: string;
+  /** The options it takes besides the global ones: any other is refused, not ignored. */
+  options: readonly OptionName[];
+  /** Its usage lines, which name exactly `options`. */
+  usage: string;
+  /** Groups of options of which at most one may be given (the others would be ignored). */
+  exclusive?: readonly (readonly OptionName[])[];
+  /** Options that do something only beside another one. */
+  requires?: Partial<Record<OptionName, OptionName>>;
+  /** How many arguments may follow the command's words (unset: any number, or the command checks). */
+  most?: number;
+}
+
+/** What picks the model an agent runs with: for the commands that run it or show its plan. */
+const MODEL: readonly OptionName[] = ['model', 'base-url'];
+
+const INDENT = ' '.repeat(23);
+
+/**
+ * Keyed by the command's words: `mcp serve` and `memory check` are commands of their own. The
+ * order is the order of `raf --help`.
+ */
+export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
+  run: {
+    synopsis: 'run <agent.yaml>',
+    summary: 'run one turn (or resume a paused one) and exit',
+    options: [
+      'input',
+      'strict',
+      'session',
+      'sessions-dir',
+      'var',
+      'approve',
+      'json',
+      ...MODEL,
+      'trace',
+      'answer',
+    ],
+    usage: `raf run <agent.yaml> [-i TEXT | stdin] [--strict] [--session ID] [--sessions-dir DIR] [--var k=v]…
+${INDENT}[--approve ask|all|none] [--json] [--model ID] [--base-url URL] [--trace FILE]
+${INDENT}[--answer TEXT]   (a workflow paused for input: with --session ID)`,
+    exclusive: [['input', 'answer']],
+    requires: { answer: 'session' },
+    most: 1,
+  },
+  chat: {
+    synopsis: 'chat <agent.yaml>',
+    summary: 'an interactive session; Ctrl-C cancels the turn, /exit leaves',
+    options: ['session', 'sessions-dir', 'var', ...MODEL, 'strict'],
+    usage:
+      'raf chat <agent.yaml> [--session ID] [--sessions-dir DIR] [--var k=v]… [--model ID] [--base-url URL] [--strict]',
+    most: 1,
+  },
+  validate: {
+    synopsis: 'validate <agent.yaml>…',
+    summary: 'every problem with file:line:col; exit 2 on errors',
+    options: ['json', 'lenient', 'strict'],
+    usage: `raf validate <agent.yaml>… [--json] [--lenient | --strict]
+${INDENT}(unknown keys are errors unless --lenient; --strict: missing folders too)`,
+    exclusive: [['lenient', 'strict']],
+  },
+  inspect: {
+    synopsis: 'inspect <agent.yaml>',
+    summary: 'the effective plan: tools, routing, gating, provider order, runtime routes',
+    options: ['json', 'mermaid', 'lang', ...MODEL, 'var', 'sessions-dir'],
+    usage: `raf inspect <agent.yaml> [--json | --mermaid | --lang en|zh-CN]
+${INDENT}[--model ID] [--base-url URL] [--var k=v]… [--sessions-dir DIR]   (the plan raf run would follow)`,
+    exclusive: [['json', 'mermaid', 'lang']],
+    most: 1,
+  },
+  tools: {
+    synopsis: 'tools <action>',
+    summary: "the project's tool governance: list, enable, disable, route, hint, core",
+    options: ['json', 'governance'],
+    usage: `raf tools list [--json] [--governance FILE]       (default .raf/governance.json)
+  raf tools enable|disable NAME… [--json] [--governance FILE]
+  raf tools route NAME auto|force-local|force-main-process-proxy|force-disabled [--json] [--governance FILE]
+  raf tools hint NAME [TEXT] [--json] [--governance FILE]    (no TEXT: remove the hint)
+  raf tools core NAME on|off [--json] [--governance FILE]`,
+  },
+  index: {
+    synopsis: 'index <agent.yaml>',
+    summary: "build or refresh the agent's knowledge and wiki indexes",
+    options: ['json'],
+    usage: 'raf index <agent.yaml> [--json]',
+    most: 1,
+  },
+  schema: {
+    synopsis: 'schema',
+    summary: 'the JSON Schema of agent files, for editors',
+    options: [],
+    usage: 'raf schema',
+    most: 0,
+  },
+  studio: {
+    synopsis: 'studio [agent.yaml…]',
+    summary: 'the local web app: Tools, Agent and Conversation pages (127.0.0.1, token)',
+    options: ['port', 'open', 'governance', 'sessions-dir', ...MODEL, 'var'],
+    usage: `raf studio [agent.yaml…] [--port N] [--open] [--governance FILE] [--sessions-dir DIR]
+${INDENT}[--model ID] [--base-url URL] [--var k=v]…`,
+  },
+  'memory check': {
+    synopsis: 'memory check <dir>',
+    summary: 'validate a super-brain memory bundle; exit 2 on problems',
+    options: ['json'],
+    usage: 'raf memory check <dir> [--json]',
+    most: 1,
+  },
+  'memory consolidate': {
+    synopsis: 'memory consolidate <agent.yaml>',
+    summary: 'fold the conversation into memory now (waits for it)',
+    options: ['session', 'sessions-dir', 'json', ...MODEL],
+    usage:
+      'raf memory consolidate <agent.yaml> [--session ID] [--sessions-dir DIR] [--json] [--model ID] [--base-url URL]',
+    most: 1,
+  },
+  'mcp serve': {
+    synopsis: 'mcp serve <agent.yaml>',
+    summary: 'the agent as an MCP server, on stdio or --http',
+    options: ['http', 'host', 'approve', ...MODEL, 'var'],
+    usage: `raf mcp serve <agent.yaml> [--http PORT] [--host HOST] [--approve ask|all|none]   (--host only with --http)
+${INDENT}[--model ID] [--base-url URL] [--var k=v]…`,
+    requires: { host: 'http' },
+    most: 1,
+  },
+};
+
+/** The command the words name (`mcp serve` before `mcp`), and how many words name it. */
+export function commandOf(
+  positionals: readonly string[],
+): { name: string; spec: CommandSpec; words: number } | undefined {
+  const [first, second] = positionals;
+  if (first === undefined) return undefined;
+  for (const [name, words] of [
+    [`${first} ${second}`, 2],
+    [first, 1],
+  ] as const) {
+    // Own keys only: `raf constructor` is no command.
+    const spec = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+    if (spec) return { name, spec, words };
+  }
+  return undefined;
+}
+
+const EXIT_CODES =
+  'Exit codes: 0 done, 2 bad config or usage, 3 paused for approval or input, 4 model/provider failure, 130 interrupted.';
+
+export const USAGE = `raf — run declarative RAF agents
+
+Commands:
+${Object.values(COMMANDS)
+  .map((c) => `  ${c.synopsis.padEnd(22)}  ${c.summary}`)
+  .join('\n')}
+
+Usage:
+${Object.values(COMMANDS)
+  .map((c) => `  ${c.usage}`)
+  .join('\n')}
+  raf --version | -V
+  raf --help | -h       (raf COMMAND --help: that command's options)
+
+${EXIT_CODES}
+Environment: RAF_MODEL overrides the YAML's model id; OPENAI_BASE_URL, OPENAI_API_KEY, DEEPSEEK_API_KEY, …
+fill only what the YAML leaves empty, for their own provider.
+`;
+
+/**
+ * `raf <command> --help`: that command's usage (for `raf mcp --help`, each `mcp …` command's);
+ * the whole `USAGE` for anything else.
+ */
+export function usageOf(positionals: readonly string[]): string {
+  const found = commandOf(positionals);
+  const specs = found
+    ? [found.spec]
+    : Object.entries(COMMANDS)
+        .filter(([name]) => positionals[0] !== undefined && name.startsWith(`${positionals[0]} `))
+        .map(([, spec]) => spec);
+  if (specs.length === 0) return USAGE;
+  return `${specs.map((s) => `raf ${s.synopsis} — ${s.summary}\n`).join('')}
+Usage:
+${specs.map((s) => `  ${s.usage}\n`).join('')}
+${EXIT_CODES}
+raf --help lists every command.
+`;
+}
