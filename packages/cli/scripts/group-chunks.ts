@@ -1,0 +1,90 @@
+import { chmodSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { rollup } from 'rollup';
+
+interface Metafile {
+  outputs: Record<string, { entryPoint?: string; imports: { path: string; kind: string }[] }>;
+}
+
+/**
+ * Regroups the `raf` bundle that esbuild wrote to `from` (with its metafile) into `to`: everything
+ * the `core` command loads before it runs (besides `bin.js` and the command's own chunk) becomes
+ * one chunk; the other commands' code keeps esbuild's chunks.
+ *
+ * Why: esbuild makes a chunk for every set of entry points that share code, and every
+ * `import()` is an entry point, so `raf validate` loaded its 350 KB as 23 files with 86 imports
+ * between them. Each module costs a Node process about half a millisecond (resolve, read, link),
+ * whatever its size: 23 modules cost more than their compile time. Every command that builds an
+ * agent loads all of this anyway. Rollup (`manualChunks`) does the regrouping, carrying
+ * esbuild's source maps through; code is not transformed (`treeshake: false`).
+ */
+export async function groupChunks(options: {
+  from: string;
+  to: string;
+  /** The entry point (source path) whose chunks become `core`. */
+  core: string;
+  /** Put at the top of every chunk. */
+  banner?: string;
+}): Promise<void> {
+  const { from, to } = options;
+  const { outputs } = JSON.parse(readFileSync(join(from, 'metafile-esm.json'), 'utf8')) as Metafile;
+  const staticClosure = (start: string) => {
+    const seen = new Set<string>();
+    const stack = [start];
+    for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+      if (seen.has(next) || !outputs[next]) continue;
+      seen.add(next);
+      for (const i of outputs[next].imports) if (i.kind === 'import-statement') stack.push(i.path);
+    }
+    return seen;
+  };
+  const entry = (source: string) => {
+    const output = Object.keys(outputs).find((k) => outputs[k]?.entryPoint === source);
+    if (!output) throw new Error(`group-chunks: no entry point ${source} in the metafile`);
+    return output;
+  };
+  const command = entry(options.core);
+  const bin = entry('src/bin.ts');
+  const core = new Set([...staticClosure(command), ...staticClosure(bin)]);
+  core.delete(command);
+  core.delete(bin);
+  const coreFiles = new Set([...core].map((output) => resolve(from, basename(output))));
+
+  const bundle = await rollup({
+    input: { bin: resolve(from, 'bin.js') },
+    preserveEntrySignatures: 'strict',
+    treeshake: false,
+    plugins: [
+      {
+        name: 'esbuild-output',
+        // Chunks import each other by relative path; everything else (node:, externals) stays as is.
+        resolveId: (id, importer) =>
+          importer === undefined ? id : id.startsWith('.') ? resolve(dirname(importer), id) : false,
+        load: (id) => {
+          const map = `${id}.map`;
+          return { code: readFileSync(id, 'utf8'), map: existsSync(map) ? readFileSync(map, 'utf8') : null };
+        },
+      },
+    ],
+    onwarn: (warning, warn) => {
+      // esbuild's chunks import each other both ways; the order is esbuild's and stays correct.
+      if (warning.code !== 'CIRCULAR_DEPENDENCY' && warning.code !== 'UNUSED_EXTERNAL_IMPORT') warn(warning);
+    },
+  });
+  try {
+    await bundle.write({
+      dir: to,
+      format: 'es',
+      compact: true,
+      ...(options.banner && { banner: options.banner }),
+      sourcemap: true,
+      entryFileNames: '[name].js',
+      chunkFileNames: '[name]-[hash].js',
+      manualChunks: (id) => (coreFiles.has(id) ? 'core' : undefined),
+    });
+  } finally {
+    await bundle.close();
+  }
+  chmodSync(join(to, 'bin.js'), 0o755);
+  rmSync(from, { recursive: true, force: true });
+}
