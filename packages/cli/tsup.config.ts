@@ -67,7 +67,21 @@ export default defineConfig([
       await groupChunks({
         from: BIN_STAGING,
         to: 'dist',
-        core: 'src/commands/validate.ts',
+        groups: [
+          // What `raf validate` loads: reading, checking and planning an agent file.
+          ['core', ['src/bin.ts', 'src/commands/validate.ts']],
+          // What building, running and inspecting an agent adds.
+          [
+            'agent',
+            [
+              'src/commands/run.ts',
+              'src/commands/inspect.ts',
+              '../decl/src/builder/assemble-agent.ts',
+              '../decl/src/explain/explain.ts',
+              '../decl/src/registry/model-client.ts',
+            ],
+          ],
+        ],
         banner: REQUIRE_BANNER,
       });
     },

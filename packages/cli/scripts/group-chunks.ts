@@ -7,48 +7,43 @@ interface Metafile {
 }
 
 /**
- * Regroups the `raf` bundle that esbuild wrote to `from` (with its metafile) into `to`: everything
- * the `core` command loads before it runs (besides `bin.js` and the command's own chunk) becomes
- * one chunk; the other commands' code keeps esbuild's chunks.
+ * Regroups the `raf` bundle that esbuild wrote to `from` (with its metafile) into `to`. Each group
+ * names entry points (source paths); the entries' chunks and everything they import statically
+ * become one chunk, the first group that reaches a chunk taking it. `bin.js` stays the entry;
+ * what no group reaches keeps esbuild's chunks.
  *
  * Why: esbuild makes a chunk for every set of entry points that share code, and every
  * `import()` is an entry point, so `raf validate` loaded its 350 KB as 23 files with 86 imports
  * between them. Each module costs a Node process about half a millisecond (resolve, read, link),
- * whatever its size: 23 modules cost more than their compile time. Every command that builds an
- * agent loads all of this anyway. Rollup (`manualChunks`) does the regrouping, carrying
- * esbuild's source maps through; code is not transformed (`treeshake: false`).
+ * whatever its size: 23 modules cost more than their compile time. Rollup (`manualChunks`) does
+ * the regrouping, carrying esbuild's source maps through; code is not transformed
+ * (`treeshake: false`).
  */
 export async function groupChunks(options: {
   from: string;
   to: string;
-  /** The entry point (source path) whose chunks become `core`. */
-  core: string;
+  groups: readonly (readonly [name: string, entries: readonly string[]])[];
   /** Put at the top of every chunk. */
   banner?: string;
 }): Promise<void> {
   const { from, to } = options;
   const { outputs } = JSON.parse(readFileSync(join(from, 'metafile-esm.json'), 'utf8')) as Metafile;
-  const staticClosure = (start: string) => {
-    const seen = new Set<string>();
-    const stack = [start];
-    for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-      if (seen.has(next) || !outputs[next]) continue;
-      seen.add(next);
-      for (const i of outputs[next].imports) if (i.kind === 'import-statement') stack.push(i.path);
-    }
-    return seen;
-  };
   const entry = (source: string) => {
     const output = Object.keys(outputs).find((k) => outputs[k]?.entryPoint === source);
     if (!output) throw new Error(`group-chunks: no entry point ${source} in the metafile`);
     return output;
   };
-  const command = entry(options.core);
   const bin = entry('src/bin.ts');
-  const core = new Set([...staticClosure(command), ...staticClosure(bin)]);
-  core.delete(command);
-  core.delete(bin);
-  const coreFiles = new Set([...core].map((output) => resolve(from, basename(output))));
+  const groupOf = new Map<string, string>();
+  for (const [name, entries] of options.groups) {
+    const stack = entries.map(entry);
+    for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+      if (groupOf.has(next) || !outputs[next]) continue;
+      if (next !== bin) groupOf.set(next, name);
+      for (const i of outputs[next].imports) if (i.kind === 'import-statement') stack.push(i.path);
+    }
+  }
+  const chunkOf = new Map([...groupOf].map(([output, name]) => [resolve(from, basename(output)), name]));
 
   const bundle = await rollup({
     input: { bin: resolve(from, 'bin.js') },
@@ -80,7 +75,7 @@ export async function groupChunks(options: {
       sourcemap: true,
       entryFileNames: '[name].js',
       chunkFileNames: '[name]-[hash].js',
-      manualChunks: (id) => (coreFiles.has(id) ? 'core' : undefined),
+      manualChunks: (id) => chunkOf.get(id),
     });
   } finally {
     await bundle.close();
