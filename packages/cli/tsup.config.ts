@@ -54,12 +54,6 @@ export default defineConfig([
       // The workspace packages from source: each module a file of its own, so each command's
       // chunks hold only what it imports (the built packages are one file per entry).
       options.conditions = ['@raf/source'];
-      // Unused imports are dropped, as tsc would without `verbatimModuleSyntax` (kept, an import of
-      // `node:crypto` for a class `raf validate` never uses made it load the module).
-      options.tsconfig = undefined;
-      options.tsconfigRaw = {
-        compilerOptions: { target: 'ES2022', useDefineForClassFields: true, verbatimModuleSyntax: false },
-      };
     },
     metafile: true,
     onSuccess: async () => {
