@@ -36,11 +36,14 @@ export async function groupChunks(options: {
   const bin = entry('src/bin.ts');
   const groupOf = new Map<string, string>();
   for (const [name, entries] of options.groups) {
+    const seen = new Set<string>();
     const stack = entries.map(entry);
     for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-      if (groupOf.has(next) || !outputs[next]) continue;
+      const output = outputs[next];
+      if (!output || seen.has(next) || groupOf.has(next)) continue;
+      seen.add(next);
       if (next !== bin) groupOf.set(next, name);
-      for (const i of outputs[next].imports) if (i.kind === 'import-statement') stack.push(i.path);
+      for (const i of output.imports) if (i.kind === 'import-statement') stack.push(i.path);
     }
   }
   const chunkOf = new Map([...groupOf].map(([output, name]) => [resolve(from, basename(output)), name]));
