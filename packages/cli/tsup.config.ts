@@ -2,6 +2,12 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { defineConfig } from 'tsup';
 import { packageBuild } from '../../tsup.base.js';
+import { directImports } from './scripts/direct-imports.js';
+import { groupChunks } from './scripts/group-chunks.js';
+
+const BIN_STAGING = 'dist/.bin';
+const REQUIRE_BANNER =
+  "import { createRequire as __rafRequire } from 'node:module'; const require = __rafRequire(import.meta.url);";
 
 /** zod's 40 translations are a third of the CLI bundle; the CLI speaks English (zod's default). */
 const zodEnglishOnly = {
@@ -33,17 +39,45 @@ export default defineConfig([
   packageBuild(['src/index.ts']),
   {
     // The `raf` binary is one minified bundle: a CLI's cold start pays for every module it loads
-    // and every byte it compiles (`pnpm bench --only cold-start`).
+    // and every byte it compiles (`pnpm bench --only cold-start`). esbuild writes it to a staging
+    // folder; `groupChunks` then puts everything `raf validate` loads before it runs into one chunk.
     ...packageBuild(['src/bin.ts']),
+    outDir: BIN_STAGING,
     dts: false,
     clean: false,
     noExternal: [/.*/],
     minify: true,
     // The OpenTelemetry SDK loads only for `--trace`: kept out of the bundle, resolved at run time.
     external: ['smol-toml', /^@raf\/(web|mcp|rag|wiki|sandbox|openapi|llama|studio)$/, /^@opentelemetry\//],
-    esbuildPlugins: [zodEnglishOnly as never, yamlAsEsm as never],
-    banner: {
-      js: "import { createRequire as __rafRequire } from 'node:module'; const require = __rafRequire(import.meta.url);",
+    esbuildPlugins: [zodEnglishOnly as never, yamlAsEsm as never, directImports()],
+    esbuildOptions(options) {
+      // The workspace packages from source: each module a file of its own, so each command's
+      // chunks hold only what it imports (the built packages are one file per entry).
+      options.conditions = ['@raf/source'];
+    },
+    metafile: true,
+    onSuccess: async () => {
+      // The `require` of bundled CommonJS code, once per final chunk (not once per esbuild chunk).
+      await groupChunks({
+        from: BIN_STAGING,
+        to: 'dist',
+        groups: [
+          // What `raf validate` loads: reading, checking and planning an agent file.
+          ['core', ['src/bin.ts', 'src/commands/validate.ts']],
+          // What building, running and inspecting an agent adds.
+          [
+            'agent',
+            [
+              'src/commands/run.ts',
+              'src/commands/inspect.ts',
+              '../decl/src/builder/assemble-agent.ts',
+              '../decl/src/explain/explain.ts',
+              '../decl/src/registry/model-client.ts',
+            ],
+          ],
+        ],
+        banner: REQUIRE_BANNER,
+      });
     },
   },
   {

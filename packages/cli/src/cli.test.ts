@@ -482,6 +482,31 @@ describe('as a real process', () => {
     ]);
   });
 
+  // Each module costs a cold start about half a millisecond whatever its size (`scripts/group-chunks.ts`).
+  it.runIf(existsSync(built))(
+    'the built `raf validate` loads bin.js and one chunk, not the agent loop',
+    async () => {
+      const hooks = `export async function load(url, context, next) {
+      if (url.startsWith('file:')) process.stderr.write('loaded ' + url + '\\n');
+      return next(url, context);
+    }`;
+      const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
+      const { stdout, stderr } = await promisify(execFile)(
+        process.execPath,
+        ['--import', `data:text/javascript,${encodeURIComponent(register)}`, built, 'validate', 'agent.yaml'],
+        { cwd: join(repo, 'examples/quickstart') },
+      );
+      expect(stdout).toBe('ok: agent.yaml\n');
+      const loaded = [...stderr.matchAll(/^loaded file:\/\/.*\/dist\/(.+)$/gm)].map((m) => m[1]);
+      expect(loaded).toHaveLength(2);
+      expect(loaded[0]).toBe('bin.js');
+      expect(loaded[1]).toMatch(/^core-.+\.js$/);
+      // The agent loop (here one of its messages) is not in it: building an agent loads it.
+      const core = await readFile(join(repo, 'packages/cli/dist', loaded[1] as string), 'utf8');
+      expect(core).not.toContain('a resumed run takes no new input');
+    },
+  );
+
   it('prints errors without a stack trace', async () => {
     const bin = join(repo, 'packages/cli/src/bin.ts');
     const corpus = join(repo, 'packages/decl/test-fixtures/broken');

@@ -2,13 +2,6 @@ import { ChatClientError, ConfigError, getErrorMessage, RafError, SessionError }
 import { DeclError, formatDiagnostic } from '@raf/decl';
 import { parseCliArgs, USAGE } from './args.js';
 import { usageOf } from './command-table.js';
-import { chatCommand } from './commands/chat.js';
-import { inspectCommand } from './commands/inspect.js';
-import { mcpCommand } from './commands/mcp-serve.js';
-import { memoryCommand } from './commands/memory.js';
-import { runCommand } from './commands/run.js';
-import { schemaCommand } from './commands/schema.js';
-import { validateCommand } from './commands/validate.js';
 import { closeExtensions } from './extensions.js';
 import { CliError, type CliIO, EXIT, processIO } from './io.js';
 import { asTyped } from './load-agent.js';
@@ -28,28 +21,29 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
       return args.command || args.help ? EXIT.ok : EXIT.usage;
     }
     try {
+      // Each command's module loads on demand: a command pays at start-up only for what it uses
+      // (in the bundle, code only one command needs sits in chunks no other command loads).
       switch (args.command) {
         case 'run':
-          return await runCommand(args, io);
+          return await (await import('./commands/run.js')).runCommand(args, io);
         case 'chat':
-          return await chatCommand(args, io);
+          return await (await import('./commands/chat.js')).chatCommand(args, io);
         case 'validate':
-          return await validateCommand(args, io);
+          return await (await import('./commands/validate.js')).validateCommand(args, io);
         case 'inspect':
-          return await inspectCommand(args, io);
+          return await (await import('./commands/inspect.js')).inspectCommand(args, io);
         case 'index':
-          // Loaded on demand: no other command pays for it at start-up.
           return await (await import('./commands/index-command.js')).indexCommand(args, io);
         case 'schema':
-          return schemaCommand(io);
+          return (await import('./commands/schema.js')).schemaCommand(io);
         case 'tools':
           return await (await import('./commands/tools.js')).toolsCommand(args, io);
         case 'memory':
-          return await memoryCommand(args, io);
+          return await (await import('./commands/memory.js')).memoryCommand(args, io);
         case 'studio':
           return await (await import('./commands/studio.js')).studioCommand(args, io);
         case 'mcp':
-          return await mcpCommand(args, io);
+          return await (await import('./commands/mcp-serve.js')).mcpCommand(args, io);
         default:
           throw new CliError(`unknown command "${args.command}"\n\n${USAGE}`);
       }

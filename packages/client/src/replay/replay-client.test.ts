@@ -7,7 +7,8 @@ import { OpenAICompatibleChatClient } from '../openai-compatible/openai-compatib
 import { startMockModelServer } from '../testing/mock-server.js';
 import { ScriptedChatClient } from '../testing/scripted-chat-client.js';
 import { drain, thrown } from '../testing/test-helpers.js';
-import { RecordingChatClient, ReplayChatClient } from './replay-client.js';
+import { RecordingChatClient } from './recording-client.js';
+import { ReplayChatClient } from './replay-client.js';
 import { loadReplayFile } from './replay-file.js';
 
 let dir: string;

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { type AgentResponseUpdate, ValidationError } from '@raf/core';
 import { onFirstUse } from '@raf/core/internal';
-import { z } from 'zod';
+import * as z from 'zod';
 
 const UPDATE_TYPES = [
   'text-delta',

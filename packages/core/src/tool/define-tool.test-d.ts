@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from './define-tool.js';
 import type { ITool, ToolExecutionContext } from './tool.js';
 import { toolSuccess } from './tool-result.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { JSONSchema } from '../json/json.js';
 import type { ITool, ToolApprovalContext, ToolExecutionContext, ToolKind } from './tool.js';
 import { createToolManifest, type ToolManifest } from './tool-manifest.js';

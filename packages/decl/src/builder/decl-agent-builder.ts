@@ -1,21 +1,15 @@
 import { resolve } from 'node:path';
-import type { IContextProvider, ITool, JSONValue, ProtectedPath, RafPlugin } from '@raf/core';
+import type { IContextProvider, ITool, ProtectedPath, RafPlugin } from '@raf/core';
 import {
   type ChatClientAgent,
-  DEFAULT_GOVERNANCE_FILE,
-  FileGovernanceStore,
   type GovernanceData,
   type GovernanceSource,
-  InMemoryGovernanceStore,
-  type SubAgentSpec,
   ToolGovernance,
-  type WorkerFactoryRef,
 } from '@raf/framework';
 import type { AgentLike, WorkflowAgent } from '@raf/workflow';
 import { DeclError, type Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Environment } from '../env/resolve-env.js';
-import { type AgentExplanation, explainPlan } from '../explain/explain.js';
-import { explainComposite } from '../explain/explain-workflow.js';
+import type { AgentExplanation } from '../explain/explain.js';
 import {
   type LoadedDefinition,
   loadDefinitionFromFile,
@@ -25,13 +19,17 @@ import {
 import { corePlugin } from '../registry/core-plugin.js';
 import { PluginRegistry } from '../registry/plugin-registry.js';
 import type { ToolFactory } from '../resolve/tool-resolver.js';
-import { agentFromPlan } from './agent-from-plan.js';
 import { planAgent } from './agent-plan.js';
+import type { AssemblySettings } from './assemble-agent.js';
 import { orchestrationOf } from './orchestration.js';
 import type { ModelOverride, NamedConnection } from './plan-model.js';
-import { type PlannedSubAgent, type PlanWithSubAgents, planWithSubAgents } from './plan-sub-agents.js';
-import { type CompositePlan, planOrchestration, planWorkflowFile } from './plan-workflow.js';
-import { WORKER_FACTORY_EXPORT, type WorkerFactoryOptions, workerFactoryModule } from './worker-factory.js';
+import { type PlanWithSubAgents, planWithSubAgents } from './plan-sub-agents.js';
+import type { CompositePlan } from './plan-workflow.js';
+
+// Building and explaining load on first use what `validate()` never needs (`raf validate` is a
+// cold start: every module it loads costs compile time), and so do workflow files and graphs.
+const assembly = () => import('./assemble-agent.js');
+const workflows = () => import('./plan-workflow.js');
 
 export interface ValidationReport {
   ok: boolean;
@@ -54,10 +52,7 @@ export interface BuildOptions {
   onWarnings?: (warnings: Diagnostic[]) => void;
 }
 
-type Source =
-  | { type: 'text'; text: string; file?: string; format?: 'yaml' | 'json' | 'toml' }
-  | { type: 'file'; path: string }
-  | { type: 'object'; value: unknown };
+type Source = AssemblySettings['source'];
 
 /**
  * What strict mode turns into errors: unknown keys (top level and `config:`), and what is
@@ -215,12 +210,6 @@ export class DeclAgentBuilder {
     return this;
   }
 
-  /** The governance the agents of this file run under. */
-  private governanceSource(baseDir: string): GovernanceSource {
-    const source = this.governance ?? DEFAULT_GOVERNANCE_FILE;
-    return typeof source === 'string' ? new FileGovernanceStore(resolve(baseDir, source)) : source;
-  }
-
   /** Unknown keys and missing folders become errors instead of warnings (or only the ones named). */
   strictMode(strict: boolean | StrictOptions = true): this {
     this.strict =
@@ -294,7 +283,7 @@ export class DeclAgentBuilder {
       ...(options.signal && { signal: options.signal }),
     };
     const composite = { ...inputs, workflowAgents: this.workflowAgents };
-    if (loaded.workflow) return { ...(await planWorkflowFile(composite)), subAgents: [] };
+    if (loaded.workflow) return { ...(await (await workflows()).planWorkflowFile(composite)), subAgents: [] };
     // magentic (the default) delegates to sub-agents in workers; the other modes are graphs.
     const subAgents = (loaded.normalized as { subAgents?: unknown[] } | undefined)?.subAgents;
     const metadata = (loaded.definition ?? loaded.partial)?.metadata as Record<string, unknown> | undefined;
@@ -305,7 +294,7 @@ export class DeclAgentBuilder {
     )
       return planWithSubAgents(inputs);
     const planned = await planAgent(inputs);
-    const orchestrated = await planOrchestration(composite, planned);
+    const orchestrated = await (await workflows()).planOrchestration(composite, planned);
     return {
       ...orchestrated,
       subAgents: [],
@@ -333,12 +322,18 @@ export class DeclAgentBuilder {
   /** The effective plan (SPEC §11.1, `raf inspect --json`) with its runtime diagnostic; throws `DeclError` on errors. */
   async explain(): Promise<AgentExplanation> {
     const planned = await this.plan({ dryRun: true });
-    if (planned.composite)
+    const { assembleAgent, governanceSource } = await assembly();
+    const settings = this.settings();
+    if (planned.composite) {
+      const { explainComposite } = await import('../explain/explain-workflow.js');
+      const { agentFromPlan } = await import('./agent-from-plan.js');
       return explainComposite(planned.composite, planned.plan, (plan) =>
-        agentFromPlan(plan, { governance: this.governanceSource(plan.baseDir) }),
+        agentFromPlan(plan, { governance: governanceSource(settings, plan.baseDir) }),
       );
+    }
     if (!planned.plan) throw new DeclError(planned.diagnostics);
-    return explainPlan(planned.plan, this.assemble(planned));
+    const { explainPlan } = await import('../explain/explain.js');
+    return explainPlan(planned.plan, assembleAgent(planned, settings));
   }
 
   /**
@@ -370,7 +365,7 @@ export class DeclAgentBuilder {
       options.onWarnings?.(warnings);
     if (planned.composite) return planned.composite.build();
     if (!planned.plan) throw new DeclError(planned.diagnostics);
-    return this.assemble(planned);
+    return (await assembly()).assembleAgent(planned, this.settings());
   }
 
   /**
@@ -393,66 +388,20 @@ export class DeclAgentBuilder {
         },
       ]);
     }
-    return agentFromPlan(sub.plan, this.subAssembly(sub, planned.plan.baseDir));
+    return (await assembly()).assembleSubAgent(sub, planned.plan.baseDir, this.settings());
   }
 
-  private subAssembly(sub: PlannedSubAgent, baseDir: string) {
+  /** What assembling an agent needs of this builder, as data. */
+  private settings(): AssemblySettings {
     return {
-      governance: this.governanceSource(baseDir),
-      ...(sub.toolPolicy && { toolPolicy: sub.toolPolicy }),
-    };
-  }
-
-  /** The root agent with its sub-agents, each built here too (inline runs, proxied tools, the diagnostic). */
-  private assemble(planned: PlanWithSubAgents): ChatClientAgent {
-    const plan = planned.plan!;
-    const governance = this.governanceSource(plan.baseDir);
-    const specs: SubAgentSpec[] = planned.subAgents.map((sub) => ({
-      name: sub.name,
-      ...(sub.definition.description && { description: sub.definition.description }),
-      agent: agentFromPlan(sub.plan, this.subAssembly(sub, plan.baseDir)),
-      runtime: sub.runtime,
-      ...(sub.definition.timeoutSecs !== undefined && { timeoutSecs: sub.definition.timeoutSecs }),
-      ...(sub.runtime === 'worker' && { worker: this.workerRef(sub.name, governance) }),
-    }));
-    return agentFromPlan(plan, {
-      governance,
-      ...(plan.definition.toolPolicy && { toolPolicy: plan.definition.toolPolicy }),
-      ...(specs.length > 0 && {
-        subAgents: { specs, options: { maxIterations: planned.orchestration?.maxIterations ?? 15 } },
-      }),
-    });
-  }
-
-  /** How a worker process rebuilds sub-agent `name`: this builder's source and settings, as data. */
-  private workerRef(name: string, governance: GovernanceSource): WorkerFactoryRef {
-    const source = this.source!;
-    const options: WorkerFactoryOptions = {
-      source:
-        source.type === 'file'
-          ? { file: resolve(source.path) }
-          : source.type === 'text'
-            ? { text: source.text, file: source.file ?? 'agent.yaml', format: source.format ?? 'yaml' }
-            : { object: source.value as JSONValue },
-      subAgent: name,
+      source: this.source!,
+      governance: this.governance,
       plugins: this.registry.packages.filter((p) => p !== '@raf/decl'),
       model: this.modelOverride,
-      variables: this.variables as Record<string, JSONValue>,
+      variables: this.variables,
       strict: this.strict,
       protectedPaths: this.protectedPaths,
-      ...(this.env && { env: { ...this.env } as Record<string, string> }),
-    };
-    if (governance instanceof FileGovernanceStore) options.governance = { file: governance.file };
-    else if (governance instanceof ToolGovernance)
-      options.governance = { data: governance.data as unknown as JSONValue };
-    else if (governance instanceof InMemoryGovernanceStore) {
-      // A snapshot: an in-memory store cannot be shared with another process.
-      options.governance = { data: (governance as unknown as { data: JSONValue }).data };
-    }
-    return {
-      module: workerFactoryModule(),
-      export: WORKER_FACTORY_EXPORT,
-      options: options as unknown as JSONValue,
+      env: this.env,
     };
   }
 }

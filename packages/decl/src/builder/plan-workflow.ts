@@ -7,7 +7,6 @@ import { diagnosticAt, type Path, type SourceDocument } from '../load/source-doc
 import { type ConfigReport, checkKindBlock } from '../registry/check-config.js';
 import type { ContextDecl } from '../schema/agent-schema.js';
 import { writtenPath } from '../schema/normalize.js';
-import { agentFromPlan } from './agent-from-plan.js';
 import { type AgentPlan, type PlanInputs, planAgent } from './agent-plan.js';
 
 /** A file that builds more than one agent: a `kind: workflow` file or a prompt agent with `subAgents`. */
@@ -305,6 +304,8 @@ export async function planOrchestration(
   const { orchestrationWorkflow, WorkflowAgent: Agent } = await engine();
   const rootName = rootPlan.definition.name;
   const build = async (): Promise<WorkflowAgent> => {
+    // The agent loop loads with the first agent built, not with the file's plan.
+    const { agentFromPlan } = await import('./agent-from-plan.js');
     const agents = plans.map((plan) => agentFromPlan(plan));
     const rootAgent = rootTakesPart(config) ? agentFromPlan(rootPlan) : undefined;
     const workflow = orchestrationWorkflow(

@@ -1,5 +1,5 @@
 import { onFirstUse } from '@raf/core/internal';
-import { z } from 'zod';
+import * as z from 'zod';
 
 // Each schema is built on first use (a `config:` of its kind to check): an agent that declares no
 // memory never builds the memory schemas, and importing the package builds none.

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { FREE_FORM, snakeCase } from './normalize.js';
 
 /** `kind: key|remote|reference|anonymous|foundry|oauth` and the fields each uses. */

@@ -1,7 +1,7 @@
 import type { IChatClient, ITool, ToolExecutionContext } from '@raf/core';
 import { defineTool, toolSuccess } from '@raf/core';
 import { describe, expectTypeOf, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { AgentBuilder } from './agent-builder.js';
 import type { ChatClientAgent } from './chat-client-agent.js';
 

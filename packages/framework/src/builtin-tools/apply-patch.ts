@@ -1,6 +1,6 @@
 import { onFirstUse } from '@raf/core/internal';
 import type { StructuredPatch } from 'diff';
-import { z } from 'zod';
+import * as z from 'zod';
 import { lazyRequire } from '../lazy-require.js';
 import type { ToolOperations } from '../workspace/operations/tool-operations.js';
 import type { ResolvedPath } from '../workspace/path-guard.js';

@@ -1,5 +1,5 @@
 import { onFirstUse } from '@raf/core/internal';
-import { z } from 'zod';
+import * as z from 'zod';
 import { BuiltinTool, isProtectedPath } from './builtin-tool.js';
 import { ToolFailure } from './tool-failure.js';
 

@@ -1,5 +1,5 @@
 import { onFirstUse } from '@raf/core/internal';
-import { z } from 'zod';
+import * as z from 'zod';
 import { BuiltinTool } from './builtin-tool.js';
 import { requireFile, ToolFailure } from './tool-failure.js';
 

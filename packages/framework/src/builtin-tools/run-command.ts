@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { scopeRoots, type WorkspaceScope } from '@raf/core';
 import { onFirstUse } from '@raf/core/internal';
-import { z } from 'zod';
+import * as z from 'zod';
 import { commandEnvironment, workspaceEnvOf } from '../workspace/operations/command-environment.js';
 import type { SandboxRequest, ToolOperations } from '../workspace/operations/tool-operations.js';
 import type { ProtectionIndex } from '../workspace/protected-paths.js';

@@ -1,5 +1,5 @@
 import { onFirstUse } from '@raf/core/internal';
-import { z } from 'zod';
+import * as z from 'zod';
 import { SEARCH_LIMITS } from '../workspace/operations/search-limits.js';
 import { isReadable } from '../workspace/protected-paths.js';
 import { BuiltinTool } from './builtin-tool.js';

@@ -1,5 +1,5 @@
 import { defineTool, getErrorMessage, type ITool, toolFailure, toolSuccess } from '@raf/core';
-import { z } from 'zod';
+import * as z from 'zod';
 import { builtinManifest } from '../runtime-policy/builtin-manifests.js';
 import type { MemoryBundle } from './memory-bundle.js';
 

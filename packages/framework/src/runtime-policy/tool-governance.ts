@@ -1,6 +1,6 @@
 import { ConfigError } from '@raf/core';
 import { onFirstUse } from '@raf/core/internal';
-import { z } from 'zod';
+import * as z from 'zod';
 import { TOOL_NAME_ALIASES } from './builtin-manifests.js';
 
 export const WORKER_ROUTING_STRATEGIES = [

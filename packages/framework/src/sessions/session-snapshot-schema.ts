@@ -1,6 +1,6 @@
 import { type JSONValue, SessionError, type SessionSnapshot } from '@raf/core';
 import { onFirstUse } from '@raf/core/internal';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The pieces a session and the sub-agent worker protocol share (JSON values, tool results,

@@ -2,7 +2,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, relative, resolve } from 'node:path';
 import { ConfigError } from '@raf/core';
 import { onFirstUse } from '@raf/core/internal';
-import { z } from 'zod';
+import * as z from 'zod';
 import { lazyRequire } from '../lazy-require.js';
 
 // Loaded with the first SKILL.md read: importing the framework does not parse a YAML library.

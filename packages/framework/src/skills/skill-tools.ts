@@ -1,5 +1,5 @@
 import { defineTool, type ITool, toolFailure, toolSuccess } from '@raf/core';
-import { z } from 'zod';
+import * as z from 'zod';
 import { builtinManifest } from '../runtime-policy/builtin-manifests.js';
 import { defaultToolOperations } from '../workspace/operations/local-tool-operations.js';
 import { PathRejectedError, resolveInScope } from '../workspace/path-guard.js';

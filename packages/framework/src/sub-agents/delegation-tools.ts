@@ -14,7 +14,7 @@ import {
   toolFailure,
   toolSuccess,
 } from '@raf/core';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ToolSuspension } from '../pipeline/tool-suspension.js';
 import { BUILTIN_TOOL_MANIFESTS } from '../runtime-policy/builtin-manifests.js';
 import type { SubAgentOutcome, SubAgentRunner } from './sub-agent.js';

@@ -11,7 +11,7 @@ import {
   type ITool,
   toolSuccess,
 } from '@raf/core';
-import { z } from 'zod';
+import * as z from 'zod';
 import { AgentBuilder } from '../agent/agent-builder.js';
 import { AgentSession } from '../sessions/agent-session.js';
 import { ProxiedTool, type ProxyChannel } from './proxy-tool.js';

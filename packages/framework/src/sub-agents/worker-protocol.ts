@@ -7,7 +7,7 @@ import type {
   Usage,
 } from '@raf/core';
 import { onFirstUse } from '@raf/core/internal';
-import { z } from 'zod';
+import * as z from 'zod';
 import { sessionSchemaParts, sessionSnapshotSchema } from '../sessions/session-snapshot-schema.js';
 
 /**

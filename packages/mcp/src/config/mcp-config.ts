@@ -1,5 +1,5 @@
 import { ConfigError } from '@raf/core';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** `never` (default), `always`, or per tool: `{ always: [names] }` / `{ never: [names] }`. */
 export const approvalModeSchema = z.union([

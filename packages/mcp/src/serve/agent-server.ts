@@ -9,7 +9,7 @@ import type {
 } from '@raf/core';
 import { getErrorMessage } from '@raf/core';
 import type { AgentRunOptions, AgentSession, ChatClientAgent } from '@raf/framework';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The agent as the MCP server needs it (a `ChatClientAgent` or anything that runs like one). */
 export type ServableAgent = Pick<ChatClientAgent, 'name' | 'description' | 'run' | 'createSession'>;

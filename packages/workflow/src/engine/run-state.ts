@@ -1,5 +1,5 @@
 import type { JSONValue } from '@raf/core';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { HaltRequest } from '../graph/graph-types.js';
 import type { WorkflowOutput } from './events.js';
 

@@ -8,7 +8,7 @@ import {
   toolFailure,
   toolSuccess,
 } from '@raf/core';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AgentLike } from '../agent/agent-like.js';
 
 export interface SubAgentRunOptions {

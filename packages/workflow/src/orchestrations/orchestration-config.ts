@@ -1,5 +1,5 @@
 import { ConfigError } from '@raf/core';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The modes of `metadata.orchestration`, by their canonical names. */
 export const ORCHESTRATION_MODES = [

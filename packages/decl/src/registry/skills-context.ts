@@ -1,0 +1,21 @@
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { ConfigError, type Declaration, type PluginBuildContext } from '@raf/core';
+import { AgentSkillsProvider } from '@raf/framework';
+import { configOf, setting } from './declaration-config.js';
+
+// `kind: skills`: loaded by the core plugin when a file declares one.
+
+/** A missing folder is skipped with a warning, as upstream; an error only in strict mode. */
+export async function skills(decl: Declaration, context: PluginBuildContext) {
+  const directory = setting(configOf(decl), 'directory') ?? `skills/${decl.name ?? 'skills'}`;
+  const path = resolve(context.baseDir, String(directory));
+  const info = await stat(path).catch(() => undefined);
+  if (!info?.isDirectory()) {
+    const message = `${path}: the skills folder does not exist`;
+    if (context.strict) throw new ConfigError(message);
+    context.warn(`${message}; the skills provider is skipped`);
+    return undefined;
+  }
+  return AgentSkillsProvider.scan(path);
+}
