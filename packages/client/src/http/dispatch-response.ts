@@ -156,7 +156,7 @@ export function dispatchRequest(
 ): Promise<DispatchedResponse> {
   return new Promise((resolve, reject) => {
     const body = new DispatchedBody(attempt, resolve, reject);
-    holdParserTierUp();
+    holdParserTierUp(request.origin);
     try {
       dispatcher.dispatch(
         {

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type MockModelServer, startMockModelServer } from '../testing/mock-server.js';
+import { defaultTieringBudget } from './parser-tier-up.js';
 
 const clientSource = new URL('../index.ts', import.meta.url).href;
 // A user's short script: 10 streamed answers of 400 SSE events (one is enough for V8 to optimise undici's parser
@@ -31,8 +32,14 @@ if (process.argv[2] === 'then-another-module') {
 process.exit(0);
 `;
 
-function runScript(baseURL: string, nodeFlags: string[], scriptArgs: string[] = []): Promise<string> {
-  const { NODE_OPTIONS: _, ...env } = process.env;
+function runScript(
+  baseURL: string,
+  nodeFlags: string[],
+  scriptArgs: string[] = [],
+  extraEnv: Record<string, string> = {},
+): Promise<string> {
+  const { NODE_OPTIONS: _, RAF_KEEP_WASM_TIERING: __, ...rest } = process.env;
+  const env = { ...rest, ...extraEnv };
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
@@ -80,9 +87,28 @@ describe("undici's parser in a short process", () => {
     expect(largeOptimisedCompiles(trace).length).toBeGreaterThan(0);
   }, 60_000);
 
-  it('is optimised as V8 decides when the user chose the tiering budget (and this workload is enough)', async () => {
-    server = await startMockModelServer({ turns: () => ({ text: 'word '.repeat(400) }) });
-    const trace = await runScript(server.baseURL, ['--wasm-tiering-budget=1800000']);
-    expect(largeOptimisedCompiles(trace).length).toBeGreaterThan(0);
-  }, 60_000);
+  it.each([
+    ['--wasm-tiering-budget on the command line', ['--wasm-tiering-budget=1800000'], {}],
+    ['V8 spelling with underscores', ['--wasm_tiering_budget=1800000'], {}],
+    ['RAF_KEEP_WASM_TIERING=1', [], { RAF_KEEP_WASM_TIERING: '1' }],
+  ])(
+    'is optimised as V8 decides when the user chose so (%s; the workload is enough)',
+    async (_, flags, extraEnv) => {
+      server = await startMockModelServer({ turns: () => ({ text: 'word '.repeat(400) }) });
+      const trace = await runScript(server.baseURL, flags, [], extraEnv);
+      expect(largeOptimisedCompiles(trace).length).toBeGreaterThan(0);
+    },
+    60_000,
+  );
+
+  it("knows V8's default tiering budget of this Node (what it puts back)", async () => {
+    const options = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, ['--v8-options'], { maxBuffer: 16 * 1024 * 1024 }, (error, stdout) =>
+        error ? reject(error) : resolve(stdout),
+      ),
+    );
+    const stated = Number(/default: --wasm-tiering-budget=(\d+)/.exec(options)?.[1]);
+    expect(defaultTieringBudget()).toBe(stated);
+    expect(defaultTieringBudget('99.1.0')).toBeUndefined();
+  });
 });
