@@ -101,9 +101,9 @@ ${INDENT}(unknown keys are errors unless --lenient; --strict: missing folders to
   inspect: {
     synopsis: 'inspect <agent.yaml>',
     summary: 'the effective plan: tools, routing, gating, provider order, runtime routes',
-    options: ['json', 'mermaid', 'lang', ...MODEL, 'var', 'sessions-dir'],
+    options: ['json', 'mermaid', 'lang', ...MODEL, 'var', 'sessions-dir', 'strict'],
     usage: `raf inspect <agent.yaml> [--json | --mermaid | --lang en|zh-CN]
-${INDENT}[--model ID] [--base-url URL] [--var k=v]… [--sessions-dir DIR]   (the plan raf run would follow)`,
+${INDENT}[--model ID] [--base-url URL] [--var k=v]… [--sessions-dir DIR] [--strict]   (the plan raf run would follow)`,
     exclusive: [['json', 'mermaid', 'lang']],
     most: 1,
   },
@@ -120,8 +120,8 @@ ${INDENT}[--model ID] [--base-url URL] [--var k=v]… [--sessions-dir DIR]   (th
   index: {
     synopsis: 'index <agent.yaml>',
     summary: "build or refresh the agent's knowledge and wiki indexes",
-    options: ['json'],
-    usage: 'raf index <agent.yaml> [--json]',
+    options: ['json', 'var', 'strict'],
+    usage: 'raf index <agent.yaml> [--json] [--var k=v]… [--strict]',
     most: 1,
   },
   schema: {
@@ -148,17 +148,17 @@ ${INDENT}[--model ID] [--base-url URL] [--var k=v]…`,
   'memory consolidate': {
     synopsis: 'memory consolidate <agent.yaml>',
     summary: 'fold the conversation into memory now (waits for it)',
-    options: ['session', 'sessions-dir', 'json', ...MODEL],
-    usage:
-      'raf memory consolidate <agent.yaml> [--session ID] [--sessions-dir DIR] [--json] [--model ID] [--base-url URL]',
+    options: ['session', 'sessions-dir', 'json', ...MODEL, 'var', 'strict'],
+    usage: `raf memory consolidate <agent.yaml> [--session ID] [--sessions-dir DIR] [--json] [--model ID] [--base-url URL]
+${INDENT}[--var k=v]… [--strict]`,
     most: 1,
   },
   'mcp serve': {
     synopsis: 'mcp serve <agent.yaml>',
     summary: 'the agent as an MCP server, on stdio or --http',
-    options: ['http', 'host', 'approve', ...MODEL, 'var'],
+    options: ['http', 'host', 'approve', ...MODEL, 'var', 'strict'],
     usage: `raf mcp serve <agent.yaml> [--http PORT] [--host HOST] [--approve ask|all|none]   (--host only with --http)
-${INDENT}[--model ID] [--base-url URL] [--var k=v]…`,
+${INDENT}[--model ID] [--base-url URL] [--var k=v]… [--strict]`,
     requires: { host: 'http' },
     most: 1,
   },
