@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import type { Options } from 'tsup';
 import ts from 'typescript';
 
@@ -104,9 +104,12 @@ export function directImports(): Plugin {
           names.push(found.name === local ? local : `${found.name} as ${local}`);
           byFile.set(found.file, names);
         }
-        const lines = [...byFile].map(
-          ([file, names]) => `import { ${names.join(', ')} } from ${JSON.stringify(file)};`,
-        );
+        // Relative to the importing file: no build machine's paths in the bundle or its source maps.
+        const from = dirname(source.fileName);
+        const lines = [...byFile].map(([file, names]) => {
+          const path = relative(from, file);
+          return `import { ${names.join(', ')} } from ${JSON.stringify(path.startsWith('.') ? path : `./${path}`)};`;
+        });
         if (kept.length > 0) lines.push(`import { ${kept.join(', ')} } from ${JSON.stringify(specifier)};`);
         const start = statement.getStart(source);
         const end = statement.getEnd();
