@@ -45,9 +45,11 @@ export default defineConfig([
     outDir: BIN_STAGING,
     dts: false,
     clean: false,
-    noExternal: [/.*/],
+    // Everything but `@raf/studio`, which finds its built app next to its own module
+    // (`studioAssetsDir()`), so it must load from its package, not from this bundle.
+    // (tsup's `noExternal` wins over `external`: what the list below names is bundled all the same.)
+    noExternal: [/^(?!@raf\/studio$)/],
     minify: true,
-    // The OpenTelemetry SDK loads only for `--trace`: kept out of the bundle, resolved at run time.
     external: ['smol-toml', /^@raf\/(web|mcp|rag|wiki|sandbox|openapi|llama|studio)$/, /^@opentelemetry\//],
     esbuildPlugins: [zodEnglishOnly as never, yamlAsEsm as never, directImports()],
     esbuildOptions(options) {

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -504,6 +504,33 @@ describe('as a real process', () => {
       // The agent loop (here one of its messages) is not in it: building an agent loads it.
       const core = await readFile(join(repo, 'packages/cli/dist', loaded[1] as string), 'utf8');
       expect(core).not.toContain('a resumed run takes no new input');
+    },
+  );
+
+  // `@raf/studio` finds its app next to its own module: bundled into bin.js it looked in cli's dist.
+  it.runIf(existsSync(built) && existsSync(join(repo, 'packages/studio/dist/app/index.html')))(
+    'the built `raf studio` serves the app',
+    async () => {
+      const studio = spawn(process.execPath, [built, 'studio', 'agent.yaml', '--port', '0'], {
+        cwd: join(repo, 'examples/quickstart'),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      try {
+        const url = await new Promise<string>((resolve, reject) => {
+          let out = '';
+          studio.stdout.on('data', (chunk: Buffer) => {
+            out += chunk.toString();
+            const found = /http:\/\/127\.0\.0\.1:\d+\/\?token=\S+/.exec(out);
+            if (found) resolve(found[0]);
+          });
+          studio.once('exit', (code) => reject(new Error(`raf studio exited ${code}: ${out}`)));
+        });
+        const response = await fetch(url);
+        expect(response.status).toBe(200);
+        expect(await response.text()).toContain('<title>RAF Studio</title>');
+      } finally {
+        studio.kill();
+      }
     },
   );
 
