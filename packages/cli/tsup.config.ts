@@ -47,10 +47,10 @@ export default defineConfig([
     clean: false,
     // Everything but `@raf/studio`, which finds its built app next to its own module
     // (`studioAssetsDir()`), so it must load from its package, not from this bundle.
-    // (tsup's `noExternal` wins over `external`: what the list below names is bundled all the same.)
+    // Everything else is bundled, extensions included (tsup's `noExternal` wins over `external`);
+    // the OpenTelemetry SDK and the extensions sit in chunks loaded on first use.
     noExternal: [/^(?!@raf\/studio$)/],
     minify: true,
-    external: ['smol-toml', /^@raf\/(web|mcp|rag|wiki|sandbox|openapi|llama|studio)$/, /^@opentelemetry\//],
     esbuildPlugins: [zodEnglishOnly as never, yamlAsEsm as never, directImports()],
     esbuildOptions(options) {
       // The workspace packages from source: each module a file of its own, so each command's
@@ -85,14 +85,13 @@ export default defineConfig([
   {
     // Beside `bin.js`, where the bundled code looks for them: the search walker's worker thread,
     // the sub-agent worker process, and the module a worker imports to rebuild a sub-agent from
-    // the agent file (extensions stay external, found at run time as for `bin.js`).
+    // the agent file (bundled like `bin.js`).
     ...packageBuild([]),
     entry: {
       'walker-worker': '../framework/src/workspace/operations/walker-worker.ts',
       'sub-agent-worker': '../framework/src/sub-agents/sub-agent-worker.ts',
       'worker-factory': '../decl/src/builder/worker-factory.ts',
     },
-    external: ['smol-toml', /^@raf\/(web|mcp|rag|wiki|sandbox|openapi|llama|studio)$/, /^@opentelemetry\//],
     esbuildPlugins: [zodEnglishOnly as never, yamlAsEsm as never],
     dts: false,
     clean: false,
