@@ -69,18 +69,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   }
   const lang = values.lang ?? 'en';
   if (lang !== 'en' && lang !== 'zh-CN') throw new CliError(`--lang must be en or zh-CN (got "${lang}")`);
-  let httpPort: number | undefined;
-  if (values.http !== undefined) {
-    httpPort = Number(values.http);
-    if (!/^\d+$/.test(values.http) || httpPort > 65535)
-      throw new CliError(`--http expects a port number (got "${values.http}")`);
-  }
-  let port: number | undefined;
-  if (values.port !== undefined) {
-    port = Number(values.port);
-    if (!/^\d+$/.test(values.port) || port > 65535)
-      throw new CliError(`--port expects a port number (got "${values.port}")`);
-  }
+  const httpPort = portOf('--http', values.http);
+  const port = portOf('--port', values.port);
   const variables: Record<string, string> = {};
   for (const pair of values.var ?? []) {
     const at = pair.indexOf('=');
@@ -112,6 +102,15 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     help: values.help ?? false,
     version: values.version ?? false,
   };
+}
+
+/** A TCP port option's value (0: any free port), or undefined when not given. */
+function portOf(option: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535)
+    throw new CliError(`${option} expects a port number (got "${value}")`);
+  return port;
 }
 
 /** What `parseArgs({ tokens: true })` says of one option on the line, as the user typed it. */
