@@ -69,6 +69,8 @@ export type { IScopeTool } from './scope/scope-tool.js';
 export { isScopeTool } from './scope/scope-tool.js';
 export type { ProtectedPath, WorkspaceScope } from './scope/workspace-scope.js';
 export { scopeRoots } from './scope/workspace-scope.js';
+export type { JournalAppendOptions, JournalEntry, SessionJournal } from './session/journal.js';
+export { foldJournal } from './session/journal.js';
 export { PlainSession } from './session/plain-session.js';
 export type {
   ISession,

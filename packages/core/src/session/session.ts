@@ -38,6 +38,11 @@ export interface SessionSnapshot {
   state: Record<string, JSONValue>;
   metadata: Record<string, JSONValue>;
   pendingApproval?: PendingApprovalBatch;
+  /**
+   * Calls journaled as started that have no tool result yet (`foldJournal`): after a crash they
+   * are *in doubt* (SPEC §14.1). Absent when none.
+   */
+  inFlight?: string[];
   createdAt: string;
   updatedAt: string;
 }

@@ -61,6 +61,7 @@ export const sessionSnapshotSchema = onFirstUse(() => {
           .optional(),
       })
       .optional(),
+    inFlight: z.array(z.string()).optional(),
     createdAt: timestamp,
     updatedAt: timestamp,
   });
