@@ -43,7 +43,8 @@ export function foldJournal(snapshot: SessionSnapshot, entries: readonly Journal
       case 'messages':
         for (const message of entry.messages) {
           messages.push(message);
-          if (message.role === 'tool' && message.toolCallId !== undefined) inFlight.delete(message.toolCallId);
+          if (message.role === 'tool' && message.toolCallId !== undefined)
+            inFlight.delete(message.toolCallId);
         }
         break;
       case 'calls-started':
