@@ -61,7 +61,8 @@ describe('files written for the upstream raf binary', () => {
       { callId: 'a1', name: 'add', result: { ok: true, data: '42' } },
     ]);
     // The same names, descriptions and argument schemas as the upstream's `#[tool]` functions.
-    const tools = (server.requests[0]?.body as { tools: { function: Record<string, unknown> }[] }).tools;
+    const body = server.requests[0]?.body as { tools: { function: Record<string, unknown> }[] } | undefined;
+    const tools = body?.tools ?? [];
     expect(tools.map((t) => t.function)).toEqual([
       {
         name: 'echo',
