@@ -91,9 +91,10 @@ export function resolveNamedServer(
   const transport =
     type === 'sse' ? 'sse' : type === 'stdio' || type === undefined ? undefined : 'streamable-http';
   Object.assign(config, fields, transport && fields.url !== undefined && { transport });
-  // The entry's own headers (a workflow action's) go over the map's.
-  if (fields.headers || decl.config?.headers)
-    config.headers = { ...fields.headers, ...((decl.config?.headers as Record<string, unknown>) ?? {}) };
+  // The entry's own headers (a workflow action's) go over the map's; none is none (a stdio server has none).
+  const headers = { ...fields.headers, ...((decl.config?.headers as Record<string, unknown> | undefined) ?? {}) };
+  if (Object.keys(headers).length > 0) config.headers = headers;
+  else delete config.headers;
   const { server: _server, serverUrl: _serverUrl, ...rest } = decl;
   return {
     decl: { ...rest, config: config as Record<string, JSONValue> },

@@ -82,6 +82,34 @@ describe('MCP servers named from an mcpServers map', { timeout: 60_000 }, () => 
     expect(client.calls[1]?.messages.at(-1)?.content).toContain('from code');
   });
 
+  it('a kind: workflow InvokeMcpTool action with serverUrl: stdio://fs (and the snake_case kind) calls it', async () => {
+    await writeFile(join(dir, 'mcp.json'), JSON.stringify(fs()));
+    await writeFile(
+      join(dir, 'flow.yaml'),
+      [
+        'kind: workflow',
+        'name: echo-flow',
+        'trigger:',
+        '  kind: OnConversationStart',
+        '  id: echo_flow',
+        '  actions:',
+        '    - kind: invoke_mcp_tool',
+        '      id: call_echo',
+        '      serverUrl: stdio://fs',
+        '      toolName: echo',
+        '      arguments:',
+        '        text: =Concat("said ", System.LastMessage.Text)',
+        '      output: Local.echoed',
+        '    - kind: SendActivity',
+        '      activity:',
+        '        text: =Concat("server ", Local.echoed)',
+        '',
+      ].join('\n'),
+    );
+    const agent = await new DeclAgentBuilder().use(plugin()).fromFile(join(dir, 'flow.yaml')).buildAgent();
+    expect((await collectAgentResponse(agent.run('hello'))).text).toBe('server said hello');
+  });
+
   it('an unknown name is a located error that lists the known servers and where they come from', async () => {
     await writeFile(join(dir, 'mcp.json'), JSON.stringify(fs()));
     await writeFile(
