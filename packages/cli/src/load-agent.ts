@@ -30,6 +30,7 @@ export async function builderFor(file: string, args: CliArgs, io: CliIO): Promis
   const baseURL = args.baseURL;
   builder.withModel({ ...(id && { id }), ...(baseURL && { baseURL }) });
   builder.withVariables(args.variables);
+  if (args.mcpConfig) builder.withMcpConfig(resolve(io.cwd, args.mcpConfig));
   return builder;
 }
 

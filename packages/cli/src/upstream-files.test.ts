@@ -91,3 +91,41 @@ describe('files written for the upstream raf binary', () => {
     expect(run.lines().at(-1)).toMatchObject({ type: 'finish', reason: 'stop' });
   });
 });
+
+const mcpInstalled = (() => {
+  try {
+    import.meta.resolve('@raf/mcp');
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+describe.runIf(mcpInstalled)('MCP servers from the configuration users already have', () => {
+  it('inspect shows each named server and where it came from (mcp.json beside, --mcp-config); an unknown one is exit 2', async () => {
+    const server = (name: string) => ({ command: process.execPath, args: ['-e', `/* ${name} */`] });
+    await writeFile(join(dir, 'mcp.json'), JSON.stringify({ mcpServers: { fs: server('fs') } }));
+    await writeFile(
+      join(dir, 'team.json'),
+      JSON.stringify({ mcpServers: { search: { url: 'http://127.0.0.1:9/mcp' } } }),
+    );
+    await writeFile(
+      join(dir, 'agent.yaml'),
+      'name: a\nmodel: { id: m, provider: custom, connection: { endpoint: "http://127.0.0.1:9/v1" } }\n',
+    );
+    const run = memoryIO({ cwd: dir });
+    expect(await main(['inspect', 'agent.yaml', '--mcp-config', 'team.json'], run.io), run.err()).toBe(0);
+    expect(run.out()).toContain(
+      'mcp servers (by name):\n  fs                   stdio  from mcp.json\n  search               http   from --mcp-config team.json\n',
+    );
+    await writeFile(
+      join(dir, 'agent.yaml'),
+      'name: a\nmodel: { id: m, provider: custom, connection: { endpoint: "http://127.0.0.1:9/v1" } }\ntools:\n  - kind: mcp\n    server: nope\n',
+    );
+    const bad = memoryIO({ cwd: dir });
+    expect(await main(['validate', 'agent.yaml'], bad.io)).toBe(2);
+    expect(bad.err()).toContain(
+      "names the MCP server 'nope', which no mcpServers map declares; known: fs (mcp.json)",
+    );
+  });
+});

@@ -379,6 +379,18 @@ export class DeclAgentBuilder {
 
   /** The effective plan (SPEC §11.1, `raf inspect --json`) with its runtime diagnostic; throws `DeclError` on errors. */
   async explain(): Promise<AgentExplanation> {
+    const explained = await this.explainPlan();
+    // Where each named MCP server comes from (`mcp.json`, the file, `--mcp-config`, code).
+    const { servers } = await this.collectServers(await this.load());
+    const named = Object.entries(servers).map(([name, s]) => ({
+      name,
+      source: s.source,
+      transport: typeof s.config.url === 'string' ? ('http' as const) : ('stdio' as const),
+    }));
+    return named.length > 0 ? { ...explained, mcpServers: named } : explained;
+  }
+
+  private async explainPlan(): Promise<AgentExplanation> {
     const planned = await this.plan({ dryRun: true });
     const { assembleAgent, governanceSource } = await assembly();
     const settings = this.settings();
