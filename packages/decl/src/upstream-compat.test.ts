@@ -499,3 +499,34 @@ describe("the upstream's apiType", () => {
     }
   });
 });
+
+describe('model.options.cache (Anthropic prompt caching)', () => {
+  it('marks system, tools and the last turn by default; a list marks only those places; false none', async () => {
+    const { startMockAnthropicServer } = await import('@raf/client/testing');
+    const server = await startMockAnthropicServer({ turns: [{ text: 'a' }, { text: 'b' }] });
+    try {
+      const file = (cache: string) =>
+        `name: c\nmodel:\n  id: claude-x\n  provider: anthropic\n  connection: { endpoint: "${server.url}", api_key: k }\n${cache}instructions: Be brief.\n`;
+      for (const cache of ['', '  options: { cache: [last_turn] }\n']) {
+        const agent = await new DeclAgentBuilder().fromYaml(file(cache), join(dir, 'cache.yaml')).build();
+        await drain(agent.run('hi'));
+      }
+      const [auto, listed] = server.requests.map(
+        (r) => r.body as { system: unknown; messages: { content: unknown }[] },
+      );
+      expect(auto?.system).toEqual([
+        { type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } },
+      ]);
+      expect(listed?.system).toBe('Be brief.');
+      expect(JSON.stringify(listed?.messages.at(-1))).toContain('"cache_control":{"type":"ephemeral"}');
+      const bad = await new DeclAgentBuilder()
+        .fromYaml(file('  options: { cache: sometimes }\n'), join(dir, 'cache.yaml'))
+        .validate();
+      expect(bad.errors.map((e) => e.message)).toEqual([
+        'must be auto, false, or a list of system, tools, lastTurn',
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+});

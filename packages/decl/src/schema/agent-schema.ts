@@ -28,6 +28,18 @@ export const modelOptionsSchema = z.strictObject({
   stopSequences: z.array(z.string()).optional(),
   allowMultipleToolCalls: z.boolean().optional(),
   reasoningEffort: z.string().optional(),
+  /**
+   * Prompt-cache breakpoints (Anthropic `cache_control`): `auto` (default: system prompt, tools,
+   * last turn), `false`, or the places to mark.
+   */
+  cache: z
+    .union(
+      [z.literal(false), z.literal('auto'), z.array(z.enum(['system', 'tools', 'lastTurn', 'last_turn']))],
+      {
+        error: 'must be auto, false, or a list of system, tools, lastTurn',
+      },
+    )
+    .optional(),
   /** Sent as-is in the request body (provider-specific switches). */
   extra: z.record(z.string(), z.unknown()).optional(),
 });
