@@ -48,6 +48,8 @@ export interface CommandSpec {
   requires?: Partial<Record<OptionName, OptionName>>;
   /** How many arguments may follow the command's words (unset: any number, or the command checks). */
   most?: number;
+  /** The exit codes it can return, when not all of `EXIT_CODES` (`raf validate` never pauses). */
+  exits?: string;
 }
 
 /** What picks the model an agent runs with: for the commands that run it or show its plan. */
@@ -97,6 +99,7 @@ ${INDENT}[--answer TEXT]   (a workflow paused for input: with --session ID)`,
     usage: `raf validate <agent.yaml>… [--json] [--lenient | --strict]
 ${INDENT}(unknown keys are errors unless --lenient; --strict: missing folders too)`,
     exclusive: [['lenient', 'strict']],
+    exits: 'Exit codes: 0 every file is valid, 2 a file has errors (or bad usage).',
   },
   inspect: {
     synopsis: 'inspect <agent.yaml>',
@@ -106,6 +109,7 @@ ${INDENT}(unknown keys are errors unless --lenient; --strict: missing folders to
 ${INDENT}[--model ID] [--base-url URL] [--var k=v]… [--sessions-dir DIR] [--strict]   (the plan raf run would follow)`,
     exclusive: [['json', 'mermaid', 'lang']],
     most: 1,
+    exits: 'Exit codes: 0 printed, 2 bad config or usage.',
   },
   tools: {
     synopsis: 'tools <action>',
@@ -116,6 +120,7 @@ ${INDENT}[--model ID] [--base-url URL] [--var k=v]… [--sessions-dir DIR] [--st
   raf tools route NAME auto|force-local|force-main-process-proxy|force-disabled [--json] [--governance FILE]
   raf tools hint NAME [TEXT] [--json] [--governance FILE]    (no TEXT: remove the hint)
   raf tools core NAME on|off [--json] [--governance FILE]`,
+    exits: 'Exit codes: 0 done, 2 bad governance file or usage.',
   },
   index: {
     synopsis: 'index <agent.yaml>',
@@ -130,6 +135,7 @@ ${INDENT}[--model ID] [--base-url URL] [--var k=v]… [--sessions-dir DIR] [--st
     options: [],
     usage: 'raf schema',
     most: 0,
+    exits: 'Exit codes: 0 printed, 2 bad usage.',
   },
   studio: {
     synopsis: 'studio [agent.yaml…]',
@@ -144,6 +150,7 @@ ${INDENT}[--model ID] [--base-url URL] [--var k=v]…`,
     options: ['json'],
     usage: 'raf memory check <dir> [--json]',
     most: 1,
+    exits: 'Exit codes: 0 the bundle is valid, 2 it has problems (or bad usage).',
   },
   'memory consolidate': {
     synopsis: 'memory consolidate <agent.yaml>',
@@ -218,7 +225,7 @@ export function usageOf(positionals: readonly string[]): string {
   return `${specs.map((s) => `raf ${s.synopsis} — ${s.summary}\n`).join('')}
 Usage:
 ${specs.map((s) => `  ${s.usage}\n`).join('')}
-${EXIT_CODES}
+${specs.length === 1 && specs[0]?.exits ? specs[0].exits : EXIT_CODES}
 raf --help lists every command.
 `;
 }
