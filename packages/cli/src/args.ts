@@ -28,6 +28,8 @@ export interface CliArgs {
   host?: string;
   /** `raf studio --port N` (0 or unset: any free port). */
   port?: number;
+  /** `raf mock --mode script|echo|tools`. */
+  mode?: string;
   /** `raf studio --open`: open the page in the desktop's browser (best effort). */
   open?: boolean;
   /** `raf tools --governance FILE` (default `.raf/governance.json`). */
@@ -97,6 +99,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     ...(values.host !== undefined && { host: values.host }),
     ...(port !== undefined && { port }),
     ...(values.open && { open: true }),
+    ...(values.mode !== undefined && { mode: values.mode }),
     ...(values.governance !== undefined && { governance: values.governance }),
     lang,
     help: values.help ?? false,

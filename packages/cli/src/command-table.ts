@@ -25,6 +25,7 @@ export const OPTIONS = {
   host: { type: 'string' },
   port: { type: 'string' },
   open: { type: 'boolean' },
+  mode: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
 } as const;
@@ -143,6 +144,15 @@ ${INDENT}[--model ID] [--base-url URL] [--var k=v]… [--sessions-dir DIR] [--st
     options: ['port', 'open', 'governance', 'sessions-dir', ...MODEL, 'var'],
     usage: `raf studio [agent.yaml…] [--port N] [--open] [--governance FILE] [--sessions-dir DIR]
 ${INDENT}[--model ID] [--base-url URL] [--var k=v]…`,
+  },
+  mock: {
+    synopsis: 'mock [script.yaml]',
+    summary: 'an offline OpenAI-compatible model on 127.0.0.1: a script, an echo, or each tool once',
+    options: ['port', 'mode'],
+    usage: `raf mock [script.yaml] [--port N] [--mode script|echo|tools]   (default: script with a file, else echo)
+${INDENT}(a script: a YAML list of turns, each \`text:\` and/or \`toolCalls: [{ name, arguments }]\`)`,
+    most: 1,
+    exits: 'Exit codes: 0 stopped by Ctrl-C or SIGTERM, 2 bad script or usage.',
   },
   'memory check': {
     synopsis: 'memory check <dir>',

@@ -42,6 +42,8 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
           return await (await import('./commands/memory.js')).memoryCommand(args, io);
         case 'studio':
           return await (await import('./commands/studio.js')).studioCommand(args, io);
+        case 'mock':
+          return await (await import('./commands/mock.js')).mockCommand(args, io);
         case 'mcp':
           return await (await import('./commands/mcp-serve.js')).mcpCommand(args, io);
         default:

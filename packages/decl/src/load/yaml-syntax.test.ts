@@ -28,6 +28,16 @@ describe('YAML syntax errors', () => {
     ]);
   });
 
+  it('a plain value holding ": " is told to be quoted, at the value', async () => {
+    expect(await shown('name: x\ninstructions: Note: be brief\n')).toEqual([
+      [
+        'agent.yaml:2:15 YAML syntax error: this value holds `: `, which YAML reads as a nested key; put the value in quotes',
+        '  2 | instructions: Note: be brief',
+        '    |               ^',
+      ].join('\n'),
+    ]);
+  });
+
   it('an unclosed flow mapping and a tab say so in plain words', async () => {
     const [flow] = await shown('name: x\ntools:\n  - kind: file\n    config: { a: 1\ninstructions: hi\n');
     expect(flow).toMatch(/^agent\.yaml:\d+:\d+ YAML syntax error: a flow mapping `\{ … \}` is not closed/);

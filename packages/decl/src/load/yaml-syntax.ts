@@ -47,7 +47,7 @@ export function yamlSyntaxProblems(
 function culpritOffset(error: YAMLError, text: string): number {
   const [start] = error.pos;
   let at = start;
-  if (error.code === 'MULTILINE_IMPLICIT_KEY' || error.code === 'BLOCK_AS_IMPLICIT_KEY') {
+  if (isStrayKey(error, text)) {
     // The value at `start` runs on into the next line that holds something: the stray key.
     let next = text.indexOf('\n', start);
     while (next >= 0 && /^[ \t]*(\r?\n|$)/.test(text.slice(next + 1, next + 200)))
@@ -61,6 +61,20 @@ function culpritOffset(error: YAMLError, text: string): number {
   }
   while (at < text.length && (text[at] === ' ' || text[at] === '\t')) at++;
   return Math.min(at, text.length);
+}
+
+/** A key the parser read as the value above running on (it is indented deeper than its siblings). */
+function isStrayKey(error: YAMLError, text: string): boolean {
+  if (error.code !== 'MULTILINE_IMPLICIT_KEY' && error.code !== 'BLOCK_AS_IMPLICIT_KEY') return false;
+  return !holdsColon(error, text);
+}
+
+/** `key: a: b`: a plain value holding `: ` on its own line, which YAML reads as a nested key. */
+function holdsColon(error: YAMLError, text: string): boolean {
+  const [start] = error.pos;
+  const end = text.indexOf('\n', start);
+  const rest = text.slice(start, end < 0 ? text.length : end).replace(/\r$/, '');
+  return /: |:$/.test(rest);
 }
 
 function sourceLineAt(text: string, lines: LineCounter, line: number): string {
@@ -89,6 +103,8 @@ function wording(error: YAMLError, source: string, text: string, lines: LineCoun
   switch (error.code) {
     case 'MULTILINE_IMPLICIT_KEY':
     case 'BLOCK_AS_IMPLICIT_KEY':
+      if (holdsColon(error, text))
+        return 'this value holds `: `, which YAML reads as a nested key; put the value in quotes';
       return `this key is indented deeper than the key above it${columns}; keys of one mapping start at the same column`;
     case 'BAD_INDENT':
       if (/end with a \}/.test(error.message))
