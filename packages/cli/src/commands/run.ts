@@ -24,13 +24,26 @@ export async function answerApprovals(
   requests: readonly ToolApprovalRequestUpdate[],
   args: CliArgs,
   io: CliIO,
+  always?: Set<string>,
 ): Promise<ApprovalResponse[]> {
   if (args.approve !== 'ask') return decide(requests, args.approve === 'all', io);
   return askApprovals(
     requests,
     (q) => askLine(io, q),
     (t) => io.stderr.write(t),
+    always,
   );
+}
+
+/** A pause nobody can answer here (exit 3): what waits, one line per call, then how to resume. */
+export function sayWhatWaits(requests: readonly ToolApprovalRequestUpdate[], io: CliIO): void {
+  for (const r of requests) {
+    const by = r.agentPath?.length ? `${r.agentPath.join(' › ')}: ` : '';
+    const target = r.resolvedTarget ? ` ${r.resolvedTarget}` : '';
+    io.stderr.write(
+      `waiting for approval: ${escapeLine(`${by}${r.name}${target}`)} ${escapeLine(JSON.stringify(r.arguments) ?? '')}\n`,
+    );
+  }
 }
 
 export function decide(
@@ -104,16 +117,19 @@ async function runAgent(file: string, args: CliArgs, io: CliIO): Promise<number>
     throw new CliError(`--answer answers a workflow paused for input; ${file} is an agent: give -i "…"`);
   let input = args.input;
   let approvals: ApprovalResponse[] | undefined;
+  // `a` at the prompt: that tool is approved for the rest of this process's run.
+  const always = new Set<string>();
   if (session.pendingApproval) {
     refuseInputWhileApproving(session.id, args);
     const requests = pendingRequests(session.pendingApproval);
     if (args.approve === 'ask' && !io.stdin.isTTY) {
+      sayWhatWaits(requests, io);
       throw new CliError(
         `session ${session.id} is waiting for approval; resume with --approve all or --approve none`,
         EXIT.paused,
       );
     }
-    approvals = await answerApprovals(requests, args, io);
+    approvals = await answerApprovals(requests, args, io, always);
     input = undefined;
   } else if (input === undefined) {
     if (io.stdin.isTTY) throw new CliError('raf run needs input: -i "…" or text on stdin');
@@ -155,12 +171,13 @@ async function runAgent(file: string, args: CliArgs, io: CliIO): Promise<number>
       if (outcome.finish.reason !== 'awaitingApproval')
         return outcome.configError ? EXIT.config : outcome.failed ? EXIT.model : EXIT.ok;
       if (args.approve === 'ask' && !io.stdin.isTTY) {
+        sayWhatWaits(outcome.requests, io);
         io.stderr.write(
           `paused for approval; resume with: raf run ${file} --session ${session.id} --approve all|none\n`,
         );
         return EXIT.paused;
       }
-      approvals = await answerApprovals(outcome.requests, args, io);
+      approvals = await answerApprovals(outcome.requests, args, io, always);
       input = undefined;
     }
   } catch (error) {
