@@ -26,6 +26,10 @@ export const OPTIONS = {
   port: { type: 'string' },
   open: { type: 'boolean' },
   mode: { type: 'string' },
+  yes: { type: 'boolean', short: 'y' },
+  name: { type: 'string' },
+  provider: { type: 'string' },
+  web: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
 } as const;
@@ -63,6 +67,15 @@ const INDENT = ' '.repeat(23);
  * order is the order of `raf --help`.
  */
 export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
+  init: {
+    synopsis: 'init [dir]',
+    summary: 'write a template agent (agent.yaml and a workspace/); asks on a terminal, never overwrites',
+    options: ['yes', 'name', 'provider', 'model', 'web'],
+    usage: `raf init [dir] [--yes] [--name NAME] [--provider openai|deepseek|anthropic|agnes|custom] [--model ID] [--web]
+${INDENT}(on a terminal it asks what to include; --yes takes the defaults and the flags)`,
+    most: 1,
+    exits: 'Exit codes: 0 written, 2 a file exists (never overwritten) or bad usage.',
+  },
   run: {
     synopsis: 'run <agent.yaml>',
     summary: 'run one turn (or resume a paused one) and exit',

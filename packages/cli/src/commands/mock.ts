@@ -35,7 +35,8 @@ export async function mockCommand(args: CliArgs, io: CliIO): Promise<number> {
     recordRequests: false,
     ...(args.port !== undefined && { port: args.port }),
   }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'EADDRINUSE') throw new CliError(`raf mock: port ${args.port} on 127.0.0.1 is in use`);
+    if (error.code === 'EADDRINUSE')
+      throw new CliError(`port ${args.port} on 127.0.0.1 is in use (raf mock --port N)`);
     throw error;
   });
   const what = mode === 'script' ? `${file}, ${script.length} turn${script.length === 1 ? '' : 's'}` : mode;

@@ -33,7 +33,7 @@ const scriptSchema = z.union([
  */
 export async function loadMockScript(path: string, shownAs: string): Promise<ScriptTurn[]> {
   const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    throw new CliError(`raf mock: cannot read the script ${shownAs} (${error.code ?? error.message})`);
+    throw new CliError(`cannot read the mock script ${shownAs} (${error.code ?? error.message})`);
   });
   const { document, problems } = parseYamlSource(text, shownAs);
   if (!document) throw new DeclError(problems);
