@@ -44,6 +44,19 @@ const git = (cwd: string, ...args: string[]) =>
     },
   });
 
+describe('the example READMEs', () => {
+  it('never say bare `pnpm` (the top README sets a machine up without it): npx -y pnpm@12.4.2, or node', async () => {
+    const { readdir } = await import('node:fs/promises');
+    for (const name of await readdir(examples)) {
+      const text = await readFile(join(examples, name, 'README.md'), 'utf8').catch(() => '');
+      const bare = text
+        .split('\n')
+        .filter((line) => /(^|[\s`(])pnpm (?!@)/.test(line.replace(/npx -y pnpm@\S+/g, '')));
+      expect(bare, `examples/${name}/README.md`).toEqual([]);
+    }
+  });
+});
+
 describe.each(CLI_EXAMPLES)('the %s example, twice in a row', (name) => {
   it('runs its start script twice, exit 0 both times, and leaves no untracked file', async () => {
     const start: string = JSON.parse(await readFile(join(examples, name, 'package.json'), 'utf8')).scripts
