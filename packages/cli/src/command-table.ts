@@ -18,6 +18,7 @@ export const OPTIONS = {
   lenient: { type: 'boolean' },
   model: { type: 'string' },
   'base-url': { type: 'string' },
+  'mcp-config': { type: 'string' },
   trace: { type: 'string' },
   http: { type: 'string' },
   governance: { type: 'string' },
@@ -57,8 +58,11 @@ export interface CommandSpec {
   exits?: string;
 }
 
-/** What picks the model an agent runs with: for the commands that run it or show its plan. */
-const MODEL: readonly OptionName[] = ['model', 'base-url'];
+/**
+ * What picks the model an agent runs with and the MCP servers it can name: for the commands that
+ * run it or show its plan.
+ */
+const MODEL: readonly OptionName[] = ['model', 'base-url', 'mcp-config'];
 
 const INDENT = ' '.repeat(23);
 
@@ -92,7 +96,7 @@ ${INDENT}(on a terminal it asks what to include; --yes takes the defaults and th
       'answer',
     ],
     usage: `raf run <agent.yaml> [-i TEXT | stdin] [--strict] [--session ID] [--sessions-dir DIR] [--var k=v]…
-${INDENT}[--approve ask|all|none] [--json] [--model ID] [--base-url URL] [--trace FILE]
+${INDENT}[--approve ask|all|none] [--json] [--model ID] [--base-url URL] [--mcp-config FILE] [--trace FILE]
 ${INDENT}[--answer TEXT]   (a workflow paused for input: with --session ID)`,
     exclusive: [['input', 'answer']],
     requires: { answer: 'session' },
@@ -103,14 +107,14 @@ ${INDENT}[--answer TEXT]   (a workflow paused for input: with --session ID)`,
     summary: 'an interactive session; Ctrl-C cancels the turn, /exit leaves',
     options: ['session', 'sessions-dir', 'var', ...MODEL, 'strict'],
     usage:
-      'raf chat <agent.yaml> [--session ID] [--sessions-dir DIR] [--var k=v]… [--model ID] [--base-url URL] [--strict]',
+      'raf chat <agent.yaml> [--session ID] [--sessions-dir DIR] [--var k=v]… [--model ID] [--base-url URL] [--mcp-config FILE] [--strict]',
     most: 1,
   },
   validate: {
     synopsis: 'validate <agent.yaml>…',
     summary: 'every problem with file:line:col; exit 2 on errors',
-    options: ['json', 'lenient', 'strict'],
-    usage: `raf validate <agent.yaml>… [--json] [--lenient | --strict]
+    options: ['json', 'lenient', 'strict', 'mcp-config'],
+    usage: `raf validate <agent.yaml>… [--json] [--lenient | --strict] [--mcp-config FILE]
 ${INDENT}(unknown keys are errors unless --lenient; --strict: missing folders too)`,
     exclusive: [['lenient', 'strict']],
     exits: 'Exit codes: 0 every file is valid, 2 a file has errors (or bad usage).',
@@ -120,7 +124,7 @@ ${INDENT}(unknown keys are errors unless --lenient; --strict: missing folders to
     summary: 'the effective plan: tools, routing, gating, provider order, runtime routes',
     options: ['json', 'mermaid', 'lang', ...MODEL, 'var', 'sessions-dir', 'strict'],
     usage: `raf inspect <agent.yaml> [--json | --mermaid | --lang en|zh-CN]
-${INDENT}[--model ID] [--base-url URL] [--var k=v]… [--sessions-dir DIR] [--strict]   (the plan raf run would follow)`,
+${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]… [--sessions-dir DIR] [--strict]   (the plan raf run would follow)`,
     exclusive: [['json', 'mermaid', 'lang']],
     most: 1,
     exits: 'Exit codes: 0 printed, 2 bad config or usage.',
@@ -156,7 +160,7 @@ ${INDENT}[--model ID] [--base-url URL] [--var k=v]… [--sessions-dir DIR] [--st
     summary: 'the local web app: Tools, Agent and Conversation pages (127.0.0.1, token)',
     options: ['port', 'open', 'governance', 'sessions-dir', ...MODEL, 'var'],
     usage: `raf studio [agent.yaml…] [--port N] [--open] [--governance FILE] [--sessions-dir DIR]
-${INDENT}[--model ID] [--base-url URL] [--var k=v]…`,
+${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]…`,
   },
   mock: {
     synopsis: 'mock [script.yaml]',
@@ -179,7 +183,7 @@ ${INDENT}(a script: a YAML list of turns, each \`text:\` and/or \`toolCalls: [{ 
     synopsis: 'memory consolidate <agent.yaml>',
     summary: 'fold the conversation into memory now (waits for it)',
     options: ['session', 'sessions-dir', 'json', ...MODEL, 'var', 'strict'],
-    usage: `raf memory consolidate <agent.yaml> [--session ID] [--sessions-dir DIR] [--json] [--model ID] [--base-url URL]
+    usage: `raf memory consolidate <agent.yaml> [--session ID] [--sessions-dir DIR] [--json] [--model ID] [--base-url URL] [--mcp-config FILE]
 ${INDENT}[--var k=v]… [--strict]`,
     most: 1,
   },
@@ -188,7 +192,7 @@ ${INDENT}[--var k=v]… [--strict]`,
     summary: 'the agent as an MCP server, on stdio or --http',
     options: ['http', 'host', 'approve', ...MODEL, 'var', 'strict'],
     usage: `raf mcp serve <agent.yaml> [--http PORT] [--host HOST] [--approve ask|all|none]   (--host only with --http)
-${INDENT}[--model ID] [--base-url URL] [--var k=v]… [--strict]`,
+${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]… [--strict]`,
     requires: { host: 'http' },
     most: 1,
   },
