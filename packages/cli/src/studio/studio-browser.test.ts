@@ -354,7 +354,7 @@ describe.runIf(hasChromium())('raf studio in Chromium', () => {
     await page.click('button[data-stop]');
     await page.waitForSelector('.chat li:has-text("Stopped.")');
     await page.waitForSelector('form.composer button[type=submit]');
-    expect(await page.textContent('.chat')).not.toContain('ten');
+    expect(await page.textContent('.chat')).not.toContain('nine ten');
   }, 60_000);
 
   it('opens on the Agent page when it serves an agent, not on the global Tools table', async () => {

@@ -18,7 +18,9 @@ type Item =
       result?: { ok: boolean; data?: unknown; error?: string };
     }
   | { kind: 'approval'; request: Approval; diff?: string; decided?: boolean; approved?: boolean }
-  | { kind: 'note'; text: string; error?: boolean };
+  | { kind: 'note'; text: string; error?: boolean }
+  /** How a turn ended: worded when shown, so it follows the language switch. */
+  | { kind: 'finish'; reason: string };
 
 /** The sub-agents a delegation call names (`delegate_task {agent}`, `delegate_parallel {tasks[].agent}`). */
 function delegatedTo(args: unknown): string[] {
@@ -94,7 +96,7 @@ export function ConversationPage() {
                 push({ kind: 'note', text: `${u.code}: ${u.message}`, error: true });
                 break;
               case 'finish':
-                push({ kind: 'note', text: finishWords(studio.lang, u.reason) });
+                push({ kind: 'finish', reason: u.reason });
                 break;
             }
           },
@@ -103,7 +105,7 @@ export function ConversationPage() {
       );
     } catch (error) {
       // Stop: the server cancels the turn when the stream closes; say so in words, not as an error.
-      if (controller.signal.aborted) push({ kind: 'note', text: finishWords(studio.lang, 'cancelled') });
+      if (controller.signal.aborted) push({ kind: 'finish', reason: 'cancelled' });
       else push({ kind: 'note', text: (error as Error).message, error: true });
     } finally {
       streaming.current = null;
@@ -205,6 +207,8 @@ function ChatItem({ item, runtime }: { item: Item; runtime: Diagnostic | null })
       return <p class="assistant">{item.text}</p>;
     case 'note':
       return <p class={item.error ? 'error' : 'muted'}>{item.text}</p>;
+    case 'finish':
+      return <p class="muted">{finishWords(studio.lang, item.reason)}</p>;
     case 'tool': {
       const subs = delegatedTo(item.args)
         .map((name) => runtime?.subAgents.find((s) => s.agent === name))
