@@ -73,7 +73,7 @@ const INDENT = ' '.repeat(23);
 export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   init: {
     synopsis: 'init [dir]',
-    summary: 'write a template agent (agent.yaml and a workspace/); asks on a terminal, never overwrites',
+    summary: 'write a template agent and its workspace/ (asks on a terminal; never overwrites)',
     options: ['yes', 'name', 'provider', 'model', 'web'],
     usage: `raf init [dir] [--yes] [--name NAME] [--provider openai|deepseek|anthropic|agnes|custom] [--model ID] [--web]
 ${INDENT}(on a terminal it asks what to include; --yes takes the defaults and the flags)`,
@@ -104,7 +104,7 @@ ${INDENT}[--answer TEXT]   (a workflow paused for input: with --session ID)`,
   },
   chat: {
     synopsis: 'chat <agent.yaml>',
-    summary: 'an interactive session; Ctrl-C cancels the turn, /exit leaves',
+    summary: 'an interactive session; Ctrl-C cancels the turn, /help, /exit',
     options: ['session', 'sessions-dir', 'var', ...MODEL, 'strict'],
     usage:
       'raf chat <agent.yaml> [--session ID] [--sessions-dir DIR] [--var k=v]… [--model ID] [--base-url URL] [--mcp-config FILE] [--strict]',
@@ -164,7 +164,7 @@ ${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]…`,
   },
   mock: {
     synopsis: 'mock [script.yaml]',
-    summary: 'an offline OpenAI-compatible model on 127.0.0.1: a script, an echo, or each tool once',
+    summary: 'an offline OpenAI-compatible model on 127.0.0.1 (script, echo, tools)',
     options: ['port', 'mode'],
     usage: `raf mock [script.yaml] [--port N] [--mode script|echo|tools]   (default: script with a file, else echo)
 ${INDENT}(a script: a YAML list of turns, each \`text:\` and/or \`toolCalls: [{ name, arguments }]\`)`,
