@@ -95,6 +95,7 @@ export async function planModel(
         name: modelId,
         connection,
         options: model.options ?? {},
+        ...(model.apiType && { apiType: model.apiType }),
         ...(model.config && provider === fileProvider && { config: model.config }),
       } as never,
       context,
