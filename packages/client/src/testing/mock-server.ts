@@ -54,6 +54,8 @@ export interface MockModelServerOptions {
   basePath?: string;
   /** Keep every request for assertions (default true; turn off for long benchmarks). */
   recordRequests?: boolean;
+  /** The port on 127.0.0.1 (default 0: any free port). */
+  port?: number;
 }
 
 export interface MockModelServer {
@@ -244,7 +246,7 @@ async function startMockServer(
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;

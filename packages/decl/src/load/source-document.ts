@@ -13,6 +13,7 @@ import {
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { formatPath } from '../diagnostics/diagnostic.js';
 import { indexTomlPositions, pathKey } from './toml-positions.js';
+import { yamlSyntaxProblems } from './yaml-syntax.js';
 
 export type Path = readonly (string | number)[];
 
@@ -86,20 +87,38 @@ export function parseYamlSource(
     const p = lines.linePos(offset);
     return { line: p.line, column: p.col };
   };
-  const problems = doc.errors.map((error): Diagnostic => {
-    const duplicate = error.code === 'DUPLICATE_KEY' ? duplicateAt(doc, error.pos[0]) : undefined;
+  const duplicates = doc.errors.filter((e) => e.code === 'DUPLICATE_KEY');
+  const problems: Diagnostic[] = duplicates.map((error): Diagnostic => {
+    const duplicate = duplicateAt(doc, error.pos[0]);
     return {
       file,
       ...position(error.pos[0]),
       path: duplicate ? formatPath(duplicate.path) : '',
       message: duplicate
         ? `duplicate key '${duplicate.path.at(-1)}'${duplicate.first === undefined ? '' : ` (first on line ${position(duplicate.first).line})`}`
-        : error.code === 'MULTIPLE_DOCS'
-          ? 'an agent file holds one YAML document; a second one starts here (remove this `---` and what follows, or split the file)'
-          : `${error.code === 'DUPLICATE_KEY' ? 'duplicate key' : 'YAML syntax error'}: ${error.message.split('\n')[0]}`,
+        : `duplicate key: ${error.message.split('\n')[0]}`,
       severity: 'error',
     };
   });
+  for (const error of doc.errors) {
+    if (error.code === 'MULTIPLE_DOCS')
+      problems.push({
+        file,
+        ...position(error.pos[0]),
+        path: '',
+        message:
+          'an agent file holds one YAML document; a second one starts here (remove this `---` and what follows, or split the file)',
+        severity: 'error',
+      });
+  }
+  problems.push(
+    ...yamlSyntaxProblems(
+      doc.errors.filter((e) => e.code !== 'DUPLICATE_KEY' && e.code !== 'MULTIPLE_DOCS'),
+      text,
+      lines,
+      file,
+    ),
+  );
   if (problems.length > 0) return { problems };
   const locate = (path: Path, options: { key?: boolean } = {}) => {
     let node: unknown = doc.contents;
