@@ -45,6 +45,12 @@ export interface PluginBuildContext {
    * Used by contexts with a model of their own (super-brain's `memoryModel`).
    */
   resolveModel?(model: Declaration): Promise<IChatClient | undefined>;
+  /**
+   * The names the agent's own tools use (declared, built-in, injected by a context; MCP servers'
+   * tools left out), known once the whole agent is planned (empty before). A plugin whose tools
+   * come from elsewhere (an MCP server's `list_changed`) checks new names against it at run time.
+   */
+  agentToolNames?(): ReadonlySet<string>;
 }
 
 /** One YAML entry as the plugin receives it: `kind`, optional `name`, the rest as given. */

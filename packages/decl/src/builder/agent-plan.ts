@@ -20,6 +20,7 @@ import { type ResolvedTool, resolveTools, type ToolFactory } from '../resolve/to
 import type { AgentDefinition } from '../schema/agent-schema.js';
 import { writtenPath } from '../schema/normalize.js';
 import { type PlannedProvider, planContexts } from './plan-contexts.js';
+import { checkToolNameClashes, hostToolNames } from './tool-name-clashes.js';
 import { type ModelOverride, type NamedConnection, planModel } from './plan-model.js';
 
 /** What the builder was given besides the file. */
@@ -152,7 +153,9 @@ export async function planAgent(
     ...(inputs.protectedPaths &&
       inputs.protectedPaths.length > 0 && { protectedPaths: inputs.protectedPaths }),
     resolveModel: async (model) => registry.modelProvider(model.kind)?.(model, context),
+    agentToolNames: () => agentToolNames,
   };
+  let agentToolNames: ReadonlySet<string> = new Set();
 
   const model = checked.model
     ? await planModel(checked.model, inputs.model, inputs.connections, registry, context, at)
@@ -187,6 +190,13 @@ export async function planAgent(
     }
   }
   for (const provider of inputs.codeProviders) providers.push({ provider });
+  checkToolNameClashes(
+    tools,
+    providers,
+    (index) => (index === undefined ? undefined : checked.contexts?.[index]?.name),
+    (path, message) => at(path, message),
+  );
+  agentToolNames = hostToolNames(tools, providers);
 
   if (!definition || !client || !model || diagnostics.some((d) => d.severity === 'error'))
     return { diagnostics };

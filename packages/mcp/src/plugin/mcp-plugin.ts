@@ -68,6 +68,7 @@ export function mcpPlugin(options: McpPluginOptions = {}): McpPlugin {
       const log = options.log ?? debugSink(context.env);
       catalog = new McpCatalog({
         maxExposedTools: options.maxExposedTools ?? DEFAULT_MAX_EXPOSED_TOOLS,
+        ...(context.agentToolNames && { agentToolNames: context.agentToolNames }),
         ...(log && { log }),
         ...(options.clientInfo && { clientInfo: options.clientInfo }),
       });
