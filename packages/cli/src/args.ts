@@ -26,6 +26,8 @@ export interface CliArgs {
   /** `raf mcp serve --http PORT` (0: any free port). */
   httpPort?: number;
   host?: string;
+  /** `raf mcp serve --expose-agent-to-network`: a non-loopback `--host` is allowed (token still required). */
+  exposeAgentToNetwork?: boolean;
   /** `raf studio --port N` (0 or unset: any free port). */
   port?: number;
   /** `raf studio --open`: open the page in the desktop's browser (best effort). */
@@ -95,6 +97,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     ...(values.trace !== undefined && { trace: values.trace }),
     ...(httpPort !== undefined && { httpPort }),
     ...(values.host !== undefined && { host: values.host }),
+    ...(values['expose-agent-to-network'] && { exposeAgentToNetwork: true }),
     ...(port !== undefined && { port }),
     ...(values.open && { open: true }),
     ...(values.governance !== undefined && { governance: values.governance }),

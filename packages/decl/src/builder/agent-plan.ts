@@ -20,8 +20,8 @@ import { type ResolvedTool, resolveTools, type ToolFactory } from '../resolve/to
 import type { AgentDefinition } from '../schema/agent-schema.js';
 import { writtenPath } from '../schema/normalize.js';
 import { type PlannedProvider, planContexts } from './plan-contexts.js';
-import { checkToolNameClashes, hostToolNames } from './tool-name-clashes.js';
 import { type ModelOverride, type NamedConnection, planModel } from './plan-model.js';
+import { checkToolNameClashes, hostToolNames } from './tool-name-clashes.js';
 
 /** What the builder was given besides the file. */
 export interface PlanInputs {

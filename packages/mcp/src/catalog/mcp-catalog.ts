@@ -146,8 +146,7 @@ export class McpCatalog {
     if (!this.dynamicDeferred()) {
       const refused = new Set(this.refusedTools(entry));
       tools.push(...entry.tools().filter((tool) => !refused.has(tool)));
-    }
-    else if (!this.pairIsStatic && dynamic[0] === entry) tools.push(...this.pair);
+    } else if (!this.pairIsStatic && dynamic[0] === entry) tools.push(...this.pair);
     const offering = (what: 'resources' | 'prompts') => dynamic.find((e) => this.content.get(e)?.[what]);
     if (offering('resources') === entry) tools.push(this.contentTools.readResource);
     if (offering('prompts') === entry) tools.push(this.contentTools.getPrompt);

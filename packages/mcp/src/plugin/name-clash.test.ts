@@ -24,7 +24,11 @@ describe('a server tool never takes a name the agent has', { timeout: 60_000 }, 
     const { builder, plugin } = testBuilder({
       tools: [{ kind: 'file' }],
       contexts: [
-        { kind: 'mcp', name: 'srv', config: stdioTestServer({ TEST_SERVER_READ_FILE: '1', TEST_SERVER_LOG: events }) },
+        {
+          kind: 'mcp',
+          name: 'srv',
+          config: stdioTestServer({ TEST_SERVER_READ_FILE: '1', TEST_SERVER_LOG: events }),
+        },
         workspace(),
       ],
     });
@@ -39,7 +43,10 @@ describe('a server tool never takes a name the agent has', { timeout: 60_000 }, 
 
   it('as a static tools: entry too', async () => {
     const { builder, plugin } = testBuilder({
-      tools: [{ kind: 'file' }, { kind: 'mcp', name: 'srv', config: stdioTestServer({ TEST_SERVER_READ_FILE: '1' }) }],
+      tools: [
+        { kind: 'file' },
+        { kind: 'mcp', name: 'srv', config: stdioTestServer({ TEST_SERVER_READ_FILE: '1' }) },
+      ],
       contexts: [workspace()],
     });
     try {
@@ -56,7 +63,10 @@ describe('a server tool never takes a name the agent has', { timeout: 60_000 }, 
         {
           kind: 'mcp',
           name: 'srv',
-          config: { ...stdioTestServer({ TEST_SERVER_READ_FILE: '1' }), tool_name: { read_file: 'srv_read' } },
+          config: {
+            ...stdioTestServer({ TEST_SERVER_READ_FILE: '1' }),
+            tool_name: { read_file: 'srv_read' },
+          },
         },
         workspace(),
       ],
