@@ -150,8 +150,9 @@ function canonical(raw: Record<string, unknown>, label: string): McpEntryConfig 
   return out as McpEntryConfig;
 }
 
-/** Fields of a `tools:` entry that may stand beside `config` (the upstream and the issue's spellings). */
+/** Fields of an entry that may stand beside `config` (the upstream and the issue's spellings); `serverUrl` on `tools:` only. */
 const ENTRY_FIELDS = ['serverUrl', 'toolName', 'approvalMode', 'tools', 'timeoutSecs'] as const;
+const CONTEXT_ENTRY_FIELDS = ['toolName', 'approvalMode', 'tools', 'timeoutSecs'] as const;
 
 /**
  * Checks one `kind: mcp` entry and merges its spellings: fields beside `config` (`server_url`,
@@ -169,16 +170,17 @@ export function parseMcpEntry(
   if (!parsed.success)
     throw new ConfigError(`${label}: ${describeIssues(parsed.error, 'config', Object.keys(schema.shape))}`);
   const merged = canonical(parsed.data as Record<string, unknown>, label);
-  if (kind === 'tool') {
+  {
+    // `approval_mode` beside `config` on a context entry too: dropped, it ran gated tools unasked.
+    const fields = kind === 'tool' ? ENTRY_FIELDS : CONTEXT_ENTRY_FIELDS;
     const beside: Record<string, unknown> = {};
-    for (const field of ENTRY_FIELDS) if (entry[field] !== undefined) beside[field] = entry[field];
-    const checked = z
-      .strictObject(toolOptionsShape)
-      .extend({ serverUrl: z.string() })
-      .partial()
-      .safeParse(beside);
+    for (const field of fields) if (entry[field] !== undefined) beside[field] = entry[field];
+    const shape = z.strictObject(toolOptionsShape).partial();
+    const checked = (kind === 'tool' ? shape.extend({ serverUrl: z.string().optional() }) : shape).safeParse(
+      beside,
+    );
     if (!checked.success)
-      throw new ConfigError(`${label}: ${describeIssues(checked.error, 'entry', ENTRY_FIELDS)}`);
+      throw new ConfigError(`${label}: ${describeIssues(checked.error, 'entry', fields)}`);
     for (const [field, value] of Object.entries(canonical(checked.data as Record<string, unknown>, label))) {
       if (field in merged)
         throw new ConfigError(`${label}: '${field}' is given both in config and beside it; give one`);
