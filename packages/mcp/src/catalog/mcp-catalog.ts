@@ -5,6 +5,7 @@ import { type McpLogSink, ServerLog } from '../connection/server-log.js';
 import { createContentTools, GET_MCP_PROMPT, READ_MCP_RESOURCE } from '../tools/content-tools.js';
 import { CALL_TOOL, createDeferredTools, SEARCH_TOOLS } from '../tools/deferred-tools.js';
 import type { McpTool } from '../tools/mcp-tool.js';
+import { DEFAULT_MAX_RESULT_BYTES } from '../tools/result-cap.js';
 import { ServerTools, type ServerToolsOptions, ToolNames } from './server-tools.js';
 
 export const DEFAULT_MAX_EXPOSED_TOOLS = 40;
@@ -56,6 +57,8 @@ export class McpCatalog {
       servers: (what) =>
         [...this.content].filter(([, settings]) => settings[what]).map(([entry]) => entry.connection),
       timeoutMs: (server) => this.entries.find((e) => e.connection === server)?.options.timeoutMs ?? 60_000,
+      maxResultBytes: (server) =>
+        this.entries.find((e) => e.connection === server)?.options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
     });
     for (const name of [SEARCH_TOOLS, CALL_TOOL, READ_MCP_RESOURCE, GET_MCP_PROMPT])
       this.names.reserve(name, this);

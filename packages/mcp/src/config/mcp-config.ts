@@ -40,6 +40,10 @@ const toolOptionsShape = {
   reconnectAttempts: z.number().int().min(1).max(20).optional(),
   /** Above this many MCP tools in the agent, the model gets `search_tools`/`call_tool` instead (default 40). */
   maxExposedTools: z.number().int().min(1).optional(),
+  /** What of a result (a tool's, a resource's, a prompt's) reaches the model; the rest is cut, `truncated` (default 131072). */
+  maxResultBytes: z.number().int().min(1024).optional(),
+  /** Each tool description's cap, cut with `…` (default 4096). */
+  maxDescriptionBytes: z.number().int().min(64).optional(),
 };
 
 const contextOnlyShape = {
@@ -86,6 +90,8 @@ export interface McpEntryConfig {
   connectTimeoutSecs?: number;
   reconnectAttempts?: number;
   maxExposedTools?: number;
+  maxResultBytes?: number;
+  maxDescriptionBytes?: number;
   resources?: boolean;
   prompts?: boolean;
   instructions?: boolean;

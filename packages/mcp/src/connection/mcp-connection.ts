@@ -53,6 +53,8 @@ export interface McpCallOptions {
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 const LIST_TIMEOUT_MS = 30_000;
 const MAX_LISTED = 10_000;
+/** A tool's input schema is sent on every request: one larger than this is not offered. */
+const MAX_SCHEMA_BYTES = 64 * 1024;
 const STDIO_EXIT_GRACE_MS = 500;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
@@ -478,8 +480,17 @@ export class McpConnection {
             .then((r) => ({ items: r.tools, next: r.nextCursor })),
         )
       : [];
-    // Tools that only run as tasks need the SDK's experimental task API: not offered.
-    const callable = listed.filter((tool) => tool.execution?.taskSupport !== 'required');
+    // Tools that only run as tasks need the SDK's experimental task API: not offered. Nor is a tool
+    // whose input schema would weigh on every request (a description can be cut; a schema cannot).
+    const callable = listed.filter((tool) => {
+      if (tool.execution?.taskSupport === 'required') return false;
+      const size = Buffer.byteLength(JSON.stringify(tool.inputSchema ?? {}), 'utf8');
+      if (size <= MAX_SCHEMA_BYTES) return true;
+      this.options.log.event(
+        `tool ${tool.name} left out: its input schema has ${size} bytes (at most ${MAX_SCHEMA_BYTES})`,
+      );
+      return false;
+    });
     const changed = !this.listed || JSON.stringify(callable) !== JSON.stringify(this.toolList);
     this.toolList = callable;
     this.listed = true;

@@ -39,6 +39,8 @@ function toolOptions(config: McpEntryConfig): ServerToolsOptions & { maxExposedT
     ...(typeof config.toolName === 'object' && { rename: config.toolName }),
     ...(config.approvalMode !== undefined && { approvalMode: config.approvalMode }),
     ...(config.maxExposedTools !== undefined && { maxExposedTools: config.maxExposedTools }),
+    ...(config.maxResultBytes !== undefined && { maxResultBytes: config.maxResultBytes }),
+    ...(config.maxDescriptionBytes !== undefined && { maxDescriptionBytes: config.maxDescriptionBytes }),
     timeoutMs: (config.timeoutSecs ?? DEFAULT_TIMEOUT_SECS) * 1000,
   };
 }
