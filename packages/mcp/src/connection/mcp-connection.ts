@@ -453,6 +453,7 @@ export class McpConnection {
         cwd: spec.cwd,
         stderr: 'pipe',
       });
+      options.log.startAttempt();
       transport.stderr?.on('data', (chunk: Buffer) => options.log.stderr(chunk.toString('utf8')));
       const client = this.newClient(sdk);
       try {
