@@ -90,7 +90,7 @@ describe('a stdio MCP server that fails, through the CLI', { timeout: 120_000 },
     expect(events.at(-1)).toEqual({ type: 'finish', reason: 'other', sessionId: null });
     expect(events[0]).toMatchObject({
       type: 'error',
-      code: 'config',
+      code: 'RAF_CONFIG',
       message: expect.stringMatching(/boom/),
     });
     expect(validate.ms).toBeLessThan(30_000);

@@ -105,7 +105,7 @@ function endUnbuiltStream(io: CliIO, error: unknown): void {
         .join('\n')
     : getErrorMessage(error);
   for (const line of [
-    { type: 'error', code: 'config', message },
+    { type: 'error', code: 'RAF_CONFIG', message },
     { type: 'finish', reason: 'other', sessionId: null },
   ])
     io.stdout.write(`${escapeJson(JSON.stringify(line))}\n`);
