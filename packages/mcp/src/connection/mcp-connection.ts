@@ -244,7 +244,15 @@ export class McpConnection {
     if (!client) return;
     this.options.log.event('closing');
     const transport = client.transport as { terminateSession?: () => Promise<void> } | undefined;
-    await Promise.race([transport?.terminateSession?.().catch(() => undefined), sleep(1000)]);
+    // At most 1 s for the server to end the session; the timer must not keep the process up after.
+    let giveUp: NodeJS.Timeout | undefined;
+    await Promise.race([
+      transport?.terminateSession?.().catch(() => undefined),
+      new Promise((resolve) => {
+        giveUp = setTimeout(resolve, 1000);
+      }),
+    ]);
+    clearTimeout(giveUp);
     // The SDK ends the server's stdin and waits 2 s before SIGTERM; many servers never read EOF,
     // and every CLI command would pay that wait. The spec's "reasonable time" here is 0.5 s.
     const pid = this.spec.transport === 'stdio' ? this.pid : undefined;
