@@ -75,6 +75,21 @@ describe('a server tool never takes a name the agent has', { timeout: 60_000 }, 
     expect(test.agent.contextProviders.some((p) => p.kind === 'mcp')).toBe(true);
   });
 
+  it("two servers with one name: the second is prefixed, and inspect shows the server's own name", async () => {
+    const test = await buildTestAgent({
+      tools: [
+        { kind: 'mcp', name: 'a', config: { ...stdioTestServer(), tools: ['echo'] } },
+        { kind: 'mcp', name: 'b', config: { ...stdioTestServer({ TEST_SERVER_X: '1' }), tools: ['echo'] } },
+      ],
+    });
+    agents.push(test);
+    const plan = await test.builder.explain();
+    expect(plan.tools.map((t) => [t.name, t.server, t.remoteName])).toEqual([
+      ['echo', 'a', undefined],
+      ['b__echo', 'b', 'echo'],
+    ]);
+  });
+
   it('a read_file a list_changed brings mid-session is not offered: the workspace keeps it', async () => {
     const events = eventLog();
     const test = await buildTestAgent(
