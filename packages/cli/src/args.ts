@@ -28,6 +28,8 @@ export interface CliArgs {
   /** `raf mcp serve --http PORT` (0: any free port). */
   httpPort?: number;
   host?: string;
+  /** `raf mcp serve --expose-agent-to-network`: a non-loopback `--host` is allowed (token still required). */
+  exposeAgentToNetwork?: boolean;
   /** `raf studio --port N` (0 or unset: any free port). */
   port?: number;
   /** `raf init`: take the defaults without asking (`--yes`), and what to put in the agent. */
@@ -105,6 +107,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     ...(values.trace !== undefined && { trace: values.trace }),
     ...(httpPort !== undefined && { httpPort }),
     ...(values.host !== undefined && { host: values.host }),
+    ...(values['expose-agent-to-network'] && { exposeAgentToNetwork: true }),
     ...(port !== undefined && { port }),
     ...(values.open && { open: true }),
     ...(values.mode !== undefined && { mode: values.mode }),

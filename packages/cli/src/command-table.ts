@@ -24,6 +24,7 @@ export const OPTIONS = {
   governance: { type: 'string' },
   lang: { type: 'string' },
   host: { type: 'string' },
+  'expose-agent-to-network': { type: 'boolean' },
   port: { type: 'string' },
   open: { type: 'boolean' },
   mode: { type: 'string' },
@@ -190,10 +191,11 @@ ${INDENT}[--var k=v]… [--strict]`,
   'mcp serve': {
     synopsis: 'mcp serve <agent.yaml>',
     summary: 'the agent as an MCP server, on stdio or --http',
-    options: ['http', 'host', 'approve', ...MODEL, 'var', 'strict'],
+    options: ['http', 'host', 'expose-agent-to-network', 'approve', ...MODEL, 'var', 'strict'],
     usage: `raf mcp serve <agent.yaml> [--http PORT] [--host HOST] [--approve ask|all|none]   (--host only with --http)
+${INDENT}[--expose-agent-to-network]   (a --host other than this machine's loopback needs it)
 ${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]… [--strict]`,
-    requires: { host: 'http' },
+    requires: { host: 'http', 'expose-agent-to-network': 'host' },
     most: 1,
   },
 };

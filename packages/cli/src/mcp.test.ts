@@ -86,17 +86,33 @@ describe('raf mcp serve', () => {
     const run = createMemoryIO({ cwd: dir });
     const exit = main(['mcp', 'serve', file, '--http', '0'], run.io);
     const deadline = Date.now() + 20_000;
-    while (!/at (http:\S+)/.test(run.err()) && Date.now() < deadline)
+    while (!/token: \S+/.test(run.out()) && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 20));
-    const url = /at (http:\S+)/.exec(run.err())?.[1];
+    const url = /serve: (http:\S+)/.exec(run.out())?.[1];
+    const token = /token: (\S+)/.exec(run.out())?.[1];
     expect(url, run.err()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    // Without the printed token: refused (issue 26).
+    expect((await fetch(url!, { method: 'POST' })).status).toBe(401);
     const client = new Client({ name: 'cli-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url!)));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url!), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
     const result = await client.callTool({ name: 'helper', arguments: { input: 'Hi' } });
     expect(result.structuredContent).toMatchObject({ finishReason: 'stop', text: 'Over HTTP.' });
     await client.close();
     run.interrupt();
     expect(await exit).toBe(0);
+  });
+
+  it('refuses a --host other machines reach without --expose-agent-to-network', async () => {
+    const file = await replayAgent(['x']);
+    const run = createMemoryIO({ cwd: dir });
+    expect(await main(['mcp', 'serve', file, '--http', '0', '--host', '0.0.0.0'], run.io)).toBe(2);
+    expect(run.err()).toMatch(/0\.0\.0\.0 lets other machines run it.*--expose-agent-to-network/);
+    const alone = createMemoryIO({ cwd: dir });
+    expect(await main(['mcp', 'serve', file, '--expose-agent-to-network'], alone.io)).toBe(2);
   });
 
   it('explains its usage', async () => {

@@ -20,6 +20,7 @@ export type { SummarizeOptions } from './compression/summarize-strategy.js';
 export { SummarizeStrategy } from './compression/summarize-strategy.js';
 export { EstimateTokenCounter, ExactTokenCounter } from './compression/token-counters.js';
 export { PathChangedError, PathRejectedError, ToolFailure } from './errors/tool-errors.js';
+export { bearerToken, isLoopbackHost, newLocalToken, sameToken } from './io/local-credential.js';
 export { seedBundle } from './memory/bundle-template.js';
 export type { ConsolidationStats } from './memory/consolidation-queue.js';
 export { MemoryBundle } from './memory/memory-bundle.js';

@@ -8,6 +8,6 @@ export { createMcpContextProvider, createMcpTools, mcpPlugin } from './plugin/mc
 export { McpContextProvider } from './provider/mcp-context-provider.js';
 export type { AgentMcpServerOptions, ServableAgent } from './serve/agent-server.js';
 export { AgentSessions, registerAgentTool } from './serve/agent-server.js';
-export type { HttpAgentServer, ServeAgentOptions } from './serve/serve-agent.js';
+export type { HttpAgentServeOptions, HttpAgentServer, ServeAgentOptions } from './serve/serve-agent.js';
 export { serveAgentOverHttp, serveAgentOverStdio } from './serve/serve-agent.js';
 export { MCP_TOOL_MANIFEST, McpTool } from './tools/mcp-tool.js';

@@ -88,7 +88,9 @@ function readable(plan: AgentExplanation, lang: LabelLanguage): string {
             : t.server
               ? `static, mcp ${t.server}`
               : 'static';
-      return `  ${t.name.padEnd(20)} ${where.padEnd(28)} approval: ${t.approval.padEnd(14)} ${t.executionMode.padEnd(10)} ${t.route}`;
+      // A prefixed or renamed MCP tool says what the server calls it.
+      const remote = t.remoteName ? ` (server's ${t.remoteName})` : '';
+      return `  ${t.name.padEnd(20)} ${(where + remote).padEnd(28)} approval: ${t.approval.padEnd(14)} ${t.executionMode.padEnd(10)} ${t.route}`;
     }),
   ];
   if (plan.tools.length === 0) lines.push('  (none)');

@@ -39,12 +39,22 @@ export async function mcpCommand(args: CliArgs, io: CliIO): Promise<number> {
   };
   try {
     if (args.httpPort !== undefined) {
-      const server = await mcp.serveAgentOverHttp(agent, {
-        ...options,
-        port: args.httpPort,
-        ...(args.host && { host: args.host }),
-      });
-      io.stderr.write(`serving agent ${agent.name} over MCP at ${server.url} (Ctrl-C stops)\n`);
+      let server: Awaited<ReturnType<typeof mcp.serveAgentOverHttp>>;
+      try {
+        server = await mcp.serveAgentOverHttp(agent, {
+          ...options,
+          port: args.httpPort,
+          ...(args.host && { host: args.host }),
+          ...(args.exposeAgentToNetwork && { exposeToNetwork: true }),
+        });
+      } catch (error) {
+        throw new CliError(`raf mcp serve: ${(error as Error).message}`);
+      }
+      // Printed once, like `raf studio`'s URL: every request needs it.
+      io.stdout.write(`raf mcp serve: ${server.url}\ntoken: ${server.token}\n`);
+      io.stderr.write(
+        `serving agent ${agent.name} over MCP; clients send "Authorization: Bearer <token>" on every request (Ctrl-C stops)\n`,
+      );
       await server.closed;
     } else {
       // stdout carries the protocol: everything else goes to stderr.

@@ -1,11 +1,13 @@
 import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { type ApprovalResponse, type FinishUpdate, getErrorMessage } from '@raf/core';
+import { DeclError, formatDiagnostic } from '@raf/decl';
 import type { CliArgs } from '../args.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
 import { builderFor, warnOnStderr } from '../load-agent.js';
 import { awaitConsolidation } from '../memory-wait.js';
 import { refuseWrongKind } from '../path-kind.js';
+import { escapeJson } from '../render/escape.js';
 import { HumanRenderer } from '../render/human.js';
 import { NdjsonRenderer } from '../render/ndjson.js';
 import { readAll } from '../terminal.js';
@@ -45,10 +47,34 @@ async function checkTraceTarget(target: string, io: CliIO): Promise<void> {
     throw new CliError(`--trace ${target}: the folder ${dirname(target)} does not exist`);
 }
 
+/**
+ * `--json` readers wait for `finish` (SPEC §11.1: always last), also when the agent cannot be
+ * built (a stdio MCP server that exits at start): the error, then `finish`, no session yet.
+ */
+function endUnbuiltStream(io: CliIO, error: unknown): void {
+  const message = DeclError.isInstance(error)
+    ? error.diagnostics
+        .filter((d) => d.severity === 'error')
+        .map((d) => formatDiagnostic(d))
+        .join('\n')
+    : getErrorMessage(error);
+  for (const line of [
+    { type: 'error', code: 'RAF_CONFIG', message },
+    { type: 'finish', reason: 'other', sessionId: null },
+  ])
+    io.stdout.write(`${escapeJson(JSON.stringify(line))}\n`);
+}
+
 async function runAgent(file: string, args: CliArgs, io: CliIO): Promise<number> {
-  const built = await (await builderFor(file, args, io)).buildAgent({
-    onWarnings: warnOnStderr(file, io),
-  });
+  let built: Awaited<ReturnType<Awaited<ReturnType<typeof builderFor>>['buildAgent']>>;
+  try {
+    built = await (await builderFor(file, args, io)).buildAgent({
+      onWarnings: warnOnStderr(file, io),
+    });
+  } catch (error) {
+    if (args.json) endUnbuiltStream(io, error);
+    throw error;
+  }
   const { store, session } = await openSession(args.sessionsDir, io.cwd, args.session);
   if (!('chatClient' in built))
     return (await import('./run-workflow.js')).runWorkflow(file, built, args, io, { store, session });

@@ -1,11 +1,10 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
 import { ConfigError, getErrorMessage, type ToolManifest } from '@raf/core';
 import { DeclError, formatDiagnostic } from '@raf/decl';
 import type { FileGovernanceStore } from '@raf/framework';
-import { RUNTIME_LABELS } from '@raf/framework';
+import { bearerToken, newLocalToken, RUNTIME_LABELS, sameToken } from '@raf/framework';
 import { installedToolManifests } from '../extensions.js';
 import { readJsonObject, StudioHttpError, sendError, sendJson } from './http-json.js';
 import { diagnosticOf, governanceReport, patchGovernance, type StudioAgent } from './studio-agents.js';
@@ -66,24 +65,12 @@ function asHttpError(error: unknown): StudioHttpError {
   return new StudioHttpError(500, 'internal_error', getErrorMessage(error));
 }
 
-function sameToken(given: string | undefined, token: string): boolean {
-  if (!given) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
 function cookieToken(req: IncomingMessage): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const [key, ...value] = part.trim().split('=');
     if (key === COOKIE) return value.join('=');
   }
   return undefined;
-}
-
-function bearer(req: IncomingMessage): string | undefined {
-  const header = req.headers.authorization;
-  return header?.startsWith('Bearer ') ? header.slice(7) : undefined;
 }
 
 /**
@@ -93,7 +80,7 @@ function bearer(req: IncomingMessage): string | undefined {
  * never re-derived here or in the page.
  */
 export async function startStudioServer(options: StudioServerOptions): Promise<StudioServer> {
-  const token = options.token ?? randomBytes(24).toString('base64url');
+  const token = options.token ?? newLocalToken();
   const runs = new StudioRuns(options.sessionsDir, options.cwd);
   const byId = new Map(options.agents.map((a) => [a.id, a]));
   let port = 0;
@@ -206,7 +193,11 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
       if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`)
         throw new StudioHttpError(403, 'wrong_host', `the studio answers on 127.0.0.1:${port} only`);
       const fromQuery = url.searchParams.get('token') ?? undefined;
-      if (![fromQuery, cookieToken(req), bearer(req)].some((t) => sameToken(t, token)))
+      if (
+        ![fromQuery, cookieToken(req), bearerToken(req.headers.authorization)].some((t) =>
+          sameToken(t, token),
+        )
+      )
         throw new StudioHttpError(
           401,
           'unauthorized',

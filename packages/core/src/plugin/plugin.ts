@@ -47,6 +47,12 @@ export interface PluginBuildContext {
    */
   resolveModel?(model: Declaration): Promise<IChatClient | undefined>;
   /**
+   * The names the agent's own tools use (declared, built-in, injected by a context; MCP servers'
+   * tools left out), known once the whole agent is planned (empty before). A plugin whose tools
+   * come from elsewhere (an MCP server's `list_changed`) checks new names against it at run time.
+   */
+  agentToolNames?(): ReadonlySet<string>;
+  /**
    * MCP servers by name, in the `mcpServers` format of `mcp.json` (Claude Desktop, Cursor, VS
    * Code: `{ command, args, env }` or `{ url, headers }`): from the agent file's `mcpServers:`, a
    * `mcp.json` beside it, `--mcp-config` or `builder.withMcpServer()`. An entry names one with

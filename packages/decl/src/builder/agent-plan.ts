@@ -23,6 +23,7 @@ import { writtenPath } from '../schema/normalize.js';
 import { type PlannedProvider, planContexts } from './plan-contexts.js';
 import { type FallbackModel, planFallbacks } from './plan-fallback.js';
 import { type ModelOverride, type NamedConnection, planModel } from './plan-model.js';
+import { checkToolNameClashes, hostToolNames } from './tool-name-clashes.js';
 
 /** What the builder was given besides the file. */
 export interface PlanInputs {
@@ -158,8 +159,10 @@ export async function planAgent(
     ...(inputs.protectedPaths &&
       inputs.protectedPaths.length > 0 && { protectedPaths: inputs.protectedPaths }),
     resolveModel: async (model) => registry.modelProvider(model.kind)?.(model, context),
+    agentToolNames: () => agentToolNames,
     ...(inputs.mcpServers && { mcpServers: inputs.mcpServers }),
   };
+  let agentToolNames: ReadonlySet<string> = new Set();
 
   const primary = checked.model
     ? await planModel(checked.model, inputs.model, inputs.connections, registry, context, at)
@@ -199,6 +202,13 @@ export async function planAgent(
     }
   }
   for (const provider of inputs.codeProviders) providers.push({ provider });
+  checkToolNameClashes(
+    tools,
+    providers,
+    (index) => (index === undefined ? undefined : checked.contexts?.[index]?.name),
+    (path, message) => at(path, message),
+  );
+  agentToolNames = hostToolNames(tools, providers);
 
   if (!definition || !client || !model || diagnostics.some((d) => d.severity === 'error'))
     return { diagnostics };

@@ -3,6 +3,7 @@ import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { PartialDefinition } from '../load/load-definition.js';
 import { checkConfig } from '../registry/check-config.js';
 import type { PluginRegistry } from '../registry/plugin-registry.js';
+import { MCP_CONTEXT_ENTRY_FIELDS } from '../schema/agent-schema.js';
 
 export interface PlannedProvider {
   provider: IContextProvider;
@@ -48,6 +49,19 @@ export async function planContexts(
       continue;
     }
     seen.set(identity, index);
+    // Fail closed: a gate written where no kind reads it must not be dropped with a warning.
+    const misplaced =
+      decl.kind === 'mcp' ? [] : MCP_CONTEXT_ENTRY_FIELDS.filter((field) => decl[field] !== undefined);
+    if (misplaced.length > 0) {
+      for (const field of misplaced)
+        at(
+          ['contexts', index, field],
+          `'${field}' beside config applies to kind: mcp; kind: ${decl.kind} takes its settings in config`,
+          'error',
+          true,
+        );
+      continue;
+    }
     if (decl.kind === 'history') continue; // implicit, always first (rule 3)
     const factory = registry.contextKind(decl.kind);
     if (!factory) {

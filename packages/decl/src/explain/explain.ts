@@ -23,6 +23,8 @@ export interface ExplainedTool {
   context?: string;
   /** The MCP server a tool comes from (`@raf/mcp` tools carry it). */
   server?: string;
+  /** The server's own name for an MCP tool the agent offers under another (prefixed or renamed). */
+  remoteName?: string;
   gated: boolean;
   approval: 'never' | 'outside-scope' | 'always' | 'unless-allowed';
   executionMode: 'parallel' | 'sequential';
@@ -105,6 +107,7 @@ async function describe(
     else approval = tool instanceof ApprovalRequiredTool || !policy ? 'always' : 'outside-scope';
   }
   const server = (tool as { server?: unknown }).server;
+  const remote = (tool as { remoteName?: unknown }).remoteName;
   return {
     name: tool.name,
     kind: tool.kind ?? 'function',
@@ -112,6 +115,7 @@ async function describe(
     workspace: source === 'workspace' ? owner : null,
     ...(source === 'injected' && owner !== null && { context: owner }),
     ...(typeof server === 'string' && { server }),
+    ...(typeof remote === 'string' && remote !== tool.name && { remoteName: remote }),
     gated,
     approval,
     executionMode: manifest.executionMode,

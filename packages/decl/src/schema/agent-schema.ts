@@ -105,7 +105,16 @@ export const contextDeclSchema = z.strictObject({
   kind: z.string().min(1),
   name: z.string().min(1).optional(),
   config: z.record(z.string(), z.unknown()).optional(),
+  // `kind: mcp` only (the plan refuses them on other kinds): as on a `tools:` entry, the MCP
+  // README lets these stand beside `config`. Dropped, `approval_mode: always` ran tools unasked.
+  toolName: toolDeclSchema.shape.toolName,
+  approvalMode: toolDeclSchema.shape.approvalMode,
+  tools: toolDeclSchema.shape.tools,
+  timeoutSecs: toolDeclSchema.shape.timeoutSecs,
 });
+
+/** The fields of a `contexts:` entry besides `kind`, `name` and `config`: `kind: mcp` reads them. */
+export const MCP_CONTEXT_ENTRY_FIELDS = ['toolName', 'approvalMode', 'tools', 'timeoutSecs'] as const;
 
 export const compressionSchema = z.strictObject({
   kind: z.enum(['sliding_window', 'token_budget', 'summarize']),

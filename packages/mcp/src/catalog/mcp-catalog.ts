@@ -5,12 +5,15 @@ import { type McpLogSink, ServerLog } from '../connection/server-log.js';
 import { createContentTools, GET_MCP_PROMPT, READ_MCP_RESOURCE } from '../tools/content-tools.js';
 import { CALL_TOOL, createDeferredTools, SEARCH_TOOLS } from '../tools/deferred-tools.js';
 import type { McpTool } from '../tools/mcp-tool.js';
+import { DEFAULT_MAX_RESULT_BYTES } from '../tools/result-cap.js';
 import { ServerTools, type ServerToolsOptions, ToolNames } from './server-tools.js';
 
 export const DEFAULT_MAX_EXPOSED_TOOLS = 40;
 
 export interface CatalogOptions {
   maxExposedTools: number;
+  /** The agent's own tool names (`PluginBuildContext.agentToolNames`): a server's tool never takes one. */
+  agentToolNames?: () => ReadonlySet<string>;
   log?: McpLogSink;
   clientInfo?: { name: string; version: string };
 }
@@ -54,6 +57,8 @@ export class McpCatalog {
       servers: (what) =>
         [...this.content].filter(([, settings]) => settings[what]).map(([entry]) => entry.connection),
       timeoutMs: (server) => this.entries.find((e) => e.connection === server)?.options.timeoutMs ?? 60_000,
+      maxResultBytes: (server) =>
+        this.entries.find((e) => e.connection === server)?.options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
     });
     for (const name of [SEARCH_TOOLS, CALL_TOOL, READ_MCP_RESOURCE, GET_MCP_PROMPT])
       this.names.reserve(name, this);
@@ -127,12 +132,24 @@ export class McpCatalog {
     return dynamic.length > 0 && total > this.maxExposed;
   }
 
+  /**
+   * The entry's tools whose names the agent's own tools have (the workspace's `read_file`, …):
+   * refused, at build by the planner and here for a name a later `list_changed` brought.
+   */
+  refusedTools(entry: ServerTools): McpTool[] {
+    const taken = this.options.agentToolNames?.();
+    if (!taken || taken.size === 0) return [];
+    return entry.tools().filter((tool) => taken.has(tool.name));
+  }
+
   /** The tools a context entry injects now: its own, or (the first entry) the deferred pair; plus the content tools (the first entry offering them). */
   injectedTools(entry: ServerTools): ITool[] {
     const dynamic = this.dynamicEntries();
     const tools: ITool[] = [];
-    if (!this.dynamicDeferred()) tools.push(...entry.tools());
-    else if (!this.pairIsStatic && dynamic[0] === entry) tools.push(...this.pair);
+    if (!this.dynamicDeferred()) {
+      const refused = new Set(this.refusedTools(entry));
+      tools.push(...entry.tools().filter((tool) => !refused.has(tool)));
+    } else if (!this.pairIsStatic && dynamic[0] === entry) tools.push(...this.pair);
     const offering = (what: 'resources' | 'prompts') => dynamic.find((e) => this.content.get(e)?.[what]);
     if (offering('resources') === entry) tools.push(this.contentTools.readResource);
     if (offering('prompts') === entry) tools.push(this.contentTools.getPrompt);
@@ -142,7 +159,10 @@ export class McpCatalog {
   /** Every tool behind `search_tools` / `call_tool` right now. */
   deferredTools(): McpTool[] {
     const entries = [...this.staticDeferred, ...(this.dynamicDeferred() ? this.dynamicEntries() : [])];
-    return entries.flatMap((e) => e.tools());
+    return entries.flatMap((e) => {
+      const refused = new Set(e.dynamic ? this.refusedTools(e) : []);
+      return e.tools().filter((tool) => !refused.has(tool));
+    });
   }
 
   /** Reports a build warning once per build, however many entries run into it. */

@@ -3,6 +3,7 @@ import type { ApprovalMode } from '../config/mcp-config.js';
 import { safeName } from '../config/server-spec.js';
 import type { McpConnection } from '../connection/mcp-connection.js';
 import { McpTool } from '../tools/mcp-tool.js';
+import { DEFAULT_MAX_DESCRIPTION_BYTES, DEFAULT_MAX_RESULT_BYTES } from '../tools/result-cap.js';
 
 export interface ServerToolsOptions {
   /** The server's tool names to offer (all when absent). */
@@ -11,6 +12,10 @@ export interface ServerToolsOptions {
   rename?: Readonly<Record<string, string>>;
   approvalMode?: ApprovalMode;
   timeoutMs: number;
+  /** What of a result reaches the model (default 128 KiB). */
+  maxResultBytes?: number;
+  /** Each tool description's cap (default 4 KiB). */
+  maxDescriptionBytes?: number;
 }
 
 const TOOL_NAME = /[^A-Za-z0-9_-]/g;
@@ -72,7 +77,7 @@ export class ServerTools {
   /** The tools for the server's current list (rebuilt when the list changed). */
   tools(): readonly McpTool[] {
     if (this.builtVersion === this.connection.toolsVersion) return this.built;
-    const { allow, rename, approvalMode, timeoutMs } = this.options;
+    const { allow, rename, approvalMode, timeoutMs, maxResultBytes, maxDescriptionBytes } = this.options;
     const allowed = allow ? new Set(allow) : undefined;
     this.built = this.connection.tools
       .filter((remote) => !allowed || allowed.has(remote.name))
@@ -82,6 +87,8 @@ export class ServerTools {
           name,
           gated: isGated(approvalMode, remote.name, name),
           timeoutMs,
+          maxResultBytes: maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
+          maxDescriptionBytes: maxDescriptionBytes ?? DEFAULT_MAX_DESCRIPTION_BYTES,
         });
       });
     this.builtVersion = this.connection.toolsVersion;

@@ -42,6 +42,10 @@ const toolOptionsShape = {
   reconnectAttempts: z.number().int().min(1).max(20).optional(),
   /** Above this many MCP tools in the agent, the model gets `search_tools`/`call_tool` instead (default 40). */
   maxExposedTools: z.number().int().min(1).optional(),
+  /** What of a result (a tool's, a resource's, a prompt's) reaches the model; the rest is cut, `truncated` (default 131072). */
+  maxResultBytes: z.number().int().min(1024).optional(),
+  /** Each tool description's cap, cut with `…` (default 4096). */
+  maxDescriptionBytes: z.number().int().min(64).optional(),
 };
 
 const contextOnlyShape = {
@@ -88,6 +92,8 @@ export interface McpEntryConfig {
   connectTimeoutSecs?: number;
   reconnectAttempts?: number;
   maxExposedTools?: number;
+  maxResultBytes?: number;
+  maxDescriptionBytes?: number;
   resources?: boolean;
   prompts?: boolean;
   instructions?: boolean;
@@ -152,8 +158,9 @@ function canonical(raw: Record<string, unknown>, label: string): McpEntryConfig 
   return out as McpEntryConfig;
 }
 
-/** Fields of a `tools:` entry that may stand beside `config` (the upstream and the issue's spellings). */
+/** Fields of an entry that may stand beside `config` (the upstream and the issue's spellings); `serverUrl` on `tools:` only. */
 const ENTRY_FIELDS = ['serverUrl', 'toolName', 'approvalMode', 'tools', 'timeoutSecs'] as const;
+const CONTEXT_ENTRY_FIELDS = ['toolName', 'approvalMode', 'tools', 'timeoutSecs'] as const;
 
 /**
  * Checks one `kind: mcp` entry and merges its spellings: fields beside `config` (`server_url`,
@@ -171,16 +178,17 @@ export function parseMcpEntry(
   if (!parsed.success)
     throw new ConfigError(`${label}: ${describeIssues(parsed.error, 'config', Object.keys(schema.shape))}`);
   const merged = canonical(parsed.data as Record<string, unknown>, label);
-  if (kind === 'tool') {
+  {
+    // `approval_mode` beside `config` on a context entry too: dropped, it ran gated tools unasked.
+    const fields = kind === 'tool' ? ENTRY_FIELDS : CONTEXT_ENTRY_FIELDS;
     const beside: Record<string, unknown> = {};
-    for (const field of ENTRY_FIELDS) if (entry[field] !== undefined) beside[field] = entry[field];
-    const checked = z
-      .strictObject(toolOptionsShape)
-      .extend({ serverUrl: z.string() })
-      .partial()
-      .safeParse(beside);
+    for (const field of fields) if (entry[field] !== undefined) beside[field] = entry[field];
+    const shape = z.strictObject(toolOptionsShape).partial();
+    const checked = (kind === 'tool' ? shape.extend({ serverUrl: z.string().optional() }) : shape).safeParse(
+      beside,
+    );
     if (!checked.success)
-      throw new ConfigError(`${label}: ${describeIssues(checked.error, 'entry', ENTRY_FIELDS)}`);
+      throw new ConfigError(`${label}: ${describeIssues(checked.error, 'entry', fields)}`);
     for (const [field, value] of Object.entries(canonical(checked.data as Record<string, unknown>, label))) {
       if (field in merged)
         throw new ConfigError(`${label}: '${field}' is given both in config and beside it; give one`);

@@ -92,7 +92,10 @@ export function resolveNamedServer(
     type === 'sse' ? 'sse' : type === 'stdio' || type === undefined ? undefined : 'streamable-http';
   Object.assign(config, fields, transport && fields.url !== undefined && { transport });
   // The entry's own headers (a workflow action's) go over the map's; none is none (a stdio server has none).
-  const headers = { ...fields.headers, ...((decl.config?.headers as Record<string, unknown> | undefined) ?? {}) };
+  const headers = {
+    ...fields.headers,
+    ...((decl.config?.headers as Record<string, unknown> | undefined) ?? {}),
+  };
   if (Object.keys(headers).length > 0) config.headers = headers;
   else delete config.headers;
   const { server: _server, serverUrl: _serverUrl, ...rest } = decl;

@@ -24,6 +24,7 @@ import {
   sessionExpired,
   unreachable,
 } from './failures.js';
+import { dieWithParent } from './parent-death.js';
 import { RequestSignal } from './request-signal.js';
 import {
   loadSdk,
@@ -33,6 +34,7 @@ import {
   type Sdk,
   type SdkClient,
 } from './sdk.js';
+import { changedSince, commandFile, fingerprintOf } from './server-fingerprint.js';
 import type { ServerLog } from './server-log.js';
 
 export interface McpConnectionOptions {
@@ -53,9 +55,13 @@ export interface McpCallOptions {
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 const LIST_TIMEOUT_MS = 30_000;
 const MAX_LISTED = 10_000;
+/** A tool's input schema is sent on every request: one larger than this is not offered. */
+const MAX_SCHEMA_BYTES = 64 * 1024;
 const STDIO_EXIT_GRACE_MS = 500;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
+// Not unref()'d: between tries nothing else may hold the event loop (the server exited), and an
+// empty loop ended `raf validate` with exit 13 and no word (issue 26). Every wait here is bounded.
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * One MCP server, through the official SDK client: started (stdio) or reached (streamable HTTP,
@@ -81,6 +87,10 @@ export class McpConnection {
   private httpMode: 'streamable-http' | 'sse' | undefined;
   private capabilities: ServerCapabilities | undefined;
   private serverInstructions: string | undefined;
+  /** The files a stdio start runs, as they were at the first start (the build). */
+  private startFiles: Map<string, string> | undefined;
+  /** Set when a restart was refused: every later call fails with it, nothing is started. */
+  private refusal: McpServerError | undefined;
 
   constructor(
     readonly spec: McpServerSpec,
@@ -234,7 +244,15 @@ export class McpConnection {
     if (!client) return;
     this.options.log.event('closing');
     const transport = client.transport as { terminateSession?: () => Promise<void> } | undefined;
-    await Promise.race([transport?.terminateSession?.().catch(() => undefined), sleep(1000)]);
+    // At most 1 s for the server to end the session; the timer must not keep the process up after.
+    let giveUp: NodeJS.Timeout | undefined;
+    await Promise.race([
+      transport?.terminateSession?.().catch(() => undefined),
+      new Promise((resolve) => {
+        giveUp = setTimeout(resolve, 1000);
+      }),
+    ]);
+    clearTimeout(giveUp);
     // The SDK ends the server's stdin and waits 2 s before SIGTERM; many servers never read EOF,
     // and every CLI command would pay that wait. The spec's "reasonable time" here is 0.5 s.
     const pid = this.spec.transport === 'stdio' ? this.pid : undefined;
@@ -330,7 +348,31 @@ export class McpConnection {
     return abortable(this.opening, signal);
   }
 
+  /**
+   * A stdio server is started again only as it was built: if its command or script changed since
+   * (issue 26: the model rewrote `server.mjs`, crashed the server, and the restart ran its code
+   * outside any sandbox), the restart is refused, for good.
+   */
+  private async checkStartFiles(): Promise<void> {
+    const { spec } = this;
+    if (spec.transport !== 'stdio') return;
+    if (!this.startFiles) {
+      this.startFiles = await fingerprintOf(spec);
+      return;
+    }
+    const changed = await changedSince(this.startFiles);
+    if (changed.length === 0) return;
+    this.refusal = new McpServerError(
+      this.name,
+      `MCP server '${this.name}' is not restarted: ${changed.map((f) => `'${f}'`).join(', ')} changed since the agent was built (what would run is not what was configured); check the change and start raf again if it is yours`,
+    );
+    this.options.log.event(`restart refused: ${changed.join(', ')} changed since the build`);
+    throw this.refusal;
+  }
+
   private async open(): Promise<SdkClient> {
+    if (this.refusal) throw this.refusal;
+    await this.checkStartFiles();
     const attempts = this.options.reconnectAttempts ?? 3;
     const verb = this.listed ? 'reconnect to' : 'start';
     let last: unknown;
@@ -352,7 +394,8 @@ export class McpConnection {
         last = error;
         this.options.log.event(`${verb} failed (try ${tries + 1} of ${attempts}): ${getErrorMessage(error)}`);
         if (this.client) this.drop(this.client);
-        if (permanent(error)) {
+        // A server that never answered the handshake will not answer the next try either.
+        if (permanent(error) || (isMcpError(error) && errorCode(error) === REQUEST_TIMEOUT)) {
           tries++;
           break;
         }
@@ -362,11 +405,14 @@ export class McpConnection {
     const status = httpStatus(last);
     const exited =
       isMcpError(last) && errorCode(last) === CONNECTION_CLOSED && this.spec.transport === 'stdio';
+    const silent = isMcpError(last) && errorCode(last) === REQUEST_TIMEOUT;
     const reason = status
       ? `HTTP ${status}`
       : exited
         ? 'the server exited during the handshake'
-        : this.options.log.redact(getErrorMessage(last));
+        : silent
+          ? `the server did not answer the MCP handshake (initialize) within ${(this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS) / 1000} s`
+          : this.options.log.redact(getErrorMessage(last));
     throw new McpServerError(
       this.name,
       `cannot ${verb} MCP server '${this.name}' (${this.endpoint}) after ${tries} ${tries === 1 ? 'try' : 'tries'}: ${reason}${this.options.log.recentStderr()}`,
@@ -403,13 +449,19 @@ export class McpConnection {
     const { spec, options } = this;
     if (spec.transport === 'stdio') {
       const { StdioClientTransport } = await loadStdioTransport();
+      // The server dies with raf, even by kill -9 (issue 26: one that ignores EOF outlived it).
+      // A command that is not there keeps the spawn's own ENOENT (a clear, permanent failure).
+      const line = (await commandFile(spec))
+        ? dieWithParent(spec.command, spec.args)
+        : { command: spec.command, args: spec.args };
       const transport = new StdioClientTransport({
-        command: spec.command,
-        args: spec.args,
+        command: line.command,
+        args: line.args,
         env: spec.env,
         cwd: spec.cwd,
         stderr: 'pipe',
       });
+      options.log.startAttempt();
       transport.stderr?.on('data', (chunk: Buffer) => options.log.stderr(chunk.toString('utf8')));
       const client = this.newClient(sdk);
       try {
@@ -478,8 +530,17 @@ export class McpConnection {
             .then((r) => ({ items: r.tools, next: r.nextCursor })),
         )
       : [];
-    // Tools that only run as tasks need the SDK's experimental task API: not offered.
-    const callable = listed.filter((tool) => tool.execution?.taskSupport !== 'required');
+    // Tools that only run as tasks need the SDK's experimental task API: not offered. Nor is a tool
+    // whose input schema would weigh on every request (a description can be cut; a schema cannot).
+    const callable = listed.filter((tool) => {
+      if (tool.execution?.taskSupport === 'required') return false;
+      const size = Buffer.byteLength(JSON.stringify(tool.inputSchema ?? {}), 'utf8');
+      if (size <= MAX_SCHEMA_BYTES) return true;
+      this.options.log.event(
+        `tool ${tool.name} left out: its input schema has ${size} bytes (at most ${MAX_SCHEMA_BYTES})`,
+      );
+      return false;
+    });
     const changed = !this.listed || JSON.stringify(callable) !== JSON.stringify(this.toolList);
     this.toolList = callable;
     this.listed = true;

@@ -17,6 +17,9 @@ export function debugSink(env: Readonly<Record<string, string | undefined>>): Mc
  */
 export class ServerLog {
   private readonly tail: string[] = [];
+  /** Lines kept so far, and how many there were when the current start began. */
+  private kept = 0;
+  private attemptStart = 0;
   private partial = '';
 
   constructor(
@@ -49,15 +52,24 @@ export class ServerLog {
   private line(text: string, keep: boolean): void {
     const safe = this.redact(text.length > 2000 ? `${text.slice(0, 2000)}…` : text);
     if (keep) {
+      this.kept++;
       this.tail.push(safe);
       if (this.tail.length > TAIL_LINES) this.tail.shift();
     }
     this.sink?.(`[mcp ${this.server}] ${safe}`);
   }
 
-  /** `; its stderr ended with: …` for an error message, or nothing. */
+  /** A new start of the server: errors quote its stderr from here on (one try's, not every try's). */
+  startAttempt(): void {
+    this.attemptStart = this.kept;
+    this.partial = '';
+  }
+
+  /** `; its stderr ended with: …` for an error message (this start's lines, else the last ones), or nothing. */
   recentStderr(lines = 5): string {
-    const recent = this.tail.slice(-lines).map((l) => l.replace(/^stderr: /, ''));
+    const sinceStart = Math.min(this.kept - this.attemptStart, this.tail.length);
+    const chosen = sinceStart > 0 ? this.tail.slice(-sinceStart) : this.tail;
+    const recent = chosen.slice(-lines).map((l) => l.replace(/^stderr: /, ''));
     return recent.length > 0 ? `; its stderr ended with: ${recent.join(' | ')}` : '';
   }
 }

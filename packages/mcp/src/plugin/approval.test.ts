@@ -1,6 +1,6 @@
 import { AgentSession } from '@raf/framework';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildTestAgent, collect, type TestAgent } from '../test-support/agents.js';
+import { buildTestAgent, collect, type TestAgent, testBuilder } from '../test-support/agents.js';
 import { eventLog, readEvents, stdioTestServer } from '../test-support/servers.js';
 
 const agents: TestAgent[] = [];
@@ -132,6 +132,56 @@ describe('approval_mode', { timeout: 60_000 }, () => {
     expect(updates.filter((u) => u.type === 'tool-approval-request')).toMatchObject([
       { callId: 'c2', name: 'call_tool' },
     ]);
+  });
+});
+
+// Issue 26: `approval_mode: always` beside `config` on a contexts entry was an error in validate
+// but a warning in run, which then dropped it and ran the tools unasked.
+describe('approval_mode beside config on a contexts: entry', { timeout: 60_000 }, () => {
+  it('takes effect: the tools ask (validate and run agree)', async () => {
+    const events = eventLog();
+    const test = await agent(
+      {
+        contexts: [
+          {
+            kind: 'mcp',
+            name: 'bank',
+            config: stdioTestServer({ TEST_SERVER_LOG: events }),
+            approval_mode: 'always',
+          },
+        ],
+      },
+      [recordCall],
+    );
+    const updates = await collect(test.agent, 'Record payday');
+    expect(updates.filter((u) => u.type === 'tool-approval-request')).toMatchObject([
+      { callId: 'call_rec', name: 'record' },
+    ]);
+    expect(updates.at(-1)).toEqual({ type: 'finish', reason: 'awaitingApproval' });
+    expect(readEvents(events).filter((e) => e.event === 'call')).toEqual([]);
+    const plan = await test.builder.explain();
+    expect(plan.tools.find((t) => t.name === 'record')).toMatchObject({ gated: true, approval: 'always' });
+  });
+
+  it('validate reports no problem with it, in strict mode too', async () => {
+    const { builder, plugin } = testBuilder({
+      contexts: [{ kind: 'mcp', name: 'bank', config: stdioTestServer(), approval_mode: 'always' }],
+    });
+    const report = await builder.strictMode().validate();
+    await plugin.close();
+    expect(report.errors).toEqual([]);
+    expect(report.warnings).toEqual([]);
+  });
+
+  it('beside config on another kind, it is an error (never dropped with a warning)', async () => {
+    const { builder } = testBuilder({
+      contexts: [{ kind: 'workspace', config: { root: '.' }, approval_mode: 'always' }],
+    });
+    const report = await builder.validate();
+    expect(report.errors.map((d) => d.message)).toEqual([
+      expect.stringMatching(/'approvalMode' beside config applies to kind: mcp/),
+    ]);
+    await expect(builder.build()).rejects.toThrow(/beside config applies to kind: mcp/);
   });
 });
 

@@ -40,6 +40,8 @@ function toolOptions(config: McpEntryConfig): ServerToolsOptions & { maxExposedT
     ...(typeof config.toolName === 'object' && { rename: config.toolName }),
     ...(config.approvalMode !== undefined && { approvalMode: config.approvalMode }),
     ...(config.maxExposedTools !== undefined && { maxExposedTools: config.maxExposedTools }),
+    ...(config.maxResultBytes !== undefined && { maxResultBytes: config.maxResultBytes }),
+    ...(config.maxDescriptionBytes !== undefined && { maxDescriptionBytes: config.maxDescriptionBytes }),
     timeoutMs: (config.timeoutSecs ?? DEFAULT_TIMEOUT_SECS) * 1000,
   };
 }
@@ -69,6 +71,7 @@ export function mcpPlugin(options: McpPluginOptions = {}): McpPlugin {
       const log = options.log ?? debugSink(context.env);
       catalog = new McpCatalog({
         maxExposedTools: options.maxExposedTools ?? DEFAULT_MAX_EXPOSED_TOOLS,
+        ...(context.agentToolNames && { agentToolNames: context.agentToolNames }),
         ...(log && { log }),
         ...(options.clientInfo && { clientInfo: options.clientInfo }),
       });

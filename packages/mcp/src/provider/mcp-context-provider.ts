@@ -87,6 +87,10 @@ export class McpContextProvider implements IContextProvider {
         `MCP server '${this.name}' is unavailable (its last known tools are offered): ${getErrorMessage(error)}`,
       );
     }
+    for (const tool of this.catalog.refusedTools(this.entry))
+      warnings.push(
+        `MCP server '${this.name}' offers a tool named '${tool.name}', which the agent already has: not offered (a server's tool never replaces one of the agent's)`,
+      );
     return {
       instructions: this.instructions(),
       tools: this.tools,

@@ -41,7 +41,7 @@ async function serve(agent: ReturnType<typeof agentWith>['agent'], options = {})
 }
 
 async function connect(
-  url: string,
+  server: HttpAgentServer,
   answer?: (message: string) => { action: 'accept' | 'decline'; content?: Record<string, unknown> },
 ) {
   const client = new Client(
@@ -55,7 +55,11 @@ async function connect(
       return answer(request.params.message);
     });
   }
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(server.url), {
+      requestInit: { headers: { authorization: `Bearer ${server.token}` } },
+    }),
+  );
   closers.push(() => client.close());
   return { client, asked };
 }
@@ -65,7 +69,7 @@ describe('an agent served over MCP (streamable HTTP), driven by the SDK client',
     const { agent, client: model } = agentWith([{ text: 'Hello, Ada.' }, { text: 'You are Ada.' }]);
     const server = await serve(agent);
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
-    const { client } = await connect(server.url);
+    const { client } = await connect(server);
     const { tools } = await client.listTools();
     expect(tools.map((t) => [t.name, t.description])).toEqual([['teller', 'A bank teller']]);
     const first = await client.callTool({ name: 'teller', arguments: { input: 'I am Ada' } });
@@ -98,7 +102,7 @@ describe('an agent served over MCP (streamable HTTP), driven by the SDK client',
       sent,
     );
     const server = await serve(agent);
-    const { client, asked } = await connect(server.url, (message) =>
+    const { client, asked } = await connect(server, (message) =>
       message.includes('500')
         ? { action: 'accept', content: { approve: false, reason: 'too much' } }
         : { action: 'accept', content: { approve: true } },
@@ -121,7 +125,7 @@ describe('an agent served over MCP (streamable HTTP), driven by the SDK client',
       sent,
     );
     const server = await serve(agent);
-    const { client } = await connect(server.url);
+    const { client } = await connect(server);
     const result = await client.callTool({ name: 'teller', arguments: { input: 'send 5' } });
     expect(result.isError).toBe(true);
     expect((result.content as { text: string }[])[0]!.text).toMatch(
@@ -157,8 +161,64 @@ describe('an agent served over MCP (streamable HTTP), driven by the SDK client',
         request.once('error', reject);
         request.end(JSON.stringify(init));
       });
-    expect(await post({ host: 'evil.example' })).toBe(403);
-    expect(await post({ 'mcp-session-id': 'gone' })).toBe(404);
-    expect(await post({})).toBe(200);
+    const bearer = { authorization: `Bearer ${server.token}` };
+    expect(await post({ ...bearer, host: 'evil.example' })).toBe(403);
+    expect(await post({ ...bearer, 'mcp-session-id': 'gone' })).toBe(404);
+    expect(await post(bearer)).toBe(200);
+    // Issue 26: any local process reached the agent. No token, a wrong one: 401.
+    expect(await post({})).toBe(401);
+    expect(await post({ authorization: 'Bearer not-the-token' })).toBe(401);
+    expect(await post({ authorization: server.token })).toBe(401);
+    // A web page (another origin) with the token still gets 403; the server's own origin passes.
+    expect(await post({ ...bearer, origin: 'http://evil.example' })).toBe(403);
+    expect(await post({ ...bearer, origin: 'null' })).toBe(403);
+    expect(await post({ ...bearer, origin: new URL(server.url).origin })).toBe(200);
+  });
+
+  it('a client without the token can neither run the agent nor answer its approval: the gated tool does not run', async () => {
+    const sent: string[] = [];
+    const { agent } = agentWith(
+      [{ toolCalls: [{ id: 'call_t', name: 'transfer', arguments: { amount: 5 } }] }, { text: 'Sent.' }],
+      sent,
+    );
+    const server = await serve(agent);
+    const intruder = new Client(
+      { name: 'intruder', version: '1.0.0' },
+      { capabilities: { elicitation: {} } },
+    );
+    intruder.setRequestHandler(ElicitRequestSchema, async () => ({
+      action: 'accept',
+      content: { approve: true },
+    }));
+    await expect(intruder.connect(new StreamableHTTPClientTransport(new URL(server.url)))).rejects.toThrow(
+      /401|token/,
+    );
+    const wrong = new Client({ name: 'intruder', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    await expect(
+      wrong.connect(
+        new StreamableHTTPClientTransport(new URL(server.url), {
+          requestInit: { headers: { authorization: `Bearer ${'x'.repeat(server.token.length)}` } },
+        }),
+      ),
+    ).rejects.toThrow(/401|token/);
+    expect(sent).toEqual([]);
+    // Each server has its own random token.
+    const other = await serve(agentWith([]).agent);
+    expect(other.token).not.toBe(server.token);
+    expect(server.token.length).toBeGreaterThanOrEqual(32);
+  });
+
+  it('refuses a host other machines can reach unless told to expose the agent', async () => {
+    const { agent } = agentWith([]);
+    await expect(serveAgentOverHttp(agent, { host: '0.0.0.0', port: 0 })).rejects.toThrow(
+      /other machines.*exposeToNetwork/,
+    );
+    await expect(serveAgentOverHttp(agent, { host: '::', port: 0 })).rejects.toThrow(/exposeToNetwork/);
+    const exposed = await serve(agent, { host: '0.0.0.0', port: 0, exposeToNetwork: true });
+    // Exposed, the token still guards every request.
+    const status = await fetch(exposed.url.replace('0.0.0.0', '127.0.0.1'), { method: 'POST' }).then(
+      (r) => r.status,
+    );
+    expect(status).toBe(401);
   });
 });

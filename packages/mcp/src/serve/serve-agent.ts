@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { ConfigError } from '@raf/core';
+import { bearerToken, isLoopbackHost, newLocalToken, sameToken } from '@raf/framework';
 import {
   type AgentMcpServerOptions,
   AgentSessions,
@@ -51,9 +53,21 @@ export async function serveAgentOverStdio(
   options.signal?.removeEventListener('abort', stop);
 }
 
+export interface HttpAgentServeOptions extends ServeAgentOptions {
+  port?: number;
+  /** Default 127.0.0.1. Another machine's reach (`0.0.0.0`, a LAN address) needs `exposeToNetwork`. */
+  host?: string;
+  /** The bearer token every request must carry (default: a new random one, in `HttpAgentServer.token`). */
+  token?: string;
+  /** Allows a `host` other clients than this machine's can reach: the agent (and its tools) then are. */
+  exposeToNetwork?: boolean;
+}
+
 export interface HttpAgentServer {
   /** `http://127.0.0.1:PORT/mcp` */
   url: string;
+  /** What a client sends as `Authorization: Bearer <token>` on every request. */
+  token: string;
   close(): Promise<void>;
   /** Settles when the server stopped (`close()` or the signal). */
   closed: Promise<void>;
@@ -61,27 +75,58 @@ export interface HttpAgentServer {
 
 /**
  * Serves the agent over streamable HTTP at `/mcp` (one MCP session per client; the agent's
- * conversations are shared by id). Binds 127.0.0.1 unless `host` says otherwise, and checks
- * the `Host` header against the address it serves (DNS rebinding protection).
+ * conversations are shared by id). Any process of the machine can reach a local port, and the
+ * agent runs tools and answers approvals through this endpoint, so: every request carries the
+ * bearer token (`Authorization: Bearer`, 401 otherwise); a browser's `Origin` must be the
+ * server's own and the `Host` header one of its names (403: another site's page, DNS rebinding);
+ * it binds 127.0.0.1, and another host only with `exposeToNetwork`.
  */
 export async function serveAgentOverHttp(
   agent: ServableAgent,
-  options: ServeAgentOptions & { port?: number; host?: string } = {},
+  options: HttpAgentServeOptions = {},
 ): Promise<HttpAgentServer> {
+  const host = options.host ?? '127.0.0.1';
+  if (!isLoopbackHost(host) && !options.exposeToNetwork)
+    throw new ConfigError(
+      `serving the agent on ${host} lets other machines run it and its tools; say so with exposeToNetwork (raf mcp serve --expose-agent-to-network), or keep the host at 127.0.0.1`,
+    );
   const { StreamableHTTPServerTransport } = await import(
     '@modelcontextprotocol/sdk/server/streamableHttp.js'
   );
-  const host = options.host ?? '127.0.0.1';
+  const token = options.token ?? newLocalToken();
   const sessions = new AgentSessions();
   const transports = new Map<string, StreamableHTTPServerTransport>();
   let allowedHosts: string[] = [];
-  const reject = (res: ServerResponse, status: number, message: string) =>
+  const reject = (res: ServerResponse, status: number, message: string, headers = {}) =>
     res
-      .writeHead(status, { 'content-type': 'application/json' })
+      .writeHead(status, { 'content-type': 'application/json', ...headers })
       .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+  /** Host, Origin, then the token: the refusal before any byte of the body is read. */
+  const refusal = (req: IncomingMessage): [number, string] | undefined => {
+    const hostHeader = req.headers.host ?? '';
+    // Exposed, the server is reached by names it cannot know; the token then stands alone.
+    if (!options.exposeToNetwork && !allowedHosts.includes(hostHeader))
+      return [403, `this server answers on ${allowedHosts[0]} only`];
+    const origin = req.headers.origin;
+    if (origin !== undefined && origin !== `http://${hostHeader}`)
+      return [403, 'requests from another origin (a web page) are refused'];
+    if (!sameToken(bearerToken(req.headers.authorization), token))
+      return [401, 'a bearer token is required (Authorization: Bearer <the token raf mcp serve printed>)'];
+    return undefined;
+  };
 
   const http = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     try {
+      const refused = refusal(req);
+      if (refused) {
+        options.log?.(`refused a request: ${refused[1]}`);
+        return reject(
+          res,
+          refused[0],
+          refused[1],
+          refused[0] === 401 ? { 'www-authenticate': 'Bearer' } : {},
+        );
+      }
       if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/mcp')
         return reject(res, 404, 'not found: the MCP endpoint is /mcp');
       const id = req.headers['mcp-session-id'];
@@ -92,7 +137,7 @@ export async function serveAgentOverHttp(
         return reject(res, 400, 'Bad Request: no session; start one with an initialize POST');
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
-        enableDnsRebindingProtection: true,
+        enableDnsRebindingProtection: !options.exposeToNetwork,
         allowedHosts,
         onsessioninitialized: (sessionId) => {
           transports.set(sessionId, transport);
@@ -127,5 +172,5 @@ export async function serveAgentOverHttp(
     await new Promise<void>((resolve) => http.close(() => resolve()));
   };
   options.signal?.addEventListener('abort', () => void close(), { once: true });
-  return { url: `http://${shown}:${port}/mcp`, close, closed };
+  return { url: `http://${shown}:${port}/mcp`, token, close, closed };
 }

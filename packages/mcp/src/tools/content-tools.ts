@@ -10,6 +10,7 @@ import {
 import type { McpConnection } from '../connection/mcp-connection.js';
 import { McpServerError } from '../errors.js';
 import { MCP_TOOL_MANIFEST } from './mcp-tool.js';
+import { capCallResult, capDescription, DEFAULT_MAX_DESCRIPTION_BYTES } from './result-cap.js';
 import { resourceContents, toToolResult } from './tool-result.js';
 
 export const READ_MCP_RESOURCE = 'read_mcp_resource';
@@ -19,6 +20,8 @@ export const GET_MCP_PROMPT = 'get_mcp_prompt';
 export interface ContentSource {
   servers(what: 'resources' | 'prompts'): readonly McpConnection[];
   timeoutMs(server: McpConnection): number;
+  /** What of an answer reaches the model (`maxResultBytes` of the server's entry). */
+  maxResultBytes(server: McpConnection): number;
 }
 
 function pick(source: ContentSource, what: 'resources' | 'prompts', server: string | undefined) {
@@ -70,7 +73,7 @@ function readResourceTool(source: ContentSource): ITool<{ server?: string; uri: 
           signal: context.signal,
           timeoutMs: source.timeoutMs(server),
         });
-        return toolSuccess(resourceContents(result));
+        return toolSuccess(resourceContents(result, source.maxResultBytes(server)));
       }),
   };
 }
@@ -105,11 +108,23 @@ function getPromptTool(
           signal: context.signal,
           timeoutMs: source.timeoutMs(server),
         });
-        const messages = result.messages.map((message): JSONValue => {
-          const { data } = toToolResult({ content: [message.content] }, GET_MCP_PROMPT);
+        // The messages' contents share one budget, as one tool result's blocks do.
+        const { result: capped, truncation } = capCallResult(
+          { content: result.messages.map((message) => message.content) },
+          source.maxResultBytes(server),
+        );
+        const messages = result.messages.map((message, i): JSONValue => {
+          const content = capped.content[i] ?? message.content;
+          const { data } = toToolResult({ content: [content] }, GET_MCP_PROMPT);
           return { role: message.role, content: data ?? '' };
         });
-        return toolSuccess({ ...(result.description && { description: result.description }), messages });
+        return toolSuccess({
+          ...(result.description && {
+            description: capDescription(result.description, DEFAULT_MAX_DESCRIPTION_BYTES),
+          }),
+          messages,
+          ...(truncation && (truncation as unknown as Record<string, JSONValue>)),
+        });
       }),
   };
 }

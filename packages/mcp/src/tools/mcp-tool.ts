@@ -10,6 +10,7 @@ import {
 } from '@raf/core';
 import type { McpCallOptions, McpConnection } from '../connection/mcp-connection.js';
 import { McpServerError } from '../errors.js';
+import { capDescription } from './result-cap.js';
 import { toToolResult } from './tool-result.js';
 
 /** MCP tools are user tools to the runtime policy: parallel, proxied to the main process from workers. */
@@ -46,19 +47,30 @@ export class McpTool implements ITool<Record<string, unknown>> {
   /** Present only on gated tools, so the tool loop skips the approval check for the others. */
   readonly requiresApproval?: () => boolean;
   private readonly timeoutMs: number;
+  private readonly maxResultBytes: number;
 
   constructor(
     private readonly connection: McpConnection,
     remote: Tool,
-    options: { name: string; gated: boolean; timeoutMs: number },
+    options: {
+      name: string;
+      gated: boolean;
+      timeoutMs: number;
+      maxResultBytes: number;
+      maxDescriptionBytes: number;
+    },
   ) {
     this.name = options.name;
     this.remoteName = remote.name;
     this.server = connection.name;
-    this.description =
+    // Sent with every request: a server's description is capped (issue 26: 2 MB on every request).
+    this.description = capDescription(
       remote.description?.trim() ||
-      remote.title ||
-      `${remote.name} (a tool of the MCP server ${connection.name})`;
+        remote.title ||
+        `${remote.name} (a tool of the MCP server ${connection.name})`,
+      options.maxDescriptionBytes,
+    );
+    this.maxResultBytes = options.maxResultBytes;
     this.parameters = toParameters(remote.inputSchema);
     this.timeoutMs = options.timeoutMs;
     if (options.gated) this.requiresApproval = () => true;
@@ -68,7 +80,8 @@ export class McpTool implements ITool<Record<string, unknown>> {
     const options: McpCallOptions = { signal: context.signal, timeoutMs: this.timeoutMs };
     if (context.reportProgress) options.onProgress = context.reportProgress;
     try {
-      return toToolResult(await this.connection.callTool(this.remoteName, args ?? {}, options), this.name);
+      const result = await this.connection.callTool(this.remoteName, args ?? {}, options);
+      return toToolResult(result, this.name, this.maxResultBytes);
     } catch (error) {
       if (CancelledError.isInstance(error)) throw error;
       const failure = failureOf(error);

@@ -1,5 +1,6 @@
 import type { CallToolResult, ContentBlock, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { type JSONValue, type ToolResult, toolFailure, toolSuccess } from '@raf/core';
+import { capCallResult, capResourceResult, type Truncation } from './result-cap.js';
 
 /** One content block as the model reads it (`{ type: 'image', mimeType, data }`, …). */
 function part(block: ContentBlock): JSONValue {
@@ -54,7 +55,29 @@ function repeatsStructured(text: string, structured: unknown): boolean {
  * resources are data parts beside the text (`{ content: [...] }`); `structuredContent` is kept as
  * is. `isError` results are `ok: false` with the server's text as the error.
  */
-export function toToolResult(result: CallToolResult, toolName: string): ToolResult {
+export function toToolResult(result: CallToolResult, toolName: string, maxResultBytes?: number): ToolResult {
+  if (maxResultBytes === undefined) return convert(result, toolName);
+  const { result: capped, truncation } = capCallResult(result, maxResultBytes);
+  const converted = convert(capped, toolName);
+  return truncation ? withTruncation(converted, truncation) : converted;
+}
+
+/** `truncated` where the model reads it: beside the text (then an object) or in the data object. */
+function withTruncation(result: ToolResult, truncation: Truncation): ToolResult {
+  const marks = { ...truncation } as unknown as Record<string, JSONValue>;
+  if (!result.ok) {
+    const data = result.data;
+    const extra =
+      data && typeof data === 'object' && !Array.isArray(data) ? { ...data, ...marks } : { ...marks };
+    return toolFailure(result.error ?? 'error', extra);
+  }
+  const data = result.data;
+  if (typeof data === 'string') return toolSuccess({ text: data, ...marks });
+  if (data && typeof data === 'object' && !Array.isArray(data)) return toolSuccess({ ...data, ...marks });
+  return toolSuccess({ ...(data !== undefined && { data }), ...marks });
+}
+
+function convert(result: CallToolResult, toolName: string): ToolResult {
   const blocks = (result.content ?? []) as ContentBlock[];
   if (result.structuredContent === undefined) {
     // The common answer, text only, without building parts.
@@ -100,8 +123,19 @@ export function toToolResult(result: CallToolResult, toolName: string): ToolResu
   return toolSuccess({ content: parts });
 }
 
-/** `resources/read` contents: text as is, binary as `{ type: 'image' | 'resource', … }` parts. */
-export function resourceContents(result: ReadResourceResult): JSONValue {
+/** `resources/read` contents: text as is, binary as `{ type: 'image' | 'resource', … }` parts; cut to `maxResultBytes`. */
+export function resourceContents(read: ReadResourceResult, maxResultBytes?: number): JSONValue {
+  if (maxResultBytes === undefined) return contentsOf(read);
+  const { result, truncation } = capResourceResult(read, maxResultBytes);
+  const value = contentsOf(result);
+  if (!truncation) return value;
+  const marks = { ...truncation } as unknown as Record<string, JSONValue>;
+  return typeof value === 'string'
+    ? { text: value, ...marks }
+    : { ...(value as Record<string, JSONValue>), ...marks };
+}
+
+function contentsOf(result: ReadResourceResult): JSONValue {
   const parts = result.contents.map((content): JSONValue => {
     const mimeType = content.mimeType ? { mimeType: content.mimeType } : {};
     if ('text' in content && typeof content.text === 'string')

@@ -1,0 +1,82 @@
+import type { IContextProvider, ITool } from '@raf/core';
+import type { PlannedProvider } from './plan-contexts.js';
+
+/** An MCP server's tool (it says which server): the guest that must not take a host's name. */
+function serverOf(tool: ITool): string | undefined {
+  const server = (tool as { server?: unknown }).server;
+  return typeof server === 'string' ? server : undefined;
+}
+
+/** The tools a provider offers before a run (workspace, skills, memory and MCP providers say so). */
+function knownProviderTools(provider: IContextProvider): readonly ITool[] {
+  const tools = (provider as { tools?: unknown }).tools;
+  return Array.isArray(tools) ? (tools as ITool[]) : [];
+}
+
+interface Holder {
+  what: string;
+  path: (string | number)[];
+}
+
+/**
+ * Every name the agent's own tools use (declared, built-in, injected by a context), MCP servers'
+ * tools left out: what a server's tool may never take, at build or on a later `list_changed`.
+ */
+export function hostToolNames(
+  tools: readonly { tool: ITool }[],
+  providers: readonly PlannedProvider[],
+): Set<string> {
+  const names = new Set<string>();
+  for (const { tool } of tools) if (serverOf(tool) === undefined) names.add(tool.name);
+  for (const { provider } of providers)
+    for (const tool of knownProviderTools(provider)) if (serverOf(tool) === undefined) names.add(tool.name);
+  return names;
+}
+
+/**
+ * The rule for MCP tool names (issue 26): a server's tool whose name another tool of the agent
+ * has — declared, built-in or injected — is refused at build, whatever the order of the entries
+ * (the first name wins in a run, so a server listed before the workspace would otherwise receive
+ * every `read_file`/`write_file` call). Servers among themselves get prefixes (`srv__search`).
+ */
+export function checkToolNameClashes(
+  tools: readonly { tool: ITool; source: string; workspace?: string; index?: number }[],
+  providers: readonly PlannedProvider[],
+  contextName: (index: number | undefined) => string | undefined,
+  at: (path: (string | number)[], message: string) => void,
+): void {
+  const hosts = new Map<string, Holder>();
+  const guests: { tool: ITool; server: string; path: (string | number)[] }[] = [];
+  for (const { tool, source, workspace, index } of tools) {
+    const server = serverOf(tool);
+    const path = index === undefined ? [] : ['tools', index];
+    if (server !== undefined) guests.push({ tool, server, path });
+    else if (!hosts.has(tool.name))
+      hosts.set(tool.name, {
+        what: source === 'workspace' ? `the workspace '${workspace}'` : 'a declared tool',
+        path,
+      });
+  }
+  for (const { provider, index } of providers) {
+    const path = index === undefined ? [] : ['contexts', index];
+    for (const tool of knownProviderTools(provider)) {
+      const server = serverOf(tool);
+      if (server !== undefined) guests.push({ tool, server, path });
+      else if (!hosts.has(tool.name))
+        hosts.set(tool.name, {
+          what: `the ${provider.kind} context '${contextName(index) ?? provider.name}'`,
+          path,
+        });
+    }
+  }
+  for (const { tool, server, path } of guests) {
+    const host = hosts.get(tool.name);
+    if (!host) continue;
+    const remote = (tool as { remoteName?: unknown }).remoteName;
+    const original = typeof remote === 'string' ? remote : tool.name;
+    at(
+      path,
+      `MCP server '${server}' offers a tool named '${tool.name}', which ${host.what} already provides: a server's tool never replaces one of the agent's; rename it (tool_name: { ${original}: ${server.replace(/[^A-Za-z0-9_-]+/g, '_')}__${tool.name} }) or leave it out (tools: [...])`,
+    );
+  }
+}

@@ -1,0 +1,32 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { isIP } from 'node:net';
+
+/**
+ * The credential of a local server (`raf studio`, `raf mcp serve --http`): any process of the
+ * machine can reach 127.0.0.1, so every request must carry a secret that only the one who started
+ * the server was shown. 24 random bytes, URL-safe.
+ */
+export function newLocalToken(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+/** Compares in constant time (no timing oracle on the token's prefix). */
+export function sameToken(given: string | undefined, token: string): boolean {
+  if (!given) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The token of an `Authorization: Bearer …` header. */
+export function bearerToken(authorization: string | undefined): string | undefined {
+  return authorization?.startsWith('Bearer ') ? authorization.slice(7) : undefined;
+}
+
+/** `127.0.0.1`, `::1`, `localhost`, any 127/8 address: only this machine can connect. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (bare === 'localhost') return true;
+  if (isIP(bare) === 4) return bare.startsWith('127.');
+  return bare === '::1' || bare === '::ffff:127.0.0.1';
+}
