@@ -115,6 +115,7 @@ export type {
 export type { SubAgentRunnerOptions } from './sub-agents/sub-agent-runner.js';
 export { createSubAgentRunner } from './sub-agents/sub-agent-runner.js';
 export { SubAgentsProvider } from './sub-agents/sub-agents-provider.js';
+export { workerModuleFolder } from './sub-agents/worker-process.js';
 export type { TelemetryOptions } from './telemetry/run-trace.js';
 export type { ArgumentCheck } from './tools/argument-validator.js';
 export { checkArguments } from './tools/argument-validator.js';

@@ -140,6 +140,7 @@ export async function planAgent(
   );
   const baseDir =
     inputs.baseDir ?? (document.file.startsWith('(') ? process.cwd() : dirname(resolve(document.file)));
+  const loadedPaths: ProtectedPath[] = [];
   const context: PluginBuildContext = {
     baseDir,
     env: inputs.env ?? process.env,
@@ -152,6 +153,10 @@ export async function planAgent(
     ...(inputs.protectedPaths &&
       inputs.protectedPaths.length > 0 && { protectedPaths: inputs.protectedPaths }),
     resolveModel: async (model) => registry.modelProvider(model.kind)?.(model, context),
+    // Shared by every entry's copy of the context: collected here, protected by each workspace.
+    protect: (paths) => {
+      for (const p of paths) loadedPaths.push({ ...p, path: resolve(baseDir, p.path) });
+    },
   };
 
   const model = checked.model
@@ -187,6 +192,16 @@ export async function planAgent(
     }
   }
   for (const provider of inputs.codeProviders) providers.push({ provider });
+  // What the definition executes or loads, declared by the entries as they were built (and the
+  // instructions' template file): no workspace lets the model rewrite it (SPEC §9).
+  const templatePath = checked.template?.sourcePath;
+  if (templatePath)
+    loadedPaths.push({
+      path: resolve(baseDir, templatePath),
+      reason: 'instructions template',
+      readable: true,
+    });
+  protectLoaded(providers, loadedPaths);
 
   if (!definition || !client || !model || diagnostics.some((d) => d.severity === 'error'))
     return { diagnostics };
@@ -202,6 +217,13 @@ export async function planAgent(
     plan: { definition, baseDir, client, provider, modelId, instructions, tools, providers, diagnostics },
     diagnostics,
   };
+}
+
+/** Every workspace of the agent protects what its entries execute or load. */
+export function protectLoaded(providers: readonly PlannedProvider[], paths: readonly ProtectedPath[]): void {
+  if (paths.length === 0) return;
+  for (const { provider } of providers)
+    if (provider instanceof WorkspaceContextProvider) provider.protect(paths);
 }
 
 /** Rule 1: each scope tool goes to the first workspace; everything else stays on the agent. */
