@@ -122,6 +122,7 @@ export { checkArguments } from './tools/argument-validator.js';
 export type { LocalSearchOptions } from './workspace/operations/local-search-operations.js';
 export type { LocalToolOperationsOptions } from './workspace/operations/local-tool-operations.js';
 export { createLocalToolOperations } from './workspace/operations/local-tool-operations.js';
+export { groupWatchdog, withParentDeathSignal } from './workspace/operations/parent-death.js';
 export type {
   CapturedOutput,
   DirectoryEntry,
