@@ -6,6 +6,7 @@ import {
   type IContextProvider,
   type ITool,
   isScopeTool,
+  type NamedMcpServer,
   type PluginBuildContext,
   type ProtectedPath,
 } from '@raf/core';
@@ -44,6 +45,8 @@ export interface PlanInputs {
   dryRun?: boolean;
   /** Paths every workspace protects: the agent definition file, the sessions folder. */
   protectedPaths?: readonly ProtectedPath[];
+  /** The servers entries may name (`server: NAME`, `stdio://NAME`): `mcp.json`, `mcpServers:`, code. */
+  mcpServers?: Readonly<Record<string, NamedMcpServer>>;
   signal?: AbortSignal;
   /**
    * Where a field of the planned definition is in the file (a sub-agent's fields are under
@@ -157,6 +160,7 @@ export async function planAgent(
     protect: (paths) => {
       for (const p of paths) loadedPaths.push({ ...p, path: resolve(baseDir, p.path) });
     },
+    ...(inputs.mcpServers && { mcpServers: inputs.mcpServers }),
   };
 
   const model = checked.model

@@ -13,6 +13,7 @@ import type { AgentDefinition, ContextDecl, SubAgentDefinition } from '../schema
 import { writtenPath } from '../schema/normalize.js';
 import { type AgentPlan, type PlanInputs, planAgent } from './agent-plan.js';
 import { type Orchestration, orchestrationOf } from './orchestration.js';
+import { workerFactoryModule } from './worker-factory-ref.js';
 
 /** A sub-agent as planned: its own plan (with the contexts it inherits) and where it runs. */
 export interface PlannedSubAgent {
@@ -63,7 +64,7 @@ function inside(path: string, root: string): boolean {
  * Every problem is reported at its place in the file.
  */
 export async function planWithSubAgents(given: PlanInputs): Promise<PlanWithSubAgents> {
-  const inputs = await withWorkerModules(given);
+  const inputs = withWorkerModules(given);
   const root = await planAgent(inputs);
   const definition = inputs.loaded.definition;
   const subs = definition?.subAgents ?? [];
@@ -101,12 +102,9 @@ export async function planWithSubAgents(given: PlanInputs): Promise<PlanWithSubA
  * With sub-agents in workers, the code each delegation starts (the worker's entry and the module
  * that rebuilds the sub-agent) is protected in every workspace, the sub-agents' too.
  */
-async function withWorkerModules(inputs: PlanInputs): Promise<PlanInputs> {
+function withWorkerModules(inputs: PlanInputs): PlanInputs {
   const subs = inputs.loaded.definition?.subAgents ?? inputs.loaded.partial?.subAgents ?? [];
   if (!subs.some((sub) => sub.runtime !== 'inline')) return inputs;
-  // Loaded here, not at the top: the factory module imports the builder (a cycle), and only
-  // files with sub-agents need it.
-  const { workerFactoryModule } = await import('./worker-factory.js');
   const folders = [...new Set([workerModuleFolder(), dirname(workerFactoryModule())])];
   return {
     ...inputs,

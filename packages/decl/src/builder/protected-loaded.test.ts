@@ -6,7 +6,7 @@ import type { AgentResponseUpdate } from '@raf/core';
 import { workerModuleFolder } from '@raf/framework';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DeclAgentBuilder } from './decl-agent-builder.js';
-import { workerFactoryModule } from './worker-factory.js';
+import { workerFactoryModule } from './worker-factory-ref.js';
 
 // Issue 26: what the agent definition loads (skills folders, the memory bundle, the instructions'
 // template, sub-agent worker modules) is protected in every workspace, like the agent file, but
