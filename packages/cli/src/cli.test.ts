@@ -298,15 +298,28 @@ describe('raf run', () => {
     expect(await running).toBe(130);
   });
 
-  it('prints the warnings of the agent file on stderr (an unknown key, an unknown policy) and still runs', async () => {
+  it('refuses what validate refuses (an unknown key, an unknown policy); prints its warnings and still runs', async () => {
     server = await startMockModelServer({ turns: [{ text: 'ran' }, { text: 'ran again' }] });
+    const model = `model: { id: m, provider: custom, connection: { endpoint: "${server.baseURL}" } }`;
     await writeFile(
       join(dir, 'agent.yaml'),
-      `name: w\nmodel: { id: m, provider: custom, connection: { endpoint: "${server.baseURL}" } }\ncontxts: []\ncontexts:\n  - kind: workspace\n    name: here\n    config: { root: ., policy: sometimes }\n`,
+      `name: w\n${model}\ncontxts: []\ncontexts:\n  - kind: workspace\n    name: here\n    config: { root: ., policy: sometimes }\n`,
     );
-    const expected =
-      "warning: agent.yaml:3:1 contxts: unknown field 'contxts' (did you mean 'contexts'?)\n" +
-      'warning: agent.yaml:5:5 contexts[0]: workspace \'here\': unknown workspace policy "sometimes"; use read|allow|allow_all, approve|ask|approve_outside or deny|restrict|deny_outside; falling back to deny (DenyOutside)\n';
+    const refused = memoryIO({ cwd: dir });
+    expect(await main(['run', 'agent.yaml', '-i', 'x'], refused.io)).toBe(2);
+    expect(refused.err()).toContain(
+      "agent.yaml:3:1 contxts: unknown field 'contxts' (did you mean 'contexts'?)",
+    );
+    expect(refused.err()).toContain(
+      'agent.yaml:7:32 contexts[0].config.policy: unknown workspace policy "sometimes"',
+    );
+    expect(refused.out()).toBe('');
+    // What validate only warns about (a missing skills folder) warns here too, on stderr.
+    await writeFile(
+      join(dir, 'agent.yaml'),
+      `name: w\n${model}\ncontexts:\n  - kind: skills\n    name: gone\n`,
+    );
+    const expected = `warning: agent.yaml:4:5 contexts[0]: ${join(dir, 'skills/gone')}: the skills folder does not exist; the skills provider is skipped\n`;
     const human = memoryIO({ cwd: dir });
     expect(await main(['run', 'agent.yaml', '-i', 'x'], human.io)).toBe(0);
     expect(human.out()).toBe('ran\n');

@@ -18,7 +18,11 @@ export async function builderFor(file: string, args: CliArgs, io: CliIO): Promis
   const builder = new DeclAgentBuilder()
     .fromFile(path)
     .withEnvironment(io.env)
-    .strictMode(args.strict)
+    // Every command refuses what `raf validate` refuses: an unknown or misplaced key is an error
+    // in run, chat, inspect, studio and mcp serve too (a misplaced `approval_mode` must not run
+    // the tools without asking). Only `raf validate --lenient` lowers unknown keys to warnings
+    // (never security-relevant ones); `--strict` makes missing folders errors as well.
+    .strictMode(args.strict ? true : { unknownKeys: !args.lenient })
     // The model must not read or rewrite its own sessions (nor, protected by the builder, its YAML).
     .protectPaths([resolve(io.cwd, args.sessionsDir)], 'sessions');
   // An unreadable file is reported by the builder, with the other problems.

@@ -52,7 +52,7 @@ describe('the linkage rules through YAML', () => {
     });
   });
 
-  it('rule 1: policy read is AllowAll (nothing gated); an unknown policy is DenyOutside with a warning', async () => {
+  it('rule 1: policy read is AllowAll (nothing gated); an unknown policy is an error at its line', async () => {
     const read = await new DeclAgentBuilder()
       .fromYamlFile(await agentFile('read', `${workspace('read')}tools:\n  - kind: file\n`))
       .explain();
@@ -61,15 +61,14 @@ describe('the linkage rules through YAML', () => {
       await agentFile('yolo', `${workspace('yolo')}tools:\n  - kind: file\n`),
     );
     const report = await builder.validate();
-    expect(report.ok).toBe(true);
-    expect(report.warnings.map((w) => w.message)).toEqual([
-      expect.stringMatching(/unknown workspace policy "yolo".*falling back to deny/),
+    expect(report.ok).toBe(false);
+    expect(report.errors).toEqual([
+      expect.objectContaining({
+        path: 'contexts[0].config.policy',
+        message: expect.stringMatching(/^unknown workspace policy "yolo"; use read/),
+      }),
     ]);
-    const agent = await builder.build();
-    const provider = agent.contextProviders.find((p) => p.kind === 'workspace') as unknown as {
-      scope: { policy: string };
-    };
-    expect(provider.scope.policy).toBe('DenyOutside');
+    await expect(builder.build()).rejects.toThrow(/unknown workspace policy "yolo"/);
   });
 
   it('rule 2: skills inject load_skill and read_skill_resource, never declared in tools', async () => {

@@ -116,12 +116,14 @@ export type {
 export type { SubAgentRunnerOptions } from './sub-agents/sub-agent-runner.js';
 export { createSubAgentRunner } from './sub-agents/sub-agent-runner.js';
 export { SubAgentsProvider } from './sub-agents/sub-agents-provider.js';
+export { workerModuleFolder } from './sub-agents/worker-process.js';
 export type { TelemetryOptions } from './telemetry/run-trace.js';
 export type { ArgumentCheck } from './tools/argument-validator.js';
 export { checkArguments } from './tools/argument-validator.js';
 export type { LocalSearchOptions } from './workspace/operations/local-search-operations.js';
 export type { LocalToolOperationsOptions } from './workspace/operations/local-tool-operations.js';
 export { createLocalToolOperations } from './workspace/operations/local-tool-operations.js';
+export { groupWatchdog, withParentDeathSignal } from './workspace/operations/parent-death.js';
 export type {
   CapturedOutput,
   DirectoryEntry,

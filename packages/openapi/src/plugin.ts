@@ -84,6 +84,8 @@ async function openapiTools(
   const specPath =
     config.specPath &&
     (isAbsolute(config.specPath) ? config.specPath : resolve(context.baseDir, config.specPath));
+  // The spec becomes tool schemas and calls on every build: the model must not rewrite it.
+  if (specPath) context.protect?.([{ path: specPath, reason: 'OpenAPI spec', readable: true }]);
   const where = specUrl ?? (specPath as string);
   const http = httpClientFor(config, options.resolver);
   const document = await loadSpec(

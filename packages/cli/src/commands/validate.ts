@@ -14,10 +14,9 @@ export async function validateCommand(args: CliArgs, io: CliIO): Promise<number>
   const warnings: Diagnostic[] = [];
   const modes: string[] = [];
   for (const file of args.files) {
-    // Validation is where typos should stop you: unknown keys are errors unless --lenient; what
-    // the upstream only warns about (a missing skills folder) is an error with --strict.
-    const strict = args.strict ? true : { unknownKeys: !args.lenient };
-    const report = await (await builderFor(file, args, io)).strictMode(strict).validate();
+    // Unknown keys are errors unless --lenient (as in every command: `builderFor`); what the
+    // upstream only warns about (a missing skills folder) is an error with --strict.
+    const report = await (await builderFor(file, args, io)).validate();
     errors.push(...asTyped(report.errors, file, io.cwd));
     warnings.push(...asTyped(report.warnings, file, io.cwd));
     if (report.orchestration) modes.push(`${file}: ${report.orchestration}`);

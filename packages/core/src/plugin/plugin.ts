@@ -41,6 +41,14 @@ export interface PluginBuildContext {
   /** Paths a workspace built here protects (the agent definition file, the sessions folder). */
   protectedPaths?: readonly ProtectedPath[];
   /**
+   * Declares what this entry executes or loads from disk (a stdio server's command and script, a
+   * spec file, a skills folder): every workspace of the agent then protects it (`readable: true`
+   * is the usual kind), so the model cannot rewrite code or definitions `raf` runs later (SPEC §9).
+   * Relative paths resolve against `baseDir`. Absent when nothing collects them (a factory
+   * called from code).
+   */
+  protect?(paths: readonly ProtectedPath[]): void;
+  /**
    * A client for another model declaration (`kind` = the provider, as a model factory gets it),
    * through the registered model providers; `undefined` when no plugin provides that provider.
    * Used by contexts with a model of their own (super-brain's `memoryModel`).

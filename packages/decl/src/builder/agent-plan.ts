@@ -147,6 +147,7 @@ export async function planAgent(
   );
   const baseDir =
     inputs.baseDir ?? (document.file.startsWith('(') ? process.cwd() : dirname(resolve(document.file)));
+  const loadedPaths: ProtectedPath[] = [];
   const context: PluginBuildContext = {
     baseDir,
     env: inputs.env ?? process.env,
@@ -160,6 +161,10 @@ export async function planAgent(
       inputs.protectedPaths.length > 0 && { protectedPaths: inputs.protectedPaths }),
     resolveModel: async (model) => registry.modelProvider(model.kind)?.(model, context),
     agentToolNames: () => agentToolNames,
+    // Shared by every entry's copy of the context: collected here, protected by each workspace.
+    protect: (paths) => {
+      for (const p of paths) loadedPaths.push({ ...p, path: resolve(baseDir, p.path) });
+    },
     ...(inputs.mcpServers && { mcpServers: inputs.mcpServers }),
   };
   let agentToolNames: ReadonlySet<string> = new Set();
@@ -209,6 +214,16 @@ export async function planAgent(
     (path, message) => at(path, message),
   );
   agentToolNames = hostToolNames(tools, providers);
+  // What the definition executes or loads, declared by the entries as they were built (and the
+  // instructions' template file): no workspace lets the model rewrite it (SPEC §9).
+  const templatePath = checked.template?.sourcePath;
+  if (templatePath)
+    loadedPaths.push({
+      path: resolve(baseDir, templatePath),
+      reason: 'instructions template',
+      readable: true,
+    });
+  protectLoaded(providers, loadedPaths);
 
   if (!definition || !client || !model || diagnostics.some((d) => d.severity === 'error'))
     return { diagnostics };
@@ -235,6 +250,13 @@ export async function planAgent(
     },
     diagnostics,
   };
+}
+
+/** Every workspace of the agent protects what its entries execute or load. */
+export function protectLoaded(providers: readonly PlannedProvider[], paths: readonly ProtectedPath[]): void {
+  if (paths.length === 0) return;
+  for (const { provider } of providers)
+    if (provider instanceof WorkspaceContextProvider) provider.protect(paths);
 }
 
 /** Rule 1: each scope tool goes to the first workspace; everything else stays on the agent. */

@@ -47,8 +47,8 @@ const byPosition = (diagnostics: readonly Diagnostic[]): Diagnostic[] =>
 export interface BuildOptions {
   signal?: AbortSignal;
   /**
-   * The file's warnings (unknown keys, an unknown policy falling back to deny, a skipped skills
-   * folder), in `validate()`'s order: a build that succeeds says nothing about them otherwise.
+   * The file's warnings (unknown keys without strict mode, a skipped skills folder), in
+   * `validate()`'s order: a build that succeeds says nothing about them otherwise.
    */
   onWarnings?: (warnings: Diagnostic[]) => void;
 }

@@ -1,13 +1,19 @@
 import { realpathSync } from 'node:fs';
-import { relative, resolve, sep } from 'node:path';
+import { dirname, relative, resolve, sep } from 'node:path';
 import { scopeRoots } from '@raf/core';
-import { type AgentToolPolicy, inheritToolPolicy, WorkspaceContextProvider } from '@raf/framework';
+import {
+  type AgentToolPolicy,
+  inheritToolPolicy,
+  WorkspaceContextProvider,
+  workerModuleFolder,
+} from '@raf/framework';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { diagnosticAt } from '../load/source-document.js';
 import type { AgentDefinition, ContextDecl, SubAgentDefinition } from '../schema/agent-schema.js';
 import { writtenPath } from '../schema/normalize.js';
 import { type AgentPlan, type PlanInputs, planAgent } from './agent-plan.js';
 import { type Orchestration, orchestrationOf } from './orchestration.js';
+import { workerFactoryModule } from './worker-factory-ref.js';
 
 /** A sub-agent as planned: its own plan (with the contexts it inherits) and where it runs. */
 export interface PlannedSubAgent {
@@ -57,7 +63,8 @@ function inside(path: string, root: string): boolean {
  * winning), whose workspaces must lie inside a parent root under a policy at least as strict.
  * Every problem is reported at its place in the file.
  */
-export async function planWithSubAgents(inputs: PlanInputs): Promise<PlanWithSubAgents> {
+export async function planWithSubAgents(given: PlanInputs): Promise<PlanWithSubAgents> {
+  const inputs = withWorkerModules(given);
   const root = await planAgent(inputs);
   const definition = inputs.loaded.definition;
   const subs = definition?.subAgents ?? [];
@@ -89,6 +96,23 @@ export async function planWithSubAgents(inputs: PlanInputs): Promise<PlanWithSub
   }
   if (diagnostics.some((d) => d.severity === 'error')) return { diagnostics, subAgents: [] };
   return { plan: root.plan, subAgents: planned, orchestration, diagnostics };
+}
+
+/**
+ * With sub-agents in workers, the code each delegation starts (the worker's entry and the module
+ * that rebuilds the sub-agent) is protected in every workspace, the sub-agents' too.
+ */
+function withWorkerModules(inputs: PlanInputs): PlanInputs {
+  const subs = inputs.loaded.definition?.subAgents ?? inputs.loaded.partial?.subAgents ?? [];
+  if (!subs.some((sub) => sub.runtime !== 'inline')) return inputs;
+  const folders = [...new Set([workerModuleFolder(), dirname(workerFactoryModule())])];
+  return {
+    ...inputs,
+    protectedPaths: [
+      ...(inputs.protectedPaths ?? []),
+      ...folders.map((path) => ({ path, reason: 'sub-agent worker modules', readable: true })),
+    ],
+  };
 }
 
 async function planSubAgent(

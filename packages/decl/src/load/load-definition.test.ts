@@ -128,7 +128,7 @@ describe('loading agent files', () => {
     ].join('\n');
     const { diagnostics } = await loadDefinitionFromText(toml, { file: 'a.toml' });
     expect(diagnostics.map(formatDiagnostic)).toEqual([
-      "a.toml:14:1 contexts[0].polcy: unknown field 'polcy' (did you mean config.policy?)",
+      "a.toml:14:1 contexts[0].polcy: unknown field 'polcy' (did you mean config.policy?): a misspelt or misplaced policy would leave the default in force",
       'a.toml:5:40 model.options.top_p: Too big: expected number to be <=1',
       'a.toml:10:17 tools[1].approval_mode: must be one of "never", "always", or { always: [tool names], never: [tool names] }',
       'a.toml:2:19 max_tool_rounds: Invalid input: expected number, received string',

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { describeIssue, suggest } from '../diagnostics/diagnostic.js';
+import { securityKeyOf } from '../diagnostics/security-keys.js';
 import { type Environment, resolveEnvironment } from '../env/resolve-env.js';
 import {
   type AgentDefinition,
@@ -92,7 +93,10 @@ function removeKeys(root: unknown, path: readonly PropertyKey[], keys: readonly 
   for (const key of keys) if (node) delete node[key];
 }
 
-/** Checks a normalized value against the agent schema; unknown keys warn (or fail when strict). */
+/**
+ * Checks a normalized value against the agent schema; unknown keys warn (or fail when strict),
+ * except security-relevant ones (`securityKeyOf`), which always fail.
+ */
 function checkSchema(
   document: SourceDocument,
   normalized: unknown,
@@ -109,9 +113,13 @@ function checkSchema(
     for (const issue of unknown) {
       for (const key of (issue as { keys: string[] }).keys) {
         const written = writtenPath(normalized, origins, [...(issue.path as (string | number)[]), key]);
-        const message = unknownFieldMessage(String(written.at(-1)), issue.path as (string | number)[]);
+        const name = String(written.at(-1));
+        const security = securityKeyOf(name);
+        const message = `${unknownFieldMessage(name, issue.path as (string | number)[])}${
+          security ? `: a misspelt or misplaced ${security} would leave the default in force` : ''
+        }`;
         diagnostics.push(
-          diagnosticAt(document, written, message, strict ? 'error' : 'warning', { key: true }),
+          diagnosticAt(document, written, message, strict || security ? 'error' : 'warning', { key: true }),
         );
       }
       removeKeys(normalized, issue.path, (issue as { keys: string[] }).keys);

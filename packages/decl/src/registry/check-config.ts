@@ -1,5 +1,6 @@
 import type { ZodType } from 'zod';
 import { type Diagnostic, describeIssue, suggest } from '../diagnostics/diagnostic.js';
+import { securityKeyOf } from '../diagnostics/security-keys.js';
 
 export type ConfigReport = (
   path: (string | number)[],
@@ -30,8 +31,9 @@ const metaOf = (field: ZodType | undefined): FieldMeta =>
 /**
  * Checks a `config:` map against its kind's schema (`RafPlugin.configSchemas`). Keys are matched
  * as written, in snake_case, or by a declared alias, and handed on under the schema's name. An
- * unknown key warns (an error when `strict`), except a near miss of a policy-bearing key, which is
- * always an error: a misspelt `policy` must not leave the workspace under the default. Wrong types
+ * unknown key warns (an error when `strict`), except a near miss of a policy-bearing key or a
+ * security-relevant key the kind does not have (`securityKeyOf`), which is always an error: a
+ * misspelt `policy` must not leave the workspace under the default. Wrong types
  * are errors. Returns the parsed config, or undefined when it has an error.
  */
 export function checkConfig(
@@ -56,12 +58,17 @@ export function checkConfig(
       if (name === undefined) {
         const hint = suggest(key, [...target.keys()]);
         const meant = hint === undefined ? undefined : (target.get(hint) as string);
-        const policy = meant !== undefined && metaOf(shape[meant]).policyBearing === true;
+        // A near miss of this kind's policy-bearing key, or a security-relevant key this kind
+        // does not have (an `approval_mode` written in the wrong entry's config).
+        const misspelt = meant !== undefined && metaOf(shape[meant]).policyBearing === true;
+        const policy = misspelt ? meant : securityKeyOf(key);
         if (policy) failed = true;
         report(
           [key],
           `unknown key '${key}'${hint ? ` (did you mean '${hint}'?)` : `; known: ${names.join(', ')}`}${
-            policy ? `: a misspelt ${meant} would leave the default in force` : ''
+            policy
+              ? `: a ${misspelt ? 'misspelt' : 'misspelt or misplaced'} ${policy} would leave the default in force`
+              : ''
           }`,
           policy || strict ? 'error' : 'warning',
           true,

@@ -1,3 +1,4 @@
+import { safeParseScopePolicy } from '@raf/core';
 import { onFirstUse } from '@raf/core/internal';
 import * as z from 'zod';
 
@@ -12,7 +13,15 @@ export const workspaceConfigSchema = onFirstUse(() =>
   z.object({
     root: z.string().min(1, "must not be empty (write '.' for the agent file's folder)").optional(),
     roots: z.array(z.string().min(1)).optional(),
-    policy: z.string().optional().meta(policyBearing),
+    // An unknown value is an error at its line, never a fallback (SPEC §9).
+    policy: z
+      .string()
+      .superRefine((value, ctx) => {
+        const parsed = safeParseScopePolicy(value);
+        if (!parsed.success) ctx.addIssue({ code: 'custom', message: parsed.error.message });
+      })
+      .optional()
+      .meta(policyBearing),
     allowCommands: z
       .array(z.string())
       .optional()

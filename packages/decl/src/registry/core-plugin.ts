@@ -8,8 +8,8 @@ import {
   type JSONValue,
   type ModelProviderFactory,
   type PluginBuildContext,
+  parseScopePolicy,
   type RafPlugin,
-  resolveScopePolicy,
 } from '@raf/core';
 import {
   canonicalToolName,
@@ -73,8 +73,8 @@ function ensureFolder(path: string, create: boolean, context: PluginBuildContext
 
 function workspace(decl: Declaration, context: PluginBuildContext) {
   const config = configOf(decl);
-  const { policy, warning } = resolveScopePolicy(setting(config, 'policy') as string | undefined);
-  if (warning) context.warn(`workspace '${decl.name ?? 'workspace'}': ${warning}`);
+  // The schema refused an unknown policy at its line; a factory called without it throws.
+  const policy = parseScopePolicy(setting(config, 'policy') as string | undefined);
   const root = setting(config, 'root');
   const roots = setting(config, 'roots');
   // Paths in the YAML are relative to its folder; an empty one stays empty (an error, not `.`).

@@ -83,8 +83,13 @@ export async function memoryContext(decl: Declaration, context: PluginBuildConte
     );
   }
   const curatorClient = config.memoryModel ? await memoryModelClient(config.memoryModel, context) : undefined;
+  const directory = resolve(context.baseDir, config.directory ?? folder);
+  // The whole bundle: its SKILL.md and references become instructions, its pages are recalled.
+  // Only the memory tools (and the curator, in its own workspace) write it; the agent's file
+  // tools read it, and a sandboxed command sees it read-only (no links planted in it).
+  context.protect?.([{ path: directory, reason: 'memory bundle', readable: true }]);
   return new SuperBrainContextProvider({
-    directory: resolve(context.baseDir, config.directory ?? folder),
+    directory,
     ...(config.enabled !== undefined && { enabled: config.enabled }),
     ...(config.consolidationInterval !== undefined && {
       consolidationInterval: config.consolidationInterval,

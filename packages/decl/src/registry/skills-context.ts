@@ -17,5 +17,8 @@ export async function skills(decl: Declaration, context: PluginBuildContext) {
     context.warn(`${message}; the skills provider is skipped`);
     return undefined;
   }
+  // Its SKILL.md files become instructions and its resources tool results: the model must not
+  // rewrite them through the file tools or a sandboxed command.
+  context.protect?.([{ path, reason: 'skills folder', readable: true }]);
   return AgentSkillsProvider.scan(path);
 }

@@ -42,6 +42,8 @@ beforeEach(async () => {
   await writeFile(join(fx.root, 'pkg', '.env.local'), 'TOKEN=nested\n');
   await mkdir(join(fx.root, '.git', 'hooks'), { recursive: true });
   await writeFile(join(fx.root, '.git', 'config'), '[core]\n');
+  await mkdir(join(fx.root, 'srv', 'lib'), { recursive: true });
+  await writeFile(join(fx.root, 'srv', 'lib', 'server.mjs'), 'serve()\n');
 });
 afterEach(async () => {
   await fx.cleanup();
@@ -61,7 +63,11 @@ function commandTool(options: Options = {}): ITool {
       root: fx.root,
       name: 'ws',
       policy: options.policy ?? 'DenyOutside',
-      protectedPaths: [{ path: 'agent.yaml', reason: 'agent definition' }],
+      protectedPaths: [
+        { path: 'agent.yaml', reason: 'agent definition' },
+        // What the definition executes (a stdio server's script): seen, never changed.
+        { path: 'srv/lib/server.mjs', reason: 'MCP server', readable: true },
+      ],
       properties: options.properties ?? {},
     },
     { operations },
@@ -142,6 +148,20 @@ function sandboxChecks(make: (options?: Options) => ITool) {
     expect(existsSync(join(fx.root, '.git', 'hooks', 'pre-commit'))).toBe(false);
     expect(await readFile(join(fx.root, '.git', 'config'), 'utf8')).toBe('[core]\n');
     expect((await sh(tool, 'cat .git/config')).out).toBe('[core]\n');
+  });
+
+  it('sees what the definition executes read-only, and cannot move its folders aside to replace it', async () => {
+    const tool = make();
+    const attempt = await sh(
+      tool,
+      'cat srv/lib/server.mjs; echo "evil()" > srv/lib/server.mjs; rm -f srv/lib/server.mjs; mv srv srv2; mv srv/lib srv/old; mkdir -p srv/lib; echo "evil()" > srv/lib/server.mjs; echo done',
+    );
+    expect(attempt.out).toBe('serve()\ndone\n');
+    expect(await readFile(join(fx.root, 'srv', 'lib', 'server.mjs'), 'utf8')).toBe('serve()\n');
+    expect(existsSync(join(fx.root, 'srv2'))).toBe(false);
+    expect(existsSync(join(fx.root, 'srv', 'old'))).toBe(false);
+    // The folders stay writable: a new file beside the script is fine.
+    expect((await sh(tool, 'echo n > srv/lib/notes.txt && cat srv/lib/notes.txt')).out).toBe('n\n');
   });
 
   it('cannot reach a unix socket listening outside the roots', async () => {

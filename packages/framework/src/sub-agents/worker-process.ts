@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { childProcess } from '../lazy-builtins.js';
 import { type ParentMessage, workerMessageSchema } from './worker-protocol.js';
@@ -23,6 +24,15 @@ function workerEntry(): { path: string; execArgv: string[] } {
   // Only ever read from source, so not spelled as a literal a bundle would carry as an import.
   const entry = fileURLToPath(new URL(`./sub-agent-worker${here.slice(-3)}`, here));
   return { path: entry, execArgv: ['--conditions=@raf/source', '--import', tsx] };
+}
+
+/**
+ * The folder of the code a sub-agent's worker process runs (its entry and the chunks it
+ * imports): what an agent with sub-agents executes at each delegation, so its workspaces protect
+ * it (SPEC §9). The package's `dist/`, the CLI bundle's folder, or the sources under tsx.
+ */
+export function workerModuleFolder(): string {
+  return dirname(workerEntry().path);
 }
 
 /** One worker child process: started idle, used for one delegation, then ended. */

@@ -1,5 +1,6 @@
 // Issue 10 items 10 and 11: what each policy does with protected paths. The fixture
-// (`protected-paths.test.ts`) has agent.yaml, sessions/, .raf/, .env, pkg/.env.local, .git/.
+// (`protected-paths.test.ts`) has agent.yaml, sessions/, .raf/, .env, pkg/.env.local, .git/, and
+// srv/server.mjs (what the definition executes: readable, never written).
 import type { Outcome, PolicyName } from './policy-cases.js';
 export interface ProtectedCase {
   name: string;
@@ -104,6 +105,39 @@ export const PROTECTED_CASES: ProtectedCase[] = [
     name: 'write `.git/info/exclude`',
     tool: 'write_file',
     args: { path: '.git/info/exclude', content: 'x' },
+    expect: FREE,
+  },
+  // What the definition executes or loads (`readable: true`): `srv/server.mjs`, a stdio server's script.
+  { name: 'read the server script', tool: 'read_file', args: { path: 'srv/server.mjs' }, expect: FREE },
+  {
+    name: 'rewrite the server script',
+    tool: 'write_file',
+    args: { path: 'srv/server.mjs', content: 'evil()\n' },
+    expect: SECRET_WRITE,
+  },
+  {
+    name: 'patch the server script',
+    tool: 'apply_patch',
+    args: { patch: '--- a/srv/server.mjs\n+++ b/srv/server.mjs\n@@ -1 +1 @@\n-serve()\n+evil()\n' },
+    expect: SECRET_WRITE,
+  },
+  {
+    name: 'move the server script away',
+    tool: 'move_file',
+    args: { from: 'srv/server.mjs', to: 'plain/server.mjs' },
+    expect: SECRET_WRITE,
+  },
+  {
+    name: 'move its folder away',
+    tool: 'move_file',
+    args: { from: 'srv', to: 'srv2' },
+    expect: SECRET_WRITE,
+  },
+  { name: 'remove its folder', tool: 'remove_path', args: { path: 'srv' }, expect: SECRET_WRITE },
+  {
+    name: 'a new file beside the script',
+    tool: 'write_file',
+    args: { path: 'srv/notes.md', content: 'x' },
     expect: FREE,
   },
   {

@@ -7,7 +7,10 @@ import { createApplyPatchTool } from '../builtin-tools/apply-patch.js';
 import { createFileTools } from '../builtin-tools/index.js';
 import { PROTECTED_CASES } from '../test-support/protected-cases.js';
 import { callTool, makeWorkspaceFixture, type WorkspaceFixture } from '../test-support/workspace-fixture.js';
-import { protectedPathRules, protectionByName } from './protected-paths.js';
+import { bubblewrapArguments, pinnedFolders } from './operations/bubblewrap-arguments.js';
+import { LocalFsOperations } from './operations/local-fs-operations.js';
+import { protectedPathRules, protectionByName, protectionIndex } from './protected-paths.js';
+import { sandboxProtection } from './sandbox-protection.js';
 import { WorkspaceContextProvider } from './workspace-context-provider.js';
 
 // Issue 10 items 10 and 11: protected paths under each policy, through the real tools.
@@ -30,6 +33,8 @@ beforeEach(async () => {
   await mkdir(join(fx.root, '.git', 'info'));
   await writeFile(join(fx.root, '.git', 'config'), '[core]\n');
   await mkdir(join(fx.root, 'plain'));
+  await mkdir(join(fx.root, 'srv'));
+  await writeFile(join(fx.root, 'srv', 'server.mjs'), 'serve()\n');
 });
 afterEach(() => fx.cleanup());
 
@@ -41,6 +46,7 @@ function tools(policy: ScopePolicy): Map<string, ITool> {
     protectedPaths: [
       { path: 'agent.yaml', reason: 'agent definition' },
       { path: 'sessions', reason: 'sessions' },
+      { path: 'srv/server.mjs', reason: "MCP server 'notes'", readable: true },
     ],
   });
   provider.addTools([...createFileTools(), createApplyPatchTool()]);
@@ -60,7 +66,7 @@ describe('protected paths × policy (real temporary directories)', () => {
     if (want !== 'asks') expect(outcome.result?.ok, JSON.stringify(outcome.result)).toBe(want === 'runs');
     if (want === 'error')
       expect(outcome.result?.error).toMatch(
-        /^Protected path: '.*' \((agent definition|sessions|\.raf|\.env|\.git)\)$/,
+        /^Protected path: '.*' \((agent definition|sessions|\.raf|\.env|\.git|MCP server 'notes')\)$/,
       );
     if (want === 'asks') {
       // Executed without the approval it needs, the call is refused.
@@ -68,6 +74,7 @@ describe('protected paths × policy (real temporary directories)', () => {
       expect(refused).toMatchObject({ ok: false, error: expect.stringMatching(/needs approval/) });
     }
     expect(await readFile(join(fx.root, 'agent.yaml'), 'utf8')).toBe('policy: deny\napi_key: sk-literal\n');
+    expect(await readFile(join(fx.root, 'srv', 'server.mjs'), 'utf8')).toBe('serve()\n');
   });
 
   it('an approved write to a protected path runs under allow (the human decided)', async () => {
@@ -142,6 +149,77 @@ describe('protected paths × policy (real temporary directories)', () => {
       { path: '**/.env.*', reason: '.env', reads: 'refused', writes: 'refused' },
       { path: '**/.git/hooks/', reason: '.git', reads: 'allowed', writes: 'refused' },
       { path: '**/.git/config', reason: '.git', reads: 'allowed', writes: 'refused' },
+    ]);
+  });
+});
+
+describe('what the definition executes or loads (readable protected paths)', () => {
+  it('is listed for explain as readable and never written (asks under allow)', () => {
+    const loaded = { path: '/w/srv/server.mjs', reason: "MCP server 'notes'", readable: true };
+    for (const [policy, writes] of [
+      ['AllowAll', 'ask'],
+      ['ApproveOutside', 'refused'],
+      ['DenyOutside', 'refused'],
+    ] as const)
+      expect(protectedPathRules({ root: '/w', name: 'ws', policy, protectedPaths: [loaded] })[0]).toEqual({
+        path: '/w/srv/server.mjs',
+        reason: "MCP server 'notes'",
+        reads: 'allowed',
+        writes,
+      });
+  });
+
+  it('added after the tools were bound (an entry built later), it is protected for them too', async () => {
+    const provider = new WorkspaceContextProvider({ root: fx.root, name: 'ws', policy: 'DenyOutside' });
+    provider.addTools(createFileTools());
+    const write = provider.tools.find((t) => t.name === 'write_file') as ITool;
+    provider.protect([{ path: 'srv/server.mjs', reason: 'OpenAPI spec', readable: true }]);
+    provider.protect([{ path: join(fx.root, 'srv/server.mjs'), reason: 'again', readable: true }]);
+    const outcome = await callTool(write, { path: 'srv/server.mjs', content: 'evil()\n' });
+    expect(outcome.result).toMatchObject({
+      ok: false,
+      error: "Protected path: 'srv/server.mjs' (OpenAPI spec)",
+    });
+    expect(provider.protectedPaths.filter((r) => r.path.endsWith('server.mjs'))).toHaveLength(1);
+  });
+
+  it('is mounted read-only in the sandbox, with the folders above it pinned (real folders)', async () => {
+    const index = await protectionIndex(
+      {
+        root: fx.root,
+        name: 'ws',
+        policy: 'DenyOutside',
+        protectedPaths: [
+          { path: join(fx.root, 'srv/server.mjs'), reason: 'MCP server', readable: true },
+          { path: join(fx.root, 'agent.yaml'), reason: 'agent definition' },
+        ],
+      },
+      new LocalFsOperations(),
+    );
+    const found = await sandboxProtection([fx.root], [], index);
+    expect(found.readOnly).toContain(join(fx.root, 'srv/server.mjs'));
+    expect(found.hidden.map((h) => h.path)).toContain(join(fx.root, 'agent.yaml'));
+    expect(found.hidden.map((h) => h.path)).not.toContain(join(fx.root, 'srv/server.mjs'));
+    const args = bubblewrapArguments(
+      { cwd: fx.root },
+      { writableRoots: [fx.root], network: false, readOnly: found.readOnly, hidden: found.hidden },
+      { systemMounts: [], userNamespace: false },
+    );
+    const at = (...group: string[]) => args.findIndex((_, i) => group.every((w, k) => args[i + k] === w));
+    const root = at('--bind', fx.root, fx.root);
+    const pin = at('--bind', join(fx.root, 'srv'), join(fx.root, 'srv'));
+    const script = at('--ro-bind', join(fx.root, 'srv/server.mjs'), join(fx.root, 'srv/server.mjs'));
+    // The root, then `srv` bound onto itself (a mount point: `mv srv srv2` fails), then the script.
+    expect(root).toBeGreaterThanOrEqual(0);
+    expect(pin).toBeGreaterThan(root);
+    expect(script).toBeGreaterThan(pin);
+  });
+
+  it('pins every folder between a root and a protected path, outermost first, once', () => {
+    expect(pinnedFolders(['/w/a/b/c.mjs', '/w/a/d/.env', '/w/top.yaml', '/x/y/z'], ['/w'])).toEqual([
+      '/w/a',
+      '/w/a/b',
+      '/w/a/d',
     ]);
   });
 });

@@ -5,12 +5,15 @@ import { type GuardFs, isInside, realPathOf } from './path-guard.js';
 
 /**
  * Why a path is protected. `secret` paths (the agent definition file, the sessions folder, `.raf/`,
- * `.env*`) are neither read nor written by the file tools; `git` paths (`.git` itself, its hooks
- * and config) are read freely but written only with approval (`approve`) or never (`deny`).
+ * `.env*`) are neither read nor written by the file tools; `loaded` paths (what the definition
+ * executes or loads: a stdio MCP server's script, a spec file, skills, the memory bundle, worker
+ * modules) are read freely but written only with approval under `allow` and never under
+ * `approve` or `deny`, like the agent file; `git` paths (`.git` itself, its hooks and config) are
+ * read freely but written only with approval (`approve`) or never (`deny`).
  */
 export interface Protection {
   reason: string;
-  kind: 'secret' | 'git';
+  kind: 'secret' | 'loaded' | 'git';
 }
 
 /** What happens to a call on a protected path under a policy. */
@@ -42,7 +45,8 @@ export function protectionByName(real: string): Protection | undefined {
 /** What a check needs, gathered once per call: the real roots and explicit protected paths. */
 export interface ProtectionIndex {
   roots: string[];
-  explicit: { real: string; reason: string }[];
+  /** Secret entries first: a path both secret and loaded is judged as a secret. */
+  explicit: { real: string; reason: string; readable: boolean }[];
 }
 
 /** Reads the scope's roots and explicit protected paths at their real locations. */
@@ -51,14 +55,15 @@ export async function protectionIndex(scope: WorkspaceScope, fs: GuardFs): Promi
   const [roots, explicit] = await Promise.all([
     Promise.all(scopeRoots(scope).map((root) => fs.realpath(root).catch(() => root))),
     Promise.all(
-      listed.map(async ({ path, reason }) => ({
+      listed.map(async ({ path, reason, readable }) => ({
         // A path not there yet: its nearest existing ancestor's real path plus the rest.
         real: await realPathOf(resolve(scope.root, path), fs).catch(() => path),
         reason,
+        readable: readable === true,
       })),
     ),
   ]);
-  return { roots, explicit };
+  return { roots, explicit: [...explicit.filter((e) => !e.readable), ...explicit.filter((e) => e.readable)] };
 }
 
 /**
@@ -77,7 +82,7 @@ export function protectionOf(
   if (named) return named;
   for (const entry of index.explicit) {
     if (isInside(real, entry.real) || (access === 'write' && isInside(entry.real, real)))
-      return { reason: entry.reason, kind: 'secret' };
+      return { reason: entry.reason, kind: entry.readable ? 'loaded' : 'secret' };
   }
   return undefined;
 }
@@ -106,8 +111,8 @@ export function protectionDecision(
   access: 'read' | 'write',
   policy: ScopePolicy,
 ): ProtectionDecision {
-  if (protection.kind === 'secret') {
-    if (access === 'read') return 'refused';
+  if (protection.kind === 'secret' || protection.kind === 'loaded') {
+    if (access === 'read') return protection.kind === 'secret' ? 'refused' : 'allowed';
     return policy === 'AllowAll' ? 'ask' : 'refused';
   }
   if (access === 'read') return 'allowed';
@@ -140,7 +145,9 @@ export function protectedPathRules(scope: WorkspaceScope): ProtectedPathRule[] {
   const secret = (reason: string): Protection => ({ reason, kind: 'secret' });
   const git: Protection = { reason: '.git', kind: 'git' };
   return [
-    ...(scope.protectedPaths ?? []).map((p) => rule(p.path, secret(p.reason))),
+    ...(scope.protectedPaths ?? []).map((p) =>
+      rule(p.path, p.readable ? { reason: p.reason, kind: 'loaded' } : secret(p.reason)),
+    ),
     rule('**/.raf/', secret('.raf')),
     rule('**/.env', secret('.env')),
     rule('**/.env.*', secret('.env')),

@@ -10,7 +10,7 @@ export const SANDBOX_SCAN_LIMIT = 20_000;
 const SKIPPED = new Set(['node_modules']);
 
 export interface SandboxProtection {
-  /** Mounted read-only: every `.git` found. */
+  /** Mounted read-only: every `.git` found, the readable protected paths. */
   readOnly: string[];
   /** Not visible at all: protected files and folders found. */
   hidden: { path: string; directory: boolean }[];
@@ -47,8 +47,8 @@ async function rafFolder(root: string): Promise<{ path: string; directory: boole
 
 /**
  * What a sandboxed command must not see or change in the trees it gets (real paths): the
- * explicit protected paths, `<root>/.raf`, every `.raf` and `.env*` found (hidden) and every
- * `.git` found (read-only). Links named like them are followed to what they name.
+ * explicit protected paths (hidden, or read-only when `readable`: what the definition executes or
+ * loads), `<root>/.raf`, every `.raf` and `.env*` found (hidden) and every `.git` found (read-only). Links named like them are followed to what they name.
  */
 export async function sandboxProtection(
   roots: readonly string[],
@@ -61,9 +61,11 @@ export async function sandboxProtection(
     const raf = await rafFolder(root);
     if (raf) hidden.push(raf);
   }
-  for (const { real } of index.explicit) {
+  for (const { real, readable: loaded } of index.explicit) {
     const info = await lstat(real).catch(() => undefined);
-    if (info) hidden.push({ path: real, directory: info.isDirectory() });
+    // What the definition executes or loads is seen but never changed; a secret is not seen.
+    if (info && loaded) readOnly.push(real);
+    else if (info) hidden.push({ path: real, directory: info.isDirectory() });
   }
   let budget = SANDBOX_SCAN_LIMIT;
   let truncated = false;

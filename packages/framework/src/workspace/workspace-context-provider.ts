@@ -9,6 +9,7 @@ import {
   isScopeTool,
   type JSONObject,
   type JSONValue,
+  type ProtectedPath,
   type ToolApprovalContext,
   type WorkspaceScope,
 } from '@raf/core';
@@ -65,6 +66,27 @@ export class WorkspaceContextProvider implements IContextProvider {
       }),
     };
     this.operations = options.operations;
+  }
+
+  /**
+   * Protects more paths, after construction: what the agent's other entries execute or load
+   * (declared through `PluginBuildContext.protect`), known only once they are built. Tools bound
+   * before see them too (they share this scope's list). Paths already listed are not repeated.
+   */
+  protect(paths: readonly ProtectedPath[]): this {
+    const list = (this.scope.protectedPaths ?? []) as ProtectedPath[];
+    for (const p of paths) {
+      const path = resolve(this.scope.root, p.path);
+      const same = list.find((q) => q.path === path);
+      // Listed twice, the stricter kind wins (a secret stays unreadable).
+      if (same) {
+        if (same.readable && !p.readable) same.readable = false;
+        continue;
+      }
+      list.push({ ...p, path });
+    }
+    (this.scope as { protectedPaths?: readonly ProtectedPath[] }).protectedPaths = list;
+    return this;
   }
 
   /** The protected paths of this workspace and what its policy does with them (for `explain`). */

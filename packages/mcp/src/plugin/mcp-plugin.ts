@@ -7,6 +7,7 @@ import {
 } from '@raf/core';
 import { DEFAULT_MAX_EXPOSED_TOOLS, McpCatalog } from '../catalog/mcp-catalog.js';
 import type { ServerToolsOptions } from '../catalog/server-tools.js';
+import { executedFiles } from '../config/executed-files.js';
 import {
   type McpEntryConfig,
   mcpContextConfigSchema,
@@ -14,7 +15,7 @@ import {
   parseMcpEntry,
 } from '../config/mcp-config.js';
 import { resolveNamedServer } from '../config/named-servers.js';
-import { serverSpec } from '../config/server-spec.js';
+import { type McpServerSpec, serverSpec } from '../config/server-spec.js';
 import { debugSink, type McpLogSink } from '../connection/server-log.js';
 import { McpContextProvider } from '../provider/mcp-context-provider.js';
 
@@ -60,6 +61,18 @@ function connectionSettings(config: McpEntryConfig) {
  * server lists them then, with its resources and prompts. Servers start on build and stop with
  * `close()` (the `raf` CLI calls it when a command ends; stdio servers also die with the process).
  */
+/**
+ * A stdio server's command and script become protected paths of every workspace (SPEC §9): a
+ * model that rewrites `server.mjs` would otherwise run its code as a plain child of `raf` at
+ * the next start or restart of the server.
+ */
+async function protectExecuted(spec: McpServerSpec, context: PluginBuildContext): Promise<void> {
+  if (!context.protect) return;
+  const files = await executedFiles(spec);
+  if (files.length > 0)
+    context.protect(files.map((path) => ({ path, reason: `MCP server '${spec.name}'`, readable: true })));
+}
+
 export function mcpPlugin(options: McpPluginOptions = {}): McpPlugin {
   // One catalog per build: a build's entries share connections and one tool budget.
   const catalogs = new WeakMap<object, McpCatalog>();
@@ -98,6 +111,7 @@ export function mcpPlugin(options: McpPluginOptions = {}): McpPlugin {
     const spec = named
       ? serverSpec(config, named.name, named.baseDir)
       : serverSpec(config, upstream ? undefined : decl.name, context.baseDir);
+    await protectExecuted(spec, context);
     const catalog = catalogFor(context);
     const entry = await catalog.add(spec, settings, connectionSettings(config), false, context.signal);
     const missing = entry.missing();
@@ -122,6 +136,7 @@ export function mcpPlugin(options: McpPluginOptions = {}): McpPlugin {
     const decl = named?.decl ?? written;
     const config = parseMcpEntry(decl, 'context', label);
     const spec = serverSpec(config, decl.name ?? named?.name, named?.baseDir ?? context.baseDir);
+    await protectExecuted(spec, context);
     const catalog = catalogFor(context);
     const settings = toolOptions(config);
     if (typeof config.toolName === 'string') settings.allow = [config.toolName];

@@ -113,6 +113,40 @@ function rangeOf(address: Address): string {
   return address.range();
 }
 
+/** The address and, for an IPv4-mapped IPv6 one, the IPv4 address it is to the kernel. */
+function forms(address: Address): { address: Address; mapped: IPv4 | undefined } {
+  const mapped =
+    address.kind() === 'ipv6' && (address as IPv6).isIPv4MappedAddress()
+      ? (address as IPv6).toIPv4Address()
+      : undefined;
+  return { address, mapped };
+}
+
+function covers(entry: AllowEntry, { address, mapped }: ReturnType<typeof forms>): boolean {
+  // An IPv4-mapped address is that IPv4 address to the kernel: an IPv4 range admits it too.
+  return (
+    entry.kind === 'range' && (inRange(address, entry.range) || (!!mapped && inRange(mapped, entry.range)))
+  );
+}
+
+/**
+ * Why a cloud metadata address is refused, or `undefined` when it is not one or an entry names
+ * exactly it. Neither a broad range (169.254.0.0/16, 0.0.0.0/0) nor a trusted host name that
+ * resolves there opens the metadata service by accident.
+ */
+export function refuseMetadata(text: string, allow: readonly AllowEntry[]): string | undefined {
+  const address = parseAddress(text);
+  if (!address) return undefined;
+  const both = forms(address);
+  if (!METADATA_ADDRESSES.has((both.mapped ?? address).toString())) return undefined;
+  const exact = (entry: AllowEntry) =>
+    entry.kind === 'range' &&
+    entry.range[1] === (entry.range[0].kind() === 'ipv4' ? 32 : 128) &&
+    covers(entry, both);
+  if (allow.some(exact)) return undefined;
+  return `${address.toString()} is a cloud metadata address`;
+}
+
 /**
  * Why connecting to this address is refused, or `undefined` when it may be used: only public
  * unicast addresses pass, unless an `allowPrivate` range covers the address.
@@ -120,23 +154,9 @@ function rangeOf(address: Address): string {
 export function refuseAddress(text: string, allow: readonly AllowEntry[]): string | undefined {
   const address = parseAddress(text);
   if (!address) return `${text} is not an IP address`;
-  // An IPv4-mapped address is that IPv4 address to the kernel: an IPv4 range admits it too.
-  const mapped =
-    address.kind() === 'ipv6' && (address as IPv6).isIPv4MappedAddress()
-      ? (address as IPv6).toIPv4Address()
-      : undefined;
-  const covered = (entry: AllowEntry) =>
-    entry.kind === 'range' && (inRange(address, entry.range) || (mapped && inRange(mapped, entry.range)));
-  if (METADATA_ADDRESSES.has((mapped ?? address).toString())) {
-    // A broad range (169.254.0.0/16, 0.0.0.0/0) must not open the metadata service by accident.
-    const exact = (entry: AllowEntry) =>
-      entry.kind === 'range' &&
-      entry.range[1] === (entry.range[0].kind() === 'ipv4' ? 32 : 128) &&
-      covered(entry);
-    if (allow.some(exact)) return undefined;
-    return `${address.toString()} is a cloud metadata address`;
-  }
-  if (allow.some(covered)) return undefined;
+  const both = forms(address);
+  if (METADATA_ADDRESSES.has((both.mapped ?? address).toString())) return refuseMetadata(text, allow);
+  if (allow.some((entry) => covers(entry, both))) return undefined;
   const range = rangeOf(address);
   if (range === 'unicast') return undefined;
   if (range === 'ipv4Compatible') return `${address.toString()} is an IPv4-compatible IPv6 address`;

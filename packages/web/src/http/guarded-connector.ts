@@ -9,6 +9,7 @@ import {
   parseAddress,
   refuseAddress,
   refuseHostName,
+  refuseMetadata,
 } from './address-policy.js';
 import { WebRequestError } from './web-request-error.js';
 
@@ -45,7 +46,7 @@ function blocked(origin: string, why: string): WebRequestError {
 
 /**
  * Resolves a host and checks every answer; returns the one address to connect to. A name on the
- * allow list is trusted whatever it resolves to; otherwise one refused answer refuses the host
+ * allow list is trusted whatever it resolves to, except a cloud metadata address; otherwise one refused answer refuses the host
  * (a name with a public and a private answer must not get a second chance on retry).
  */
 export async function resolveChecked(hostname: string, guard: AddressGuard, origin: string): Promise<string> {
@@ -71,11 +72,14 @@ export async function resolveChecked(hostname: string, guard: AddressGuard, orig
   // fallback between families, and many machines have no IPv6 route.
   const first = answers.find((answer) => answer.family === 4) ?? answers[0];
   if (!first) throw new WebRequestError('network', `${host} has no address`, { url: origin });
-  if (!hostAllowed(host, guard.allow)) {
-    for (const answer of answers) {
-      const why = refuseAddress(answer.address, guard.allow);
-      if (why) throw blocked(origin, `${host} resolves to ${why}`);
-    }
+  // A trusted name skips the range checks, never the metadata one: `wiki.intranet` in
+  // allowPrivate must not open 169.254.169.254 when its DNS answer points there.
+  const trusted = hostAllowed(host, guard.allow);
+  for (const answer of answers) {
+    const why = trusted
+      ? refuseMetadata(answer.address, guard.allow)
+      : refuseAddress(answer.address, guard.allow);
+    if (why) throw blocked(origin, `${host} resolves to ${why}`);
   }
   return first.address;
 }

@@ -278,6 +278,31 @@ describe('the address policy for ranges never contacted from tests', () => {
     expect(await resolveChecked('169.254.169.254', exact, 'http://m')).toBe('169.254.169.254');
   });
 
+  it('does not open a metadata address to a trusted host name that resolves there', async () => {
+    const zone: Record<string, ResolvedAddress[]> = {
+      'wiki.intranet': [v4('169.254.169.254')],
+      'split.intranet': [v4('10.0.0.5'), v4('169.254.170.2')],
+      'mapped.intranet': [{ address: '::ffff:169.254.169.254', family: 6 }],
+      'metadata.google.internal': [v4('169.254.169.254')],
+      'lan.intranet': [v4('10.0.0.5')],
+    };
+    const dns: HostResolver = async (name) => zone[name] ?? [];
+    const names = { allow: parseAllowList(Object.keys(zone)), resolver: dns };
+    for (const host of ['wiki.intranet', 'split.intranet', 'mapped.intranet', 'metadata.google.internal'])
+      await expect(resolveChecked(host, names, `http://${host}`)).rejects.toThrow(
+        new RegExp(`${host.replace('.', '\\.')} resolves to .* is a cloud metadata address`),
+      );
+    // The name still opens its private address, and an entry naming the metadata address opens it.
+    expect(await resolveChecked('lan.intranet', names, 'http://lan.intranet')).toBe('10.0.0.5');
+    const both = { allow: parseAllowList(['wiki.intranet', '169.254.169.254']), resolver: dns };
+    expect(await resolveChecked('wiki.intranet', both, 'http://wiki.intranet')).toBe('169.254.169.254');
+    // Through the client: refused before any connection (the fetch never reaches a socket).
+    const client = new GuardedHttpClient({ resolver: dns, allowPrivate: ['wiki.intranet'] });
+    const error = await client.request('http://wiki.intranet/latest/meta-data/').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WebRequestError);
+    expect((error as WebRequestError).reason).toBe('blocked');
+  });
+
   it('dials the IPv4 answer when a name has both families', async () => {
     const both: HostResolver = async () => [{ address: '2606:4700::1111', family: 6 }, v4('1.1.1.1')];
     expect(await resolveChecked('dual.example', { allow, resolver: both }, 'http://dual.example')).toBe(

@@ -16,6 +16,8 @@ import {
   type Compiled,
   compileValue,
   evaluateValue,
+  forbiddenPathMessage,
+  forbiddenSegment,
   getVariable,
   setVariable,
 } from './variables.js';
@@ -142,6 +144,12 @@ class ActionCompiler {
 
   problem(path: ActionPath, message: string, severity: DslProblem['severity'] = 'error'): void {
     this.problems.push({ path, message, severity });
+  }
+
+  /** A variable path with `__proto__`, `constructor` or `prototype` is refused where it is written. */
+  checkVariable(variable: string, path: ActionPath): void {
+    const segment = forbiddenSegment(variable);
+    if (segment !== undefined) this.problem(path, forbiddenPathMessage(variable, segment));
   }
 
   where(path: ActionPath): string {
@@ -305,7 +313,9 @@ class ActionCompiler {
       const name = asString(f?.value);
       if (!name)
         this.problem(f ? at(f.key) : path, `${kind} needs ${names[0]}: a variable such as Local.name`);
-      return name?.replace(/^=/, '');
+      const variable = name?.replace(/^=/, '');
+      if (variable !== undefined) this.checkVariable(variable, f ? at(f.key) : path);
+      return variable;
     };
     const evaluate = (c: Compiled | undefined, state: WorkflowState) => (c ? evaluateValue(c, state) : null);
 
@@ -336,13 +346,15 @@ class ActionCompiler {
                 this.problem(at('variables', i), 'each entry needs variable and value');
                 return [];
               }
+              this.checkVariable(name, at('variables', i, 'variable'));
               return [
                 [name, this.value(value(e, 'value'), at('variables', i, 'value'))] as [string, Compiled],
               ];
             })
-          : Object.entries(asObject(raw) ?? {}).map(
-              ([k, v]) => [k, this.value(v, at('variables', k))] as [string, Compiled],
-            );
+          : Object.entries(asObject(raw) ?? {}).map(([k, v]) => {
+              this.checkVariable(k, at('variables', k));
+              return [k, this.value(v, at('variables', k))] as [string, Compiled];
+            });
         if (!raw) this.problem(path, 'SetMultipleVariables needs variables');
         return this.simple(
           id,
@@ -570,6 +582,8 @@ class ActionCompiler {
         const source = compiled(['source', 'items']);
         const item = asString(value(action, 'itemName', 'item')) ?? 'item';
         const index = asString(value(action, 'indexName', 'index')) ?? 'index';
+        this.checkVariable(item, path);
+        this.checkVariable(index, path);
         const head = `${id}__next`;
         const inner: Scope = {
           loopHeads: [...scope.loopHeads, head],

@@ -22,7 +22,26 @@ export class ActionError extends Error {
   }
 }
 
+/**
+ * Path segments that reach JavaScript's object machinery instead of a variable: a `SetVariable`
+ * of `Global.__proto__.isAdmin` would otherwise set `Object.prototype.isAdmin` for the whole
+ * process. Refused in every variable path, whatever the case.
+ */
+const FORBIDDEN_SEGMENTS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** The first forbidden segment of a variable path (`Local.__proto__.x` → `__proto__`), if any. */
+export function forbiddenSegment(variable: string): string | undefined {
+  return variable.split('.').find((part) => FORBIDDEN_SEGMENTS.has(part.toLowerCase()));
+}
+
+/** Why a variable path is refused, for compile-time problems and run-time errors alike. */
+export function forbiddenPathMessage(variable: string, segment: string): string {
+  return `variable ${JSON.stringify(variable)} uses "${segment}": __proto__, constructor and prototype are not variable names`;
+}
+
 function splitPath(variable: string): [string, string[]] {
+  const segment = forbiddenSegment(variable);
+  if (segment !== undefined) throw new Error(forbiddenPathMessage(variable, segment));
   const parts = variable.split('.').filter((p) => p !== '');
   const [first, ...rest] = parts;
   if (first && (SCOPES as readonly string[]).includes(first) && rest.length > 0) return [first, rest];
@@ -34,7 +53,7 @@ export function getVariable(state: WorkflowState, variable: string): JSONValue |
   let value: JSONValue | undefined = state.get(scope);
   for (const key of path) {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
-    value = value[key];
+    value = Object.hasOwn(value, key) ? value[key] : undefined;
   }
   return value;
 }
@@ -46,7 +65,7 @@ export function setVariable(state: WorkflowState, variable: string, value: JSONV
   const root = structuredClone((state.get(scope) ?? {}) as Record<string, JSONValue>);
   let node: Record<string, JSONValue> = root;
   for (const key of path.slice(0, -1)) {
-    const child = node[key];
+    const child = Object.hasOwn(node, key) ? node[key] : undefined;
     node[key] = child !== null && typeof child === 'object' && !Array.isArray(child) ? child : {};
     node = node[key] as Record<string, JSONValue>;
   }

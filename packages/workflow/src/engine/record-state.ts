@@ -10,7 +10,8 @@ export class RecordState implements WorkflowState {
   }
 
   set(key: string, value: JSONValue): void {
-    this.record[key] = value;
+    // An own property even for `__proto__` (an assignment would replace the record's prototype).
+    Object.defineProperty(this.record, key, { value, writable: true, enumerable: true, configurable: true });
   }
 
   delete(key: string): void {

@@ -1,5 +1,5 @@
 import { lstat, readdir, readlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { isInside } from '../path-guard.js';
 import type { ProcessRequest, SandboxRequest } from './tool-operations.js';
 
@@ -65,9 +65,32 @@ export function systemMountArguments(): Promise<string[]> {
 }
 
 /**
+ * The folders between a writable root and each protected path in it, outermost first. Each is
+ * bound onto itself (read-write, as before) only to make it a mount point, which cannot be
+ * renamed or removed: otherwise `mv srv srv2 && mkdir srv` would move a read-only
+ * `srv/server.mjs` (or a hidden `sub/agent.yaml`) aside with its mount, and the command would
+ * write a new one at the path `raf` loads next time.
+ */
+export function pinnedFolders(paths: readonly string[], roots: readonly string[]): string[] {
+  const folders = new Set<string>();
+  for (const path of paths) {
+    const root = roots.filter((r) => isInside(path, r)).sort((a, b) => b.length - a.length)[0];
+    if (root === undefined) continue;
+    let folder = dirname(path);
+    const chain: string[] = [];
+    while (folder !== root && isInside(folder, root) && folder !== dirname(folder)) {
+      chain.push(folder);
+      folder = dirname(folder);
+    }
+    for (const f of chain) folders.add(f);
+  }
+  return [...folders].sort((a, b) => a.split(sep).length - b.split(sep).length || a.localeCompare(b));
+}
+
+/**
  * bubblewrap arguments for a confined command: only the system's program folders and `/etc`
- * (secrets hidden) read-only, `readable` paths read-only, the roots read-write with `.git`
- * read-only and protected paths hidden, a private `/tmp`, a minimal `/dev`, `/proc`; no home
+ * (secrets hidden) read-only, `readable` paths read-only, the roots read-write with `.git` and
+ * what the definition loads read-only and protected paths hidden (the folders above each pinned), a private `/tmp`, a minimal `/dev`, `/proc`; no home
  * folder, `/run` or anything else. No capabilities (even as root), its own user (when the kernel
  * allows), PID, IPC, UTS and network namespaces (network kept only when asked), its own session,
  * killed with its parent.
@@ -82,10 +105,12 @@ export function bubblewrapArguments(
   for (const path of readable) args.push('--ro-bind', path, path);
   for (const root of sandbox.writableRoots) args.push('--bind', root, root);
   const mounted = [...readable, ...sandbox.writableRoots];
-  for (const path of sandbox.readOnly ?? [])
-    if (mounted.some((m) => isInside(path, m))) args.push('--ro-bind', path, path);
-  for (const { path, directory } of sandbox.hidden ?? [])
-    if (mounted.some((m) => isInside(path, m))) args.push(...maskArguments(path, directory));
+  const readOnly = (sandbox.readOnly ?? []).filter((path) => mounted.some((m) => isInside(path, m)));
+  const hidden = (sandbox.hidden ?? []).filter(({ path }) => mounted.some((m) => isInside(path, m)));
+  for (const folder of pinnedFolders([...readOnly, ...hidden.map((h) => h.path)], sandbox.writableRoots))
+    args.push('--bind', folder, folder);
+  for (const path of readOnly) args.push('--ro-bind', path, path);
+  for (const { path, directory } of hidden) args.push(...maskArguments(path, directory));
   if (options.userNamespace) args.push('--unshare-user');
   args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
   if (!sandbox.network) args.push('--unshare-net');

@@ -3,6 +3,7 @@ import { childProcess } from '../../lazy-builtins.js';
 import { bubblewrapArguments, systemMountArguments } from './bubblewrap-arguments.js';
 import { commandEnvironment } from './command-environment.js';
 import { OutputCapture } from './output-capture.js';
+import { groupWatchdog } from './parent-death.js';
 import type { ProcessOperations, ProcessRequest, ProcessResult } from './tool-operations.js';
 
 const HEAD_LIMIT = 1_000_000;
@@ -60,22 +61,26 @@ export class LocalProcessOperations implements ProcessOperations {
   async run(request: ProcessRequest): Promise<ProcessResult> {
     request.signal.throwIfAborted();
     const confinement = request.sandbox ? await this.confinement() : undefined;
-    let file = 'sh';
-    let args = ['-c', request.command];
+    // Unconfined, the command runs beside a watchdog that kills its process group when raf dies;
+    // bubblewrap's `--die-with-parent` does that for a confined one.
+    let { file, args }: { file: string; args: string[] } = groupWatchdog(request.command);
+    let watched = true;
     if (request.sandbox && confinement?.available) {
       const sandbox = bubblewrapArguments(request, request.sandbox, {
         systemMounts: await systemMountArguments(),
         userNamespace: confinement.userNamespace,
       });
       file = this.bwrap;
-      args = [...sandbox, 'sh', ...args];
+      args = [...sandbox, 'sh', '-c', request.command];
+      watched = false;
     }
-    const confine = file !== 'sh';
+    const confine = !watched;
     const child = childProcess().spawn(file, args, {
       cwd: request.cwd,
       // Never this process's environment as is: provider keys and tokens stay out.
       env: request.env ?? commandEnvironment(process.env),
-      stdio: ['ignore', 'pipe', 'pipe'],
+      // fd 3: the watchdog's pipe; only this process holds its other end.
+      stdio: watched ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
       // Its own process group, so a timeout or cancel kills the command's children too.
       detached: true,
     });

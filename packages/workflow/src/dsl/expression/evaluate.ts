@@ -93,7 +93,10 @@ const text1 =
   (args) =>
     f(toText(args[0]), args);
 
-/** The functions an expression may call (names are case-insensitive). Nothing here reaches the host. */
+/**
+ * The functions an expression may call (names are case-insensitive). Nothing here reaches the
+ * host. Looked up as own properties only: `Constructor("x")` must not find `Object`.
+ */
 const FUNCTIONS: Record<string, Fn> = {
   concat: (args) => args.map((a) => (Array.isArray(a) ? a.map(toText).join('') : toText(a))).join(''),
   concatenate: (args) => args.map(toText).join(''),
@@ -196,7 +199,8 @@ export function evaluate(expr: Expr, scope: Scope): Value {
     case 'record':
       return Object.fromEntries(expr.entries.map(([k, v]) => [k, evaluate(v, scope) ?? null]));
     case 'call': {
-      const fn = FUNCTIONS[expr.name.toLowerCase()];
+      const key = expr.name.toLowerCase();
+      const fn = Object.hasOwn(FUNCTIONS, key) ? FUNCTIONS[key] : undefined;
       if (!fn) throw new ExpressionError(`unknown function ${expr.name}()`, expr.at);
       return fn(
         expr.args.map((a) => evaluate(a, scope)),
