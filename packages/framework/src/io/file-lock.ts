@@ -13,6 +13,39 @@ const lockfile = lazyRequire<typeof import('proper-lockfile')>('proper-lockfile'
 // polling the lock folder.
 const local = new Map<string, Promise<unknown>>();
 
+/** How long a lock another holder keeps is waited for: backoff from 2 ms up to 50 ms, ~20 s in all. */
+const WAIT_MS = 20_000;
+
+/**
+ * Takes the lock, waiting (with backoff) only while another process holds it: any other failure
+ * (a read-only or full disk, a missing folder) is thrown at once, not retried for 20 s.
+ */
+async function acquire(
+  path: string,
+  options: FileLockOptions,
+  onCompromised: (error: Error) => void,
+): Promise<() => Promise<void>> {
+  const started = Date.now();
+  for (let wait = 2; ; wait = Math.min(50, Math.ceil(wait * 1.3))) {
+    options.signal?.throwIfAborted();
+    try {
+      return await lockfile().lock(path, {
+        realpath: false,
+        lockfilePath: path,
+        stale: STALE_MS,
+        update: 1000,
+        retries: 0,
+        onCompromised,
+      });
+    } catch (error) {
+      const held = (error as NodeJS.ErrnoException).code === 'ELOCKED';
+      if (!held || Date.now() - started > WAIT_MS)
+        throw options.failure(`cannot lock ${path}: ${(error as Error).message}`, error);
+    }
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}
+
 export interface FileLockOptions {
   signal?: AbortSignal | undefined;
   /** The error to throw when the lock cannot be taken or was lost (the caller's branded class). */
@@ -41,20 +74,9 @@ export async function withFileLock<T>(
 async function holding<T>(path: string, work: () => Promise<T>, options: FileLockOptions): Promise<T> {
   options.signal?.throwIfAborted();
   let compromised: Error | undefined;
-  const release = await lockfile()
-    .lock(path, {
-      realpath: false,
-      lockfilePath: path,
-      stale: STALE_MS,
-      update: 1000,
-      retries: { retries: 400, factor: 1.3, minTimeout: 2, maxTimeout: 50 },
-      onCompromised: (error) => {
-        compromised = error;
-      },
-    })
-    .catch((error: unknown) => {
-      throw options.failure(`cannot lock ${path}: ${(error as Error).message}`, error);
-    });
+  const release = await acquire(path, options, (error) => {
+    compromised = error;
+  });
   try {
     const result = await work();
     if (compromised) throw options.failure(`the lock ${path} was lost: ${compromised.message}`);

@@ -69,12 +69,17 @@ export async function seedBundle(root: string, options: { signal?: AbortSignal }
     root,
     SEEDED,
     async () => {
-      const seeded = seededSchema().parse(JSON.parse((await readBundleText(root, SEEDED)) ?? '{}'));
+      const before = (await readBundleText(root, SEEDED, options.signal)) ?? '{}';
+      const seeded = seededSchema().parse(JSON.parse(before));
       for (const rel of await templateFiles(template)) {
         options.signal?.throwIfAborted();
         const text = await readFile(join(template, rel), 'utf8');
         // A seeded file replaced by a link (planted) is refused here, never followed nor overwritten.
-        const current = await readBundleText(root, rel, options.signal);
+        const current = await readBundleText(root, rel, options.signal).catch((error: unknown) => {
+          if (options.signal?.aborted) throw error;
+          return null;
+        });
+        if (current === null) continue;
         if (current === text) {
           seeded[rel] = sha(text);
           continue;
@@ -84,7 +89,9 @@ export async function seedBundle(root: string, options: { signal?: AbortSignal }
         seeded[rel] = sha(text);
         written.push(rel);
       }
-      await writeBundleText(root, SEEDED, `${JSON.stringify(seeded, null, 2)}\n`, options.signal);
+      // Unchanged, it is not written again: a full or read-only disk still opens an up-to-date bundle.
+      const after = `${JSON.stringify(seeded, null, 2)}\n`;
+      if (after !== before) await writeBundleText(root, SEEDED, after, options.signal);
     },
     options.signal,
   );
