@@ -75,6 +75,11 @@ export class ConfinedFolder {
     return this.realRoot;
   }
 
+  /** Whether an error is a missing file or folder (`ENOENT`/`ENOTDIR`), not a refusal. */
+  static isMissing(error: unknown): boolean {
+    return isMissing(error);
+  }
+
   /** `rel` made safe: relative, no `..`, no NUL; `/`-separated. Throws `PathRejectedError`. */
   static check(rel: string): string {
     if (rel.includes('\0')) throw new PathRejectedError(`'${rel}' contains a NUL byte`);
