@@ -39,7 +39,6 @@ export type ConfinedRefusal = 'link' | 'not-regular' | 'too-large';
 const DEFAULT_MAX_FILES = 100_000;
 const DEFAULT_MAX_DEPTH = 64;
 const TEMPORARY = /^\..+\.[0-9a-f]{12}\.raf-tmp$/;
-const FS = new LocalFsOperations();
 
 function errno(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
@@ -58,6 +57,7 @@ export class ConfinedFolder {
   /** The folder as configured (absolute). */
   readonly root: string;
   private realRoot: Promise<string> | undefined;
+  private local: { root: string; fs: LocalFsOperations } | undefined;
 
   constructor(root: string) {
     this.root = resolve(root);
@@ -78,6 +78,13 @@ export class ConfinedFolder {
   /** Whether an error is a missing file or folder (`ENOENT`/`ENOTDIR`), not a refusal. */
   static isMissing(error: unknown): boolean {
     return isMissing(error);
+  }
+
+  /** The operations, with the real root opened in one step (everything below it by descriptor). */
+  private async fs(): Promise<LocalFsOperations> {
+    const root = await this.real();
+    if (this.local?.root !== root) this.local = { root, fs: new LocalFsOperations(root) };
+    return this.local.fs;
   }
 
   /** `rel` made safe: relative, no `..`, no NUL; `/`-separated. Throws `PathRejectedError`. */
@@ -156,7 +163,7 @@ export class ConfinedFolder {
    */
   async readFile(rel: string, options: { maxBytes: number; signal: AbortSignal }): Promise<Buffer> {
     const path = await this.target(rel);
-    return FS.readFile(path, options).catch((error: unknown) => {
+    return (await this.fs()).readFile(path, options).catch((error: unknown) => {
       throw this.refusal(rel, error);
     });
   }
@@ -177,7 +184,7 @@ export class ConfinedFolder {
   /** Replaces the file atomically, creating missing folders, never through a link. */
   async writeFile(rel: string, data: Uint8Array | string, options: { signal: AbortSignal }): Promise<void> {
     const path = await this.target(rel, true);
-    await FS.writeFile(path, data, options).catch((error: unknown) => {
+    await (await this.fs()).writeFile(path, data, options).catch((error: unknown) => {
       throw this.refusal(rel, error);
     });
   }
@@ -186,7 +193,7 @@ export class ConfinedFolder {
   async mkdir(rel: string): Promise<void> {
     const path = await this.target(rel, true);
     // Held folder by held folder: a link on the way is refused, not followed.
-    await withDirectory(path, true, async () => {}).catch((error: unknown) => {
+    await withDirectory(path, true, async () => {}, await this.real()).catch((error: unknown) => {
       throw this.refusal(rel, error);
     });
   }
@@ -194,7 +201,7 @@ export class ConfinedFolder {
   /** Deletes a file (a link is removed itself, never its target); a missing one is fine. */
   async remove(rel: string): Promise<void> {
     const path = await this.target(rel);
-    await FS.remove(path).catch((error: unknown) => {
+    await (await this.fs()).remove(path).catch((error: unknown) => {
       if (errno(error) === 'ENOENT') return;
       throw this.refusal(rel, error);
     });
@@ -203,15 +210,19 @@ export class ConfinedFolder {
   /** What is at `rel` without following a link there or on the way (undefined when nothing is). */
   async entry(rel: string): Promise<EntryInfo | undefined> {
     const path = await this.target(rel);
-    return withDirectory(dirname(path), false, (dir) => FS.lstat(dir.at(basename(path)))).catch(
-      () => undefined,
-    );
+    const fs = await this.fs();
+    return withDirectory(
+      dirname(path),
+      false,
+      (dir) => fs.lstat(dir.at(basename(path))),
+      await this.real(),
+    ).catch(() => undefined);
   }
 
   /** The entries of one folder below the root (links listed as `symlink`, never entered). */
   async list(rel: string): Promise<DirectoryEntry[]> {
     const path = await this.target(rel);
-    return FS.list(path).catch((error: unknown) => {
+    return (await this.fs()).list(path).catch((error: unknown) => {
       throw this.refusal(rel, error);
     });
   }
@@ -245,7 +256,7 @@ export class ConfinedFolder {
             result.truncated = true;
             return;
           }
-          const info = await FS.lstat(join(await this.real(), path)).catch(() => undefined);
+          const info = await lstat(join(await this.real(), path)).catch(() => undefined);
           result.files.push({ path, size: entry.size, mtimeMs: info?.mtimeMs ?? 0 });
         } else {
           const reason = entry.kind === 'symlink' ? 'a symbolic link (not followed)' : 'not a regular file';
