@@ -1,5 +1,6 @@
 export type { AnthropicClientOptions } from './anthropic/anthropic-client.js';
 export { AnthropicChatClient } from './anthropic/anthropic-client.js';
+export { FallbackChatClient } from './fallback/fallback-chat-client.js';
 export { preloadHttp } from './http/http-chat-client.js';
 export type { HttpClientOptions, TimeoutOptions } from './http/http-client-options.js';
 export { DEFAULT_TIMEOUTS } from './http/http-client-options.js';

@@ -32,7 +32,7 @@ export const modelOptionsSchema = z.strictObject({
   extra: z.record(z.string(), z.unknown()).optional(),
 });
 
-export const modelSchema = z.strictObject({
+const modelShape = {
   id: z.string().min(1, 'the model needs an id (e.g. gpt-4o-mini)'),
   provider: z.string().optional(),
   apiType: z.enum(['chat', 'responses']).optional(),
@@ -43,6 +43,15 @@ export const modelSchema = z.strictObject({
    * a local model's file and hardware (`@raf/llama`: `modelPath`, `useGpu`, `contextSize`, `threads`).
    */
   config: z.record(z.string(), z.unknown()).optional(),
+};
+
+export const modelSchema = z.strictObject({
+  ...modelShape,
+  /**
+   * Models tried in order when this one's retries are spent on a failure before it answered
+   * (429/5xx storms, refused connections, no first chunk), each with a `warning` update.
+   */
+  fallback: z.array(z.strictObject(modelShape)).optional(),
 });
 
 /** One `tools:` entry. Kinds come from plugins, so `kind` is any name; `config` is free-form. */
