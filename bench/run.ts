@@ -1,6 +1,6 @@
 // `pnpm bench` runs every benchmark against a mock model server in a separate process and prints
 // ratios measured in this one run. Flags: `--json` (figures as JSON), `--quick` (a smoke test:
-// one short round), `--only client|loop|cold-run|search|cold-start|sandbox|web|memory|mcp|rag|workflow|delegate` (or several, comma-separated), `--search-tree generated` (the search
+// one short round), `--only client|loop|cold-run|search|cold-start|sandbox|web|memory|wiki|mcp|rag|workflow|delegate` (or several, comma-separated), `--search-tree generated` (the search
 // benchmark on 50k generated files instead of a real node_modules tree), `--instructions` (count instructions with valgrind's
 // callgrind instead of timing: repeatable where CPU times swing by ±30% between runs).
 import { LOOP_ROUNDS, type LoopBenchResult, runColdWarmLoopBench, runLoopBench } from './agent-loop.js';
@@ -16,6 +16,7 @@ import { type MemoryBenchResult, runMemoryBench } from './memory.js';
 import { type RagBenchResult, runRagBench } from './rag.js';
 import { runSandboxBench, type SandboxBenchResult } from './sandbox.js';
 import { runWebBench, type WebBenchResult } from './web-fetch.js';
+import { runWikiBench } from './wiki.js';
 import { runWorkflowBench, type WorkflowBenchResult } from './workflow.js';
 
 const args = process.argv.slice(2);
@@ -280,6 +281,14 @@ try {
     const memory = await runMemoryBench(quick ? { pages: 500, calls: 10 } : { pages: 5_000, calls: 100 });
     if (json) output.memory = memory;
     else printMemory(memory);
+  }
+  if (wants('wiki') && !instructions) {
+    const wiki = await runWikiBench(quick ? 1 : 5);
+    if (json) output.wiki = wiki;
+    else
+      console.log(
+        `Wiki open (one large markdown page): 43 KB ${wiki.open43KbMs.toFixed(0)} ms, 172 KB ${wiki.open172KbMs.toFixed(0)} ms (${wiki.ratio.toFixed(1)}×; linear ≈ 4×)\n`,
+      );
   }
   if (wants('cold-start') && !instructions) {
     const cold = await runColdStartBench(quick ? 3 : 25);

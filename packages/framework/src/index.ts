@@ -120,6 +120,13 @@ export { workerModuleFolder } from './sub-agents/worker-process.js';
 export type { TelemetryOptions } from './telemetry/run-trace.js';
 export type { ArgumentCheck } from './tools/argument-validator.js';
 export { checkArguments } from './tools/argument-validator.js';
+export type {
+  ConfinedFile,
+  ConfinedRefusal,
+  ConfinedWalk,
+  ConfinedWalkOptions,
+} from './workspace/confined-folder.js';
+export { ConfinedFolder } from './workspace/confined-folder.js';
 export type { LocalSearchOptions } from './workspace/operations/local-search-operations.js';
 export type { LocalToolOperationsOptions } from './workspace/operations/local-tool-operations.js';
 export { createLocalToolOperations } from './workspace/operations/local-tool-operations.js';

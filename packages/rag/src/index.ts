@@ -20,6 +20,8 @@ export type {
   SearchOptions,
 } from './knowledge/knowledge-types.js';
 export type { DocumentFormat } from './load/document.js';
+export type { DocumentLimits } from './load/document-limits.js';
+export { DEFAULT_DOCUMENT_LIMITS } from './load/document-limits.js';
 export type { KnowledgeContextProviderOptions } from './provider/knowledge-context-provider.js';
 export { KnowledgeContextProvider } from './provider/knowledge-context-provider.js';
 export { ragPlugin } from './rag-plugin.js';

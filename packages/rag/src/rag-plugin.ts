@@ -61,6 +61,7 @@ async function knowledge(
     ...(config.topK !== undefined && { topK: config.topK }),
     ...(config.retrieval !== undefined && { retrieval: config.retrieval }),
     ...(config.fusion !== undefined && { fusion: config.fusion }),
+    ...(config.documentLimits !== undefined && { documentLimits: config.documentLimits }),
     ...(config.autoRefresh !== undefined && { autoRefresh: config.autoRefresh }),
     ...(config.maxInjectedChars !== undefined && { maxInjectedChars: config.maxInjectedChars }),
     ...(context.dryRun && { dryRun: true }),

@@ -1,6 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { join, posix } from 'node:path';
-import { writeFileAtomic } from '../io/atomic-write.js';
+import { posix } from 'node:path';
+import { readBundleText, writeBundleText } from './bundle-files.js';
 import { INDEX_FILE, indexOf } from './bundle-layout.js';
 import { withFileLock } from './bundle-lock.js';
 import { renderPage } from './frontmatter.js';
@@ -89,11 +88,7 @@ export async function ensureIndexed(
       root,
       index,
       async () => {
-        const file = join(root, index);
-        let text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-          if (error.code !== 'ENOENT') throw error;
-          return undefined;
-        });
+        let text = await readBundleText(root, index, signal);
         if (text === undefined) {
           text = newIndex(index);
           created = true;
@@ -103,7 +98,7 @@ export async function ensureIndexed(
         const next = listed
           ? text
           : addIndexRow(text, { ...info, link: posix.relative(posix.dirname(index), page) });
-        await writeFileAtomic(file, next, signal ? { signal } : {});
+        await writeBundleText(root, index, next, signal);
         return true;
       },
       signal,

@@ -1,6 +1,6 @@
-import { readdir } from 'node:fs/promises';
 import { posix } from 'node:path';
 import { ConfigError } from '@raf/core';
+import { bundleFolder } from './bundle-files.js';
 
 /** Files with a fixed role: the entry, the changelog, the guide, the curator's rules. */
 export const RESERVED_FILES = ['index.md', 'log.md', 'SKILL.md', 'AGENT.md'] as const;
@@ -103,19 +103,12 @@ export function indexOf(rel: string): string | undefined {
 
 /** Every markdown file of the bundle (relative, `/`-separated), archived and hidden ones left out. */
 export async function listMarkdown(root: string, signal?: AbortSignal): Promise<string[]> {
-  const found: string[] = [];
-  async function walk(rel: string): Promise<void> {
-    signal?.throwIfAborted();
-    const entries = await readdir(rel ? `${root}/${rel}` : root, { withFileTypes: true }).catch(() => []);
-    const folders: string[] = [];
-    for (const entry of entries) {
-      if (isSkipped(entry.name)) continue;
-      const path = rel ? `${rel}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) folders.push(path);
-      else if (entry.isFile() && entry.name.endsWith('.md')) found.push(path);
-    }
-    await Promise.all(folders.map(walk));
-  }
-  await walk('');
-  return found.sort();
+  // Links planted in the bundle are never followed (nor listed): see `bundleFolder`.
+  const walk = await bundleFolder(root)
+    .walk({ signal: signal ?? new AbortController().signal, skip: (name) => isSkipped(name) })
+    .catch(() => ({ files: [] }));
+  return walk.files
+    .map((f) => f.path)
+    .filter((p) => p.endsWith('.md'))
+    .sort();
 }

@@ -4,8 +4,11 @@ import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MemoryError } from '@raf/core';
+import { onFirstUse } from '@raf/core/internal';
+import * as z from 'zod';
 import { writeFileAtomic } from '../io/atomic-write.js';
 import { nodeCrypto } from '../lazy-builtins.js';
+import { readBundleText, writeBundleText } from './bundle-files.js';
 import { withFileLock } from './bundle-lock.js';
 import { completeChanges } from './pending-changes.js';
 
@@ -14,6 +17,9 @@ const TEMPLATE = join('templates', 'super-brain');
 const SEEDED = '.raf/seeded.json';
 /** Temporary files of atomic writes that a killed process left behind are removed after this. */
 const STALE_TEMP_MS = 60_000;
+
+// `.raf/seeded.json` is read back from disk: parsed, never cast (built on first use).
+const seededSchema = onFirstUse(() => z.record(z.string(), z.string()));
 
 let found: string | undefined;
 
@@ -48,13 +54,6 @@ async function templateFiles(dir: string, rel = ''): Promise<string[]> {
 
 const sha = (text: string) => nodeCrypto().createHash('sha256').update(text).digest('hex');
 
-async function readText(file: string): Promise<string | undefined> {
-  return readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return undefined;
-    throw error;
-  });
-}
-
 /**
  * Seeds `root` from the template without ever overwriting a user's edit: a file is written only
  * when it is missing, or still identical to the version seeded before (so a newer template
@@ -70,21 +69,29 @@ export async function seedBundle(root: string, options: { signal?: AbortSignal }
     root,
     SEEDED,
     async () => {
-      const seeded = JSON.parse((await readText(join(root, SEEDED))) ?? '{}') as Record<string, string>;
+      const before = (await readBundleText(root, SEEDED, options.signal)) ?? '{}';
+      const seeded = seededSchema().parse(JSON.parse(before));
       for (const rel of await templateFiles(template)) {
         options.signal?.throwIfAborted();
         const text = await readFile(join(template, rel), 'utf8');
-        const current = await readText(join(root, rel));
+        // A seeded file replaced by a link (planted) is refused here, never followed nor overwritten.
+        const current = await readBundleText(root, rel, options.signal).catch((error: unknown) => {
+          if (options.signal?.aborted) throw error;
+          return null;
+        });
+        if (current === null) continue;
         if (current === text) {
           seeded[rel] = sha(text);
           continue;
         }
         if (current !== undefined && seeded[rel] !== sha(current)) continue; // the user's version
-        await writeFileAtomic(join(root, rel), text, options);
+        await writeBundleText(root, rel, text, options.signal);
         seeded[rel] = sha(text);
         written.push(rel);
       }
-      await writeFileAtomic(join(root, SEEDED), `${JSON.stringify(seeded, null, 2)}\n`, options);
+      // Unchanged, it is not written again: a full or read-only disk still opens an up-to-date bundle.
+      const after = `${JSON.stringify(seeded, null, 2)}\n`;
+      if (after !== before) await writeBundleText(root, SEEDED, after, options.signal);
     },
     options.signal,
   );

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { getErrorMessage, userMessage } from '@raf/core';
 import { AgentBuilder } from '../agent/agent-builder.js';
 import { createFileTool, type FileToolName } from '../builtin-tools/index.js';
-import { writeFileAtomic } from '../io/atomic-write.js';
 import { WorkspaceContextProvider } from '../workspace/workspace-context-provider.js';
+import { readBundleText, writeBundleText } from './bundle-files.js';
 import { tableCell } from './bundle-index.js';
 import { withFileLock } from './bundle-lock.js';
 import { bundleOperations } from './bundle-operations.js';
@@ -32,7 +32,7 @@ const MAX_ROUNDS = 50;
 /** The curator's rules: the bundle's `AGENT.md` (the user may edit it), else the template's. */
 async function curatorRules(directory: string): Promise<string> {
   const text =
-    (await readFile(join(directory, 'AGENT.md'), 'utf8').catch(() => undefined)) ??
+    (await readBundleText(directory, 'AGENT.md').catch(() => undefined)) ??
     (await readFile(join(templateDirectory(), 'AGENT.md'), 'utf8'));
   const parsed = parseFrontmatter(text);
   return (isFrontmatterProblem(parsed) ? text : parsed.body).trim();
@@ -76,14 +76,14 @@ export async function appendLogRow(
     directory,
     'log.md',
     async () => {
-      const file = join(directory, 'log.md');
-      const current = await readFile(file, 'utf8').catch(() => undefined);
+      const current = await readBundleText(directory, 'log.md', signal).catch(() => undefined);
       if (current === undefined) return;
       const row = `| ${new Date().toISOString()} | ${tableCell(session)} | ${tableCell(event)} |\n`;
-      await writeFileAtomic(
-        file,
+      await writeBundleText(
+        directory,
+        'log.md',
         `${current.endsWith('\n') ? current : `${current}\n`}${row}`,
-        signal ? { signal } : {},
+        signal,
       );
     },
     signal,

@@ -1,7 +1,6 @@
-import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { MemoryError } from '@raf/core';
-import { writeFileAtomic } from '../io/atomic-write.js';
+import { readBundleText, writeBundleText } from './bundle-files.js';
 import { listMarkdown, pageForTopic } from './bundle-layout.js';
 import { withFileLock } from './bundle-lock.js';
 import { seedBundle } from './bundle-template.js';
@@ -56,7 +55,6 @@ export class MemoryBundle {
     // its job began, and an id taken before waiting for the lock could predate the job yet land after
     // the curator read the page.
     let id = '';
-    const file = join(this.root, page.path);
     const title = page.levels.at(-1) ?? page.path.replace(/^references\/|\.md$/g, '');
     let record: string | undefined;
     const text = await withFileLock(
@@ -64,10 +62,8 @@ export class MemoryBundle {
       page.path,
       async () => {
         id = newEntryId();
-        let current = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-          if (error.code === 'ENOENT') return undefined;
-          throw error;
-        });
+        // A link planted at the page (or a folder on its way) is refused, never followed.
+        let current = await readBundleText(this.root, page.path, signal);
         if (current === undefined) {
           record = await beginChange(this.root, { op: 'create', page: page.path });
           current = renderPage(
@@ -76,7 +72,7 @@ export class MemoryBundle {
           );
         }
         const next = appendBlock(current, renderEntry(id, content));
-        await writeFileAtomic(file, next, signal ? { signal } : {});
+        await writeBundleText(this.root, page.path, next, signal);
         return next;
       },
       signal,

@@ -1,7 +1,9 @@
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import { join, posix } from 'node:path';
-import { writeFileAtomic } from '../io/atomic-write.js';
+import { onFirstUse } from '@raf/core/internal';
+import * as z from 'zod';
 import { nodeCrypto } from '../lazy-builtins.js';
+import { bundleFolder, readBundleText, writeBundleText } from './bundle-files.js';
 import { ensureIndexed, relativeLinks, resolveLink } from './bundle-index.js';
 import { indexOf } from './bundle-layout.js';
 import { withFileLock } from './bundle-lock.js';
@@ -16,10 +18,18 @@ export type PendingChange = { op: 'create'; page: string } | { op: 'move'; from:
 
 const FOLDER = '.raf/pending';
 
+// A record is read back from disk: parsed, never cast (built on first use, not at import).
+const recordSchema = onFirstUse(() =>
+  z.union([
+    z.object({ op: z.literal('create'), page: z.string(), pid: z.number().optional() }),
+    z.object({ op: z.literal('move'), from: z.string(), to: z.string(), pid: z.number().optional() }),
+  ]),
+);
+
 export async function beginChange(root: string, change: PendingChange): Promise<string> {
-  const file = join(root, FOLDER, `${nodeCrypto().randomUUID()}.json`);
-  await writeFileAtomic(file, JSON.stringify({ ...change, pid: process.pid }));
-  return file;
+  const rel = `${FOLDER}/${nodeCrypto().randomUUID()}.json`;
+  await writeBundleText(root, rel, JSON.stringify({ ...change, pid: process.pid }));
+  return join(root, rel);
 }
 
 /** Records older than this are completed even when their process id is alive (it may be reused). */
@@ -44,13 +54,18 @@ export async function endChange(record: string): Promise<void> {
   await rm(record, { force: true });
 }
 
-export async function pendingChanges(root: string): Promise<{ record: string; change: PendingChange }[]> {
-  const names = await readdir(join(root, FOLDER)).catch(() => [] as string[]);
-  const found: { record: string; change: PendingChange }[] = [];
-  for (const name of names.filter((n) => n.endsWith('.json'))) {
-    const record = join(root, FOLDER, name);
+export async function pendingChanges(
+  root: string,
+): Promise<{ record: string; change: PendingChange & { pid?: number | undefined } }[]> {
+  const entries = await bundleFolder(root)
+    .list(FOLDER)
+    .catch(() => []);
+  const found: { record: string; change: PendingChange & { pid?: number | undefined } }[] = [];
+  for (const entry of entries.filter((e) => e.kind === 'file' && e.name.endsWith('.json'))) {
+    const rel = `${FOLDER}/${entry.name}`;
     try {
-      found.push({ record, change: JSON.parse(await readFile(record, 'utf8')) as PendingChange });
+      const change = recordSchema().parse(JSON.parse((await readBundleText(root, rel)) ?? ''));
+      found.push({ record: join(root, rel), change });
     } catch {
       // not ours (records are written atomically): left alone
     }
@@ -58,15 +73,12 @@ export async function pendingChanges(root: string): Promise<{ record: string; ch
   return found;
 }
 
-const exists = (path: string) =>
-  stat(path).then(
-    () => true,
-    () => false,
-  );
+/** Whether `rel` is a regular file of the bundle (a planted link is not). */
+const exists = async (root: string, rel: string) => (await bundleFolder(root).entry(rel))?.kind === 'file';
 
 /** Lists a page in its index with the title and description of its frontmatter. */
 export async function indexPage(root: string, page: string, signal?: AbortSignal): Promise<string[]> {
-  const text = await readFile(join(root, page), 'utf8').catch(() => '');
+  const text = (await readBundleText(root, page, signal).catch(() => undefined)) ?? '';
   const parsed = parseFrontmatter(text);
   const data = isFrontmatterProblem(parsed) ? {} : parsed.data;
   const name = typeof data.title === 'string' && data.title ? data.title : posix.basename(page, '.md');
@@ -87,8 +99,7 @@ export async function followMove(
       root,
       index,
       async () => {
-        const file = join(root, index);
-        const text = await readFile(file, 'utf8').catch(() => undefined);
+        const text = await readBundleText(root, index, signal).catch(() => undefined);
         if (text === undefined) return;
         const keep = !to.endsWith('.archived.md') && indexOf(to) === index;
         const lines = text.split('\n');
@@ -104,21 +115,21 @@ export async function followMove(
               .replace(`(${link.target})`, `(${encodeURI(target)})`),
           ];
         });
-        if (next.join('\n') !== text) await writeFileAtomic(file, next.join('\n'), signal ? { signal } : {});
+        if (next.join('\n') !== text) await writeBundleText(root, index, next.join('\n'), signal);
       },
       signal,
     );
   }
-  if (!to.endsWith('.archived.md') && (await exists(join(root, to)))) await indexPage(root, to, signal);
+  if (!to.endsWith('.archived.md') && (await exists(root, to))) await indexPage(root, to, signal);
 }
 
 /** Completes the changes that writers killed midway left (run when a bundle is opened); live writers' are theirs. */
 export async function completeChanges(root: string, signal?: AbortSignal): Promise<void> {
   for (const { record, change } of await pendingChanges(root)) {
-    if (!(await abandoned(record, (change as { pid?: unknown }).pid))) continue;
+    if (!(await abandoned(record, change.pid))) continue;
     if (change.op === 'create') {
-      if (await exists(join(root, change.page))) await indexPage(root, change.page, signal);
-    } else if (!(await exists(join(root, change.from)))) {
+      if (await exists(root, change.page)) await indexPage(root, change.page, signal);
+    } else if (!(await exists(root, change.from))) {
       await followMove(root, change.from, change.to, signal);
     }
     await endChange(record);

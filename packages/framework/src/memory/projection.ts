@@ -1,5 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readBundleText } from './bundle-files.js';
 import { isReserved, listMarkdown } from './bundle-layout.js';
 import { isFrontmatterProblem, parseFrontmatter } from './frontmatter.js';
 
@@ -16,7 +15,7 @@ export async function bundleProjection(root: string, signal?: AbortSignal): Prom
   const lines: string[] = [];
   const references: string[] = [];
   for (const rel of files.slice(0, MAX_PAGES)) {
-    const text = await readFile(join(root, rel), 'utf8').catch(() => '');
+    const text = (await readBundleText(root, rel, signal).catch(() => undefined)) ?? '';
     const parsed = parseFrontmatter(text);
     const data = isFrontmatterProblem(parsed) ? {} : parsed.data;
     const title = typeof data.title === 'string' ? ` — ${data.title}` : '';

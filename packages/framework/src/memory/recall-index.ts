@@ -1,8 +1,9 @@
 import { type Dirent, readdirSync, statSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { default as MiniSearch, SearchOptions } from 'minisearch';
 import { lazyRequire } from '../lazy-require.js';
+import { readBundleText } from './bundle-files.js';
 import { isIndexFile, isReserved, isSkipped } from './bundle-layout.js';
 
 /** One page found by `memory_recall`. */
@@ -144,7 +145,8 @@ export class RecallIndex {
           const info = await stat(file).catch(() => undefined);
           if (!info) return this.remove(rel);
           if (this.docs.get(rel)?.mtimeMs === info.mtimeMs) return;
-          const text = await readFile(file, 'utf8').catch(() => undefined);
+          // Read without following a link swapped in since the listing (and never a FIFO).
+          const text = await readBundleText(this.root, rel, signal).catch(() => undefined);
           if (text === undefined) this.remove(rel);
           else this.put(rel, text, info.mtimeMs);
         }),

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   ConfigError,
@@ -14,6 +13,7 @@ import {
 import type { AgentSkill } from '../skills/agent-skill.js';
 import { parseSkillMarkdown } from '../skills/agent-skill.js';
 import { createLoadSkillTool, createReadSkillResourceTool } from '../skills/skill-tools.js';
+import { readBundleText } from './bundle-files.js';
 import { REFERENCE_PAGES } from './bundle-layout.js';
 import {
   type ConsolidationOutcome,
@@ -132,11 +132,17 @@ export class SuperBrainContextProvider implements IContextProvider {
 
   async onInvoking(): Promise<ContextResult> {
     if (!this.enabled) return {};
-    await this.bundle.seed();
     const warnings: string[] = [];
+    // A bundle that cannot be seeded (a full disk, a read-only folder) keeps its tools: a save then
+    // fails as a tool error the model reads, and recall still searches what is there.
+    await this.bundle.seed().catch((error: unknown) => {
+      warnings.push(`super-brain: cannot prepare ${this.bundle.root}: ${getErrorMessage(error)}`);
+    });
     const file = join(this.bundle.root, 'SKILL.md');
     try {
-      const { metadata, instructions } = parseSkillMarkdown(await readFile(file, 'utf8'), file);
+      const text = await readBundleText(this.bundle.root, 'SKILL.md');
+      if (text === undefined) throw new ConfigError(`${file}: no SKILL.md in the bundle`);
+      const { metadata, instructions } = parseSkillMarkdown(text, file);
       const skill = this.skills[0] as AgentSkill;
       this.skills[0] = { ...skill, metadata: { ...metadata, name: SUPER_BRAIN_SKILL }, instructions };
     } catch (error) {

@@ -1,5 +1,6 @@
-import { readFile, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { bundleFolder, readBundleText } from './bundle-files.js';
 import { ensureIndexed, relativeLinks, resolveLink } from './bundle-index.js';
 import { indexOf, isIndexFile, listMarkdown } from './bundle-layout.js';
 import { isFrontmatterProblem, parseFrontmatter } from './frontmatter.js';
@@ -24,11 +25,10 @@ export interface BundleReport {
   issues: BundleIssue[];
 }
 
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then(
-    () => true,
-    () => false,
-  );
+/** Whether something other than a link is at `rel` (a planted link points nowhere for the bundle). */
+async function exists(root: string, rel: string): Promise<boolean> {
+  const kind = (await bundleFolder(root).entry(rel))?.kind;
+  return kind !== undefined && kind !== 'symlink';
 }
 
 /**
@@ -83,7 +83,7 @@ export async function validateBundle(
   const listed = new Map<string, Set<string>>();
   for (const rel of files) {
     options.signal?.throwIfAborted();
-    const text = await readFile(join(root, rel), 'utf8');
+    const text = (await readBundleText(root, rel, options.signal)) ?? '';
     const parsed = parseFrontmatter(text);
     if (isFrontmatterProblem(parsed)) {
       issues.push({ code: 'frontmatter', path: rel, line: parsed.line, message: parsed.message });
@@ -111,7 +111,7 @@ export async function validateBundle(
       const target = resolveLink(rel, link.target);
       if (target !== undefined) targets.add(target);
       if (target !== undefined && inFlight.has(target)) continue;
-      if (target === undefined || !(present.has(target) || (await exists(join(root, target))))) {
+      if (target === undefined || !(present.has(target) || (await exists(root, target)))) {
         issues.push({
           code: 'broken-index-entry',
           path: rel,
@@ -146,7 +146,7 @@ export async function repairIndexes(
   const changed = new Set<string>();
   for (const issue of issues) {
     if (issue.code !== 'not-indexed') continue;
-    const text = await readFile(join(root, issue.path), 'utf8').catch(() => '');
+    const text = (await readBundleText(root, issue.path, options.signal).catch(() => undefined)) ?? '';
     const parsed = parseFrontmatter(text);
     const data = isFrontmatterProblem(parsed) ? {} : parsed.data;
     const name =

@@ -1,9 +1,10 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { basename, join, relative, resolve } from 'node:path';
+import { readdir, stat } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
 import { ConfigError } from '@raf/core';
 import { onFirstUse } from '@raf/core/internal';
 import * as z from 'zod';
 import { lazyRequire } from '../lazy-require.js';
+import { ConfinedFolder } from '../workspace/confined-folder.js';
 
 // Loaded with the first SKILL.md read: importing the framework does not parse a YAML library.
 const yaml = lazyRequire<typeof import('yaml')>('yaml');
@@ -45,18 +46,18 @@ const metadataSchema = onFirstUse(() =>
 const RESOURCE_FOLDERS = ['references', 'assets'] as const;
 const MAX_RESOURCES = 1000;
 
-async function listResources(directory: string): Promise<string[]> {
+/** The largest SKILL.md read. */
+const SKILL_MAX_BYTES = 1024 * 1024;
+const NO_SIGNAL = new AbortController().signal;
+
+/** Regular files under `references/` and `assets/`, walked without following any link. */
+async function listResources(folder: ConfinedFolder): Promise<string[]> {
   const found: string[] = [];
-  async function walk(dir: string): Promise<void> {
-    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-    for (const entry of entries) {
-      if (found.length >= MAX_RESOURCES) return;
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) await walk(path);
-      else if (entry.isFile()) found.push(relative(directory, path));
-    }
+  for (const under of RESOURCE_FOLDERS) {
+    if ((await folder.entry(under))?.kind !== 'directory') continue;
+    const walk = await folder.walk({ signal: NO_SIGNAL, under, maxFiles: MAX_RESOURCES - found.length });
+    found.push(...walk.files.map((f) => f.path));
   }
-  for (const folder of RESOURCE_FOLDERS) await walk(join(directory, folder));
   return found.sort();
 }
 
@@ -98,13 +99,18 @@ export function parseSkillMarkdown(
 export async function loadSkillDirectory(directory: string): Promise<AgentSkill> {
   const dir = resolve(directory);
   const file = join(dir, 'SKILL.md');
-  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    throw new ConfigError(
-      `${file}: cannot read the skill: ${error.code === 'ENOENT' ? 'no SKILL.md here' : error.message}`,
-    );
-  });
-  const { metadata, instructions } = parseSkillMarkdown(text, file);
-  return { metadata, instructions, directory: dir, resources: await listResources(dir) };
+  // A SKILL.md that is a link or a FIFO is refused (no link followed, nothing waited on).
+  const folder = new ConfinedFolder(dir);
+  const bytes = await folder
+    .readFile('SKILL.md', { maxBytes: SKILL_MAX_BYTES, signal: NO_SIGNAL })
+    .catch((error: NodeJS.ErrnoException) => {
+      throw new ConfigError(
+        `${file}: cannot read the skill: ${error.code === 'ENOENT' ? 'no SKILL.md here' : error.message}`,
+        { cause: error },
+      );
+    });
+  const { metadata, instructions } = parseSkillMarkdown(bytes.toString('utf8'), file);
+  return { metadata, instructions, directory: dir, resources: await listResources(folder) };
 }
 
 /**

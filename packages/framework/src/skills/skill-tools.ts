@@ -1,8 +1,8 @@
 import { defineTool, type ITool, toolFailure, toolSuccess } from '@raf/core';
 import * as z from 'zod';
+import { PathRejectedError } from '../errors/tool-errors.js';
 import { builtinManifest } from '../runtime-policy/builtin-manifests.js';
-import { defaultToolOperations } from '../workspace/operations/local-tool-operations.js';
-import { PathRejectedError, resolveInScope } from '../workspace/path-guard.js';
+import { ConfinedFolder } from '../workspace/confined-folder.js';
 import type { AgentSkill } from './agent-skill.js';
 
 const RESOURCE_MAX_BYTES = 512 * 1024;
@@ -42,16 +42,22 @@ async function readResource(skill: AgentSkill, path: string, signal: AbortSignal
       throw new PathRejectedError(`skill '${skill.metadata.name}' has no resource '${path}'`);
     return content;
   }
-  const directory = skill.directory as string;
-  const ops = defaultToolOperations();
-  const scope = { root: directory, name: skill.metadata.name, policy: 'DenyOutside' as const };
-  const resolved = await resolveInScope(scope, path, ops.fs);
-  if (resolved.scope !== 'workspace')
+  // The skill folder as a confined folder: no link below it is followed (a link planted in a skill
+  // or the memory bundle cannot reach outside), only regular files are read, without blocking.
+  const folder = new ConfinedFolder(skill.directory as string);
+  let rel: string;
+  try {
+    rel = ConfinedFolder.check(path);
+  } catch {
     throw new PathRejectedError(`Access denied: '${path}' is outside skill '${skill.metadata.name}'`);
-  if (!resolved.exists)
-    throw new PathRejectedError(`skill '${skill.metadata.name}' has no resource '${path}'`);
-  if (resolved.kind !== 'file') throw new PathRejectedError(`'${path}' is not a regular file`);
-  return (await ops.fs.readFile(resolved.real, { maxBytes: RESOURCE_MAX_BYTES, signal })).toString('utf8');
+  }
+  try {
+    return (await folder.readFile(rel, { maxBytes: RESOURCE_MAX_BYTES, signal })).toString('utf8');
+  } catch (error) {
+    if (ConfinedFolder.isMissing(error))
+      throw new PathRejectedError(`skill '${skill.metadata.name}' has no resource '${path}'`);
+    throw error;
+  }
 }
 
 /** `read_skill_resource {skill_name, resource_path}` → `{content}` (only offered when a skill has resources). */

@@ -132,7 +132,7 @@ describe('rule 2: skills inject tools', () => {
     });
     expect(results[3]).toEqual({
       ok: false,
-      error: "Access denied: 'references/escape.md' is outside skill 'pdf'",
+      error: "'references/escape.md' is (or goes through) a symbolic link; links are not followed here",
     });
     expect(results[4]).toEqual({ ok: false, error: "Unknown skill 'nope'. Available: notes, pdf" });
   });

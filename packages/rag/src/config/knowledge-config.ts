@@ -58,6 +58,14 @@ export const knowledgeConfigSchema = z
       })
       .optional(),
     autoRefresh: z.boolean().optional(),
+    /** Per-document budgets (defaults: 32 MiB inflated, 2,000 pages, 30 s): a document over one is refused. */
+    documentLimits: z
+      .strictObject({
+        inflatedBytes: z.number().int().positive().optional(),
+        pages: z.number().int().positive().optional(),
+        timeMs: z.number().int().positive().optional(),
+      })
+      .optional(),
     maxInjectedChars: z.number().int().min(0).optional(),
   })
   .superRefine((config, ctx) => {

@@ -6,6 +6,7 @@ import { chunkSizes } from '../chunk/chunk.js';
 import { chunkMarkdown } from '../chunk/markdown-chunker.js';
 import { chunkRecursive } from '../chunk/recursive-chunker.js';
 import type { LoadedDocument } from '../load/document.js';
+import { documentLimits } from '../load/document-limits.js';
 import { loadDocument } from '../load/load-document.js';
 import { nearestRows } from '../search/exact-vector-search.js';
 import { ftsQuery } from '../search/fts-query.js';
@@ -124,7 +125,7 @@ export class KnowledgeBase {
     onProgress,
   }: RefreshOptions): Promise<RefreshReport> {
     const baseDir = this.options.baseDir ?? process.cwd();
-    const { refs, problems } = await expandSources(this.options.sources, baseDir);
+    const { refs, problems } = await expandSources(this.options.sources, baseDir, { signal });
     const report: RefreshReport = {
       documents: 0,
       chunks: 0,
@@ -202,7 +203,12 @@ export class KnowledgeBase {
       this.store.touchDocument(ref.id, content.size, content.mtimeMs);
       return undefined;
     }
-    const document = await loadDocument(content.bytes, content.format);
+    const limits = documentLimits(
+      Object.fromEntries(
+        Object.entries(this.options.documentLimits ?? {}).filter(([, v]) => v !== undefined),
+      ),
+    );
+    const document = await loadDocument(content.bytes, content.format, limits, signal);
     const previous = before && this.options.embeddings ? this.store.previousVectors(before.id) : undefined;
     const chunks: NewChunk[] = this.chunk(document).map((c) => {
       const vector = previous?.get(embeddingText(document.title, c.headings, c.text));

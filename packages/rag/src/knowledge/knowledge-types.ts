@@ -20,6 +20,12 @@ export interface KnowledgeBaseOptions {
   chunker?: ChunkerName;
   /** How hybrid search fuses the BM25 and vector rankings (default `HYBRID_FUSION`: k 10, vector weight 0.5). */
   fusion?: { k?: number; vectorWeight?: number };
+  /** Per-document budgets (see `DEFAULT_DOCUMENT_LIMITS`): a document over one is refused, not indexed. */
+  documentLimits?: {
+    inflatedBytes?: number | undefined;
+    pages?: number | undefined;
+    timeMs?: number | undefined;
+  };
 }
 
 export type RefreshOptions = IndexRefreshOptions;

@@ -1,15 +1,31 @@
 import { stat } from 'node:fs/promises';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { ConfinedFolder } from '@raf/framework';
 import type { GlobOptions } from 'tinyglobby';
-import { formatOf, SUPPORTED_EXTENSIONS } from '../load/document.js';
+import { formatOf } from '../load/document.js';
 
 /** One file or URL to index, with the name it is stored and cited under. */
-export type SourceRef = { kind: 'file'; id: string; path: string } | { kind: 'url'; id: string; url: string };
+export type SourceRef =
+  /** `root` is the folder the config names (a folder source, a glob's fixed part, a file's folder); `rel` is below it. */
+  | { kind: 'file'; id: string; path: string; root: string; rel: string }
+  | { kind: 'url'; id: string; url: string };
 
 const GLOB = /[*?[\]{}!]/;
 const URL_SOURCE = /^https?:\/\//i;
 /** Folders a folder source never descends into (a glob that names them still reaches them). */
-const SKIPPED = ['**/node_modules/**', '**/.git/**', '**/.raf/**'];
+const SKIPPED_NAMES = new Set(['node_modules']);
+const MAX_FOLDER_FILES = 100_000;
+
+/** The leading segments of a glob without glob characters: the folder it names. */
+function globBase(pattern: string): string {
+  const parts = pattern.split('/');
+  const fixed: string[] = [];
+  for (const part of parts.slice(0, -1)) {
+    if (GLOB.test(part)) break;
+    fixed.push(part);
+  }
+  return fixed.join('/') || '.';
+}
 
 /** The name a file is cited under: relative to the agent's folder when inside it. */
 function idOf(path: string, baseDir: string): string {
@@ -26,19 +42,19 @@ function idOf(path: string, baseDir: string): string {
 export async function expandSources(
   sources: readonly string[],
   baseDir: string,
-  options: { checkOnly?: boolean } = {},
+  options: { checkOnly?: boolean; signal?: AbortSignal } = {},
 ): Promise<{ refs: SourceRef[]; problems: string[] }> {
   // Loaded only when a glob or a folder listing is needed.
   const glob = async (patterns: string | string[], options: GlobOptions) =>
     (await import('tinyglobby')).glob(patterns, options);
   const refs = new Map<string, SourceRef>();
   const problems: string[] = [];
-  const addFile = (path: string) => {
+  const addFile = (root: string, path: string) => {
     if (!formatOf(path)) return;
     const id = idOf(path, baseDir);
-    refs.set(id, { kind: 'file', id, path });
+    const rel = relative(root, path).split(sep).join('/');
+    refs.set(id, { kind: 'file', id, path, root, rel });
   };
-  const extensions = `{${SUPPORTED_EXTENSIONS.join(',')}}`;
   for (const source of sources) {
     if (URL_SOURCE.test(source)) {
       refs.set(source, { kind: 'url', id: source, url: source });
@@ -46,10 +62,18 @@ export async function expandSources(
     }
     const path = resolve(baseDir, source);
     if (GLOB.test(source)) {
-      const found = await glob(source, { cwd: baseDir, absolute: true, onlyFiles: true, dot: false });
+      // Linked folders are not descended into; a linked file that matches is refused when read.
+      const found = await glob(source, {
+        cwd: baseDir,
+        absolute: true,
+        onlyFiles: true,
+        dot: false,
+        followSymbolicLinks: false,
+      });
       if (options.checkOnly && found.length > 0) continue;
       if (found.length === 0) problems.push(`source '${source}' matches no file`);
-      for (const file of found.sort()) addFile(file);
+      const root = resolve(baseDir, globBase(source));
+      for (const file of found.sort()) addFile(root, file);
       continue;
     }
     const info = await stat(path).catch(() => undefined);
@@ -57,17 +81,22 @@ export async function expandSources(
       problems.push(`source '${source}' does not exist (${path})`);
     } else if (info.isDirectory()) {
       if (options.checkOnly) continue; // it exists: what is in it is the indexer's business
-      const found = await glob(`**/*.${extensions}`, {
-        cwd: path,
-        absolute: true,
-        onlyFiles: true,
-        ignore: SKIPPED,
-        caseSensitiveMatch: false,
+      // Walked folder by held folder: links (to files or folders) are never followed, only
+      // regular files are listed; what was left out is reported.
+      const walk = await new ConfinedFolder(path).walk({
+        signal: options.signal ?? new AbortController().signal,
+        maxFiles: MAX_FOLDER_FILES,
+        skip: (name) => name.startsWith('.') || SKIPPED_NAMES.has(name),
       });
-      for (const file of found.sort()) addFile(file);
+      for (const refused of walk.refused)
+        if (formatOf(refused.path) || refused.reason.includes('link'))
+          problems.push(`source '${source}': ${refused.path} is ${refused.reason}; not indexed`);
+      if (walk.truncated)
+        problems.push(`source '${source}': more than ${MAX_FOLDER_FILES} files; the rest are not indexed`);
+      for (const file of walk.files) addFile(path, resolve(path, file.path));
     } else if (!formatOf(path)) {
       problems.push(`source '${source}': only md, txt, html and pdf files are indexed`);
-    } else addFile(path);
+    } else addFile(dirname(path), path);
   }
   return { refs: [...refs.values()], problems };
 }

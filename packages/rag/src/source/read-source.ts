@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { ConfinedFolder } from '@raf/framework';
 import type { Dispatcher } from 'undici';
 import { type DocumentFormat, formatOf } from '../load/document.js';
 import type { SourceRef } from './expand-sources.js';
@@ -25,8 +25,25 @@ export function contentHash(bytes: Uint8Array): string {
 /** Size and mtime of a file (cheap: decides whether its content must be read and hashed). */
 export async function stampOf(ref: SourceRef): Promise<SourceStamp | undefined> {
   if (ref.kind === 'url') return undefined;
-  const info = await stat(ref.path);
+  const info = await folderOf(ref.root).entry(ref.rel);
+  if (!info) throw Object.assign(new Error(`${ref.id} does not exist`), { code: 'ENOENT' });
+  if (info.kind !== 'file')
+    throw new Error(
+      `${ref.id} is ${info.kind === 'symlink' ? 'a symbolic link (not followed)' : 'not a regular file'}`,
+    );
   return { size: info.size, mtimeMs: info.mtimeMs };
+}
+
+const folders = new Map<string, ConfinedFolder>();
+
+/** The folder a file source's config names: reads below it follow no link and open no FIFO. */
+function folderOf(root: string): ConfinedFolder {
+  let folder = folders.get(root);
+  if (!folder) {
+    folder = new ConfinedFolder(root);
+    folders.set(root, folder);
+  }
+  return folder;
 }
 
 let dispatcher: Dispatcher | undefined;
@@ -41,10 +58,11 @@ async function redirecting(): Promise<Dispatcher> {
 /** Reads a file or downloads a URL (undici, size- and time-capped), with its hash and format. */
 export async function readSource(ref: SourceRef, signal: AbortSignal): Promise<SourceContent> {
   if (ref.kind === 'file') {
-    const info = await stat(ref.path);
+    const info = await stampOf(ref);
+    if (!info) throw new Error(`${ref.id}: cannot read`);
     if (info.size > MAX_SOURCE_BYTES)
       throw new Error(`${info.size} bytes, over the ${MAX_SOURCE_BYTES}-byte limit`);
-    const bytes = await readFile(ref.path, { signal });
+    const bytes = await folderOf(ref.root).readFile(ref.rel, { maxBytes: MAX_SOURCE_BYTES, signal });
     return {
       bytes,
       hash: contentHash(bytes),

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
-import { basename, dirname, join, relative, sep } from 'node:path';
+import { basename, dirname } from 'node:path';
+import type { ConfinedFolder } from '@raf/framework';
 import { parseLinks } from './parse-links.js';
 import type { WikiPage, WikiSpace } from './wiki-page.js';
 
@@ -10,7 +10,6 @@ const SKIPPED_DIRS = new Set(['node_modules', '.git', '.raf', '.obsidian', '.tra
 const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)\r?\n?/;
 
 export const hashOf = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
-const posix = (path: string) => path.split(sep).join('/');
 
 /** A YAML mapping, or {} for anything else (a broken file reads as empty, never as an exception). */
 export async function yamlObject(text: string): Promise<Record<string, unknown>> {
@@ -45,21 +44,48 @@ export async function splitFrontmatter(
     : { data: {}, body: text };
 }
 
+/** The largest page file (`content.*`, `.md`, `_page.yaml`) read; larger ones are a problem, not a page. */
+export const MAX_PAGE_BYTES = 4 * 1024 * 1024;
+/** The most files a wiki folder is walked for. */
+export const MAX_WIKI_FILES = 100_000;
+
+/** Reads one wiki file (no link followed, regular files only, capped); undefined when missing. */
+async function readText(
+  folder: ConfinedFolder,
+  rel: string,
+  signal: AbortSignal,
+): Promise<Buffer | undefined> {
+  return folder.readOptional(rel, { maxBytes: MAX_PAGE_BYTES, signal });
+}
+
+const parentOf = (rel: string) => {
+  const at = rel.lastIndexOf('/');
+  return at < 0 ? '' : rel.slice(0, at);
+};
+const nameOf = (rel: string) => rel.slice(rel.lastIndexOf('/') + 1);
+const join2 = (dir: string, name: string) => (dir ? `${dir}/${name}` : name);
+
 /** An upstream page folder (`_page.yaml` + `content.*`); undefined when it has no content file. */
-export async function loadUpstreamPage(root: string, pageDir: string): Promise<WikiPage | undefined> {
-  const meta = await yamlObject(await readFile(join(pageDir, '_page.yaml'), 'utf8'));
+export async function loadUpstreamPage(
+  folder: ConfinedFolder,
+  pageDir: string,
+  signal: AbortSignal,
+): Promise<WikiPage | undefined> {
+  // A `_page.yaml` that is a link (or a FIFO) is refused: it never sets a title from outside.
+  const metaBytes = await readText(folder, join2(pageDir, '_page.yaml'), signal);
+  const meta = await yamlObject(metaBytes?.toString('utf8') ?? '');
   for (const name of CONTENT_FILES) {
-    const file = join(pageDir, name);
-    const bytes = await readFile(file).catch(() => undefined);
+    const rel = join2(pageDir, name);
+    const bytes = await readText(folder, rel, signal);
     if (!bytes) continue;
     const content = bytes.toString('utf8');
-    const id = posix(relative(root, pageDir));
+    const id = pageDir;
     const type = str(meta.page_type) ?? str(meta.pageType);
     const created = date(meta.created);
     const updated = date(meta.updated);
     return {
       id,
-      title: str(meta.title) ?? str(meta.name) ?? basename(pageDir),
+      title: str(meta.title) ?? str(meta.name) ?? (nameOf(pageDir) || basename(folder.root)),
       space: id.includes('/') ? (id.split('/')[0] as string) : '',
       ...(type !== undefined && { type }),
       tags: tagsOf(meta.tags),
@@ -67,7 +93,7 @@ export async function loadUpstreamPage(root: string, pageDir: string): Promise<W
       ...(updated !== undefined && { updated }),
       content,
       links: name === 'content.md' ? parseLinks(content) : [],
-      file,
+      file: folder.pathOf(rel),
       hash: hashOf(bytes),
       layout: 'upstream',
     };
@@ -76,10 +102,15 @@ export async function loadUpstreamPage(root: string, pageDir: string): Promise<W
 }
 
 /** A plain markdown page: frontmatter (`title`, `tags`, `type`, `created`, `updated`) and `[[links]]`. */
-export async function loadMarkdownPage(root: string, file: string): Promise<WikiPage> {
-  const bytes = await readFile(file);
+export async function loadMarkdownPage(
+  folder: ConfinedFolder,
+  rel: string,
+  signal: AbortSignal,
+): Promise<WikiPage> {
+  const bytes = await readText(folder, rel, signal);
+  if (!bytes) throw Object.assign(new Error(`${rel} does not exist`), { code: 'ENOENT' });
   const { data, body } = await splitFrontmatter(bytes.toString('utf8'));
-  const id = posix(relative(root, file)).replace(/\.md$/i, '');
+  const id = rel.replace(/\.md$/i, '');
   const heading = /^ {0,3}#[ \t]+(.+?)[ \t#]*$/m.exec(body)?.[1];
   const type = str(data.type) ?? str(data.page_type);
   const created = date(data.created);
@@ -94,59 +125,82 @@ export async function loadMarkdownPage(root: string, file: string): Promise<Wiki
     ...(updated !== undefined && { updated }),
     content: body,
     links: parseLinks(body),
-    file,
+    file: folder.pathOf(rel),
     hash: hashOf(bytes),
     layout: 'markdown',
   };
 }
 
-export async function loadSpace(dir: string): Promise<WikiSpace> {
-  const meta = await yamlObject(await readFile(join(dir, '_space.yaml'), 'utf8').catch(() => ''));
+export async function loadSpace(
+  folder: ConfinedFolder,
+  dir: string,
+  signal: AbortSignal,
+): Promise<WikiSpace> {
+  const bytes = await readText(folder, join2(dir, '_space.yaml'), signal).catch(() => undefined);
+  const meta = await yamlObject(bytes?.toString('utf8') ?? '');
   const description = str(meta.description);
+  const fallback = nameOf(dir) || basename(folder.root);
   return {
-    name: str(meta.name) ?? basename(dir),
-    title: str(meta.title) ?? str(meta.name) ?? basename(dir),
+    name: str(meta.name) ?? fallback,
+    title: str(meta.title) ?? str(meta.name) ?? fallback,
     ...(description !== undefined && { description }),
   };
 }
 
+const skipped = (name: string) => name.startsWith('.') || SKIPPED_DIRS.has(name);
+
 /**
- * Every page under `root`: upstream page folders (a `_page.yaml`) and markdown files elsewhere
- * (a page folder's own `content.md` is its content, not a page). Unreadable entries are reported.
+ * Every page of the wiki folder: upstream page folders (a `_page.yaml`) and markdown files
+ * elsewhere (a page folder's own `content.md` is its content, not a page). The folder is walked
+ * without following any link, and only regular files are read (non-blocking, capped): a link, a
+ * FIFO or an oversized file is reported as a problem, never read.
  */
 export async function loadWiki(
-  root: string,
+  folder: ConfinedFolder,
+  signal: AbortSignal,
 ): Promise<{ pages: WikiPage[]; spaces: WikiSpace[]; problems: string[] }> {
   const pages: WikiPage[] = [];
   const spaces: WikiSpace[] = [];
   const problems: string[] = [];
-  const walk = async (dir: string): Promise<void> => {
-    const entries = await readdir(dir, { withFileTypes: true });
-    const names = new Set(entries.map((e) => e.name));
-    if (names.has('_space.yaml')) spaces.push(await loadSpace(dir));
-    if (names.has('_page.yaml')) {
-      const page = await loadUpstreamPage(root, dir).catch((error: unknown) => {
-        problems.push(`${posix(relative(root, dir))}: ${(error as Error).message}`);
-        return undefined;
-      });
-      if (page) pages.push(page);
-      else problems.push(`${posix(relative(root, dir))}: _page.yaml without a content file`);
-      return; // a page folder holds its own files, not more pages
-    }
-    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-      if (entry.name.startsWith('.') || SKIPPED_DIRS.has(entry.name)) continue;
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) await walk(path);
-      else if (entry.isFile() && /\.md$/i.test(entry.name)) {
-        try {
-          pages.push(await loadMarkdownPage(root, path));
-        } catch (error) {
-          problems.push(`${posix(relative(root, path))}: ${(error as Error).message}`);
-        }
-      }
+  const walk = await folder.walk({ signal, maxFiles: MAX_WIKI_FILES, skip: skipped });
+  if (walk.truncated) problems.push(`more than ${MAX_WIKI_FILES} files: the rest are not read`);
+  // A page folder is one that names a `_page.yaml`, even a refused one (it then has no page).
+  const pageDirs = new Set<string>();
+  for (const entry of [...walk.files, ...walk.refused])
+    if (nameOf(entry.path) === '_page.yaml') pageDirs.add(parentOf(entry.path));
+  /** Whether `dir` is a page folder or lies inside one (a page folder holds no more pages). */
+  const underPage = (dir: string): boolean => {
+    for (let d = dir; ; d = parentOf(d)) {
+      if (pageDirs.has(d)) return true;
+      if (d === '') return false;
     }
   };
-  await walk(root);
+  const outerFree = (dir: string) => dir === '' || !underPage(parentOf(dir));
+  for (const { path, reason } of walk.refused) problems.push(`${path}: ${reason}`);
+  for (const { path } of walk.files) {
+    signal.throwIfAborted();
+    const name = nameOf(path);
+    const dir = parentOf(path);
+    if (name === '_space.yaml') {
+      if (outerFree(dir)) spaces.push(await loadSpace(folder, dir, signal));
+    } else if (name === '_page.yaml') {
+      if (!outerFree(dir)) continue;
+      const page = await loadUpstreamPage(folder, dir, signal).catch((error: unknown) => {
+        if (signal.aborted) throw error;
+        problems.push(`${dir}: ${(error as Error).message}`);
+        return null;
+      });
+      if (page) pages.push(page);
+      else if (page === undefined) problems.push(`${dir}: _page.yaml without a content file`);
+    } else if (/\.md$/i.test(name) && !underPage(dir)) {
+      try {
+        pages.push(await loadMarkdownPage(folder, path, signal));
+      } catch (error) {
+        if (signal.aborted) throw error;
+        problems.push(`${path}: ${(error as Error).message}`);
+      }
+    }
+  }
   return { pages, spaces, problems };
 }
 

@@ -52,7 +52,7 @@ export class WikiContextProvider implements IContextProvider {
 
   constructor(private readonly options: WikiContextProviderOptions) {
     this.name = options.name ?? 'wiki';
-    const open = () => this.wiki();
+    const open = (signal: AbortSignal) => this.wiki(signal);
     this.tools = [
       createWikiSearchTool(this.name, open),
       createWikiPageTool(this.name, open),
@@ -61,9 +61,12 @@ export class WikiContextProvider implements IContextProvider {
     ];
   }
 
-  /** The wiki, read on first use and watched from then on (unless `watch: false` or a dry run). */
-  wiki(): Promise<Wiki> {
-    this.opened ??= Wiki.open(this.options.root).then(async (wiki) => {
+  /**
+   * The wiki, read on first use and watched from then on (unless `watch: false` or a dry run). The
+   * first caller's signal stops the reading; a stopped read is tried again by the next caller.
+   */
+  wiki(signal?: AbortSignal): Promise<Wiki> {
+    this.opened ??= Wiki.open(this.options.root, signal ? { signal } : {}).then(async (wiki) => {
       if (this.options.watch !== false && !this.options.dryRun) await wiki.watch();
       return wiki;
     });
@@ -73,8 +76,8 @@ export class WikiContextProvider implements IContextProvider {
     return this.opened;
   }
 
-  async onInvoking({ input, messages }: InvokingContext): Promise<ContextResult> {
-    const wiki = await this.wiki();
+  async onInvoking({ input, messages, signal }: InvokingContext): Promise<ContextResult> {
+    const wiki = await this.wiki(signal);
     const query = latestUserText(input, messages);
     const topK = this.options.topK ?? 3;
     const hits = query && topK > 0 ? wiki.search(query, topK) : [];
@@ -90,9 +93,9 @@ export class WikiContextProvider implements IContextProvider {
 
   /** Reads every page again now (`raf index`). */
   async refreshIndex(options: IndexRefreshOptions = {}): Promise<Record<string, JSONValue>> {
-    const wiki = await this.wiki();
+    const wiki = await this.wiki(options.signal);
     options.onProgress?.({ phase: 'scan', done: 0, total: 1 });
-    const loaded = await wiki.reload();
+    const loaded = await wiki.reload(options.signal ? { signal: options.signal } : {});
     options.onProgress?.({ phase: 'done', done: 1, total: 1 });
     const { root: _root, watching: _watching, lastLoad: _lastLoad, ...stats } = wiki.stats();
     return { ...stats, problems: loaded.problems };

@@ -2,7 +2,7 @@ import { createToolManifest, defineTool, type ITool, toolFailure, toolSuccess } 
 import { z } from 'zod';
 import type { Wiki } from '../wiki/wiki.js';
 
-type Open = () => Promise<Wiki>;
+type Open = (signal: AbortSignal) => Promise<Wiki>;
 
 const readOnly = createToolManifest({ kind: 'custom', executionMode: 'parallel' });
 
@@ -24,8 +24,8 @@ export function createWikiSearchTool(name: string, open: Open): ITool {
     }),
     kind: 'wiki',
     manifest: readOnly,
-    execute: ({ query, top_k }) =>
-      guarded(async () => toolSuccess({ results: (await open()).search(query, top_k ?? 5) })),
+    execute: ({ query, top_k }, { signal }) =>
+      guarded(async () => toolSuccess({ results: (await open(signal)).search(query, top_k ?? 5) })),
   });
 }
 
@@ -36,9 +36,9 @@ export function createWikiPageTool(name: string, open: Open): ITool {
     parameters: z.object({ page: z.string().min(1).describe('Page id (space/page or path) or title') }),
     kind: 'wiki',
     manifest: readOnly,
-    execute: ({ page }) =>
+    execute: ({ page }, { signal }) =>
       guarded(async () => {
-        const found = (await open()).page(page);
+        const found = (await open(signal)).page(page);
         if (!found) return toolFailure(`no page '${page}' in wiki '${name}'; find one with wiki_search`);
         const { file: _file, layout: _layout, ...shown } = found;
         return toolSuccess(shown);
@@ -56,9 +56,9 @@ export function createWikiConceptsTool(name: string, open: Open): ITool {
     }),
     kind: 'wiki',
     manifest: readOnly,
-    execute: ({ page, top_k }) =>
+    execute: ({ page, top_k }, { signal }) =>
       guarded(async () => {
-        const wiki = await open();
+        const wiki = await open(signal);
         if (page !== undefined && !wiki.page(page)) return toolFailure(`no page '${page}' in wiki '${name}'`);
         return toolSuccess({ concepts: wiki.concepts(page, top_k ?? 10) });
       }),
@@ -87,7 +87,7 @@ export function createWikiWriteTool(name: string, open: Open): ITool {
     manifest: createToolManifest({ kind: 'custom', executionMode: 'sequential', requiresWrite: true }),
     execute: ({ page, content, title, tags, expected_hash }, context) =>
       guarded(async () => {
-        const result = await (await open()).write(
+        const result = await (await open(context.signal)).write(
           {
             page,
             content,

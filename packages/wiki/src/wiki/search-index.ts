@@ -35,6 +35,26 @@ export function snippet(content: string, query: string, width = 240): string {
   return `${start > 0 ? '…' : ''}${piece}${start + width < text.length ? '…' : ''}`;
 }
 
+/** Characters handed to the word segmenter at once. */
+const PIECE = 2048;
+
+/**
+ * The text cut at white space into pieces of about `PIECE` characters. V8's segmenter copies the
+ * whole input into every segment it yields (`segment.input`), so segmenting a page in one go is
+ * quadratic in its length (a 172 KB page took 7–30 s); piece by piece it is linear. A cut falls on
+ * white space, where no word can span; text without any (long CJK runs) is cut at `2 × PIECE`.
+ */
+export function* pieces(text: string): Generator<string> {
+  let start = 0;
+  while (text.length - start > 2 * PIECE) {
+    let end = start + PIECE;
+    while (end < start + 2 * PIECE && !/\s/.test(text[end] as string)) end++;
+    yield text.slice(start, end);
+    start = end;
+  }
+  yield text.slice(start);
+}
+
 /** Full-text search over titles (boosted), tags and content with MiniSearch (BM25, prefix and fuzzy). */
 export class WikiSearchIndex {
   private constructor(private readonly index: MiniSearch<Doc>) {}
@@ -45,8 +65,12 @@ export class WikiSearchIndex {
     // Words as ICU finds them: Chinese and Japanese have no spaces between words, which
     // MiniSearch's default (split on spaces and punctuation) would need.
     const words = new Intl.Segmenter(undefined, { granularity: 'word' });
-    const tokenize = (text: string) =>
-      Array.from(words.segment(text), (s) => (s.isWordLike ? s.segment : '')).filter(Boolean);
+    const tokenize = (text: string) => {
+      const tokens: string[] = [];
+      for (const piece of pieces(text))
+        for (const s of words.segment(piece)) if (s.isWordLike) tokens.push(s.segment);
+      return tokens;
+    };
     return new WikiSearchIndex(
       new MiniSearchClass<Doc>({
         tokenize,

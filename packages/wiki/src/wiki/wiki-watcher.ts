@@ -15,7 +15,7 @@ export async function watchWiki(
     persistent: false,
     ignored: (path: string) =>
       /(^|[\\/])(\.git|\.raf|node_modules|\.obsidian|\.trash)([\\/]|$)/.test(path) ||
-      /[\\/]\.[^\\/]*\.tmp/.test(path),
+      /[\\/]\.[^\\/]*\.(raf-)?tmp/.test(path),
   });
   for (const event of ['add', 'change', 'unlink'] as const)
     watcher.on(event, (path: string) => onChange(path));

@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
-import type { ITool, WorkspaceScope } from '@raf/core';
-import { hashOf, splitFrontmatter, yamlObject } from '../load/load-wiki.js';
+import { relative, sep } from 'node:path';
+import { ConfigError } from '@raf/core';
+import type { ConfinedFolder } from '@raf/framework';
+import { hashOf, MAX_PAGE_BYTES, splitFrontmatter, yamlObject } from '../load/load-wiki.js';
 import type { WikiPage, WikiSpace } from '../load/wiki-page.js';
 
 export interface WikiWriteRequest {
@@ -22,6 +22,7 @@ export type WikiWriteResult =
 /** What the writer needs of a wiki. */
 interface WikiLike {
   root: string;
+  folder: ConfinedFolder;
   page(ref: string): WikiPage | undefined;
   spaceList: WikiSpace[];
 }
@@ -37,38 +38,16 @@ function checkId(id: string): string | undefined {
   return undefined;
 }
 
-const writers = new WeakMap<WikiLike, ITool>();
-
-/**
- * `write_file` bound to a workspace at the wiki root that refuses anything outside it
- * (DenyOutside). The framework is loaded on the first write: reading a wiki never needs it.
- */
-async function writeTool(wiki: WikiLike): Promise<ITool> {
-  let tool = writers.get(wiki);
-  if (!tool) {
-    const { createFileTool, WorkspaceContextProvider } = await import('@raf/framework');
-    const scope: WorkspaceScope = { root: wiki.root, name: 'wiki', policy: 'DenyOutside' };
-    const workspace = new WorkspaceContextProvider(scope).addTool(createFileTool('write_file'));
-    tool = workspace.tools[0] as ITool;
-    writers.set(wiki, tool);
-  }
-  return tool;
-}
-
-async function writeFile(wiki: WikiLike, file: string, content: string, signal: AbortSignal): Promise<void> {
-  const path = relative(wiki.root, file).split(sep).join('/');
-  const result = await (await writeTool(wiki)).execute({ path, content }, { signal, callId: 'wiki_write' });
-  if (!result.ok) throw new Error(result.error ?? `could not write ${path}`);
-}
-
 const now = () => new Date().toISOString();
 
 /**
- * Writes a page atomically through the workspace path guard. A page that exists must come with
- * the hash it had when it was read; if the file on disk has another hash now (someone edited it),
- * nothing is written and the caller is told to read it again (content equal to the page's needs
- * no hash). Upstream pages get `content.md` and
- * `_page.yaml`; markdown pages keep their other frontmatter fields.
+ * Writes a page atomically, as a compare-and-swap under the page's lock (across processes): a
+ * page that exists must come with the hash it had when it was read; if the file on disk has
+ * another hash now (someone edited it), nothing is written and the caller is told to read it
+ * again (content equal to the page's needs no hash); two writers creating one page get one
+ * success and one conflict. Every file is read and
+ * written through the wiki's confined folder (no link followed, regular files only). Upstream
+ * pages get `content.md` and `_page.yaml`; markdown pages keep their other frontmatter fields.
  */
 export async function writePage(
   wiki: WikiLike,
@@ -84,59 +63,77 @@ export async function writePage(
   const upstream = existing
     ? existing.layout === 'upstream'
     : wiki.spaceList.some((s) => s.name === space) && id.split('/').length === 2;
-  const file = existing?.file ?? (upstream ? join(wiki.root, id, 'content.md') : join(wiki.root, `${id}.md`));
+  const folder = wiki.folder;
+  const fileRel = existing
+    ? relative(wiki.root, existing.file).split(sep).join('/')
+    : upstream
+      ? `${id}/content.md`
+      : `${id}.md`;
+  const file = folder.pathOf(fileRel);
+  const read = (rel: string) => folder.readOptional(rel, { maxBytes: MAX_PAGE_BYTES, signal });
 
-  const current = await readFile(file).catch(() => undefined);
-  const currentHash = current && hashOf(current);
-  // Writing exactly what the page already holds loses nobody's edit: no hash needed (a second
-  // run of the same write, as a recorded example does, succeeds instead of failing).
-  const unchanged = current !== undefined && current.toString('utf8') === request.content;
-  if (currentHash !== undefined && request.expectedHash !== currentHash && !unchanged) {
-    return {
-      ok: false,
-      file,
-      currentHash,
-      error:
-        request.expectedHash === undefined
-          ? `page '${id}' exists: read it with wiki_page and pass its hash as expected_hash to replace it`
-          : `conflict: page '${id}' changed on disk since it was read (expected hash ${request.expectedHash.slice(0, 12)}…, now ${currentHash.slice(0, 12)}…); read it again with wiki_page and merge`,
-    };
-  }
-  if (currentHash === undefined && request.expectedHash !== undefined) {
-    return { ok: false, file, error: `conflict: page '${id}' was deleted on disk since it was read` };
-  }
+  return folder.withLock(
+    `page:${fileRel}`,
+    async (): Promise<WikiWriteResult> => {
+      const current = await read(fileRel);
+      const currentHash = current && hashOf(current);
+      // Writing exactly what the page already holds loses nobody's edit: no hash needed (a second
+      // run of the same write, as a recorded example does, succeeds instead of failing).
+      const unchanged = current !== undefined && current.toString('utf8') === request.content;
+      if (currentHash !== undefined && request.expectedHash !== currentHash && !unchanged) {
+        return {
+          ok: false,
+          file,
+          currentHash,
+          error:
+            request.expectedHash === undefined
+              ? `page '${id}' exists: read it with wiki_page and pass its hash as expected_hash to replace it`
+              : `conflict: page '${id}' changed on disk since it was read (expected hash ${request.expectedHash.slice(0, 12)}…, now ${currentHash.slice(0, 12)}…); read it again with wiki_page and merge`,
+        };
+      }
+      if (currentHash === undefined && request.expectedHash !== undefined) {
+        return { ok: false, file, error: `conflict: page '${id}' was deleted on disk since it was read` };
+      }
 
-  let text = request.content;
-  if (upstream) {
-    const metaFile = join(dirname(file), '_page.yaml');
-    const before = await yamlObject(await readFile(metaFile, 'utf8').catch(() => ''));
-    const meta = {
-      schema_version: 1,
-      name: id.split('/').pop(),
-      page_type: 'note',
-      created: now(),
-      ...before,
-      ...(request.title !== undefined && { title: request.title }),
-      ...(before.title === undefined && request.title === undefined && { title: id.split('/').pop() }),
-      ...(request.tags !== undefined && { tags: request.tags }),
-      updated: now(),
-    };
-    await writeFile(wiki, file, text, signal);
-    await writeFile(wiki, metaFile, stringify(meta), signal);
-  } else {
-    const before = current ? (await splitFrontmatter(current.toString('utf8'))).data : {};
-    const incoming = await splitFrontmatter(text);
-    const data = {
-      ...before,
-      ...incoming.data,
-      ...(request.title !== undefined && { title: request.title }),
-      ...(request.tags !== undefined && { tags: request.tags }),
-      ...((Object.keys(before).length > 0 || request.title !== undefined || request.tags !== undefined) && {
-        updated: now(),
-      }),
-    };
-    text = Object.keys(data).length > 0 ? `---\n${stringify(data)}---\n${incoming.body}` : incoming.body;
-    await writeFile(wiki, file, text, signal);
-  }
-  return { ok: true, id, file, hash: hashOf(text), created: current === undefined };
+      let text = request.content;
+      if (upstream) {
+        const metaRel = `${fileRel.slice(0, fileRel.lastIndexOf('/'))}/_page.yaml`;
+        const before = await yamlObject((await read(metaRel))?.toString('utf8') ?? '');
+        const meta = {
+          schema_version: 1,
+          name: id.split('/').pop(),
+          page_type: 'note',
+          created: now(),
+          ...before,
+          ...(request.title !== undefined && { title: request.title }),
+          ...(before.title === undefined && request.title === undefined && { title: id.split('/').pop() }),
+          ...(request.tags !== undefined && { tags: request.tags }),
+          updated: now(),
+        };
+        await folder.writeFile(fileRel, text, { signal });
+        await folder.writeFile(metaRel, stringify(meta), { signal });
+      } else {
+        const before = current ? (await splitFrontmatter(current.toString('utf8'))).data : {};
+        const incoming = await splitFrontmatter(text);
+        const data = {
+          ...before,
+          ...incoming.data,
+          ...(request.title !== undefined && { title: request.title }),
+          ...(request.tags !== undefined && { tags: request.tags }),
+          ...((Object.keys(before).length > 0 ||
+            request.title !== undefined ||
+            request.tags !== undefined) && {
+            updated: now(),
+          }),
+        };
+        text = Object.keys(data).length > 0 ? `---\n${stringify(data)}---\n${incoming.body}` : incoming.body;
+        await folder.writeFile(fileRel, text, { signal });
+      }
+      return { ok: true, id, file, hash: hashOf(text), created: current === undefined };
+    },
+    {
+      signal,
+      failure: (message, cause) => new ConfigError(`wiki: ${message}`, cause === undefined ? {} : { cause }),
+    },
+  );
 }

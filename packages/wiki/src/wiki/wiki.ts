@@ -1,11 +1,15 @@
 import { stat } from 'node:fs/promises';
-import { join, relative, resolve, sep } from 'node:path';
+import { relative, resolve, sep } from 'node:path';
+import { ConfinedFolder } from '@raf/framework';
 import { LinkGraph, type PageLinks, type RelatedConcept } from '../graph/link-graph.js';
 import { loadMarkdownPage, loadSpace, loadUpstreamPage, loadWiki, pageLocation } from '../load/load-wiki.js';
 import type { WikiPage, WikiSpace } from '../load/wiki-page.js';
 import { type WikiSearchHit, WikiSearchIndex } from './search-index.js';
 import { watchWiki } from './wiki-watcher.js';
 import { type WikiWriteRequest, type WikiWriteResult, writePage } from './wiki-writer.js';
+
+/** Temporary files of interrupted writes older than this are removed when a wiki is opened. */
+const STALE_TEMP_MS = 60_000;
 
 export interface WikiStats {
   root: string;
@@ -30,22 +34,37 @@ export class Wiki {
   private lastLoad: string | null = null;
   problems: string[] = [];
 
+  /** The wiki folder: every page is read and written through it (no link followed, see `loadWiki`). */
+  readonly folder: ConfinedFolder;
+
   private constructor(
     readonly root: string,
     private readonly index: WikiSearchIndex,
-  ) {}
+  ) {
+    this.folder = new ConfinedFolder(root);
+  }
 
-  static async open(root: string): Promise<Wiki> {
+  /**
+   * Reads the wiki folder. Temporary files that interrupted writes left (older than a minute) are
+   * removed first. The signal stops the reading (a FIFO or a huge folder never holds it up).
+   */
+  static async open(root: string, options: { signal?: AbortSignal } = {}): Promise<Wiki> {
+    const signal = options.signal ?? new AbortController().signal;
     const info = await stat(root).catch(() => undefined);
     if (!info?.isDirectory()) throw new Error(`the wiki folder ${root} does not exist`);
     const wiki = new Wiki(resolve(root), await WikiSearchIndex.create());
-    await wiki.reload();
+    await wiki.folder.sweepTemporary(STALE_TEMP_MS, signal).catch((error: unknown) => {
+      if (signal.aborted) throw error;
+    });
+    await wiki.reload({ signal });
     return wiki;
   }
 
   /** Reads every page again (`raf index`). */
-  async reload(): Promise<{ pages: number; spaces: number; problems: string[] }> {
-    const loaded = await loadWiki(this.root);
+  async reload(
+    options: { signal?: AbortSignal } = {},
+  ): Promise<{ pages: number; spaces: number; problems: string[] }> {
+    const loaded = await loadWiki(this.folder, options.signal ?? new AbortController().signal);
     for (const id of this.pages.keys()) this.index.remove(id);
     this.pages.clear();
     for (const page of loaded.pages) this.putPage(page);
@@ -73,39 +92,37 @@ export class Wiki {
   }
 
   /** Re-reads whatever page a created, changed or deleted path belongs to. */
-  async reloadPath(path: string): Promise<void> {
-    const location = pageLocation(path);
-    const rel = relative(this.root, path);
-    if (rel.startsWith('..')) return;
+  async reloadPath(path: string, signal: AbortSignal = new AbortController().signal): Promise<void> {
+    const raw = relative(this.root, resolve(this.root, path));
+    if (raw.startsWith('..') || raw === '') return;
+    const rel = raw.split(sep).join('/');
+    const location = pageLocation(rel);
+    const dirOf = (dir: string) => (dir === '.' ? '' : dir);
     if (location === undefined) {
       // A deleted folder: every page under it goes.
-      const prefix = rel.split(sep).join('/');
       for (const page of [...this.pages.values()])
-        if (page.file.startsWith(`${path}${sep}`) || page.id === prefix) this.dropPage(page.id);
+        if (page.id.startsWith(`${rel}/`) || page.id === rel) this.dropPage(page.id);
       return;
     }
     if (location.kind === 'space') {
-      const space = await loadSpace(location.dir);
+      const space = await loadSpace(this.folder, dirOf(location.dir), signal);
       this.spaces.set(space.name, space);
       return;
     }
     if (location.kind === 'page-folder') {
-      const hasMeta = await stat(join(location.dir, '_page.yaml')).then(
-        () => true,
-        () => false,
-      );
-      if (hasMeta) {
-        const id = relative(this.root, location.dir).split(sep).join('/');
-        const page = await loadUpstreamPage(this.root, location.dir).catch(() => undefined);
+      const dir = dirOf(location.dir);
+      const meta = await this.folder.entry(dir ? `${dir}/_page.yaml` : '_page.yaml');
+      if (meta) {
+        const page = await loadUpstreamPage(this.folder, dir, signal).catch(() => undefined);
         if (page) this.putPage(page);
-        else this.dropPage(id);
+        else this.dropPage(dir);
         return;
       }
-      if (!path.endsWith('.md')) return;
+      if (!rel.endsWith('.md')) return;
     }
-    const file = location.kind === 'markdown' ? location.file : path;
-    const id = relative(this.root, file).split(sep).join('/').replace(/\.md$/i, '');
-    const page = await loadMarkdownPage(this.root, file).catch(() => undefined);
+    const file = location.kind === 'markdown' ? location.file : rel;
+    const id = file.replace(/\.md$/i, '');
+    const page = await loadMarkdownPage(this.folder, file, signal).catch(() => undefined);
     if (page) this.putPage(page);
     else this.dropPage(id);
   }
@@ -149,7 +166,7 @@ export class Wiki {
   /** Creates or replaces a page, refusing when it changed on disk since `expectedHash` was read. */
   async write(request: WikiWriteRequest, signal: AbortSignal): Promise<WikiWriteResult> {
     const result = await writePage(this, request, signal);
-    await this.reloadPath(result.file);
+    if (result.file) await this.reloadPath(result.file, signal);
     return result;
   }
 

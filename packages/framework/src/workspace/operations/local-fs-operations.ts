@@ -13,7 +13,7 @@ import {
 } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { nodeCrypto } from '../../lazy-builtins.js';
-import { PathChangedError, withDirectory } from './safe-directory.js';
+import { type DirectoryRef, PathChangedError, withDirectory } from './safe-directory.js';
 import { removeTree } from './safe-remove.js';
 import type { DirectoryEntry, EntryInfo, FsOperations } from './tool-operations.js';
 
@@ -83,6 +83,16 @@ async function renameUnlessExists(from: string, to: string): Promise<void> {
 
 /** The default backend: the local disk, with every directory reached without following links. */
 export class LocalFsOperations implements FsOperations {
+  /**
+   * `trustedRoot`: a real (link-free) folder every path of this instance lies in, opened in one
+   * step instead of component by component from `/` (a confined folder's root).
+   */
+  constructor(private readonly trustedRoot?: string) {}
+
+  private within<T>(path: string, create: boolean, work: (dir: DirectoryRef) => Promise<T>): Promise<T> {
+    return withDirectory(path, create, work, this.trustedRoot);
+  }
+
   async lstat(path: string): Promise<EntryInfo> {
     return toInfo(await lstat(path));
   }
@@ -101,7 +111,7 @@ export class LocalFsOperations implements FsOperations {
 
   readFile(path: string, options: { maxBytes: number; signal: AbortSignal }): Promise<Buffer> {
     options.signal.throwIfAborted();
-    return withDirectory(dirname(path), false, (dir) =>
+    return this.within(dirname(path), false, (dir) =>
       readRegularFile(dir.at(basename(path)), options.maxBytes),
     );
   }
@@ -109,7 +119,7 @@ export class LocalFsOperations implements FsOperations {
   writeFile(path: string, data: Uint8Array | string, options: { signal: AbortSignal }): Promise<void> {
     options.signal.throwIfAborted();
     const name = basename(path);
-    return withDirectory(dirname(path), true, async (dir) => {
+    return this.within(dirname(path), true, async (dir) => {
       const existing = await lstat(dir.at(name)).catch(() => undefined);
       if (existing?.isDirectory()) throw errorWithCode(`'${path}' is a directory`, 'EISDIR');
       const mode = existing?.isFile() ? existing.mode & 0o7777 : 0o666;
@@ -137,13 +147,13 @@ export class LocalFsOperations implements FsOperations {
     const existing = await lstat(path).catch(() => undefined);
     if (existing?.isDirectory()) return false;
     if (existing) throw errorWithCode(`'${path}' exists and is not a directory`, 'EEXIST');
-    await withDirectory(path, true, async () => {});
+    await this.within(path, true, async () => {});
     return true;
   }
 
   remove(path: string): Promise<void> {
     const name = basename(path);
-    return withDirectory(dirname(path), false, async (dir) => {
+    return this.within(dirname(path), false, async (dir) => {
       const target = dir.at(name);
       const info = await lstat(target);
       // A link itself is unlinked, never its target; a tree is removed folder by held folder.
@@ -153,8 +163,8 @@ export class LocalFsOperations implements FsOperations {
   }
 
   move(from: string, to: string): Promise<void> {
-    return withDirectory(dirname(from), false, (source) =>
-      withDirectory(dirname(to), true, async (destination) => {
+    return this.within(dirname(from), false, (source) =>
+      this.within(dirname(to), true, async (destination) => {
         const src = source.at(basename(from));
         const dst = destination.at(basename(to));
         const info = await lstat(src);
@@ -177,7 +187,7 @@ export class LocalFsOperations implements FsOperations {
   }
 
   list(path: string): Promise<DirectoryEntry[]> {
-    return withDirectory(path, false, async (dir) => {
+    return this.within(path, false, async (dir) => {
       const names = await readdir(dir.at(''));
       return Promise.all(
         names.map(async (name): Promise<DirectoryEntry> => {

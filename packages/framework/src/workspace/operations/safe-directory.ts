@@ -30,14 +30,17 @@ function code(error: unknown): string | undefined {
  * relative to the previous descriptor, swapping a checked folder for a link cannot send the
  * operation elsewhere: it fails with `PathChangedError` instead.
  */
-export async function openDirectory(path: string, create: boolean): Promise<DirectoryRef> {
+export async function openDirectory(path: string, create: boolean, trusted?: string): Promise<DirectoryRef> {
   if (!FD_PATHS) {
     if (create) await mkdir(path, { recursive: true });
     return { at: (name) => join(path, name), close: async () => {} };
   }
-  let handle: FileHandle = await open('/', O_RDONLY | O_DIRECTORY);
+  // A trusted prefix (a real, link-free folder the caller resolved once) is opened in one step:
+  // only the components below it are walked.
+  const below = trusted !== undefined && (path === trusted || path.startsWith(trusted + sep));
+  let handle: FileHandle = await open(below ? trusted : '/', O_RDONLY | O_DIRECTORY);
   try {
-    for (const part of path.split(sep)) {
+    for (const part of (below ? path.slice(trusted.length) : path).split(sep)) {
       if (part === '') continue;
       const child = `/proc/self/fd/${handle.fd}/${part}`;
       if (create) {
@@ -68,8 +71,9 @@ export async function withDirectory<T>(
   path: string,
   create: boolean,
   work: (directory: DirectoryRef) => Promise<T>,
+  trusted?: string,
 ): Promise<T> {
-  const directory = await openDirectory(path, create);
+  const directory = await openDirectory(path, create, trusted);
   try {
     return await work(directory);
   } finally {
