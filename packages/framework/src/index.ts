@@ -20,6 +20,7 @@ export type { SummarizeOptions } from './compression/summarize-strategy.js';
 export { SummarizeStrategy } from './compression/summarize-strategy.js';
 export { EstimateTokenCounter, ExactTokenCounter } from './compression/token-counters.js';
 export { PathChangedError, PathRejectedError, ToolFailure } from './errors/tool-errors.js';
+export { sweepTempFiles } from './io/temp-sweep.js';
 export { seedBundle } from './memory/bundle-template.js';
 export type { ConsolidationStats } from './memory/consolidation-queue.js';
 export { MemoryBundle } from './memory/memory-bundle.js';
@@ -84,6 +85,8 @@ export {
   aliasesOf,
   canonicalToolName,
   DEFAULT_CORE_TOOLS,
+  emptyGovernance,
+  governanceDataSchema,
   ToolGovernance,
   WORKER_ROUTING_STRATEGIES,
 } from './runtime-policy/tool-governance.js';
@@ -101,6 +104,12 @@ export {
 export type { AgentSkill, SkillMetadata } from './skills/agent-skill.js';
 export { defineSkill } from './skills/agent-skill.js';
 export { AgentSkillsProvider } from './skills/agent-skills-provider.js';
+export type { CreateStoreOptions, PostgresStoreModule, RafStore } from './store/create-store.js';
+export { createStore } from './store/create-store.js';
+export { SqliteGovernanceStore } from './store/sqlite-governance-store.js';
+export { SqliteSessionStore } from './store/sqlite-session-store.js';
+export type { LeaseHolder } from './store/store-kit.js';
+export { sessionStoreKit } from './store/store-kit.js';
 export type { DelegationToolsOptions } from './sub-agents/delegation-tools.js';
 export { createDelegationTools } from './sub-agents/delegation-tools.js';
 export type {

@@ -28,7 +28,13 @@ export async function sweepTempFiles(directory: string, now = Date.now()): Promi
     const dead = Number.isInteger(pid) && pid > 0 && !pidAlive(pid);
     const old = dead || now - ((await stat(path).catch(() => undefined))?.mtimeMs ?? now) > TEMP_MAX_AGE_MS;
     if (!old) continue;
-    if (await rm(path, { force: true }).then(() => true, () => false)) removed += 1;
+    if (
+      await rm(path, { force: true }).then(
+        () => true,
+        () => false,
+      )
+    )
+      removed += 1;
   }
   return removed;
 }

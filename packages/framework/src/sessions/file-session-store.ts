@@ -70,15 +70,20 @@ export class FileSessionStore implements ISessionStore {
       text = await readFile(file, { encoding: 'utf8', ...(signal && { signal }) });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw new SessionError(`cannot read session file ${file}: ${(error as Error).message}`, { cause: error });
+      throw new SessionError(`cannot read session file ${file}: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     let data: unknown;
     try {
       data = JSON.parse(text);
     } catch (error) {
-      throw new SessionError(`session file ${file} is corrupt (not valid JSON: ${(error as Error).message})`, {
-        cause: error,
-      });
+      throw new SessionError(
+        `session file ${file} is corrupt (not valid JSON: ${(error as Error).message})`,
+        {
+          cause: error,
+        },
+      );
     }
     const parsed = safeParseSessionSnapshot(data, `session file ${file}`);
     if (!parsed.success) throw parsed.error;
@@ -92,7 +97,9 @@ export class FileSessionStore implements ISessionStore {
       text = await readFile(file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw new SessionError(`cannot read session journal ${file}: ${(error as Error).message}`, { cause: error });
+      throw new SessionError(`cannot read session journal ${file}: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     const lines = text.split('\n');
     const entries: JournalEntry[] = [];
@@ -118,7 +125,8 @@ export class FileSessionStore implements ISessionStore {
     const journal = await this.readJournal(id, revision);
     if (!snapshot && journal.length === 0) return undefined;
     // A save killed before it removed the previous journal left it: folded into this revision already.
-    if (revision > 0) await rm(this.path(id, `.journal-${revision - 1}.jsonl`), { force: true }).catch(() => undefined);
+    if (revision > 0)
+      await rm(this.path(id, `.journal-${revision - 1}.jsonl`), { force: true }).catch(() => undefined);
     return { ...foldJournal(snapshot ?? emptySnapshot(id), journal), revision };
   }
 
@@ -146,7 +154,12 @@ export class FileSessionStore implements ISessionStore {
     }
   }
 
-  private async underLock<T>(id: string, suffix: string, body: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  private async underLock<T>(
+    id: string,
+    suffix: string,
+    body: () => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
     await mkdir(this.directory, { recursive: true });
     const path = this.path(id, suffix);
     const holder = newHolder();
@@ -165,7 +178,9 @@ export class FileSessionStore implements ISessionStore {
     const names = await readdir(this.directory).catch(() => [] as string[]);
     await Promise.all(
       names
-        .filter((n) => n === `${base}.json` || n.startsWith(`${base}.journal-`) || n.startsWith(`${base}.claim-`))
+        .filter(
+          (n) => n === `${base}.json` || n.startsWith(`${base}.journal-`) || n.startsWith(`${base}.claim-`),
+        )
         .map((n) => rm(join(this.directory, n), { force: true })),
     );
   }
@@ -196,9 +211,12 @@ export class FileSessionStore implements ISessionStore {
     try {
       await mkdir(this.directory, { recursive: true });
     } catch (error) {
-      throw new SessionError(`cannot create the sessions folder ${this.directory}: ${(error as Error).message}`, {
-        cause: error,
-      });
+      throw new SessionError(
+        `cannot create the sessions folder ${this.directory}: ${(error as Error).message}`,
+        {
+          cause: error,
+        },
+      );
     }
     const holder = newHolder();
     await waitForLease(id, options, async () => {
@@ -206,9 +224,12 @@ export class FileSessionStore implements ISessionStore {
         return (await tryLockFile(path, holder)) ? true : undefined;
       } catch (error) {
         // Read-only folder, full disk: found here, before the turn runs any tool.
-        throw new SessionError(`cannot take session ${id} in ${this.directory}: ${(error as Error).message}`, {
-          cause: error,
-        });
+        throw new SessionError(
+          `cannot take session ${id} in ${this.directory}: ${(error as Error).message}`,
+          {
+            cause: error,
+          },
+        );
       }
     });
     const stopRenewing = renewEvery(() => renewLockFile(path, holder, LEASE_TTL_MS));

@@ -97,7 +97,10 @@ export const journalEntrySchema = onFirstUse(() => {
     z.object({ type: z.literal('messages'), messages: z.array(snapshot.shape.messages.element) }),
     z.object({ type: z.literal('calls-started'), callIds: z.array(z.string()) }),
     z.object({ type: z.literal('state'), key: z.string(), value: json.nullable() }),
-    z.object({ type: z.literal('pending'), pendingApproval: snapshot.shape.pendingApproval.unwrap().nullable() }),
+    z.object({
+      type: z.literal('pending'),
+      pendingApproval: snapshot.shape.pendingApproval.unwrap().nullable(),
+    }),
   ]);
 });
 

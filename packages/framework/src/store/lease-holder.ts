@@ -15,11 +15,19 @@ export interface LeaseHolder {
 export const LEASE_TTL_MS = 60_000;
 
 export function newHolder(now = Date.now()): LeaseHolder {
-  return { token: nodeCrypto().randomUUID(), pid: process.pid, host: hostname(), expiresAt: now + LEASE_TTL_MS };
+  return {
+    token: nodeCrypto().randomUUID(),
+    pid: process.pid,
+    host: hostname(),
+    expiresAt: now + LEASE_TTL_MS,
+  };
 }
 
 /** Same host: alive while its pid is (no wait for expiry after a kill -9). Other hosts: until expiry. */
-export function holderAlive(holder: Pick<LeaseHolder, 'pid' | 'host' | 'expiresAt'>, now = Date.now()): boolean {
+export function holderAlive(
+  holder: Pick<LeaseHolder, 'pid' | 'host' | 'expiresAt'>,
+  now = Date.now(),
+): boolean {
   if (holder.host === hostname()) return pidAlive(holder.pid);
   return now < holder.expiresAt;
 }
@@ -70,7 +78,11 @@ export async function waitForLease<T>(
   }
 }
 
-async function sleep(ms: number, signal: AbortSignal | undefined, wake?: (signal: AbortSignal) => Promise<void>) {
+async function sleep(
+  ms: number,
+  signal: AbortSignal | undefined,
+  wake?: (signal: AbortSignal) => Promise<void>,
+) {
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   signal?.addEventListener('abort', onAbort, { once: true });

@@ -61,7 +61,10 @@ export async function tryLockFile(path: string, holder: LeaseHolder): Promise<bo
   }
   try {
     const again = await readHolder(path);
-    const same = again === 'unreadable' ? seen === 'unreadable' : again !== 'missing' && seen !== 'unreadable' && again.token === seen.token;
+    const same =
+      again === 'unreadable'
+        ? seen === 'unreadable'
+        : again !== 'missing' && seen !== 'unreadable' && again.token === seen.token;
     if (same) await rm(path, { force: true });
   } finally {
     await rm(guard, { force: true });
