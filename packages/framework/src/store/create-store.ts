@@ -29,6 +29,11 @@ export interface CreateStoreOptions {
   /** `--sessions-dir DIR`: sessions in this folder instead of `<store>/sessions` (file store). */
   sessionsDirectory?: string;
   signal?: AbortSignal;
+  /**
+   * Loads an optional package by name (`@raf/postgres`); default: `import()` from here. The CLI
+   * passes one that also looks in the agent's project.
+   */
+  importPackage?: (name: string) => Promise<unknown>;
 }
 
 /** What `@raf/postgres` exports for `createStore` (loaded by name, on demand). */
@@ -74,7 +79,7 @@ export async function createStore(url: string, options: CreateStoreOptions = {})
     case 'postgres': {
       let module: PostgresStoreModule;
       try {
-        module = (await import(/* @vite-ignore */ POSTGRES_PACKAGE)) as PostgresStoreModule;
+        module = (await (options.importPackage ?? importByName)(POSTGRES_PACKAGE)) as PostgresStoreModule;
       } catch (error) {
         const notFound =
           (error as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND' &&
@@ -92,3 +97,4 @@ export async function createStore(url: string, options: CreateStoreOptions = {})
 
 // A variable, so bundlers leave the optional package to be found at run time.
 const POSTGRES_PACKAGE = '@raf/postgres';
+const importByName = (name: string): Promise<unknown> => import(/* @vite-ignore */ name);

@@ -11,6 +11,7 @@ export interface OpenedCheckpointStore {
 
 // A variable, so bundlers leave the optional package to be found at run time.
 const POSTGRES_PACKAGE = '@raf/postgres';
+const importByName = (name: string): Promise<unknown> => import(/* @vite-ignore */ name);
 
 /**
  * The checkpoint store of a store URL (SPEC §14.1): `file:DIR` → `DIR/checkpoints`, `sqlite:PATH`
@@ -18,7 +19,7 @@ const POSTGRES_PACKAGE = '@raf/postgres';
  */
 export async function createCheckpointStore(
   url: string,
-  options: { cwd?: string; signal?: AbortSignal } = {},
+  options: { cwd?: string; signal?: AbortSignal; importPackage?: (name: string) => Promise<unknown> } = {},
 ): Promise<OpenedCheckpointStore> {
   const location = parseStoreUrl(url);
   const cwd = options.cwd ?? process.cwd();
@@ -43,7 +44,7 @@ export async function createCheckpointStore(
         ): Promise<{ checkpoints: CheckpointStore; close(): Promise<void> }>;
       };
       try {
-        module = await import(/* @vite-ignore */ POSTGRES_PACKAGE);
+        module = (await (options.importPackage ?? importByName)(POSTGRES_PACKAGE)) as typeof module;
       } catch (error) {
         const notFound =
           (error as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND' &&
