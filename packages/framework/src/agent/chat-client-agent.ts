@@ -25,6 +25,8 @@ import type { ICompressionStrategy, ITokenCounter } from '../compression/compres
 import { NEVER_ABORTED } from '../pipeline/tool-call-context.js';
 import type { ToolLoopRunOptions, ToolView } from '../pipeline/tool-loop-options.js';
 import type { InMemoryHistoryProvider } from '../providers/in-memory-history-provider.js';
+import { closingResults, interruptedTurn } from '../run/interrupted-turn.js';
+import { InFlightRecorder, JournaledSession } from '../run/turn-recorder.js';
 import {
   type AgentGovernance,
   composeViews,
@@ -39,8 +41,6 @@ import {
   type AgentRunOptions,
   normalizeInput,
 } from './agent-run-options.js';
-import { closingResults, interruptedTurn } from '../run/interrupted-turn.js';
-import { InFlightRecorder, JournaledSession } from '../run/turn-recorder.js';
 import { invokeProviders, notifyProviders } from './provider-chain.js';
 
 export interface AgentCompression {

@@ -20,12 +20,12 @@ import {
 } from '@raf/core';
 import { flattenBatches, updateBatches } from '@raf/core/internal';
 import { checkApprovals } from '../approval/approval-batch.js';
+import { prepareInterruptedCalls } from '../run/interrupted-turn.js';
 import { RunTrace, type TelemetryOptions } from '../telemetry/run-trace.js';
 import { mergeTools } from '../tools/tool-registry.js';
 import { CallWatchdog } from './call-watchdog.js';
 import { DelegatingChatClient } from './chat-client-builder.js';
 import { LoopGuard } from './loop-guard.js';
-import { prepareInterruptedCalls } from '../run/interrupted-turn.js';
 import {
   anyGated,
   type PlannedApproval,
@@ -185,14 +185,21 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
         const decisions = checkApprovals(batch, options.approvals);
         // Results the journal kept before a crash are in the history already: not added twice.
         const answered = answeredCalls(conversation);
-        prepared = prepareResumedCalls(batch, decisions, index.byName).filter((p) => !answered.has(p.call.id));
+        prepared = prepareResumedCalls(batch, decisions, index.byName).filter(
+          (p) => !answered.has(p.call.id),
+        );
       } else {
         const turn = options.interrupted!;
         round = turn.round;
         prepared = prepareInterruptedCalls(turn, index.byName);
         const approvals = anyGated(prepared) ? await planApprovals(prepared, run) : [];
         if (approvals.length > 0) {
-          yield this.pause(pausedForApproval(turn.calls, approvals, round, prepared), approvals, options, finish);
+          yield this.pause(
+            pausedForApproval(turn.calls, approvals, round, prepared),
+            approvals,
+            options,
+            finish,
+          );
           return;
         }
       }

@@ -9,8 +9,8 @@ import {
   type ToolResume,
   toolFailure,
 } from '@raf/core';
-import { manifestOf } from '../runtime-policy/builtin-manifests.js';
 import type { CallRecorder } from '../run/turn-recorder.js';
+import { manifestOf } from '../runtime-policy/builtin-manifests.js';
 import type { RunTrace } from '../telemetry/run-trace.js';
 import { CallWatchdog } from './call-watchdog.js';
 import type { LoopHooks } from './step-hooks.js';
@@ -259,7 +259,9 @@ export async function executeCalls(
 
 function isSequential(prepared: PreparedCall): boolean {
   return (
-    prepared.tool !== undefined && !prepared.preset && manifestOf(prepared.tool).executionMode === 'sequential'
+    prepared.tool !== undefined &&
+    !prepared.preset &&
+    manifestOf(prepared.tool).executionMode === 'sequential'
   );
 }
 

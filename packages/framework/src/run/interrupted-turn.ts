@@ -45,13 +45,15 @@ export function interruptedTurn(session: ISession): InterruptedTurn | undefined 
     at--;
   }
   const assistant = messages[at];
-  if (!assistant || assistant.role !== 'assistant' || !assistant.toolCalls?.length) return undefined;
+  if (assistant?.role !== 'assistant' || !assistant.toolCalls?.length) return undefined;
   const calls = assistant.toolCalls.filter((call) => !answered.has(call.id));
   if (calls.length === 0) return undefined;
   // A session that keeps no `inFlight` tells nothing: every call without a result is in doubt.
   const inFlight = session.inFlight;
   const inDoubt = new Set(
-    inFlight === undefined ? calls.map((c) => c.id) : calls.filter((c) => inFlight.includes(c.id)).map((c) => c.id),
+    inFlight === undefined
+      ? calls.map((c) => c.id)
+      : calls.filter((c) => inFlight.includes(c.id)).map((c) => c.id),
   );
   return { calls, inDoubt, round: roundOf(messages, at) };
 }
