@@ -1,5 +1,5 @@
 import { OpenAICompatibleChatClient } from '@raf/client';
-import { startMockModelServer } from '@raf/client/testing';
+import { type MockModelServerOptions, startMockModelServer } from '@raf/client/testing';
 import { defineTool, type IContextProvider, type JournalEntry, toolSuccess } from '@raf/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -20,7 +20,7 @@ afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
-async function model(turns: Parameters<typeof startMockModelServer>[0]['turns']) {
+async function model(turns: MockModelServerOptions['turns']) {
   const server = await startMockModelServer({ turns });
   const client = new OpenAICompatibleChatClient({ model: 'mock', baseURL: server.baseURL, maxRetries: 0 });
   closers.push(async () => {
@@ -55,6 +55,7 @@ describe('the turn journal (SPEC §14.1)', () => {
     const log: string[] = [];
     const stateful: IContextProvider = {
       name: 'Counter',
+      kind: 'state',
       onInvoked: ({ session }) => session.setProviderState('Counter', { runs: 1 }),
     };
     const agent = agentWith(client, log, [stateful]);
