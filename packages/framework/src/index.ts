@@ -95,7 +95,11 @@ export { buildSubprocessWorkerPolicy } from './runtime-policy/worker-policy.js';
 export { AgentSession } from './sessions/agent-session.js';
 export { FileSessionStore } from './sessions/file-session-store.js';
 export type { SafeParseSessionResult } from './sessions/session-snapshot-schema.js';
-export { parseSessionSnapshot, safeParseSessionSnapshot } from './sessions/session-snapshot-schema.js';
+export {
+  parseJournalEntry,
+  parseSessionSnapshot,
+  safeParseSessionSnapshot,
+} from './sessions/session-snapshot-schema.js';
 export {
   cleanupExpiredSessions,
   InMemorySessionStore,

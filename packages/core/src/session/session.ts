@@ -58,6 +58,12 @@ export interface ISession {
   readonly messages: readonly ChatMessage[];
   readonly metadata: Record<string, JSONValue>;
   pendingApproval: PendingApprovalBatch | undefined;
+  /**
+   * Calls started and without a result yet (`SessionSnapshot.inFlight`): the loop keeps it while
+   * tools run. A session that leaves it `undefined` tells nothing, so on resume every call of an
+   * interrupted turn without a result counts as *in doubt*.
+   */
+  inFlight?: string[] | undefined;
   addMessages(messages: readonly ChatMessage[]): void;
   getProviderState<T extends JSONValue = JSONValue>(providerName: string): T | undefined;
   setProviderState(providerName: string, value: JSONValue | undefined): void;
