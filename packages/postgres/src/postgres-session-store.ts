@@ -68,7 +68,7 @@ export class PostgresSessionStore implements ISessionStore {
   }
 
   async save(snapshot: SessionSnapshot, options: SessionSaveOptions = {}): Promise<number> {
-    const { revision: _r, inFlight: _i, ...rest } = snapshot;
+    const { revision: _r, ...rest } = snapshot;
     const data = JSON.stringify(rest);
     const expected = options.expectedRevision;
     return inTransaction(this.pool, async (client) => {

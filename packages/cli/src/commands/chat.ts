@@ -5,8 +5,9 @@ import type { CliArgs } from '../args.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
 import { builderFor, warnOnStderr } from '../load-agent.js';
 import { awaitConsolidation } from '../memory-wait.js';
+import { OpenedSession } from '../opened-session.js';
 import { HumanRenderer } from '../render/human.js';
-import { openSession, pendingRequests, runTurn } from '../turn.js';
+import { pendingRequests, runTurn } from '../turn.js';
 
 /**
  * `raf chat <file>`: an interactive session. Answers stream as they come, each tool call is one
@@ -17,7 +18,9 @@ export async function chatCommand(args: CliArgs, io: CliIO): Promise<number> {
   const [file] = args.files;
   if (!file) throw new CliError('raf chat needs an agent file: raf chat agent.yaml');
   const agent = await (await builderFor(file, args, io)).build({ onWarnings: warnOnStderr(file, io) });
-  const { store, session, resumed } = await openSession(args.sessionsDir, io.cwd, args.session);
+  // The chat holds the session's lease while it is open: a `raf run` on it waits for the chat to end.
+  const opened = await OpenedSession.open(args, io, args.session, { lease: true });
+  const { session, resumed, journal } = opened;
   const rl = createInterface({
     input: io.stdin,
     output: io.stdout as NodeJS.WritableStream,
@@ -59,12 +62,12 @@ export async function chatCommand(args: CliArgs, io: CliIO): Promise<number> {
       const outcome = await runTurn(
         agent,
         input,
-        { session, signal: controller.signal, ...(approvals && { approvals }) },
+        { session, signal: controller.signal, journal, ...(approvals && { approvals }) },
         (u) => human.render(u),
       );
       controller = undefined;
       approvals = undefined;
-      await store.save(session.toJSON());
+      await opened.save();
       if (outcome.finish.reason === 'cancelled') io.stderr.write('(turn cancelled)\n');
       if (outcome.finish.reason === 'awaitingApproval') {
         approvals = await askApprovals(outcome.requests, ask, (t) => io.stderr.write(t));
@@ -78,6 +81,7 @@ export async function chatCommand(args: CliArgs, io: CliIO): Promise<number> {
     await awaitConsolidation(agent, io, leaving.signal);
     stopWaiting();
     stopListening();
+    await opened.close();
   }
   io.stderr.write(`session saved: ${session.id} (resume with --session ${session.id})\n`);
   return EXIT.ok;

@@ -137,7 +137,7 @@ export class FileSessionStore implements ISessionStore {
       const stored = (await this.readSnapshot(snapshot.id))?.revision ?? 0;
       checkRevision(snapshot.id, stored, options.expectedRevision);
       const revision = stored + 1;
-      const { inFlight: _i, ...rest } = snapshot;
+      const { revision: _r, ...rest } = snapshot;
       await writeFileAtomic(file, `${JSON.stringify({ ...rest, revision }, null, 2)}\n`, options);
       for (const journal of this.journals.get(snapshot.id) ?? []) journal.revision = revision;
       await rm(this.path(snapshot.id, `.journal-${stored}.jsonl`), { force: true });

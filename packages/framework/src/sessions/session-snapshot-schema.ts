@@ -110,28 +110,3 @@ export function parseSessionSnapshot(input: unknown, source?: string): SessionSn
   return parsed.value;
 }
 
-/** One journal entry as a store reads it back (a JSONL line, a row). */
-export const journalEntrySchema = onFirstUse(() => {
-  const snapshot = sessionSnapshotSchema();
-  const { json } = sessionSchemaParts();
-  return z.discriminatedUnion('type', [
-    z.object({ type: z.literal('messages'), messages: z.array(snapshot.shape.messages.element) }),
-    z.object({ type: z.literal('calls-started'), callIds: z.array(z.string()) }),
-    z.object({ type: z.literal('state'), key: z.string(), value: json.nullable() }),
-    z.object({
-      type: z.literal('pending'),
-      pendingApproval: snapshot.shape.pendingApproval.unwrap().nullable(),
-    }),
-  ]);
-});
-
-/** A journal entry read back from `source`; malformed: a `SessionError` naming it. */
-export function parseJournalEntry(input: unknown, source: string): JournalEntry {
-  const parsed = journalEntrySchema().safeParse(input);
-  if (parsed.success) return parsed.data as JournalEntry;
-  const detail = parsed.error.issues
-    .slice(0, 3)
-    .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
-    .join('; ');
-  throw new SessionError(`${source} is not a valid journal entry: ${detail}`);
-}

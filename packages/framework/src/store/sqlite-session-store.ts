@@ -122,7 +122,7 @@ export class SqliteSessionStore implements ISessionStore {
   }
 
   async save(snapshot: SessionSnapshot, options: SessionSaveOptions = {}): Promise<number> {
-    const { revision: _r, inFlight: _i, ...rest } = snapshot;
+    const { revision: _r, ...rest } = snapshot;
     return this.write(snapshot.id, `cannot save session ${snapshot.id}`, () => {
       const row = this.db.prepare('SELECT revision FROM raf_sessions WHERE id = ?').get(snapshot.id) as
         | { revision: number }
