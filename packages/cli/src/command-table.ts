@@ -196,7 +196,7 @@ export function commandOf(
 }
 
 const EXIT_CODES =
-  'Exit codes: 0 done, 2 bad config or usage, 3 paused for approval or input, 4 model/provider failure, 5 session conflict (in use past --wait, saved by another turn, already resumed; a locked store), 130 interrupted.';
+  'Exit codes: 0 done, 2 bad config or usage, 3 paused for approval or input, 4 model/provider failure, 5 session conflict (still in use after the wait, saved by another turn, already resumed; a locked store), 130 interrupted.';
 
 export const USAGE = `raf — run declarative RAF agents
 

@@ -5,7 +5,7 @@ import type { CliArgs } from './args.js';
 import { installedPlugins } from './extensions.js';
 import type { CliIO } from './io.js';
 import { escapeText } from './render/escape.js';
-import { storePaths } from './store-choice.js';
+import { storeGovernance, storePaths } from './store-choice.js';
 
 /**
  * A builder for the file, with the installed extensions and the model overrides: `--model` (or
@@ -21,6 +21,9 @@ export async function builderFor(file: string, args: CliArgs, io: CliIO): Promis
     .strictMode(args.strict)
     // The model must not read or rewrite its own sessions (nor, protected by the builder, its YAML).
     .protectPaths(storePaths(args, io), 'sessions');
+  // A store chosen by URL keeps the governance too (what `raf tools --store` edits).
+  const governance = storeGovernance(args, io);
+  if (governance !== undefined) builder.withGovernance(governance);
   // An unreadable file is reported by the builder, with the other problems.
   const text = await readFile(path, 'utf8').catch(() => '');
   for (const plugin of await installedPlugins(text, dirname(path))) builder.use(plugin);
