@@ -9,6 +9,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const LONG_FIRST = [
   'bench/bench.test.ts',
   'packages/framework/src/memory/crash.test.ts',
+  'packages/postgres/src/store-crash.test.ts',
   'test/package-contents.test.ts',
   'packages/framework/src/workspace/write-tools-races.test.ts',
   'packages/workflow/src/checkpoint/crash.test.ts',
