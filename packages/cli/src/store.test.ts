@@ -104,6 +104,40 @@ describe.each(stores)('raf run --store %s:', (name, url) => {
     expect(await readFile(join(dir, 'count.txt'), 'utf8')).toBe('x\n');
   });
 
+  it('a turn killed after its call started resumes without input and does not run the call again', async () => {
+    const session = `crashed-${name}`;
+    await rm(join(dir, 'count.txt'), { force: true });
+    const { createStore } = await import('@raf/framework');
+    const store = await createStore(url(), { cwd: dir });
+    const lease = await store.sessions.acquireLease(session);
+    const journal = await store.sessions.openJournal(lease);
+    const call = {
+      id: 'k1',
+      name: 'run_command',
+      arguments: JSON.stringify({ command: 'echo x >> count.txt' }),
+    };
+    await journal.append([
+      {
+        type: 'messages',
+        messages: [
+          { role: 'user', content: 'count' },
+          { role: 'assistant', content: '', toolCalls: [call] },
+        ],
+      },
+      { type: 'calls-started', callIds: ['k1'] },
+    ]);
+    // The process died here: its lease is released by the next holder's takeover; here, by hand.
+    await lease.release();
+    await store.close();
+    const io = memoryIO({ cwd: dir });
+    expect(
+      await main(['run', 'agent.yaml', '--session', session, '--store', url(), '--approve', 'all'], io.io),
+    ).toBe(0);
+    expect(io.err()).toContain(`resuming the interrupted turn of session ${session}`);
+    expect(io.out()).toMatch(/^answer to .*Interrupted/);
+    await expect(readFile(join(dir, 'count.txt'), 'utf8')).rejects.toThrow();
+  });
+
   it('--wait 0 on a session in use exits 5 at once, one line naming the session', async () => {
     const session = `busy-${name}`;
     const { createStore } = await import('@raf/framework');
@@ -161,21 +195,19 @@ describe('raf run --json when the save fails', () => {
     // While the turn runs, another writer that ignores the lease saves the session first.
     onRequest = () => {
       const now = new Date().toISOString();
-      other.database
-        .prepare('INSERT OR REPLACE INTO raf_sessions (id, revision, data) VALUES (?, ?, ?)')
-        .run(
-          'sv',
-          7,
-          JSON.stringify({
-            version: 1,
-            id: 'sv',
-            messages: [],
-            state: {},
-            metadata: {},
-            createdAt: now,
-            updatedAt: now,
-          }),
-        );
+      other.database.prepare('INSERT OR REPLACE INTO raf_sessions (id, revision, data) VALUES (?, ?, ?)').run(
+        'sv',
+        7,
+        JSON.stringify({
+          version: 1,
+          id: 'sv',
+          messages: [],
+          state: {},
+          metadata: {},
+          createdAt: now,
+          updatedAt: now,
+        }),
+      );
     };
     const io = memoryIO({ cwd: dir });
     expect(

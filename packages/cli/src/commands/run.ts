@@ -152,6 +152,17 @@ export async function refuseResumedTwice(
   );
 }
 
+/** The history ends in calls some of which have no result (and no batch is paused): a crash. */
+function interrupted(session: OpenedSession['session']): boolean {
+  if (session.pendingApproval) return false;
+  const messages = session.messages;
+  let at = messages.length - 1;
+  while (at >= 0 && messages[at]?.role === 'tool') at--;
+  const calls = messages[at]?.role === 'assistant' ? (messages[at]?.toolCalls ?? []) : [];
+  const answered = new Set(messages.slice(at + 1).map((m) => m.toolCallId));
+  return calls.some((call) => !answered.has(call.id));
+}
+
 async function runChatAgent(
   file: string,
   agent: ChatClientAgent,
@@ -177,6 +188,9 @@ async function runChatAgent(
     // Exactly one process runs the approved calls; the other is told the batch was resumed.
     await opened.claimPending();
     input = undefined;
+  } else if (input === undefined && interrupted(session)) {
+    // A turn killed between a call and its result: continue it (journaled results are not run again).
+    io.stderr.write(`resuming the interrupted turn of session ${session.id}\n`);
   } else if (input === undefined) {
     if (io.stdin.isTTY) throw new CliError('raf run needs input: -i "…" or text on stdin');
     input = (await refuseResumedTwice(opened, args, io)) ?? (await readAll(io.stdin)).trim();
