@@ -77,6 +77,11 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
       io.stderr.write(`raf: ${escapeText(error.message)}\n`);
       return EXIT.conflict;
     }
+    // A SQLite file another writer holds past the busy timeout (a second `raf index`): exit 5 too.
+    if ((error as { code?: unknown }).code === 'SQLITE_BUSY') {
+      io.stderr.write(`raf: ${escapeText(getErrorMessage(error))}\n`);
+      return EXIT.conflict;
+    }
     // A refused `--session` id, a corrupt session file or a sessions folder it cannot write: usage.
     if (ConfigError.isInstance(error) || SessionError.isInstance(error)) {
       io.stderr.write(`raf: ${escapeText(error.message)}\n`);
