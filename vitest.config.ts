@@ -13,6 +13,7 @@ const LONG_FIRST = [
   'test/package-contents.test.ts',
   'packages/framework/src/workspace/write-tools-races.test.ts',
   'packages/workflow/src/checkpoint/crash.test.ts',
+  'packages/workflow/src/checkpoint/superstep-crash.test.ts',
   'packages/mcp/src/connection/reconnect.test.ts',
   'packages/framework/src/sub-agents/worker.test.ts',
   'packages/cli/src/memory-processes.test.ts',
