@@ -102,7 +102,7 @@ export async function runStoreBench(
 ): Promise<StoreBenchResult> {
   const dir = await mkdtemp(join(tmpdir(), 'raf-bench-store-'));
   const { postgresSkipReason, startPgCluster } = await import(
-    '../packages/postgres/src/test-support/pg-cluster.js'
+    '../packages/postgres/src/testing/pg-cluster.js'
   );
   const cluster = postgresSkipReason ? undefined : await startPgCluster();
   try {

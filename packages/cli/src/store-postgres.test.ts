@@ -2,12 +2,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type MockModelServer, startMockModelServer } from '@raf/client/testing';
+import { type PgCluster, postgresSkipReason, startPgCluster } from '@raf/postgres/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type PgCluster,
-  postgresSkipReason,
-  startPgCluster,
-} from '../../postgres/src/test-support/pg-cluster.js';
 import { main } from './main.js';
 import { createMemoryIO as memoryIO } from './memory-io.js';
 

@@ -18,7 +18,10 @@ export {
   createCustomClient,
   createDeepSeekClient,
   createOpenAIClient,
+  createOpenAIResponsesClient,
   PROVIDER_BASE_URLS,
 } from './providers.js';
+export type { OpenAIResponsesClientOptions } from './responses/responses-client.js';
+export { OpenAIResponsesChatClient } from './responses/responses-client.js';
 export type { RetryOptions } from './retry/retry-policy.js';
 export { DEFAULT_RETRY } from './retry/retry-policy.js';

@@ -45,6 +45,7 @@ export type {
   ContextKindFactory,
   Declaration,
   ModelProviderFactory,
+  NamedMcpServer,
   PluginBuildContext,
   RafPlugin,
   SourcePosition,

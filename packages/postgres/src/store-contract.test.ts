@@ -20,7 +20,7 @@ import {
 } from '@raf/workflow';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type PgCluster, postgresSkipReason, startPgCluster } from './test-support/pg-cluster.js';
+import { type PgCluster, postgresSkipReason, startPgCluster } from './testing/pg-cluster.js';
 
 /**
  * One contract per store interface (SPEC §14.1), run on every backend: memory, file, SQLite and

@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { startMockModelServer } from '@raf/client/testing';
 import { createStore } from '@raf/framework';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fourRoundModel, ROUNDS } from '../../framework/src/test-support/journal-fixture.js';
-import { type PgCluster, postgresSkipReason, startPgCluster } from './test-support/pg-cluster.js';
+import { fourRoundModel, ROUNDS } from './test-support/four-round-run.js';
+import { type PgCluster, postgresSkipReason, startPgCluster } from './testing/pg-cluster.js';
 
 /**
  * Acceptance of issue 28 per store: a four-round tool run, journaled into the store, killed with

@@ -6,7 +6,7 @@ import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OpenAICompatibleChatClient } from '@raf/client';
 import { AgentBuilder, AgentSession, createStore } from '@raf/framework';
-import { fixtureTools } from '../../../framework/src/test-support/journal-fixture.js';
+import { fixtureTools } from './four-round-run.js';
 
 const [mode, baseURL, directory, url] = process.argv.slice(2) as ['start' | 'resume', string, string, string];
 const client = new OpenAICompatibleChatClient({ model: 'mock', baseURL, maxRetries: 0 });
