@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type MockModelServer, startMockModelServer } from '@raf/client/testing';
@@ -166,10 +166,7 @@ describe('raf run on a sessions folder it cannot write', () => {
     'fails before the model or any tool runs, naming the folder',
     async () => {
       const sessions = join(dir, 'readonly');
-      await mkdtemp(sessions).catch(() => undefined);
-      await writeFile(join(dir, 'placeholder'), '');
-      await rm(sessions, { recursive: true, force: true });
-      await (await import('node:fs/promises')).mkdir(sessions);
+      await mkdir(sessions);
       await chmod(sessions, 0o555);
       const before = requests;
       const io = memoryIO({ cwd: dir });

@@ -126,7 +126,10 @@ async function openBackend(backend: Backend): Promise<Opened> {
   // memory: is one process's store: every "instance" is the same one.
   if (backend.name !== 'memory') return open();
   let shared = memoryShared.get('memory');
-  if (!shared) memoryShared.set('memory', (shared = open()));
+  if (!shared) {
+    shared = open();
+    memoryShared.set('memory', shared);
+  }
   return shared;
 }
 

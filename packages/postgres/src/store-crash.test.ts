@@ -131,7 +131,8 @@ describe.each(backends)('$name store under kill -9', (backend) => {
       for (let i = 0; i < KILLS; i += AT_ONCE)
         await Promise.all(Array.from({ length: Math.min(AT_ONCE, KILLS - i) }, (_, k) => once(i + k)));
       expect(reexecuted).toBe(0);
-      expect(interrupted).toBeGreaterThan(0);
+      // A kill may land before the first result: with a handful of kills all of them might.
+      if (KILLS >= 5) expect(interrupted).toBeGreaterThan(0);
       console.log(
         `${backend.name}: kill -9 x${KILLS}: ${interrupted} interrupted after a journaled result, 0 re-executed`,
       );

@@ -251,7 +251,10 @@ export class FileSessionStore implements ISessionStore {
     const id = lease.sessionId;
     const state = { revision: (await this.readSnapshot(id))?.revision ?? 0 };
     let open = this.journals.get(id);
-    if (!open) this.journals.set(id, (open = new Set()));
+    if (!open) {
+      open = new Set();
+      this.journals.set(id, open);
+    }
     open.add(state);
     return {
       append: async (entries, options = {}) => {

@@ -109,4 +109,3 @@ export function parseSessionSnapshot(input: unknown, source?: string): SessionSn
   if (!parsed.success) throw parsed.error;
   return parsed.value;
 }
-
