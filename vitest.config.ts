@@ -9,9 +9,11 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const LONG_FIRST = [
   'bench/bench.test.ts',
   'packages/framework/src/memory/crash.test.ts',
+  'packages/postgres/src/store-crash.test.ts',
   'test/package-contents.test.ts',
   'packages/framework/src/workspace/write-tools-races.test.ts',
   'packages/workflow/src/checkpoint/crash.test.ts',
+  'packages/workflow/src/checkpoint/superstep-crash.test.ts',
   'packages/mcp/src/connection/reconnect.test.ts',
   'packages/framework/src/sub-agents/worker.test.ts',
   'packages/cli/src/memory-processes.test.ts',

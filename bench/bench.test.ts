@@ -47,6 +47,11 @@ describe('benchmarks', () => {
       jsNewToolMs: expect.any(Number),
     });
     expect(result.mcp).toMatchObject({ callMs: expect.any(Number), sdkCallMs: expect.any(Number) });
+    expect(result.store).toMatchObject({
+      saveP50Ms: { file: expect.any(Number), sqlite: expect.any(Number) },
+      journalRoundP50Ms: { file: expect.any(Number), sqlite: expect.any(Number) },
+      loopFileJournalOverPlain: expect.any(Number),
+    });
     expect(result.delegate).toMatchObject({
       workerStartMs: expect.any(Number),
       inlineMs: expect.any(Number),

@@ -1,6 +1,6 @@
 // `pnpm bench` runs every benchmark against a mock model server in a separate process and prints
 // ratios measured in this one run. Flags: `--json` (figures as JSON), `--quick` (a smoke test:
-// one short round), `--only client|loop|cold-run|search|cold-start|sandbox|web|memory|wiki|mcp|rag|workflow|delegate` (or several, comma-separated), `--search-tree generated` (the search
+// one short round), `--only client|loop|cold-run|search|cold-start|sandbox|web|memory|wiki|mcp|rag|workflow|delegate|store` (or several, comma-separated), `--search-tree generated` (the search
 // benchmark on 50k generated files instead of a real node_modules tree), `--instructions` (count instructions with valgrind's
 // callgrind instead of timing: repeatable where CPU times swing by ±30% between runs).
 import { LOOP_ROUNDS, type LoopBenchResult, runColdWarmLoopBench, runLoopBench } from './agent-loop.js';
@@ -15,6 +15,7 @@ import { type McpBenchResult, runMcpBench } from './mcp.js';
 import { type MemoryBenchResult, runMemoryBench } from './memory.js';
 import { type RagBenchResult, runRagBench } from './rag.js';
 import { runSandboxBench, type SandboxBenchResult } from './sandbox.js';
+import { runStoreBench, type StoreBenchResult } from './store.js';
 import { runWebBench, type WebBenchResult } from './web-fetch.js';
 import { runWikiBench } from './wiki.js';
 import { runWorkflowBench, type WorkflowBenchResult } from './workflow.js';
@@ -261,7 +262,21 @@ function printWorkflow(r: WorkflowBenchResult): void {
   );
 }
 
-const wantsModel = wants('client') || wants('loop') || wants('cold-run');
+function printStore(r: StoreBenchResult): void {
+  const ms = (v: number | null) => (v === null ? 'n/a (no PostgreSQL binaries)' : `${v.toFixed(2)} ms`);
+  console.log(
+    'State stores: wall time, p50 (save: a 50-message session; journal: the 3 appends of one tool round)',
+  );
+  for (const name of ['file', 'sqlite', 'postgres'] as const)
+    console.log(
+      `${name.padEnd(8)} save ${ms(r.saveP50Ms[name])}, journal per round ${ms(r.journalRoundP50Ms[name])}`,
+    );
+  console.log(
+    `agent loop per tool round: ${r.loopRoundMs.plain.toFixed(3)} ms, with the file journal ${r.loopRoundMs.fileJournal.toFixed(3)} ms: ${ratio(r.loopRoundMs.fileJournal, r.loopRoundMs.plain)} (target ≤ 1.15×; Postgres journal ≤ 3 ms per step)\n`,
+  );
+}
+
+const wantsModel = wants('client') || wants('loop') || wants('cold-run') || wants('store');
 const server = wantsModel ? await startServerProcess() : undefined;
 try {
   const output: Record<string, unknown> = { unit: instructions ? 'M instructions' : 'CPU ms' };
@@ -390,6 +405,15 @@ try {
     const workflow = await runWorkflowBench(quick ? { rounds: 1, runs: 2 } : { rounds: 5, runs: 10 });
     if (json) output.workflow = workflow;
     else printWorkflow(workflow);
+  }
+  if (wants('store') && !instructions && server) {
+    const store = await runStoreBench(
+      server.baseURL,
+      LOOP_ROUNDS,
+      quick ? { runs: 5, loopRuns: 5 } : { runs: 200, loopRuns: 100 },
+    );
+    if (json) output.store = store;
+    else printStore(store);
   }
   if (wants('mcp')) {
     const mcp = await runMcpBench(mcpOptions());

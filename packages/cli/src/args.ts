@@ -14,6 +14,12 @@ export interface CliArgs {
   mermaid?: boolean;
   session?: string;
   sessionsDir: string;
+  /** `--sessions-dir` was given (it then means `file:DIR` for sessions, over `RAF_STORE`). */
+  sessionsDirGiven: boolean;
+  /** `--store URL` (else `RAF_STORE`, else `file:.raf`). */
+  store?: string;
+  /** `--wait SECONDS`, in ms: how long a turn waits for the session's lease. */
+  waitMs?: number;
   variables: Record<string, string>;
   approve: 'ask' | 'all' | 'none';
   json: boolean;
@@ -82,6 +88,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   if (lang !== 'en' && lang !== 'zh-CN') throw new CliError(`--lang must be en or zh-CN (got "${lang}")`);
   const httpPort = portOf('--http', values.http);
   const port = portOf('--port', values.port);
+  const waitMs = waitMsOf(values.wait);
   const variables: Record<string, string> = {};
   for (const pair of values.var ?? []) {
     const at = pair.indexOf('=');
@@ -96,6 +103,9 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     ...(values.mermaid && { mermaid: true }),
     ...(values.session !== undefined && { session: values.session }),
     sessionsDir: values['sessions-dir'] ?? '.raf/sessions',
+    sessionsDirGiven: values['sessions-dir'] !== undefined,
+    ...(values.store !== undefined && { store: values.store }),
+    ...(waitMs !== undefined && { waitMs }),
     variables,
     approve,
     json: values.json ?? false,
@@ -120,6 +130,13 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     help: values.help ?? false,
     version: values.version ?? false,
   };
+}
+
+/** `--wait SECONDS` in ms, or undefined when not given. */
+function waitMsOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+(\.\d+)?$/.test(value)) throw new CliError(`--wait expects a number of seconds (got "${value}")`);
+  return Math.round(Number(value) * 1000);
 }
 
 /** A TCP port option's value (0: any free port), or undefined when not given. */

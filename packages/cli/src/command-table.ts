@@ -11,6 +11,8 @@ export const OPTIONS = {
   mermaid: { type: 'boolean' },
   session: { type: 'string' },
   'sessions-dir': { type: 'string' },
+  store: { type: 'string' },
+  wait: { type: 'string' },
   var: { type: 'string', multiple: true },
   approve: { type: 'string' },
   json: { type: 'boolean' },
@@ -89,6 +91,8 @@ ${INDENT}(on a terminal it asks what to include; --yes takes the defaults and th
       'strict',
       'session',
       'sessions-dir',
+      'store',
+      'wait',
       'var',
       'approve',
       'json',
@@ -97,18 +101,23 @@ ${INDENT}(on a terminal it asks what to include; --yes takes the defaults and th
       'answer',
     ],
     usage: `raf run <agent.yaml> [-i TEXT | stdin] [--strict] [--session ID] [--sessions-dir DIR] [--var k=v]…
+${INDENT}[--store URL] [--wait SECONDS]   (file:DIR, sqlite:PATH, postgres://…; default file:.raf or RAF_STORE)
 ${INDENT}[--approve ask|all|none] [--json] [--model ID] [--base-url URL] [--mcp-config FILE] [--trace FILE]
 ${INDENT}[--answer TEXT]   (a workflow paused for input: with --session ID)`,
-    exclusive: [['input', 'answer']],
+    exclusive: [
+      ['input', 'answer'],
+      ['store', 'sessions-dir'],
+    ],
     requires: { answer: 'session' },
     most: 1,
   },
   chat: {
     synopsis: 'chat <agent.yaml>',
     summary: 'an interactive session; Ctrl-C cancels the turn, /help, /exit',
-    options: ['session', 'sessions-dir', 'var', ...MODEL, 'strict'],
-    usage:
-      'raf chat <agent.yaml> [--session ID] [--sessions-dir DIR] [--var k=v]… [--model ID] [--base-url URL] [--mcp-config FILE] [--strict]',
+    options: ['session', 'sessions-dir', 'store', 'wait', 'var', ...MODEL, 'strict'],
+    usage: `raf chat <agent.yaml> [--session ID] [--sessions-dir DIR] [--store URL] [--wait SECONDS] [--var k=v]…
+${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--strict]`,
+    exclusive: [['store', 'sessions-dir']],
     most: 1,
   },
   validate: {
@@ -123,22 +132,26 @@ ${INDENT}(unknown keys are errors unless --lenient; --strict: missing folders to
   inspect: {
     synopsis: 'inspect <agent.yaml>',
     summary: 'the effective plan: tools, routing, gating, provider order, runtime routes',
-    options: ['json', 'mermaid', 'lang', ...MODEL, 'var', 'sessions-dir', 'strict'],
+    options: ['json', 'mermaid', 'lang', ...MODEL, 'var', 'sessions-dir', 'store', 'strict'],
     usage: `raf inspect <agent.yaml> [--json | --mermaid | --lang en|zh-CN]
-${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]… [--sessions-dir DIR] [--strict]   (the plan raf run would follow)`,
-    exclusive: [['json', 'mermaid', 'lang']],
+${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]… [--sessions-dir DIR] [--store URL] [--strict]   (the plan raf run would follow)`,
+    exclusive: [
+      ['json', 'mermaid', 'lang'],
+      ['store', 'sessions-dir'],
+    ],
     most: 1,
     exits: 'Exit codes: 0 printed, 2 bad config or usage.',
   },
   tools: {
     synopsis: 'tools <action>',
     summary: "the project's tool governance: list, enable, disable, route, hint, core",
-    options: ['json', 'governance'],
-    usage: `raf tools list [--json] [--governance FILE]       (default .raf/governance.json)
-  raf tools enable|disable NAME… [--json] [--governance FILE]
-  raf tools route NAME auto|force-local|force-main-process-proxy|force-disabled [--json] [--governance FILE]
-  raf tools hint NAME [TEXT] [--json] [--governance FILE]    (no TEXT: remove the hint)
-  raf tools core NAME on|off [--json] [--governance FILE]`,
+    options: ['json', 'governance', 'store'],
+    usage: `raf tools list [--json] [--governance FILE | --store URL]       (default .raf/governance.json)
+  raf tools enable|disable NAME… [--json] [--governance FILE | --store URL]
+  raf tools route NAME auto|force-local|force-main-process-proxy|force-disabled [--json] [--governance FILE | --store URL]
+  raf tools hint NAME [TEXT] [--json] [--governance FILE | --store URL]    (no TEXT: remove the hint)
+  raf tools core NAME on|off [--json] [--governance FILE | --store URL]`,
+    exclusive: [['governance', 'store']],
     exits: 'Exit codes: 0 done, 2 bad governance file or usage.',
   },
   index: {
@@ -183,9 +196,10 @@ ${INDENT}(a script: a YAML list of turns, each \`text:\` and/or \`toolCalls: [{ 
   'memory consolidate': {
     synopsis: 'memory consolidate <agent.yaml>',
     summary: 'fold the conversation into memory now (waits for it)',
-    options: ['session', 'sessions-dir', 'json', ...MODEL, 'var', 'strict'],
-    usage: `raf memory consolidate <agent.yaml> [--session ID] [--sessions-dir DIR] [--json] [--model ID] [--base-url URL] [--mcp-config FILE]
-${INDENT}[--var k=v]… [--strict]`,
+    options: ['session', 'sessions-dir', 'store', 'wait', 'json', ...MODEL, 'var', 'strict'],
+    usage: `raf memory consolidate <agent.yaml> [--session ID] [--sessions-dir DIR] [--store URL] [--wait SECONDS] [--json]
+${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]… [--strict]`,
+    exclusive: [['store', 'sessions-dir']],
     most: 1,
   },
   'mcp serve': {
@@ -218,7 +232,7 @@ export function commandOf(
 }
 
 const EXIT_CODES =
-  'Exit codes: 0 done, 2 bad config or usage, 3 paused for approval or input, 4 model/provider failure, 130 interrupted.';
+  'Exit codes: 0 done, 2 bad config or usage, 3 paused for approval or input, 4 model/provider failure, 5 session conflict (still in use after the wait, saved by another turn, already resumed; a locked store), 130 interrupted.';
 
 export const USAGE = `raf — run declarative RAF agents
 

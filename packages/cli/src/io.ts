@@ -48,7 +48,15 @@ export function processIO(): CliIO {
 }
 
 /** Exit codes of SPEC §11. */
-export const EXIT = { ok: 0, usage: 2, config: 2, paused: 3, model: 4, interrupted: 130 } as const;
+export const EXIT = {
+  ok: 0,
+  usage: 2,
+  config: 2,
+  paused: 3,
+  model: 4,
+  conflict: 5,
+  interrupted: 130,
+} as const;
 
 /** A problem the CLI reports as one line (no stack trace) with its exit code. */
 export class CliError extends Error {

@@ -6,6 +6,7 @@ import { demoTools } from './demo-tools.js';
 import { installedPlugins } from './extensions.js';
 import type { CliIO } from './io.js';
 import { escapeText } from './render/escape.js';
+import { storeGovernance, storePaths } from './store-choice.js';
 
 /**
  * A builder for the file, with the installed extensions and the model overrides: `--model` (or
@@ -24,7 +25,10 @@ export async function builderFor(file: string, args: CliArgs, io: CliIO): Promis
     // (never security-relevant ones); `--strict` makes missing folders errors as well.
     .strictMode(args.strict ? true : { unknownKeys: !args.lenient })
     // The model must not read or rewrite its own sessions (nor, protected by the builder, its YAML).
-    .protectPaths([resolve(io.cwd, args.sessionsDir)], 'sessions');
+    .protectPaths(storePaths(args, io), 'sessions');
+  // A store chosen by URL keeps the governance too (what `raf tools --store` edits).
+  const governance = storeGovernance(args, io);
+  if (governance !== undefined) builder.withGovernance(governance);
   // An unreadable file is reported by the builder, with the other problems.
   const text = await readFile(path, 'utf8').catch(() => '');
   for (const plugin of await installedPlugins(text, dirname(path))) builder.use(plugin);

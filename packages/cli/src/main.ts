@@ -1,4 +1,11 @@
-import { ChatClientError, ConfigError, getErrorMessage, RafError, SessionError } from '@raf/core';
+import {
+  ChatClientError,
+  ConfigError,
+  getErrorMessage,
+  RafError,
+  SessionConflictError,
+  SessionError,
+} from '@raf/core';
 import { DeclError, formatDiagnostic } from '@raf/decl';
 import { parseCliArgs, USAGE } from './args.js';
 import { usageOf } from './command-table.js';
@@ -68,6 +75,16 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     if (error instanceof CliError) {
       io.stderr.write(`raf: ${escapeText(error.message)}\n`);
       return error.exitCode;
+    }
+    // Another process has the session, saved it first or resumed its approval: one line, exit 5.
+    if (SessionConflictError.isInstance(error)) {
+      io.stderr.write(`raf: ${escapeText(error.message)}\n`);
+      return EXIT.conflict;
+    }
+    // A SQLite file another writer holds past the busy timeout (a second `raf index`): exit 5 too.
+    if ((error as { code?: unknown }).code === 'SQLITE_BUSY') {
+      io.stderr.write(`raf: ${escapeText(getErrorMessage(error))}\n`);
+      return EXIT.conflict;
     }
     // A refused `--session` id, a corrupt session file or a sessions folder it cannot write: usage.
     if (ConfigError.isInstance(error) || SessionError.isInstance(error)) {

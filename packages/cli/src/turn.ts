@@ -1,18 +1,12 @@
-import { resolve } from 'node:path';
 import type {
   AgentResponseUpdate,
   ApprovalResponse,
   FinishUpdate,
   PendingApprovalBatch,
+  SessionJournal,
   ToolApprovalRequestUpdate,
 } from '@raf/core';
-import {
-  type AgentSession,
-  type ChatClientAgent,
-  FileSessionStore,
-  AgentSession as Session,
-} from '@raf/framework';
-import { refuseWrongKind } from './path-kind.js';
+import type { AgentSession, ChatClientAgent } from '@raf/framework';
 
 export interface TurnOutcome {
   finish: FinishUpdate;
@@ -26,7 +20,12 @@ export interface TurnOutcome {
 export async function runTurn(
   agent: ChatClientAgent,
   input: string | undefined,
-  options: { session: AgentSession; approvals?: ApprovalResponse[]; signal: AbortSignal },
+  options: {
+    session: AgentSession;
+    approvals?: ApprovalResponse[];
+    signal: AbortSignal;
+    journal?: SessionJournal | undefined;
+  },
   onUpdate: (update: AgentResponseUpdate) => void,
 ): Promise<TurnOutcome> {
   const requests: ToolApprovalRequestUpdate[] = [];
@@ -37,6 +36,7 @@ export async function runTurn(
     session: options.session,
     signal: options.signal,
     ...(options.approvals && { approvals: options.approvals }),
+    ...(options.journal && { journal: options.journal }),
   });
   for await (const update of stream) {
     if (update.type === 'tool-approval-request') requests.push(update);
@@ -71,15 +71,4 @@ export function pendingRequests(batch: PendingApprovalBatch): ToolApprovalReques
       };
     });
   return [...own, ...nested];
-}
-
-/** Sessions kept as `<dir>/<id>.json`; `--session ID` resumes one, or starts it under that id. */
-export async function openSession(dir: string, cwd: string, id: string | undefined) {
-  // Found before the turn runs, not when its session cannot be saved after it.
-  await refuseWrongKind('--sessions-dir', dir, cwd, 'folder');
-  const store = new FileSessionStore(resolve(cwd, dir));
-  // An id the store refuses (`""`, `../x`) is refused here, also before the turn.
-  const existing = id !== undefined ? await store.load(id) : undefined;
-  const session = existing ? Session.fromJSON(existing) : new Session(id ?? crypto.randomUUID());
-  return { store, session, resumed: existing !== undefined };
 }

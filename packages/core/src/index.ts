@@ -25,6 +25,7 @@ export {
   MemoryError,
   PluginError,
   ScriptError,
+  SessionConflictError,
   SessionError,
   TimeoutError,
   ToolError,
@@ -75,14 +76,19 @@ export type { JournalAppendOptions, JournalEntry, SessionJournal } from './sessi
 export { foldJournal } from './session/journal.js';
 export { PlainSession } from './session/plain-session.js';
 export type {
+  AcquireLeaseOptions,
   ISession,
   ISessionStore,
   PendingApprovalBatch,
+  SessionLease,
+  SessionSaveOptions,
   SessionSnapshot,
   SessionStoreOptions,
   SuspendedCall,
 } from './session/session.js';
-export { providerStateKey } from './session/session.js';
+export { approvalBatchKey, DEFAULT_LEASE_WAIT_MS, providerStateKey } from './session/session.js';
+export type { StoreLocation } from './session/store-url.js';
+export { DEFAULT_STORE_URL, parseStoreUrl, redactStoreUrl } from './session/store-url.js';
 export type { DefineToolOptions } from './tool/define-tool.js';
 export { defineTool, describeZodIssues, zodToJsonSchema } from './tool/define-tool.js';
 export type {

@@ -21,6 +21,7 @@ export { SummarizeStrategy } from './compression/summarize-strategy.js';
 export { EstimateTokenCounter, ExactTokenCounter } from './compression/token-counters.js';
 export { PathChangedError, PathRejectedError, ToolFailure } from './errors/tool-errors.js';
 export { bearerToken, isLoopbackHost, newLocalToken, sameToken } from './io/local-credential.js';
+export { sweepTempFiles } from './io/temp-sweep.js';
 export { seedBundle } from './memory/bundle-template.js';
 export type { ConsolidationStats } from './memory/consolidation-queue.js';
 export { MemoryBundle } from './memory/memory-bundle.js';
@@ -85,6 +86,8 @@ export {
   aliasesOf,
   canonicalToolName,
   DEFAULT_CORE_TOOLS,
+  emptyGovernance,
+  governanceDataSchema,
   ToolGovernance,
   WORKER_ROUTING_STRATEGIES,
 } from './runtime-policy/tool-governance.js';
@@ -93,7 +96,11 @@ export { buildSubprocessWorkerPolicy } from './runtime-policy/worker-policy.js';
 export { AgentSession } from './sessions/agent-session.js';
 export { FileSessionStore } from './sessions/file-session-store.js';
 export type { SafeParseSessionResult } from './sessions/session-snapshot-schema.js';
-export { parseSessionSnapshot, safeParseSessionSnapshot } from './sessions/session-snapshot-schema.js';
+export {
+  parseJournalEntry,
+  parseSessionSnapshot,
+  safeParseSessionSnapshot,
+} from './sessions/session-snapshot-schema.js';
 export {
   cleanupExpiredSessions,
   InMemorySessionStore,
@@ -102,6 +109,12 @@ export {
 export type { AgentSkill, SkillMetadata } from './skills/agent-skill.js';
 export { defineSkill } from './skills/agent-skill.js';
 export { AgentSkillsProvider } from './skills/agent-skills-provider.js';
+export type { CreateStoreOptions, PostgresStoreModule, RafStore } from './store/create-store.js';
+export { createStore } from './store/create-store.js';
+export { SqliteGovernanceStore } from './store/sqlite-governance-store.js';
+export { SqliteSessionStore } from './store/sqlite-session-store.js';
+export type { LeaseHolder } from './store/store-kit.js';
+export { sessionStoreKit } from './store/store-kit.js';
 export type { DelegationToolsOptions } from './sub-agents/delegation-tools.js';
 export { createDelegationTools } from './sub-agents/delegation-tools.js';
 export type {

@@ -10,6 +10,7 @@ export type WorkflowErrorReason =
   | 'timeout'
   | 'fingerprint-mismatch'
   | 'no-checkpoint'
+  | 'corrupt-checkpoint'
   | 'not-halted'
   | 'expression'
   | 'unanimity';

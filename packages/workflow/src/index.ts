@@ -9,6 +9,9 @@ export type {
   CheckpointStore,
   CheckpointStoreOptions,
 } from './checkpoint/checkpoint-store.js';
+export { parseCheckpoint } from './checkpoint/checkpoint-store.js';
+export type { OpenedCheckpointStore } from './checkpoint/create-checkpoint-store.js';
+export { createCheckpointStore } from './checkpoint/create-checkpoint-store.js';
 export { FileCheckpointStore } from './checkpoint/file-checkpoint-store.js';
 export { InMemoryCheckpointStore } from './checkpoint/memory-checkpoint-store.js';
 export type { CompileActionsOptions, CompiledWorkflow } from './dsl/compile-actions.js';

@@ -6,9 +6,10 @@ import type { CliArgs } from '../args.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
 import { builderFor, warnOnStderr } from '../load-agent.js';
 import { awaitConsolidation } from '../memory-wait.js';
+import { OpenedSession } from '../opened-session.js';
 import { escapeLine } from '../render/escape.js';
 import { HumanRenderer } from '../render/human.js';
-import { openSession, pendingRequests, runTurn } from '../turn.js';
+import { pendingRequests, runTurn } from '../turn.js';
 import { CHAT_HELP, chatCommandOf } from './chat-commands.js';
 
 const CANCELLED_REASON = 'Cancelled by the user (Ctrl-C at the approval prompt)';
@@ -23,7 +24,9 @@ export async function chatCommand(args: CliArgs, io: CliIO): Promise<number> {
   const [file] = args.files;
   if (!file) throw new CliError('raf chat needs an agent file: raf chat agent.yaml');
   const agent = await (await builderFor(file, args, io)).build({ onWarnings: warnOnStderr(file, io) });
-  const { store, session, resumed } = await openSession(args.sessionsDir, io.cwd, args.session);
+  // The chat holds the session's lease while it is open: a `raf run` on it waits for the chat to end.
+  const opened = await OpenedSession.open(args, io, args.session, { lease: true });
+  const { session, resumed, journal } = opened;
   const rl = createInterface({
     input: io.stdin,
     output: io.stdout as NodeJS.WritableStream,
@@ -104,7 +107,7 @@ export async function chatCommand(args: CliArgs, io: CliIO): Promise<number> {
       const outcome = await runTurn(
         agent,
         input,
-        { session, signal: turn.signal, ...(pending && { approvals: pending.answers }) },
+        { session, signal: turn.signal, journal, ...(pending && { approvals: pending.answers }) },
         (u) => {
           human.render(u);
           // Ctrl-C at the prompt: the denials are recorded, then the turn ends before the model is asked again.
@@ -114,7 +117,7 @@ export async function chatCommand(args: CliArgs, io: CliIO): Promise<number> {
       const cancelledAtPrompt = pending?.cancelled === true;
       controller = undefined;
       pending = undefined;
-      await store.save(session.toJSON());
+      await opened.save();
       if (outcome.finish.reason === 'cancelled' || cancelledAtPrompt) io.stderr.write('(turn cancelled)\n');
       else if (outcome.finish.reason === 'awaitingApproval') pending = await approve(outcome.requests);
     }
@@ -126,6 +129,7 @@ export async function chatCommand(args: CliArgs, io: CliIO): Promise<number> {
     await awaitConsolidation(agent, io, leaving.signal);
     stopWaiting();
     stopListening();
+    await opened.close();
   }
   io.stderr.write(`session saved: ${session.id} (resume with --session ${session.id})\n`);
   return EXIT.ok;

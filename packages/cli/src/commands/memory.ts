@@ -5,8 +5,9 @@ import type { CliArgs } from '../args.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
 import { builderFor } from '../load-agent.js';
 import { awaitConsolidation, memoryProviders } from '../memory-wait.js';
+import { OpenedSession } from '../opened-session.js';
 import { escapeLine } from '../render/escape.js';
-import { openSession } from '../turn.js';
+import { storeChoice } from '../store-choice.js';
 
 function printReport(report: BundleReport, io: CliIO): void {
   for (const issue of report.issues) {
@@ -40,8 +41,25 @@ async function consolidate(file: string | undefined, args: CliArgs, io: CliIO): 
   const providers = memoryProviders(agent);
   if (providers.length === 0)
     throw new CliError(`${file} has no memory (contexts: - kind: memory, name: super-brain)`);
-  const opened = args.session ? await openSession(args.sessionsDir, io.cwd, args.session) : undefined;
-  if (opened && !opened.resumed) throw new CliError(`no session ${args.session} in ${args.sessionsDir}`);
+  const opened = args.session ? await OpenedSession.open(args, io, args.session, { lease: true }) : undefined;
+  try {
+    return await consolidateWith(agent, providers, opened, args, io);
+  } finally {
+    await opened?.close();
+  }
+}
+
+async function consolidateWith(
+  agent: Awaited<ReturnType<Awaited<ReturnType<typeof builderFor>>['build']>>,
+  providers: ReturnType<typeof memoryProviders>,
+  opened: OpenedSession | undefined,
+  args: CliArgs,
+  io: CliIO,
+): Promise<number> {
+  if (opened && !opened.resumed)
+    throw new CliError(
+      `no session ${args.session} in ${storeChoice(args, io).sessionsDirectory ?? storeChoice(args, io).url}`,
+    );
   const failedBefore = providers.map((p) => p.stats.failed);
   for (const provider of providers) provider.consolidate(opened?.session);
   const controller = new AbortController();
@@ -51,7 +69,7 @@ async function consolidate(file: string | undefined, args: CliArgs, io: CliIO): 
   } finally {
     stop();
   }
-  if (opened) await opened.store.save(opened.session.toJSON());
+  if (opened) await opened.save();
   if (controller.signal.aborted) return EXIT.interrupted;
   let failed = false;
   for (const [i, provider] of providers.entries()) {

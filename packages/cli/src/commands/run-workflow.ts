@@ -1,16 +1,15 @@
 import type { ApprovalResponse, FinishUpdate } from '@raf/core';
-import type { AgentSession } from '@raf/framework';
 import type { WorkflowAgent, WorkflowEvent } from '@raf/workflow';
 import type { CliArgs } from '../args.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
+import type { OpenedSession } from '../opened-session.js';
 import { escapeJson, escapeLine } from '../render/escape.js';
 import { HumanRenderer } from '../render/human.js';
 import { NdjsonRenderer } from '../render/ndjson.js';
 import { askLine, readAll } from '../terminal.js';
 import { pendingRequests } from '../turn.js';
 import { answerApprovals, refuseInputWhileApproving } from './approval-answers.js';
-
-type Store = { save(snapshot: ReturnType<AgentSession['toJSON']>): Promise<void> };
+import { saveOrFinish } from './run.js';
 
 /** One line per node event on stderr: what runs, what it produced, what failed. */
 function describeEvent(event: WorkflowEvent): string | undefined {
@@ -40,9 +39,9 @@ export async function runWorkflow(
   agent: WorkflowAgent,
   args: CliArgs,
   io: CliIO,
-  opened: { store: Store; session: AgentSession },
+  opened: OpenedSession,
 ): Promise<number> {
-  const { store, session } = opened;
+  const { session } = opened;
   const paused = agent.pausedRun(session);
   const waitingFor = paused?.halted.find((h) => h.request.kind === 'input');
   let input: string | undefined = args.answer ?? args.input;
@@ -62,6 +61,7 @@ export async function runWorkflow(
   } else if (paused?.status === 'halted' && session.pendingApproval) {
     refuseInputWhileApproving(session.id, args);
     approvals = await decideApprovals(pendingRequests(session.pendingApproval), args, io);
+    await opened.claimPending();
     input = undefined;
   } else if (input === undefined) {
     if (io.stdin.isTTY) throw new CliError('raf run needs input: -i "…" or text on stdin');
@@ -103,7 +103,8 @@ export async function runWorkflow(
         else if (update.type !== 'finish') json.render(update, session.id);
       }
       const { reason, rawReason } = finish;
-      await store.save(session.toJSON());
+      held = undefined; // the turn ended: saveOrFinish ends the stream if the save fails
+      await saveOrFinish(opened, args, json, finish);
       const goesOn =
         reason === 'awaitingApproval' &&
         rawReason !== 'awaitingInput' &&

@@ -1,17 +1,25 @@
 import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { type ApprovalResponse, type FinishUpdate, getErrorMessage } from '@raf/core';
+import {
+  type ApprovalResponse,
+  type FinishUpdate,
+  getErrorMessage,
+  RafError,
+  SessionConflictError,
+} from '@raf/core';
 import { DeclError, formatDiagnostic } from '@raf/decl';
+import type { ChatClientAgent } from '@raf/framework';
 import type { CliArgs } from '../args.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
 import { builderFor, warnOnStderr } from '../load-agent.js';
 import { awaitConsolidation } from '../memory-wait.js';
+import { OpenedSession } from '../opened-session.js';
 import { refuseWrongKind } from '../path-kind.js';
 import { escapeJson } from '../render/escape.js';
 import { HumanRenderer } from '../render/human.js';
 import { NdjsonRenderer } from '../render/ndjson.js';
 import { readAll } from '../terminal.js';
-import { openSession, pendingRequests, runTurn } from '../turn.js';
+import { pendingRequests, runTurn } from '../turn.js';
 import { answerApprovals, refuseInputWhileApproving, sayWhatWaits } from './approval-answers.js';
 
 /**
@@ -75,10 +83,77 @@ async function runAgent(file: string, args: CliArgs, io: CliIO): Promise<number>
     if (args.json) endUnbuiltStream(io, error);
     throw error;
   }
-  const { store, session } = await openSession(args.sessionsDir, io.cwd, args.session);
-  if (!('chatClient' in built))
-    return (await import('./run-workflow.js')).runWorkflow(file, built, args, io, { store, session });
-  const agent = built;
+  // The lease first: a second turn on the session waits here, then starts from the first one's result.
+  const opened = await OpenedSession.open(args, io, args.session, { lease: true });
+  try {
+    if (!('chatClient' in built))
+      return await (await import('./run-workflow.js')).runWorkflow(file, built, args, io, opened);
+    return await runChatAgent(file, built, args, io, opened);
+  } finally {
+    await opened.close();
+  }
+}
+
+/**
+ * Saves the turn (compare-and-set); a failure is said as an `error` update and the stream still
+ * ends with its `finish` (`--json`), then the command fails with the save's error.
+ */
+export async function saveOrFinish(
+  opened: OpenedSession,
+  args: CliArgs,
+  json: NdjsonRenderer,
+  finish: FinishUpdate,
+): Promise<void> {
+  try {
+    await opened.save();
+  } catch (error) {
+    if (args.json) {
+      const code = RafError.isInstance(error) ? error.code : 'RAF_SESSION';
+      json.render({ type: 'error', code, message: getErrorMessage(error) }, opened.session.id);
+      json.render({ type: 'finish', reason: finish.reason }, opened.session.id);
+    }
+    throw error;
+  }
+}
+
+/**
+ * `--approve all|none` on a session that has no paused batch and no new input: another process
+ * resumed it first (exit 5), rather than a turn with no input.
+ */
+export async function refuseResumedTwice(
+  opened: OpenedSession,
+  args: CliArgs,
+  io: CliIO,
+): Promise<string | undefined> {
+  if (args.approve === 'ask' || !opened.resumed || io.stdin.isTTY) return undefined;
+  const text = (await readAll(io.stdin)).trim();
+  if (text) return text;
+  throw new SessionConflictError(
+    opened.session.id,
+    'claimed',
+    `session ${opened.session.id} has no paused approval to resume: another process resumed it already`,
+  );
+}
+
+/** The history ends in calls some of which have no result (and no batch is paused): a crash. */
+function interrupted(session: OpenedSession['session']): boolean {
+  if (session.pendingApproval) return false;
+  const messages = session.messages;
+  let at = messages.length - 1;
+  while (at >= 0 && messages[at]?.role === 'tool') at--;
+  const calls = messages[at]?.role === 'assistant' ? (messages[at]?.toolCalls ?? []) : [];
+  const answered = new Set(messages.slice(at + 1).map((m) => m.toolCallId));
+  return calls.some((call) => !answered.has(call.id));
+}
+
+async function runChatAgent(
+  file: string,
+  agent: ChatClientAgent,
+  args: CliArgs,
+  io: CliIO,
+  opened: OpenedSession,
+): Promise<number> {
+  const { session, journal } = opened;
   if (args.answer !== undefined)
     throw new CliError(`--answer answers a workflow paused for input; ${file} is an agent: give -i "…"`);
   let input = args.input;
@@ -96,10 +171,15 @@ async function runAgent(file: string, args: CliArgs, io: CliIO): Promise<number>
       );
     }
     approvals = await answerApprovals(requests, args, io, always);
+    // Exactly one process runs the approved calls; the other is told the batch was resumed.
+    await opened.claimPending();
     input = undefined;
+  } else if (input === undefined && interrupted(session)) {
+    // A turn killed between a call and its result: continue it (journaled results are not run again).
+    io.stderr.write(`resuming the interrupted turn of session ${session.id}\n`);
   } else if (input === undefined) {
     if (io.stdin.isTTY) throw new CliError('raf run needs input: -i "…" or text on stdin');
-    input = (await readAll(io.stdin)).trim();
+    input = (await refuseResumedTwice(opened, args, io)) ?? (await readAll(io.stdin)).trim();
     if (!input) throw new CliError('raf run got no input: -i "…" or text on stdin');
   } else if (!input.trim()) throw new CliError('raf run got no input: -i is empty');
 
@@ -116,14 +196,15 @@ async function runAgent(file: string, args: CliArgs, io: CliIO): Promise<number>
       const outcome = await runTurn(
         agent,
         input,
-        { session, signal: controller.signal, ...(approvals && { approvals }) },
+        { session, signal: controller.signal, journal, ...(approvals && { approvals }) },
         (update) => {
           // `finish` waits: it is printed only when this process stops here (one, always last).
           if (!args.json) human.render(update);
           else if (update.type !== 'finish') json.render(update, session.id);
         },
       );
-      await store.save(session.toJSON());
+      held = undefined; // the turn ended: saveOrFinish ends the stream if the save fails
+      await saveOrFinish(opened, args, json, outcome.finish);
       const goesOn =
         outcome.finish.reason === 'awaitingApproval' &&
         !controller.signal.aborted &&
@@ -144,6 +225,7 @@ async function runAgent(file: string, args: CliArgs, io: CliIO): Promise<number>
         return EXIT.paused;
       }
       approvals = await answerApprovals(outcome.requests, args, io, always);
+      await opened.claimPending();
       input = undefined;
     }
   } catch (error) {

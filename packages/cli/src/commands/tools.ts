@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { ToolManifest } from '@raf/core';
+import { redactStoreUrl, type ToolManifest } from '@raf/core';
 import {
   aliasesOf,
   BUILTIN_TOOL_MANIFESTS,
@@ -16,6 +16,7 @@ import { installedToolManifests } from '../extensions.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
 import { refuseWrongKind } from '../path-kind.js';
 import { escapeJson, escapeLine } from '../render/escape.js';
+import { storeChoice, storeGovernance } from '../store-choice.js';
 
 const HELP =
   'raf tools list | enable NAME… | disable NAME… | route NAME STRATEGY | hint NAME [TEXT] | core NAME on|off';
@@ -64,8 +65,13 @@ export async function toolsCommand(args: CliArgs, io: CliIO): Promise<number> {
   if (extra !== undefined) throw new CliError(`raf tools ${action}: unexpected argument "${extra}"\n${HELP}`);
   if (args.governance)
     await refuseWrongKind('--governance', args.governance, io.cwd, { file: DEFAULT_GOVERNANCE_FILE });
-  const file = resolve(io.cwd, args.governance ?? DEFAULT_GOVERNANCE_FILE);
-  const store = new FileGovernanceStore(file);
+  // `--store URL` (or RAF_STORE): the governance of that store, the one `raf run --store URL` reads.
+  const fromStore = args.governance ? undefined : storeGovernance(args, io);
+  const file =
+    typeof fromStore === 'string' || fromStore === undefined
+      ? resolve(io.cwd, fromStore ?? args.governance ?? DEFAULT_GOVERNANCE_FILE)
+      : redactStoreUrl(storeChoice(args, io).url);
+  const store = typeof fromStore === 'object' ? fromStore : new FileGovernanceStore(file);
   const governance = new ToolGovernance(await store.load());
   const names = (list: string[], what: string) => {
     if (list.length === 0) throw new CliError(`raf tools ${what} needs a tool name\n${HELP}`);

@@ -1,16 +1,18 @@
 import type { ServerResponse } from 'node:http';
 import type { ApprovalResponse, ToolApprovalRequestUpdate } from '@raf/core';
-import { type AgentSession, type FileSessionStore, runtimeDiagnostic } from '@raf/framework';
+import { DEFAULT_STORE_URL } from '@raf/core';
+import { type AgentSession, createStore, type RafStore, runtimeDiagnostic } from '@raf/framework';
 import { previewChange } from '../approval-prompt.js';
+import { OpenedSession } from '../opened-session.js';
 import { NdjsonRenderer } from '../render/ndjson.js';
-import { openSession, pendingRequests, runTurn } from '../turn.js';
+import { pendingRequests, runTurn } from '../turn.js';
 import { type EventStream, onlyFields, openEventStream, StudioHttpError } from './http-json.js';
 import { chatAgentOf, type StudioAgent } from './studio-agents.js';
 
 interface Run {
   agentId: string;
   session: AgentSession;
-  store: FileSessionStore;
+  opened: OpenedSession;
   busy: boolean;
 }
 
@@ -24,10 +26,18 @@ export class StudioRuns {
   private readonly runs = new Map<string, Run>();
   private readonly active = new Set<AbortController>();
 
+  private store: Promise<RafStore> | undefined;
+
   constructor(
     private readonly sessionsDir: string,
     private readonly cwd: string,
   ) {}
+
+  /** Sessions in the studio's folder; each save is compare-and-set on the revision it loaded. */
+  private open(id: string | undefined): Promise<OpenedSession> {
+    this.store ??= createStore(DEFAULT_STORE_URL, { cwd: this.cwd, sessionsDirectory: this.sessionsDir });
+    return this.store.then((store) => OpenedSession.openIn(store, id));
+  }
 
   /** `POST /api/agents/:id/runs` `{ input, sessionId? }`: a turn (a new conversation or the next turn of one). */
   async start(agent: StudioAgent, body: Record<string, unknown>, res: ServerResponse): Promise<void> {
@@ -41,8 +51,8 @@ export class StudioRuns {
     if (run && run.agentId !== agent.id)
       throw new StudioHttpError(409, 'wrong_agent', `session ${sessionId} belongs to agent ${run.agentId}`);
     if (!run) {
-      const opened = await openSession(this.sessionsDir, this.cwd, sessionId);
-      run = { agentId: agent.id, session: opened.session, store: opened.store, busy: false };
+      const opened = await this.open(sessionId);
+      run = { agentId: agent.id, session: opened.session, opened, busy: false };
     }
     if (run.session.pendingApproval)
       throw new StudioHttpError(
@@ -63,9 +73,8 @@ export class StudioRuns {
     let run = this.runs.get(runId);
     if (!run && /^[\w.-]{1,128}$/.test(runId)) {
       // A run paused before the studio restarted: its session is on disk.
-      const opened = await openSession(this.sessionsDir, this.cwd, runId);
-      if (opened.resumed)
-        run = { agentId: agent.id, session: opened.session, store: opened.store, busy: false };
+      const opened = await this.open(runId);
+      if (opened.resumed) run = { agentId: agent.id, session: opened.session, opened, busy: false };
     }
     if (!run || run.agentId !== agent.id)
       throw new StudioHttpError(404, 'no_such_run', `agent ${agent.id} has no run ${runId}`);
@@ -126,7 +135,7 @@ export class StudioRuns {
       );
       await Promise.all(previews);
       json.render(outcome.finish, run.session.id);
-      await run.store.save(run.session.toJSON());
+      await run.opened.save();
     } catch (error) {
       if (!events) throw error;
       // The stream has begun: the failure is its last message, in the `raf run --json` shape.

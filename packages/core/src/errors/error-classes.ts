@@ -183,3 +183,26 @@ export class MemoryError extends RafError {
     return RafError.hasMarker(error, memoryKey);
   }
 }
+
+const sessionConflictKey = 'raf.error.SessionConflictError';
+const sessionConflictSymbol = Symbol.for(sessionConflictKey);
+/**
+ * Another process got to the session first (SPEC §14.1): a compare-and-set save found a newer
+ * revision (`revision`), the lease stayed held past the wait (`lease`), or the paused approval batch
+ * was already resumed (`claimed`). The CLI exits 5 on it.
+ */
+export class SessionConflictError extends RafError {
+  private readonly [sessionConflictSymbol] = true;
+  constructor(
+    readonly sessionId: string,
+    readonly kind: 'revision' | 'lease' | 'claimed',
+    message: string,
+    options?: RafErrorOptions,
+  ) {
+    super('RAF_SESSION_CONFLICT', message, options);
+    this.name = 'SessionConflictError';
+  }
+  static override isInstance(error: unknown): error is SessionConflictError {
+    return RafError.hasMarker(error, sessionConflictKey);
+  }
+}

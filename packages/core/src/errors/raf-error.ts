@@ -15,6 +15,7 @@ export type RafErrorCode =
   | 'RAF_CANCELLED'
   | 'RAF_APPROVAL'
   | 'RAF_SESSION'
+  | 'RAF_SESSION_CONFLICT'
   | 'RAF_PLUGIN'
   | 'RAF_SCRIPT'
   | 'RAF_MEMORY'

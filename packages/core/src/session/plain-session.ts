@@ -17,6 +17,7 @@ export class PlainSession implements ISession {
   readonly id: string;
   readonly metadata: Record<string, JSONValue>;
   pendingApproval: PendingApprovalBatch | undefined;
+  inFlight: string[];
   private readonly history: ChatMessage[];
   private readonly state: Record<string, JSONValue>;
   // Numbers until serialized: formatting a date per run or write costs more than the work.
@@ -29,6 +30,7 @@ export class PlainSession implements ISession {
     this.state = snapshot ? structuredClone(snapshot.state) : {};
     this.metadata = snapshot ? structuredClone(snapshot.metadata) : {};
     this.pendingApproval = snapshot?.pendingApproval ? structuredClone(snapshot.pendingApproval) : undefined;
+    this.inFlight = snapshot?.inFlight ? [...snapshot.inFlight] : [];
     const now = Date.now();
     // A snapshot from older or hand-written data may lack a date: now, rather than an invalid one.
     const dated = (iso: string | undefined) => (iso === undefined ? Number.NaN : Date.parse(iso));
@@ -71,6 +73,7 @@ export class PlainSession implements ISession {
       updatedAt: new Date(this.updatedAt).toISOString(),
     };
     if (this.pendingApproval) snapshot.pendingApproval = structuredClone(this.pendingApproval);
+    if (this.inFlight.length > 0) snapshot.inFlight = [...this.inFlight];
     return snapshot;
   }
 }

@@ -2,6 +2,7 @@ import type { JSONValue } from '../json/json.js';
 import type { ChatMessage, ToolCall } from '../messages/chat-message.js';
 import type { ToolResult } from '../tool/tool-result.js';
 import type { ToolApprovalRequestUpdate } from '../updates/agent-response-update.js';
+import type { SessionJournal } from './journal.js';
 
 /**
  * A call of a paused batch that suspended itself (a delegation whose sub-agent waits for
@@ -43,6 +44,11 @@ export interface SessionSnapshot {
    * are *in doubt* (SPEC §14.1). Absent when none.
    */
   inFlight?: string[];
+  /**
+   * How many times the store saved this session (set by the store on `load`; 0 when only its
+   * journal exists). A compare-and-set save passes it back as `expectedRevision`.
+   */
+  revision?: number;
   createdAt: string;
   updatedAt: string;
 }
@@ -52,6 +58,12 @@ export interface ISession {
   readonly messages: readonly ChatMessage[];
   readonly metadata: Record<string, JSONValue>;
   pendingApproval: PendingApprovalBatch | undefined;
+  /**
+   * Calls started and without a result yet (`SessionSnapshot.inFlight`): the loop keeps it while
+   * tools run. A session that leaves it `undefined` tells nothing, so on resume every call of an
+   * interrupted turn without a result counts as *in doubt*.
+   */
+  inFlight?: string[] | undefined;
   addMessages(messages: readonly ChatMessage[]): void;
   getProviderState<T extends JSONValue = JSONValue>(providerName: string): T | undefined;
   setProviderState(providerName: string, value: JSONValue | undefined): void;
@@ -62,11 +74,63 @@ export interface SessionStoreOptions {
   signal?: AbortSignal;
 }
 
+export interface SessionSaveOptions extends SessionStoreOptions {
+  /**
+   * Compare-and-set: the revision the caller loaded (`0`: no snapshot saved yet). A store holding
+   * another revision refuses with a `SessionConflictError` (`kind: 'revision'`) and writes nothing.
+   * Absent: the save is unconditional (last writer wins).
+   */
+  expectedRevision?: number;
+}
+
+/** How long a second turn waits for the session by default (SPEC §14.1). */
+export const DEFAULT_LEASE_WAIT_MS = 30_000;
+
+export interface AcquireLeaseOptions extends SessionStoreOptions {
+  /** How long to wait while another live holder has the session (default 30 s; 0: not at all). */
+  waitMs?: number;
+}
+
+/**
+ * The right to run a turn on one session. A holder that died (same host: its pid is gone; any
+ * host: it stopped renewing before the lease's expiry) is taken over by the next acquirer.
+ */
+export interface SessionLease {
+  readonly sessionId: string;
+  /** Unique per acquisition. */
+  readonly token: string;
+  /** Gives the session up (idempotent). */
+  release(options?: SessionStoreOptions): Promise<void>;
+}
+
+/**
+ * Where sessions live (SPEC §14.1). `load` returns the saved snapshot with its journal folded in
+ * (`foldJournal`) and its `revision`; `save` replaces the snapshot and compacts the journal in one
+ * step, and returns the new revision.
+ */
 export interface ISessionStore {
   load(id: string, options?: SessionStoreOptions): Promise<SessionSnapshot | undefined>;
-  save(snapshot: SessionSnapshot, options?: SessionStoreOptions): Promise<void>;
+  save(snapshot: SessionSnapshot, options?: SessionSaveOptions): Promise<number>;
+  /** Removes the snapshot, its journal and its claims. */
   delete(id: string, options?: SessionStoreOptions): Promise<void>;
   list(options?: SessionStoreOptions): Promise<string[]>;
+  /**
+   * Waits for the session's lease (`waitMs`, default 30 s) and takes it; still held by a live
+   * holder after the wait: `SessionConflictError` (`kind: 'lease'`).
+   */
+  acquireLease(id: string, options?: AcquireLeaseOptions): Promise<SessionLease>;
+  /** The append-only journal of the leased session; entries survive a `kill -9` once appended. */
+  openJournal(lease: SessionLease, options?: SessionStoreOptions): Promise<SessionJournal>;
+  /**
+   * Claims a paused approval batch (`approvalBatchKey`) for resuming: `true` for exactly one
+   * caller per key and session, `false` for every later one (the batch was already resumed).
+   */
+  claimApproval(id: string, key: string, options?: SessionStoreOptions): Promise<boolean>;
+}
+
+/** Names a paused batch for `claimApproval`: the same batch gives the same key in any process. */
+export function approvalBatchKey(batch: PendingApprovalBatch): string {
+  return `r${batch.round}:${[...batch.gatedCallIds].sort().join(',')}`;
 }
 
 export function providerStateKey(providerName: string): string {

@@ -18,6 +18,12 @@ export interface ToolManifest {
    * timeout error. Unset: the agent's default (120 s unless configured).
    */
   timeoutMs?: number;
+  /**
+   * Running a call twice has the effect of running it once (reads, lookups). After a crash a call
+   * that started and left no result is *in doubt*: an idempotent tool's call is run again on
+   * resume, any other's is answered with an "interrupted" error (SPEC §14.1). Unset: not idempotent.
+   */
+  idempotent?: boolean;
 }
 
 /** The manifest of a user tool that says nothing: parallel, custom, proxied from workers. */

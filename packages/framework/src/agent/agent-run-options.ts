@@ -4,6 +4,7 @@ import {
   ConfigError,
   type ISession,
   type ModelOptions,
+  type SessionJournal,
   userMessage,
 } from '@raf/core';
 import type { ToolView } from '../pipeline/tool-loop-options.js';
@@ -14,6 +15,13 @@ export interface AgentRunOptions<Context = unknown> {
    * run uses a fresh, unsaved session.
    */
   session?: ISession;
+  /**
+   * Where the turn writes each step as it completes (SPEC §14.1): the input with the assistant
+   * message and its calls, `calls-started` before they run, each tool result, provider state, a
+   * paused batch. A store hands one out per session; after a crash, loading the session folds the
+   * journal in and the next run continues the interrupted turn.
+   */
+  journal?: SessionJournal;
   /** Answers to the batch the session is paused on; the run resumes it (pass no input then). */
   approvals?: readonly ApprovalResponse[];
   /** Cancels the model call and running tools; the run finishes with `cancelled`. */

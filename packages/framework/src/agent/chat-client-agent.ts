@@ -25,6 +25,8 @@ import type { ICompressionStrategy, ITokenCounter } from '../compression/compres
 import { NEVER_ABORTED } from '../pipeline/tool-call-context.js';
 import type { ToolLoopRunOptions, ToolView } from '../pipeline/tool-loop-options.js';
 import type { InMemoryHistoryProvider } from '../providers/in-memory-history-provider.js';
+import { closingResults, interruptedTurn } from '../run/interrupted-turn.js';
+import { InFlightRecorder, JournaledSession } from '../run/turn-recorder.js';
 import {
   type AgentGovernance,
   composeViews,
@@ -116,6 +118,15 @@ export class ChatClientAgent<Context = unknown> {
     return flattenBatches(this.execute(input, args[0] ?? {}));
   }
 
+  /**
+   * Continues the session's interrupted turn (a crash between a tool call and its result): calls
+   * whose result was kept are not run again; a call in doubt runs again only when its tool is
+   * `idempotent`, else the model reads that it was interrupted. Same as `run(undefined, options)`.
+   */
+  resume(...args: AgentRunArgs<Context>): AsyncIterable<AgentResponseUpdate> {
+    return this.run(undefined, ...args);
+  }
+
   /** Runs to the end and returns the collected response (throws `StreamFailedError` on an error update). */
   generate(input: AgentInput, ...args: AgentRunArgs<Context>): Promise<AgentResponse> {
     return collectAgentResponse(this.run(input, ...args));
@@ -126,11 +137,17 @@ export class ChatClientAgent<Context = unknown> {
     input: AgentInput,
     options: AgentRunOptions<Context>,
   ): AsyncGenerator<readonly AgentResponseUpdate[], void, undefined> {
-    const session: ISession = options.session ?? new AgentSession();
+    const given: ISession = options.session ?? new AgentSession();
     const signal = options.signal ?? NEVER_ABORTED;
     const inputMessages = normalizeInput(input);
     const resuming = options.approvals !== undefined;
-    this.checkResume(session, inputMessages, options);
+    this.checkResume(given, inputMessages, options);
+    // With a journal every change of the session is journaled as the turn goes (SPEC §14.1).
+    const recorder = options.journal
+      ? new JournaledSession(given, options.journal)
+      : new InFlightRecorder(given);
+    const session: ISession = recorder instanceof JournaledSession ? recorder : given;
+    const interrupted = resuming ? undefined : interruptedTurn(session);
     const accumulator = new AgentResponseAccumulator();
     let requestMessages: ChatMessage[] = [];
     let failure: unknown;
@@ -160,6 +177,10 @@ export class ChatClientAgent<Context = unknown> {
     };
     try {
       if (signal.aborted) throw new CancelledError();
+      // New input after a crash: the interrupted calls are answered (nothing runs) before it joins.
+      if (interrupted && (inputMessages.length > 0 || !this.toolLoop)) {
+        this.config.history.store(session, closingResults(interrupted));
+      }
       const context = await invokeProviders(this.providers, {
         agentName: this.name,
         session,
@@ -187,7 +208,6 @@ export class ChatClientAgent<Context = unknown> {
       let pendingInput = inputMessages;
       let stored = false;
       const store = (messages: ChatMessage[]) => {
-        if (resuming) session.pendingApproval = undefined;
         this.config.history.store(session, [...pendingInput, ...messages]);
         pendingInput = [];
         stored = true;
@@ -202,6 +222,14 @@ export class ChatClientAgent<Context = unknown> {
       const runOptions = this.toolLoop
         ? this.loopOptions(session, context, options, resuming, store, traced?.trace ?? null, view)
         : this.requestOptions(options);
+      if (this.toolLoop) {
+        const loop = runOptions as ToolLoopRunOptions;
+        loop.recorder = recorder;
+        if (interrupted && inputMessages.length === 0) loop.interrupted = interrupted;
+        // The answered batch leaves the session before its calls run: a crash from here on leaves
+        // an interrupted turn (calls in doubt), never a batch that could be approved twice.
+        if (resuming) session.pendingApproval = undefined;
+      }
       // Without the tool loop the agent makes the one model call itself.
       if (!this.toolLoop && traced)
         chat = traced.trace.startChat(
@@ -258,7 +286,19 @@ export class ChatClientAgent<Context = unknown> {
       }
     }
     const warnings = notified ? [] : await notify();
-    const last = finish ?? { type: 'finish', reason: 'other' };
+    let last: FinishUpdate = finish ?? { type: 'finish', reason: 'other' };
+    // The turn's last steps (the answer, provider state, a paused batch) are kept before it ends.
+    try {
+      await recorder.flush();
+    } catch (error) {
+      failure = error;
+      yield this.track(accumulator, {
+        type: 'error',
+        code: RafError.isInstance(error) ? error.code : 'RAF_INTERNAL',
+        message: `the session journal could not be written: ${getErrorMessage(error)}`,
+      });
+      last = { type: 'finish', reason: 'other' };
+    }
     if (traced) RunTrace.endAgent(traced.span, last.reason, accumulator.response.usage, failure);
     yield [...this.warnings(accumulator, warnings), last];
   }

@@ -13,7 +13,8 @@ export async function writeFileAtomic(
 ): Promise<void> {
   options.signal?.throwIfAborted();
   await mkdir(dirname(file), { recursive: true });
-  const temp = join(dirname(file), `.${basename(file)}.${nodeCrypto().randomUUID()}.tmp`);
+  // The pid in the name lets `sweepTempFiles` remove a killed writer's file at once.
+  const temp = join(dirname(file), `.${basename(file)}.${process.pid}-${nodeCrypto().randomUUID()}.tmp`);
   try {
     const handle = await open(temp, 'wx');
     try {

@@ -12,6 +12,7 @@ import {
   type ITool,
   type PendingApprovalBatch,
   serializeToolResult,
+  type ToolCall,
   type ToolDefinition,
   type ToolResult,
   toolMessage,
@@ -19,12 +20,19 @@ import {
 } from '@raf/core';
 import { flattenBatches, updateBatches } from '@raf/core/internal';
 import { checkApprovals } from '../approval/approval-batch.js';
+import { prepareInterruptedCalls } from '../run/interrupted-turn.js';
 import { RunTrace, type TelemetryOptions } from '../telemetry/run-trace.js';
 import { mergeTools } from '../tools/tool-registry.js';
 import { CallWatchdog } from './call-watchdog.js';
 import { DelegatingChatClient } from './chat-client-builder.js';
 import { LoopGuard } from './loop-guard.js';
-import { anyGated, planApprovals, prepareCalls, prepareResumedCalls } from './prepare-calls.js';
+import {
+  anyGated,
+  type PlannedApproval,
+  planApprovals,
+  prepareCalls,
+  prepareResumedCalls,
+} from './prepare-calls.js';
 import { PROGRESS, ProgressChannel } from './progress-channel.js';
 import type { LoopHooks, StepResult, StopCondition } from './step-hooks.js';
 import {
@@ -153,6 +161,7 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
       sink: new ProgressChannel(),
       watchdog: new CallWatchdog(),
       observer: undefined,
+      recorder: options.recorder,
     };
     const observe = () => {
       if (trace || hooks?.onToolStart || hooks?.onToolEnd) run.observer = { hooks, trace, warnings: [] };
@@ -167,11 +176,34 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
       { type: 'finish', reason, ...extra, ...(usage && { usage }) },
     ];
 
-    if (options.pendingApproval) {
-      const batch = options.pendingApproval;
-      const decisions = checkApprovals(batch, options.approvals);
-      const prepared = prepareResumedCalls(batch, decisions, index.byName);
-      const resumed = yield* this.runBatch(prepared, conversation, options, run, []);
+    // A paused batch answered, or a turn a crash interrupted: its calls run before any model call.
+    if (options.pendingApproval || options.interrupted) {
+      let prepared: PreparedCall[];
+      if (options.pendingApproval) {
+        const batch = options.pendingApproval;
+        round = batch.round;
+        const decisions = checkApprovals(batch, options.approvals);
+        // Results the journal kept before a crash are in the history already: not added twice.
+        const answered = answeredCalls(conversation);
+        prepared = prepareResumedCalls(batch, decisions, index.byName).filter(
+          (p) => !answered.has(p.call.id),
+        );
+      } else {
+        const turn = options.interrupted!;
+        round = turn.round;
+        prepared = prepareInterruptedCalls(turn, index.byName);
+        const approvals = anyGated(prepared) ? await planApprovals(prepared, run) : [];
+        if (approvals.length > 0) {
+          yield this.pause(
+            pausedForApproval(turn.calls, approvals, round, prepared),
+            approvals,
+            options,
+            finish,
+          );
+          return;
+        }
+      }
+      const resumed = yield* this.runBatch(prepared, conversation, options, run, round);
       if (signal.aborted) {
         yield finish('cancelled');
         return;
@@ -180,7 +212,7 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
         yield [...suspendedRequests(resumed.suspended), ...finish('awaitingApproval')];
         return;
       }
-      round = batch.round + 1;
+      round++;
       if (round >= this.maxToolRounds) {
         yield finish('maxRounds');
         return;
@@ -201,6 +233,8 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
         }
       }
       first = false;
+      // The steps so far are kept before the model is asked again (the turn journal).
+      if (options.recorder) await options.recorder.flush();
       const started = timed ? performance.now() : 0;
       let request: StepRequest = { options: innerOptions, byName: index.byName };
       if (hooks?.prepareStep) {
@@ -307,26 +341,19 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
       const guarded = guard.check(prepared);
       // Always asked, guard or not: a gated call never runs without its human decision.
       const approvals = anyGated(prepared) ? await planApprovals(prepared, run) : [];
+      // The assistant message is kept before its calls run: a crash then leaves an interrupted turn.
+      options.onTurnMessages?.([assistant]);
+      conversation.push(assistant);
       if (approvals.length > 0) {
-        const batch: PendingApprovalBatch = {
-          toolCalls: turn.calls,
-          gatedCallIds: approvals.map((a) => a.update.callId),
-          round,
-        };
-        const targets = Object.fromEntries(
-          approvals.filter((a) => a.target !== undefined).map((a) => [a.update.callId, a.target!]),
-        );
-        if (Object.keys(targets).length > 0) batch.resolvedTargets = targets;
-        options.onTurnMessages?.([assistant]);
-        options.onApprovalPending?.(batch);
+        const batch = pausedForApproval(turn.calls, approvals, round);
         if (timed) {
           const warning = await stepFinished(this.hooks, steps, round, turn, [], 'toolCalls', started);
           if (warning) yield warning;
         }
-        yield [...approvals.map((a) => a.update), ...finish('awaitingApproval')];
+        yield this.pause(batch, approvals, options, finish);
         return;
       }
-      const ran = yield* this.runBatch(prepared, conversation, options, run, [assistant], round);
+      const ran = yield* this.runBatch(prepared, conversation, options, run, round);
       if (signal.aborted) {
         yield finish('cancelled');
         return;
@@ -358,6 +385,17 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
     }
   }
 
+  /** Keeps the paused batch in the session and ends the run waiting for the answers. */
+  private pause(
+    batch: PendingApprovalBatch,
+    approvals: readonly PlannedApproval[],
+    options: ToolLoopRunOptions,
+    finish: (reason: FinishUpdate['reason']) => FinishUpdate[],
+  ): AgentResponseUpdate[] {
+    options.onApprovalPending?.(batch);
+    return [...approvals.map((a) => a.update), ...finish('awaitingApproval')];
+  }
+
   /** Tools by name and their definitions; the static tools' are built once (and the request body's tool JSON with them). */
   private toolIndex(providerTools: readonly ITool[] | undefined, view: ToolView | undefined): ToolIndex {
     if (view)
@@ -379,8 +417,7 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
     conversation: ChatMessage[],
     options: ToolLoopRunOptions,
     run: ToolRun,
-    before: ChatMessage[],
-    round = options.pendingApproval?.round ?? 0,
+    round: number,
   ): AsyncGenerator<
     readonly AgentResponseUpdate[],
     { called: AgentResponseUpdate[]; suspended?: PendingApprovalBatch }
@@ -407,11 +444,10 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
       const batch = pausedBatch(prepared, results, suspensions, round);
       const progress = channel.drain();
       if (progress.length > 0) yield progress;
-      options.onTurnMessages?.(before);
       options.onApprovalPending?.(batch);
       return { called: [], suspended: batch };
     }
-    const produced = [...before];
+    const produced: ChatMessage[] = [];
     const called: AgentResponseUpdate[] = channel.drain();
     for (let i = 0; i < prepared.length; i++) {
       const { call } = prepared[i]!;
@@ -456,6 +492,51 @@ function pausedBatch(
   };
   if (Object.keys(done).length > 0) batch.results = done;
   return batch;
+}
+
+/**
+ * The batch paused on gated calls. `prepared` answers kept with it (calls in doubt after a crash)
+ * are its `results`: the resume never runs them.
+ */
+function pausedForApproval(
+  calls: ToolCall[],
+  approvals: readonly PlannedApproval[],
+  round: number,
+  prepared?: readonly PreparedCall[],
+): PendingApprovalBatch {
+  const batch: PendingApprovalBatch = {
+    toolCalls: calls,
+    gatedCallIds: approvals.map((a) => a.update.callId),
+    round,
+  };
+  const targets: Record<string, string> = {};
+  let targeted = false;
+  for (const a of approvals) {
+    if (a.target === undefined) continue;
+    targets[a.update.callId] = a.target;
+    targeted = true;
+  }
+  if (targeted) batch.resolvedTargets = targets;
+  const results: Record<string, ToolResult> = {};
+  let answered = false;
+  for (const p of prepared ?? []) {
+    if (!p.preset) continue;
+    results[p.call.id] = p.preset;
+    answered = true;
+  }
+  if (answered) batch.results = results;
+  return batch;
+}
+
+/** Ids of the calls answered by tool messages at the end of the conversation. */
+function answeredCalls(conversation: readonly ChatMessage[]): Set<string> {
+  const ids = new Set<string>();
+  for (let i = conversation.length - 1; i >= 0; i--) {
+    const message = conversation[i]!;
+    if (message.role !== 'tool') break;
+    if (message.toolCallId !== undefined) ids.add(message.toolCallId);
+  }
+  return ids;
 }
 
 /** The approval requests of the suspended calls, in call order. */

@@ -9,6 +9,7 @@ import {
   type ToolResume,
   toolFailure,
 } from '@raf/core';
+import type { CallRecorder } from '../run/turn-recorder.js';
 import { manifestOf } from '../runtime-policy/builtin-manifests.js';
 import type { RunTrace } from '../telemetry/run-trace.js';
 import { CallWatchdog } from './call-watchdog.js';
@@ -46,6 +47,8 @@ export interface ToolRun {
   observer: ToolObserver | undefined;
   /** Calls of the running batch that suspended (`ToolSuspension`), by call id; made on the first. */
   suspensions?: Map<string, ToolSuspension>;
+  /** Told before calls start and as each result completes (the turn journal). */
+  recorder?: CallRecorder | undefined;
 }
 
 /** The placeholder result of a suspended call: never sent to the model (the batch pauses). */
@@ -217,37 +220,54 @@ async function execute(prepared: PreparedCall, tool: ITool, run: ToolRun): Promi
 /**
  * Runs one model turn's calls. Consecutive `parallel` calls run together; a `sequential` call
  * (writes, edits, moves, delegation) waits for everything before it and runs alone. Results come
- * back in call order whatever order they finished in.
+ * back in call order whatever order they finished in. With a recorder, each group's calls are
+ * recorded as started before any of them runs, and each result as it completes (awaited: a step
+ * is kept before the next begins).
  */
 export async function executeCalls(
   calls: readonly PreparedCall[],
   runOrSignal: ToolRun | AbortSignal,
 ): Promise<ToolResult[]> {
   const run = runOrSignal instanceof AbortSignal ? plainRun(runOrSignal) : runOrSignal;
+  const recorder = run.recorder;
   const results: ToolResult[] = new Array(calls.length);
-  let group: Promise<void>[] = [];
+  const settle = (i: number, result: ToolResult): Promise<void> | void => {
+    results[i] = result;
+    // A suspended call has no result yet: it runs again on resume.
+    if (recorder && result !== SUSPENDED_RESULT) return recorder.result(calls[i]!.call, result);
+  };
   try {
-    for (let i = 0; i < calls.length; i++) {
-      const prepared = calls[i]!;
-      const sequential =
-        prepared.tool !== undefined &&
-        !prepared.preset &&
-        manifestOf(prepared.tool).executionMode === 'sequential';
-      if (sequential) {
-        await Promise.all(group);
-        group = [];
-        results[i] = await runOne(prepared, run);
-      } else {
-        group.push(
-          runOne(prepared, run).then((result) => {
-            results[i] = result;
-          }),
-        );
+    let i = 0;
+    while (i < calls.length) {
+      const start = i;
+      if (isSequential(calls[i]!)) i++;
+      else while (i < calls.length && !isSequential(calls[i]!)) i++;
+      if (recorder) await recorder.started(startedIds(calls, start, i));
+      if (i - start === 1) {
+        await settle(start, await runOne(calls[start]!, run));
+        continue;
       }
+      const group: Promise<void>[] = [];
+      for (let j = start; j < i; j++) group.push(runOne(calls[j]!, run).then((result) => settle(j, result)));
+      await Promise.all(group);
     }
-    await Promise.all(group);
   } finally {
     run.watchdog.stop();
   }
   return results;
+}
+
+function isSequential(prepared: PreparedCall): boolean {
+  return (
+    prepared.tool !== undefined &&
+    !prepared.preset &&
+    manifestOf(prepared.tool).executionMode === 'sequential'
+  );
+}
+
+/** The calls of `calls[from, to)` that will run (not answered in advance). */
+function startedIds(calls: readonly PreparedCall[], from: number, to: number): string[] {
+  const ids: string[] = [];
+  for (let i = from; i < to; i++) if (!calls[i]!.preset) ids.push(calls[i]!.call.id);
+  return ids;
 }

@@ -5,6 +5,8 @@ import type {
   ITool,
   PendingApprovalBatch,
 } from '@raf/core';
+import type { InterruptedTurn } from '../run/interrupted-turn.js';
+import type { CallRecorder } from '../run/turn-recorder.js';
 import type { RunTrace } from '../telemetry/run-trace.js';
 
 /**
@@ -21,9 +23,16 @@ export interface ToolLoopRunOptions extends ChatClientRunOptions {
   approvals?: readonly ApprovalResponse[];
   /** The batch a previous run paused on; with `approvals`, the loop resumes it first. */
   pendingApproval?: PendingApprovalBatch;
+  /** The turn the session stopped in (a crash); without `pendingApproval`, the loop continues it first. */
+  interrupted?: InterruptedTurn;
+  /**
+   * Told when calls start and as each result completes, and flushed before each model call: the
+   * agent journals the turn through it (SPEC §14.1).
+   */
+  recorder?: CallRecorder & { flush(): Promise<void> | void };
   /**
    * Called with the messages each model turn produced, in order: the assistant message (with its
-   * tool calls) and the tool results. The agent persists them to history.
+   * tool calls) before they run, then the tool results. The agent persists them to history.
    */
   onTurnMessages?: (messages: ChatMessage[]) => void;
   /** Called when the loop pauses a batch for approval (the agent stores it in the session). */

@@ -1,6 +1,8 @@
 import { createToolManifest, DEFAULT_TOOL_MANIFEST, type ITool, type ToolManifest } from '@raf/core';
 
 const local = { supportedInWorker: true, workerRoutingHint: 'local' } as const;
+// Reads: running one again after a crash changes nothing (SPEC §14.1, calls in doubt).
+const reads = { ...local, idempotent: true } as const;
 const proxied = { supportedInWorker: true, workerRoutingHint: 'main-process-proxy' } as const;
 const write = { ...proxied, executionMode: 'sequential', requiresWrite: true } as const;
 
@@ -10,11 +12,11 @@ const write = { ...proxied, executionMode: 'sequential', requiresWrite: true } a
  * nothing re-derives it. Extensions keep their tools' manifests themselves (`RafPlugin.toolManifests`).
  */
 export const BUILTIN_TOOL_MANIFESTS: Readonly<Record<string, ToolManifest>> = Object.freeze({
-  read_file: createToolManifest({ kind: 'builtin', ...local }),
-  list_files: createToolManifest({ kind: 'builtin', ...local }),
-  find_files: createToolManifest({ kind: 'builtin', ...local }),
-  search_file: createToolManifest({ kind: 'builtin', ...local }),
-  inspect_file: createToolManifest({ kind: 'builtin', ...local }),
+  read_file: createToolManifest({ kind: 'builtin', ...reads }),
+  list_files: createToolManifest({ kind: 'builtin', ...reads }),
+  find_files: createToolManifest({ kind: 'builtin', ...reads }),
+  search_file: createToolManifest({ kind: 'builtin', ...reads }),
+  inspect_file: createToolManifest({ kind: 'builtin', ...reads }),
   // run_command bounds each command itself (`timeout_secs`, at most an hour, then the process
   // group is killed); the loop's limit only catches a tool that hangs past that.
   run_command: createToolManifest({
@@ -29,10 +31,15 @@ export const BUILTIN_TOOL_MANIFESTS: Readonly<Record<string, ToolManifest>> = Ob
   remove_path: createToolManifest({ kind: 'builtin', ...write }),
   apply_patch: createToolManifest({ kind: 'builtin', ...write }),
   make_directory: createToolManifest({ kind: 'builtin', ...proxied, requiresWrite: true }),
-  load_skill: createToolManifest({ kind: 'skill', ...proxied, requiresSkillScope: true }),
-  read_skill_resource: createToolManifest({ kind: 'skill', ...proxied, requiresSkillScope: true }),
+  load_skill: createToolManifest({ kind: 'skill', ...proxied, requiresSkillScope: true, idempotent: true }),
+  read_skill_resource: createToolManifest({
+    kind: 'skill',
+    ...proxied,
+    requiresSkillScope: true,
+    idempotent: true,
+  }),
   memory_save: createToolManifest({ kind: 'memory', ...proxied, requiresWrite: true }),
-  memory_recall: createToolManifest({ kind: 'memory', ...proxied }),
+  memory_recall: createToolManifest({ kind: 'memory', ...proxied, idempotent: true }),
   delegate_task: createToolManifest({ kind: 'delegation', ...proxied, executionMode: 'sequential' }),
   delegate_parallel: createToolManifest({ kind: 'delegation', ...proxied, executionMode: 'sequential' }),
   clarify: createToolManifest({ kind: 'admin', ...proxied, executionMode: 'sequential' }),

@@ -1,4 +1,4 @@
-import { type JSONValue, SessionError, type SessionSnapshot } from '@raf/core';
+import { type JournalEntry, type JSONValue, SessionError, type SessionSnapshot } from '@raf/core';
 import { onFirstUse } from '@raf/core/internal';
 import * as z from 'zod';
 
@@ -23,7 +23,7 @@ export const sessionSchemaParts = onFirstUse(() => {
   return { json, toolResult, approvalRequest };
 });
 
-export const sessionSnapshotSchema = onFirstUse(() => {
+const sessionSchemas = onFirstUse(() => {
   const { json, toolResult, approvalRequest } = sessionSchemaParts();
   const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
 
@@ -43,29 +43,52 @@ export const sessionSnapshotSchema = onFirstUse(() => {
     .string()
     .refine((text) => !Number.isNaN(Date.parse(text)), 'expected a date (ISO 8601)');
 
-  return z.object({
+  const pendingApproval = z.object({
+    toolCalls: z.array(toolCall),
+    gatedCallIds: z.array(z.string()),
+    resolvedTargets: z.record(z.string(), z.string()).optional(),
+    round: z.number().int().nonnegative(),
+    results: z.record(z.string(), toolResult).optional(),
+    suspended: z.record(z.string(), z.object({ requests: z.array(approvalRequest), state: json })).optional(),
+  });
+
+  const snapshot = z.object({
     version: z.literal(1),
     id: z.string().min(1),
     messages: z.array(message),
     state: z.record(z.string(), json),
     metadata: z.record(z.string(), json),
-    pendingApproval: z
-      .object({
-        toolCalls: z.array(toolCall),
-        gatedCallIds: z.array(z.string()),
-        resolvedTargets: z.record(z.string(), z.string()).optional(),
-        round: z.number().int().nonnegative(),
-        results: z.record(z.string(), toolResult).optional(),
-        suspended: z
-          .record(z.string(), z.object({ requests: z.array(approvalRequest), state: json }))
-          .optional(),
-      })
-      .optional(),
+    pendingApproval: pendingApproval.optional(),
     inFlight: z.array(z.string()).optional(),
+    revision: z.number().int().nonnegative().optional(),
     createdAt: timestamp,
     updatedAt: timestamp,
   });
+
+  const journalEntry = z.discriminatedUnion('type', [
+    z.object({ type: z.literal('messages'), messages: z.array(message) }),
+    z.object({ type: z.literal('calls-started'), callIds: z.array(z.string()) }),
+    z.object({ type: z.literal('state'), key: z.string(), value: json.nullable() }),
+    z.object({ type: z.literal('pending'), pendingApproval: pendingApproval.nullable() }),
+  ]);
+  return { snapshot, journalEntry };
 });
+
+export const sessionSnapshotSchema = () => sessionSchemas().snapshot;
+
+/** Checks one journal entry read back (a line of a file, a database row); `source` names it in errors. */
+export function parseJournalEntry(input: unknown, source = 'journal entry'): JournalEntry {
+  const parsed = sessionSchemas().journalEntry.safeParse(input);
+  if (parsed.success) return parsed.data as JournalEntry;
+  throw new SessionError(`${source} is not a valid journal entry: ${describeIssues(parsed.error)}`);
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+    .join('; ');
+}
 
 export type SafeParseSessionResult =
   | { success: true; value: SessionSnapshot }
@@ -75,11 +98,10 @@ export type SafeParseSessionResult =
 export function safeParseSessionSnapshot(input: unknown, source = 'session data'): SafeParseSessionResult {
   const parsed = sessionSnapshotSchema().safeParse(input);
   if (parsed.success) return { success: true, value: parsed.data as SessionSnapshot };
-  const detail = parsed.error.issues
-    .slice(0, 5)
-    .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
-    .join('; ');
-  return { success: false, error: new SessionError(`${source} is not a valid session: ${detail}`) };
+  return {
+    success: false,
+    error: new SessionError(`${source} is not a valid session: ${describeIssues(parsed.error)}`),
+  };
 }
 
 export function parseSessionSnapshot(input: unknown, source?: string): SessionSnapshot {

@@ -1,26 +1,14 @@
-import type { ISessionStore, SessionSnapshot, SessionStoreOptions } from '@raf/core';
+import type {
+  AcquireLeaseOptions,
+  ISessionStore,
+  SessionJournal,
+  SessionLease,
+  SessionSaveOptions,
+  SessionSnapshot,
+  SessionStoreOptions,
+} from '@raf/core';
 
-/** Keeps sessions in this process (tests, servers that own their sessions). */
-export class InMemorySessionStore implements ISessionStore {
-  private readonly sessions = new Map<string, SessionSnapshot>();
-
-  async load(id: string): Promise<SessionSnapshot | undefined> {
-    const snapshot = this.sessions.get(id);
-    return snapshot ? structuredClone(snapshot) : undefined;
-  }
-
-  async save(snapshot: SessionSnapshot): Promise<void> {
-    this.sessions.set(snapshot.id, structuredClone(snapshot));
-  }
-
-  async delete(id: string): Promise<void> {
-    this.sessions.delete(id);
-  }
-
-  async list(): Promise<string[]> {
-    return [...this.sessions.keys()];
-  }
-}
+export { InMemorySessionStore } from '../store/memory-session-store.js';
 
 /**
  * Prefixes ids with `<key>::` so tenants (users, workspaces) sharing one store never see each
@@ -28,6 +16,7 @@ export class InMemorySessionStore implements ISessionStore {
  */
 export class ScopedSessionStore implements ISessionStore {
   private readonly prefix: string;
+  private readonly leases = new WeakMap<SessionLease, SessionLease>();
 
   constructor(
     private readonly inner: ISessionStore,
@@ -43,8 +32,25 @@ export class ScopedSessionStore implements ISessionStore {
     return snapshot ? { ...snapshot, id } : undefined;
   }
 
-  save(snapshot: SessionSnapshot, options?: SessionStoreOptions): Promise<void> {
+  save(snapshot: SessionSnapshot, options?: SessionSaveOptions): Promise<number> {
     return this.inner.save({ ...snapshot, id: this.prefix + snapshot.id }, options);
+  }
+
+  async acquireLease(id: string, options?: AcquireLeaseOptions): Promise<SessionLease> {
+    const inner = await this.inner.acquireLease(this.prefix + id, options);
+    const lease: SessionLease = { sessionId: id, token: inner.token, release: (o) => inner.release(o) };
+    this.leases.set(lease, inner);
+    return lease;
+  }
+
+  openJournal(lease: SessionLease, options?: SessionStoreOptions): Promise<SessionJournal> {
+    const inner = this.leases.get(lease);
+    if (!inner) throw new TypeError('ScopedSessionStore.openJournal: the lease is not one of this store');
+    return this.inner.openJournal(inner, options);
+  }
+
+  claimApproval(id: string, key: string, options?: SessionStoreOptions): Promise<boolean> {
+    return this.inner.claimApproval(this.prefix + id, key, options);
   }
 
   delete(id: string, options?: SessionStoreOptions): Promise<void> {

@@ -111,7 +111,16 @@ export function runInWorker(delegation: WorkerDelegation): Promise<SubAgentOutco
       reply(message.requestId, { result: result ?? toolFailure('no result') });
     };
 
+    // An event handler that throws ends the process: whatever a worker sends, a failure in
+    // handling it fails this delegation only.
     const onMessage = (raw: unknown) => {
+      try {
+        handle(raw);
+      } catch (error) {
+        failed(`its message could not be handled: ${getErrorMessage(error)}`);
+      }
+    };
+    const handle = (raw: unknown) => {
       const parsed = workerMessageSchema().safeParse(raw);
       if (!parsed.success)
         return failed(`its worker sent a malformed message: ${describeMessageError(parsed.error)}`);
@@ -120,7 +129,7 @@ export function runInWorker(delegation: WorkerDelegation): Promise<SubAgentOutco
         case 'ready':
           return;
         case 'model-update':
-          request.onUpdate?.(message.update as never);
+          request.onUpdate?.(message.update);
           return;
         case 'tool-proxy-request':
           proxy(message).catch((error) =>

@@ -1,10 +1,12 @@
-import type {
-  AgentResponseUpdate,
-  ApprovalResponse,
-  SessionSnapshot,
-  ToolApprovalRequestUpdate,
-  ToolResult,
-  Usage,
+import {
+  type AgentResponseUpdate,
+  type ApprovalResponse,
+  FINISH_REASONS,
+  type FinishReason,
+  type SessionSnapshot,
+  type ToolApprovalRequestUpdate,
+  type ToolResult,
+  type Usage,
 } from '@raf/core';
 import { onFirstUse } from '@raf/core/internal';
 import * as z from 'zod';
@@ -28,7 +30,38 @@ const schemas = onFirstUse(() => {
     completionTokens: z.number(),
     totalTokens: z.number(),
   }) as unknown as z.ZodType<Usage>;
-  const update = z.looseObject({ type: z.string() }) as unknown as z.ZodType<AgentResponseUpdate>;
+  // Every update by its type, each field checked: the parent reads them (a `tool-called` without a
+  // result once threw in its message handler and ended the process). Unknown types are refused.
+  const finishReason = z.enum(FINISH_REASONS as [FinishReason, ...FinishReason[]]);
+  const update: z.ZodType<AgentResponseUpdate> = z.discriminatedUnion('type', [
+    z.object({ type: z.literal('text-delta'), delta: z.string() }),
+    z.object({ type: z.literal('reasoning-delta'), delta: z.string() }),
+    z.object({ type: z.literal('tool-call-start'), callId: z.string(), name: z.string() }),
+    z.object({ type: z.literal('tool-call-args'), callId: z.string(), delta: z.string() }),
+    z.object({
+      type: z.literal('tool-call-end'),
+      callId: z.string(),
+      name: z.string(),
+      arguments: z.string(),
+    }),
+    z.object({ type: z.literal('tool-called'), callId: z.string(), name: z.string(), result: toolResult }),
+    z.object({ type: z.literal('tool-progress'), callId: z.string(), name: z.string(), message: z.string() }),
+    approvalRequest,
+    z.object({ type: z.literal('usage'), usage }),
+    z.object({
+      type: z.literal('response-metadata'),
+      id: z.string().optional(),
+      model: z.string().optional(),
+    }),
+    z.object({ type: z.literal('warning'), message: z.string(), code: z.string().optional() }),
+    z.object({ type: z.literal('error'), code: z.string(), message: z.string() }),
+    z.object({
+      type: z.literal('finish'),
+      reason: finishReason,
+      rawReason: z.string().optional(),
+      usage: usage.optional(),
+    }),
+  ]) as z.ZodType<AgentResponseUpdate>;
   const v = z.literal(WORKER_PROTOCOL_VERSION);
 
   /** What the parent sends. */

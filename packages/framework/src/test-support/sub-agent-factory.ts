@@ -21,6 +21,8 @@ export interface TestSubAgentOptions {
   crash?: boolean;
   /** Sends its parent a message outside the protocol while building. */
   malformed?: boolean;
+  /** Sends its parent this message while building (a compromised worker's crafted message). */
+  forged?: JSONValue;
 }
 
 export function buildTestSubAgent(options: TestSubAgentOptions): ChatClientAgent {
@@ -44,6 +46,7 @@ export function testSubAgent(options: JSONValue): SubAgentFactoryResult {
   const parsed = options as unknown as TestSubAgentOptions;
   if (parsed.crash) process.exit(7);
   if (parsed.malformed) process.send?.({ v: 1, type: 'done', text: 42 });
+  if (parsed.forged !== undefined) process.send?.(parsed.forged);
   return { agent: buildTestSubAgent(parsed) };
 }
 

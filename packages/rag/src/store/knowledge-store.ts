@@ -71,7 +71,23 @@ const HEADING_SEPARATOR = ' > ';
 async function openDatabase(path: string, readonly: boolean): Promise<Database> {
   // Loaded on first use: a native addon has no place in an agent's cold start.
   const module = (await import('better-sqlite3')) as unknown as { default: typeof BetterSqlite3 };
-  return new module.default(path, readonly ? { readonly: true, fileMustExist: true } : {});
+  // A second writer (another `raf index`) waits for the lock this long before it says what is locked.
+  return new module.default(
+    path,
+    readonly ? { readonly: true, fileMustExist: true, timeout: 5_000 } : { timeout: 5_000 },
+  );
+}
+
+/**
+ * SQLite's `database is locked` after the busy timeout, said with the file (code kept:
+ * `SQLITE_BUSY`, which the CLI reports with exit 5).
+ */
+function lockedError(error: unknown, path: string): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (code !== 'SQLITE_BUSY' && code !== 'SQLITE_LOCKED') return error;
+  return Object.assign(new Error(`${path} is locked by another writer (waited 5 s)`, { cause: error }), {
+    code: 'SQLITE_BUSY',
+  });
 }
 
 /**
@@ -191,7 +207,11 @@ export class KnowledgeStore {
         );
       });
     });
-    write();
+    try {
+      write.immediate();
+    } catch (error) {
+      throw lockedError(error, this.path);
+    }
     this.generation++;
   }
 
@@ -203,10 +223,16 @@ export class KnowledgeStore {
   }
 
   removeDocument(source: string): void {
-    this.db.transaction(() => {
-      this.deleteChunksOf(source);
-      this.db.prepare('DELETE FROM documents WHERE source = ?').run(source);
-    })();
+    try {
+      this.db
+        .transaction(() => {
+          this.deleteChunksOf(source);
+          this.db.prepare('DELETE FROM documents WHERE source = ?').run(source);
+        })
+        .immediate();
+    } catch (error) {
+      throw lockedError(error, this.path);
+    }
     this.generation++;
   }
 
@@ -290,7 +316,12 @@ export class KnowledgeStore {
 
   /** A write that holds many documents: one transaction is much faster than one per document. */
   batch<T>(work: () => T): T {
-    return this.db.transaction(work)();
+    try {
+      // BEGIN IMMEDIATE: the write lock is taken (or waited for) up front, not half-way through.
+      return this.db.transaction(work).immediate();
+    } catch (error) {
+      throw lockedError(error, this.path);
+    }
   }
 
   close(): void {

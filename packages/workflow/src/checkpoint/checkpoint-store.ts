@@ -1,4 +1,9 @@
+import { describeZodIssues } from '@raf/core';
+import { onFirstUse } from '@raf/core/internal';
+import * as z from 'zod';
 import type { RunState } from '../engine/run-state.js';
+import { safeParseRunState } from '../engine/run-state.js';
+import { WorkflowError } from '../errors.js';
 
 /** A run's state after one superstep. */
 export interface Checkpoint {
@@ -61,4 +66,37 @@ export function checkpointId(step: number): string {
 export function infoOf(checkpoint: Checkpoint, byteSize: number): CheckpointInfo {
   const { state: _state, ...info } = checkpoint;
   return { ...info, byteSize };
+}
+
+const checkpointEnvelope = onFirstUse(() =>
+  z.object({
+    id: z.string(),
+    runId: z.string(),
+    step: z.number().int(),
+    fingerprint: z.string(),
+    parentId: z.string().optional(),
+    createdAt: z.string(),
+    state: z.unknown(),
+  }),
+);
+
+/** A checkpoint read back from a file or a row: JSON text checked field by field; `source` names it in errors. */
+export function parseCheckpoint(text: string, source: string): Checkpoint {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new WorkflowError(
+      'corrupt-checkpoint',
+      `${source} is not valid JSON: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+  const envelope = checkpointEnvelope().safeParse(value);
+  if (!envelope.success)
+    throw new WorkflowError('corrupt-checkpoint', `${source}: ${describeZodIssues(envelope.error)}`);
+  const state = safeParseRunState(envelope.data.state);
+  if (!state.success) throw new WorkflowError('corrupt-checkpoint', `${source}: state: ${state.error}`);
+  const { parentId, ...rest } = envelope.data;
+  return { ...rest, ...(parentId !== undefined && { parentId }), state: state.data };
 }

@@ -8,6 +8,7 @@ import {
   type CheckpointStore,
   type CheckpointStoreOptions,
   infoOf,
+  parseCheckpoint,
 } from './checkpoint-store.js';
 
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -63,7 +64,10 @@ export class FileCheckpointStore implements CheckpointStore {
       throw error;
     });
     if (text === undefined) return undefined;
-    return { checkpoint: JSON.parse(text) as Checkpoint, bytes: Buffer.byteLength(text) };
+    return {
+      checkpoint: parseCheckpoint(text, `checkpoint file ${join(this.runFolder(runId), `${id}.json`)}`),
+      bytes: Buffer.byteLength(text),
+    };
   }
 
   async load(runId: string, checkpointId?: string): Promise<Checkpoint | undefined> {

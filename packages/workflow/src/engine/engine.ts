@@ -9,6 +9,7 @@ import type { WorkflowEvent, WorkflowOutput } from './events.js';
 import { describeFailure, type NodeOutcome, type NodeRunnerContext, runNode } from './node-runner.js';
 import { RecordState } from './record-state.js';
 import type { HaltedNode, RunState } from './run-state.js';
+import { type FinishedNode, progressState, type StateWrite, TrackingState } from './superstep-progress.js';
 
 /** How a run ended. `state` continues it (`workflow.resume({ state })`) without a checkpoint store. */
 export interface WorkflowResult {
@@ -72,10 +73,49 @@ export async function executeRun(
       if (signal.aborted) throw signal.reason;
       const step = run.step;
       const batch = run.pending;
+      // Resumed inside a superstep: the nodes that finished before the crash are not run again.
+      const resumed = run.progress?.step === step ? run.progress.done : [];
+      delete run.progress;
+      // A wide superstep keeps each node that finishes while others run (a checkpoint per node).
+      const base = store && batch.length > 1 ? structuredClone(run) : undefined;
       run.pending = [];
       emit({ type: 'superstep-started', step, nodeIds: batch.map(([id]) => id) });
-      const outcomes = await runBounded(batch, options.maxParallel, ([id, messages]) =>
-        runNode(graph.nodes.get(id)!, messages, step, context),
+      const done: FinishedNode[] = [...resumed];
+      let saving = Promise.resolve();
+      const outcomes = await runBounded(
+        batch.map((entry, index) => ({ entry, index })),
+        options.maxParallel,
+        async ({ entry: [id, messages], index }) => {
+          const before = resumed.find((d) => d.index === index);
+          if (before) return before.outcome;
+          const writes: StateWrite[] = [];
+          const tracked = base ? { ...context, state: new TrackingState(state, writes) } : context;
+          const outcome = await runNode(graph.nodes.get(id)!, messages, step, tracked);
+          if (!base || !store) return outcome;
+          const own = run.nodeState[id];
+          done.push({ index, outcome, writes, ...(own !== undefined && { nodeState: { value: own } }) });
+          if (done.length < batch.length) {
+            const snapshot = progressState(base, step, done);
+            saving = saving.then(async () => {
+              const progressId = checkpointId(step);
+              await store.save(
+                {
+                  id: progressId,
+                  runId: run.runId,
+                  step,
+                  fingerprint: run.fingerprint,
+                  ...(lastCheckpoint !== undefined && { parentId: lastCheckpoint }),
+                  createdAt: new Date().toISOString(),
+                  state: snapshot,
+                },
+                { signal },
+              );
+              lastCheckpoint = progressId;
+            });
+            await saving;
+          }
+          return outcome;
+        },
       );
       const next = new Map<string, JSONValue[]>();
       for (const outcome of outcomes) route(graph, run, state, outcome, next, emit);

@@ -2,6 +2,7 @@ import type { JSONValue } from '@raf/core';
 import * as z from 'zod';
 import type { HaltRequest } from '../graph/graph-types.js';
 import type { WorkflowOutput } from './events.js';
+import type { SuperstepProgress } from './superstep-progress.js';
 
 /** A node waiting for an answer, with the message it was running on. */
 export interface HaltedNode {
@@ -29,11 +30,15 @@ export interface RunState {
   edgeCounts: Record<string, number>;
   outputs: WorkflowOutput[];
   halted: HaltedNode[];
+  /** The superstep `step` was in progress: the nodes of it that finished (run again: the others). */
+  progress?: SuperstepProgress;
 }
 
 const json: z.ZodType<JSONValue> = z.lazy(() =>
   z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(json), z.record(z.string(), json)]),
 );
+
+const halted = z.object({ nodeId: z.string(), input: json, request: z.record(z.string(), z.unknown()) });
 
 const runStateSchema = z.object({
   version: z.literal(1),
@@ -47,7 +52,26 @@ const runStateSchema = z.object({
   nodeState: z.record(z.string(), json),
   edgeCounts: z.record(z.string(), z.number()),
   outputs: z.array(z.object({ nodeId: z.string(), value: json })),
-  halted: z.array(z.object({ nodeId: z.string(), input: json, request: z.record(z.string(), z.unknown()) })),
+  halted: z.array(halted),
+  progress: z
+    .object({
+      step: z.number().int(),
+      done: z.array(
+        z.object({
+          index: z.number().int().nonnegative(),
+          outcome: z.object({
+            nodeId: z.string(),
+            outputs: z.array(json),
+            yields: z.array(json),
+            halts: z.array(halted),
+            fallbacks: z.array(z.tuple([z.string(), json])),
+          }),
+          writes: z.array(z.object({ key: z.string(), value: json.optional() })),
+          nodeState: z.object({ value: json }).optional(),
+        }),
+      ),
+    })
+    .optional(),
 });
 
 /** Checks a stored run state (a checkpoint read from disk) before a run continues from it. */

@@ -1,4 +1,5 @@
 import type { JSONValue } from '@raf/core';
+import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
 import { FileCheckpointStore } from '../checkpoint/file-checkpoint-store.js';
 import { functionExecutor } from '../executors/function-executor.js';
 import { WorkflowBuilder } from '../graph/workflow-builder.js';
@@ -11,7 +12,10 @@ const pause = () => new Promise((r) => setTimeout(r, 4));
  * 20 nodes: a chain of 5, a fan-out to 6 branches of 2, a fan-in, a tail of 2. Every node waits a
  * little (so a kill lands mid-run), writes a variable, and the branches add outputs of their own.
  */
-export function crashWorkflow(dir: string): Workflow {
+export function crashWorkflow(
+  dir: string,
+  options: { store?: CheckpointStore; ran?: (nodeId: string) => void } = {},
+): Workflow {
   const builder = new WorkflowBuilder().setStart('n0');
   const step = (id: string, salt: number, yields = false) =>
     builder.addNode(
@@ -21,6 +25,7 @@ export function crashWorkflow(dir: string): Workflow {
         const value = mix(x as number, salt);
         context.state.set(id, value);
         if (yields) context.yieldOutput(`${id}=${value}`);
+        options.ran?.(id);
         return value;
       }),
     );
@@ -53,5 +58,8 @@ export function crashWorkflow(dir: string): Workflow {
       { output: true },
     )
     .addEdge('t0', 't1');
-  return new Workflow(builder.build(), { checkpoints: new FileCheckpointStore(dir), maxParallel: 3 });
+  return new Workflow(builder.build(), {
+    checkpoints: options.store ?? new FileCheckpointStore(dir),
+    maxParallel: 3,
+  });
 }

@@ -1,11 +1,20 @@
 import { ConfigError } from '@raf/core';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Checkpoint, CheckpointInfo, CheckpointStore } from '../checkpoint-store.js';
+import {
+  type Checkpoint,
+  type CheckpointInfo,
+  type CheckpointStore,
+  parseCheckpoint,
+} from '../checkpoint-store.js';
 
 export interface SqliteCheckpointStoreOptions {
   /** The database file (created if missing); `:memory:` for a private in-memory database. */
   path: string;
 }
+
+const CREATE = `CREATE TABLE IF NOT EXISTS raf_checkpoints (
+  run_id TEXT NOT NULL, id TEXT NOT NULL, step INTEGER NOT NULL, fingerprint TEXT NOT NULL,
+  parent_id TEXT, created_at TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (run_id, id))`;
 
 interface Row {
   id: string;
@@ -22,7 +31,17 @@ interface Row {
  * optional peer dependency `better-sqlite3`: `await SqliteCheckpointStore.open({ path })`.
  */
 export class SqliteCheckpointStore implements CheckpointStore {
-  private constructor(private readonly db: BetterSqlite3.Database) {}
+  private constructor(
+    private readonly db: BetterSqlite3.Database,
+    readonly path: string,
+    private readonly ownsDatabase: boolean,
+  ) {}
+
+  /** Checkpoints in a database another store of the same `sqlite:` file opened (it stays open). */
+  static on(db: BetterSqlite3.Database, path: string): SqliteCheckpointStore {
+    db.exec(CREATE);
+    return new SqliteCheckpointStore(db, path, false);
+  }
 
   static async open(options: SqliteCheckpointStoreOptions): Promise<SqliteCheckpointStore> {
     let Database: typeof BetterSqlite3;
@@ -37,10 +56,9 @@ export class SqliteCheckpointStore implements CheckpointStore {
     const db = new Database(options.path);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
-    db.exec(`CREATE TABLE IF NOT EXISTS raf_checkpoints (
-      run_id TEXT NOT NULL, id TEXT NOT NULL, step INTEGER NOT NULL, fingerprint TEXT NOT NULL,
-      parent_id TEXT, created_at TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (run_id, id))`);
-    return new SqliteCheckpointStore(db);
+    db.pragma('busy_timeout = 5000');
+    db.exec(CREATE);
+    return new SqliteCheckpointStore(db, options.path, true);
   }
 
   async save(checkpoint: Checkpoint): Promise<void> {
@@ -69,7 +87,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
             .prepare('SELECT data FROM raf_checkpoints WHERE run_id = ? AND id = ?')
             .get(runId, checkpointId)
     ) as Pick<Row, 'data'> | undefined;
-    return row ? (JSON.parse(row.data) as Checkpoint) : undefined;
+    return row ? parseCheckpoint(row.data, `checkpoint of run ${runId} in ${this.path}`) : undefined;
   }
 
   async list(runId: string): Promise<CheckpointInfo[]> {
@@ -111,6 +129,6 @@ export class SqliteCheckpointStore implements CheckpointStore {
   }
 
   close(): void {
-    this.db.close();
+    if (this.ownsDatabase) this.db.close();
   }
 }

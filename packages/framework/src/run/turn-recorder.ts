@@ -1,0 +1,147 @@
+import {
+  type ChatMessage,
+  type ISession,
+  type JournalEntry,
+  type JSONValue,
+  type PendingApprovalBatch,
+  providerStateKey,
+  type SessionJournal,
+  type SessionSnapshot,
+  serializeToolResult,
+  type ToolCall,
+  type ToolResult,
+  toolMessage,
+} from '@raf/core';
+
+/**
+ * What the tool loop tells as a batch runs: calls about to start (before any side effect) and each
+ * result as it completes. Both are awaited, so a step is durable before the next one begins.
+ */
+export interface CallRecorder {
+  started(callIds: readonly string[]): Promise<void> | void;
+  result(call: ToolCall, result: ToolResult): Promise<void> | void;
+}
+
+/**
+ * Keeps the session's `inFlight` as calls start and finish, so a session saved at any moment (or
+ * a run the caller stopped reading) tells which calls are in doubt. Without a journal this is all
+ * a run records between its steps.
+ */
+export class InFlightRecorder implements CallRecorder {
+  constructor(protected readonly target: ISession) {}
+
+  started(callIds: readonly string[]): Promise<void> | void {
+    if (callIds.length > 0) this.target.inFlight = [...(this.target.inFlight ?? []), ...callIds];
+  }
+
+  result(call: ToolCall, _result: ToolResult): Promise<void> | void {
+    const inFlight = this.target.inFlight;
+    if (inFlight?.includes(call.id)) this.target.inFlight = inFlight.filter((id) => id !== call.id);
+  }
+
+  /** Nothing is buffered without a journal. */
+  flush(): Promise<void> | void {}
+}
+
+/**
+ * The session a journaled run writes through (SPEC §14.1): every change (messages, provider state,
+ * the paused batch) goes to the session and is queued as a `JournalEntry`; the queue is appended
+ * before each model call, before calls start (with `calls-started`) and at the end of the turn, and
+ * each tool result is appended as it completes. A crash loses at most the step in flight.
+ *
+ * Appends run one after another (a chain), never concurrently, so the journal keeps their order.
+ * They take no signal: a step that already happened is written even when the run is cancelled.
+ */
+export class JournaledSession extends InFlightRecorder implements ISession {
+  private queue: JournalEntry[] = [];
+  // Results appended as they completed; the loop's later `addMessages` of them is not journaled twice.
+  private readonly appended = new Set<string>();
+  private tail: Promise<void> = Promise.resolve();
+  private broken: unknown;
+
+  constructor(
+    readonly inner: ISession,
+    private readonly journal: SessionJournal,
+  ) {
+    super(inner);
+  }
+
+  get id(): string {
+    return this.inner.id;
+  }
+
+  get messages(): readonly ChatMessage[] {
+    return this.inner.messages;
+  }
+
+  get metadata(): Record<string, JSONValue> {
+    return this.inner.metadata;
+  }
+
+  get pendingApproval(): PendingApprovalBatch | undefined {
+    return this.inner.pendingApproval;
+  }
+
+  set pendingApproval(batch: PendingApprovalBatch | undefined) {
+    this.inner.pendingApproval = batch;
+    this.queue.push({ type: 'pending', pendingApproval: batch ?? null });
+  }
+
+  get inFlight(): string[] | undefined {
+    return this.inner.inFlight;
+  }
+
+  set inFlight(ids: string[] | undefined) {
+    this.inner.inFlight = ids;
+  }
+
+  addMessages(messages: readonly ChatMessage[]): void {
+    this.inner.addMessages(messages);
+    const fresh = messages.filter(
+      (m) => !(m.role === 'tool' && m.toolCallId !== undefined && this.appended.has(m.toolCallId)),
+    );
+    if (fresh.length > 0) this.queue.push({ type: 'messages', messages: [...fresh] });
+  }
+
+  getProviderState<T extends JSONValue = JSONValue>(providerName: string): T | undefined {
+    return this.inner.getProviderState<T>(providerName);
+  }
+
+  setProviderState(providerName: string, value: JSONValue | undefined): void {
+    this.inner.setProviderState(providerName, value);
+    this.queue.push({ type: 'state', key: providerStateKey(providerName), value: value ?? null });
+  }
+
+  toJSON(): SessionSnapshot {
+    return this.inner.toJSON();
+  }
+
+  override started(callIds: readonly string[]): Promise<void> {
+    super.started(callIds);
+    if (callIds.length > 0) this.queue.push({ type: 'calls-started', callIds: [...callIds] });
+    return this.flush();
+  }
+
+  override result(call: ToolCall, result: ToolResult): Promise<void> {
+    super.result(call, result);
+    this.appended.add(call.id);
+    this.queue.push({ type: 'messages', messages: [toolMessage(serializeToolResult(result), call.id)] });
+    return this.flush();
+  }
+
+  override flush(): Promise<void> {
+    if (this.queue.length === 0) return this.tail;
+    const entries = this.queue;
+    this.queue = [];
+    // After a failed append nothing more is written: a journal with a hole would fold into a
+    // history the run never had. The failure fails the step that wrote, and every later one.
+    const write = this.tail.then(() => {
+      if (this.broken !== undefined) throw this.broken;
+      return this.journal.append(entries);
+    });
+    this.tail = write.catch((error: unknown) => {
+      this.broken ??= error;
+    });
+    return write;
+  }
+}

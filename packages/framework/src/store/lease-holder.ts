@@ -1,0 +1,105 @@
+import { hostname } from 'node:os';
+import { type AcquireLeaseOptions, DEFAULT_LEASE_WAIT_MS, SessionConflictError } from '@raf/core';
+import { nodeCrypto } from '../lazy-builtins.js';
+
+/** Who holds a lease: written into the lock file or row, read back by the next acquirer. */
+export interface LeaseHolder {
+  token: string;
+  pid: number;
+  host: string;
+  /** Epoch ms; the holder renews it while it runs (other hosts cannot see its pid). */
+  expiresAt: number;
+}
+
+/** How long a lease lasts without renewal; the holder renews it every third of that. */
+export const LEASE_TTL_MS = 60_000;
+
+export function newHolder(now = Date.now()): LeaseHolder {
+  return {
+    token: nodeCrypto().randomUUID(),
+    pid: process.pid,
+    host: hostname(),
+    expiresAt: now + LEASE_TTL_MS,
+  };
+}
+
+/** Same host: alive while its pid is (no wait for expiry after a kill -9). Other hosts: until expiry. */
+export function holderAlive(
+  holder: Pick<LeaseHolder, 'pid' | 'host' | 'expiresAt'>,
+  now = Date.now(),
+): boolean {
+  if (holder.host === hostname()) return pidAlive(holder.pid);
+  return now < holder.expiresAt;
+}
+
+export function pidAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Renews a held lease every third of its TTL without keeping the process alive. */
+export function renewEvery(renew: () => Promise<void>): () => void {
+  const timer = setInterval(() => void renew().catch(() => undefined), LEASE_TTL_MS / 3);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/**
+ * Tries `attempt` until it takes the lease or `waitMs` (default 30 s) passes; `wake` (a
+ * notification) may cut a pause short. Out of time: `SessionConflictError` naming the session.
+ */
+export async function waitForLease<T>(
+  id: string,
+  options: AcquireLeaseOptions,
+  attempt: () => Promise<T | undefined>,
+  wake?: (signal: AbortSignal) => Promise<void>,
+): Promise<T> {
+  const waitMs = options.waitMs ?? DEFAULT_LEASE_WAIT_MS;
+  const deadline = Date.now() + waitMs;
+  let pause = 10;
+  for (;;) {
+    options.signal?.throwIfAborted();
+    const lease = await attempt();
+    if (lease !== undefined) return lease;
+    const left = deadline - Date.now();
+    if (left <= 0)
+      throw new SessionConflictError(
+        id,
+        'lease',
+        `session ${id} is in use by another turn (waited ${Math.round(waitMs / 1000)} s; --wait SECONDS waits longer)`,
+      );
+    await sleep(Math.min(pause, left), options.signal, wake);
+    pause = Math.min(pause * 2, 200);
+  }
+}
+
+async function sleep(
+  ms: number,
+  signal: AbortSignal | undefined,
+  wake?: (signal: AbortSignal) => Promise<void>,
+) {
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    await Promise.race([
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        stop.signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      }),
+      ...(wake ? [wake(stop.signal).catch(() => undefined)] : []),
+    ]);
+  } finally {
+    stop.abort();
+    signal?.removeEventListener('abort', onAbort);
+  }
+  signal?.throwIfAborted();
+}

@@ -1,0 +1,6 @@
+export { MIGRATIONS, migrate } from './migrations.js';
+export type { OpenPostgresStoreOptions, PostgresStore } from './open-postgres-store.js';
+export { openPostgresStore } from './open-postgres-store.js';
+export { PostgresCheckpointStore } from './postgres-checkpoint-store.js';
+export { PostgresGovernanceStore } from './postgres-governance-store.js';
+export { PostgresSessionStore } from './postgres-session-store.js';

@@ -1,0 +1,367 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  approvalBatchKey,
+  type ISessionStore,
+  type JournalEntry,
+  SessionConflictError,
+  type SessionSnapshot,
+  userMessage,
+} from '@raf/core';
+import { createStore, emptyGovernance, type GovernanceStore, SqliteSessionStore } from '@raf/framework';
+import {
+  type CheckpointStore,
+  createCheckpointStore,
+  functionExecutor,
+  Workflow,
+  WorkflowBuilder,
+} from '@raf/workflow';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type PgCluster, postgresSkipReason, startPgCluster } from './testing/pg-cluster.js';
+
+/**
+ * One contract per store interface (SPEC §14.1), run on every backend: memory, file, SQLite and
+ * PostgreSQL (a throwaway cluster; skipped with the reason when no binaries are installed).
+ * `open()` is a second "process" on the same data: its own connection, its own instance.
+ */
+interface Opened {
+  sessions: ISessionStore;
+  governance: GovernanceStore;
+  checkpoints: CheckpointStore;
+  close(): Promise<void>;
+}
+interface Backend {
+  name: string;
+  skip?: string | undefined;
+  setup(): Promise<void>;
+  teardown(): Promise<void>;
+  url(): string;
+  /** Makes a dead process (on this host) the holder of session `id`'s lease. */
+  plantDeadHolder?(id: string, pid: number): Promise<void>;
+}
+
+let root: string;
+let cluster: PgCluster | undefined;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'raf-store-contract-'));
+});
+afterAll(async () => {
+  cluster?.stop();
+  await rm(root, { recursive: true, force: true });
+});
+
+const memoryShared = new Map<string, Promise<Opened>>();
+const backends: Backend[] = [
+  {
+    name: 'memory',
+    setup: async () => {},
+    teardown: async () => {},
+    url: () => 'memory:',
+  },
+  {
+    name: 'file',
+    setup: async () => {},
+    teardown: async () => {},
+    url: () => `file:${join(root, 'file')}`,
+    plantDeadHolder: async (id, pid) => {
+      await writeFile(
+        join(root, 'file', 'sessions', `${id}.lock`),
+        JSON.stringify({ token: 'dead', pid, host: hostname(), expiresAt: Date.now() + 60_000 }),
+      );
+    },
+  },
+  {
+    name: 'sqlite',
+    setup: async () => {},
+    teardown: async () => {},
+    url: () => `sqlite:${join(root, 'state.db')}`,
+    plantDeadHolder: async (id, pid) => {
+      const store = await SqliteSessionStore.open(join(root, 'state.db'));
+      store.database
+        .prepare('INSERT OR REPLACE INTO raf_session_leases VALUES (?, ?, ?, ?, ?)')
+        .run(id, 'dead', pid, hostname(), Date.now() + 60_000);
+      store.close();
+    },
+  },
+  {
+    name: 'postgres',
+    skip: postgresSkipReason,
+    setup: async () => {
+      cluster ??= await startPgCluster();
+    },
+    teardown: async () => {},
+    url: () => cluster?.url ?? '',
+    plantDeadHolder: async (id, pid) => {
+      const client = new pg.Client({ connectionString: cluster?.url });
+      await client.connect();
+      await client.query('INSERT INTO raf_session_leases VALUES ($1, $2, $3, $4, $5)', [
+        id,
+        'dead',
+        pid,
+        hostname(),
+        Date.now() + 60_000,
+      ]);
+      await client.end();
+    },
+  },
+];
+
+async function openBackend(backend: Backend): Promise<Opened> {
+  const open = async (): Promise<Opened> => {
+    const store = await createStore(backend.url(), { importPackage });
+    const checkpoints = await createCheckpointStore(backend.url(), { importPackage });
+    return {
+      sessions: store.sessions,
+      governance: store.governance,
+      checkpoints: checkpoints.store,
+      close: async () => {
+        await checkpoints.close();
+        await store.close();
+      },
+    };
+  };
+  // memory: is one process's store: every "instance" is the same one.
+  if (backend.name !== 'memory') return open();
+  let shared = memoryShared.get('memory');
+  if (!shared) {
+    shared = open();
+    memoryShared.set('memory', shared);
+  }
+  return shared;
+}
+
+// This package is what `postgres://` loads; from its own tests, by path.
+const importPackage = async () => import('./index.js');
+
+let counter = 0;
+const uid = (prefix: string) => `${prefix}-${process.pid}-${++counter}`;
+
+function snapshotOf(id: string, texts: string[]): SessionSnapshot {
+  const now = new Date().toISOString();
+  return {
+    version: 1,
+    id,
+    messages: texts.map((t) => userMessage(t)),
+    state: {},
+    metadata: { owner: 'ana' },
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+const deadPid = (): number => {
+  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+    encoding: 'utf8',
+  });
+  return Number(child.stdout);
+};
+
+describe.each(backends)('$name store', (backend) => {
+  const run = backend.skip ? describe.skip : describe;
+  run(backend.skip ? `skipped: ${backend.skip}` : 'contract', () => {
+    let a: Opened;
+    let b: Opened;
+    beforeAll(async () => {
+      await backend.setup();
+      a = await openBackend(backend);
+      b = await openBackend(backend);
+    }, 60_000);
+    afterAll(async () => {
+      if (backend.name === 'memory') return;
+      await a?.close();
+      await b?.close();
+      await backend.teardown();
+    });
+
+    it('saves with a revision, compare-and-set: a stale revision is a SessionConflictError and writes nothing', async () => {
+      const id = uid('cas');
+      expect(await a.sessions.save(snapshotOf(id, ['one']), { expectedRevision: 0 })).toBe(1);
+      const loaded = await b.sessions.load(id);
+      expect(loaded?.revision).toBe(1);
+      expect(loaded?.messages.map((m) => m.content)).toEqual(['one']);
+      expect(await b.sessions.save(snapshotOf(id, ['one', 'two']), { expectedRevision: 1 })).toBe(2);
+      const stale = a.sessions.save(snapshotOf(id, ['one', 'lost']), { expectedRevision: 1 });
+      await expect(stale).rejects.toSatisfy(
+        (e: unknown) => SessionConflictError.isInstance(e) && e.kind === 'revision' && e.message.includes(id),
+      );
+      await expect(a.sessions.save(snapshotOf(id, ['new']), { expectedRevision: 0 })).rejects.toSatisfy(
+        SessionConflictError.isInstance,
+      );
+      expect((await a.sessions.load(id))?.messages.map((m) => m.content)).toEqual(['one', 'two']);
+      // Without a revision the save is unconditional (the old contract).
+      expect(await a.sessions.save(snapshotOf(id, ['forced']))).toBe(3);
+      expect(await a.sessions.list()).toContain(id);
+    });
+
+    it('two concurrent compare-and-set saves of one revision: exactly one wins', async () => {
+      const id = uid('race');
+      await a.sessions.save(snapshotOf(id, ['base']));
+      const results = await Promise.allSettled([
+        a.sessions.save(snapshotOf(id, ['base', 'a']), { expectedRevision: 1 }),
+        b.sessions.save(snapshotOf(id, ['base', 'b']), { expectedRevision: 1 }),
+      ]);
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      const lost = results.find((r) => r.status === 'rejected');
+      expect(SessionConflictError.isInstance((lost as PromiseRejectedResult).reason)).toBe(true);
+    });
+
+    it('folds the journal into load (in-flight calls included), and a save compacts it', async () => {
+      const id = uid('journal');
+      await a.sessions.save(snapshotOf(id, ['hello']));
+      const lease = await a.sessions.acquireLease(id);
+      const journal = await a.sessions.openJournal(lease);
+      const call = { id: 'c1', name: 'deploy', arguments: '{}' };
+      const steps: JournalEntry[][] = [
+        [{ type: 'messages', messages: [{ role: 'assistant', content: '', toolCalls: [call] }] }],
+        [{ type: 'calls-started', callIds: ['c1', 'c2'] }],
+        [
+          { type: 'messages', messages: [{ role: 'tool', content: 'done', toolCallId: 'c1' }] },
+          { type: 'state', key: 'provider_state::Memory', value: { runs: 1 } },
+        ],
+      ];
+      for (const step of steps) await journal.append(step);
+      const folded = await b.sessions.load(id);
+      expect(folded?.revision).toBe(1);
+      expect(folded?.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+      expect(folded?.inFlight).toEqual(['c2']);
+      expect(folded?.state).toEqual({ 'provider_state::Memory': { runs: 1 } });
+      // The turn saves what it holds: the journal is compacted, nothing is folded twice.
+      const { inFlight: _f, ...done } = folded as SessionSnapshot;
+      expect(await a.sessions.save(done, { expectedRevision: 1 })).toBe(2);
+      const compacted = await b.sessions.load(id);
+      expect(compacted?.messages).toHaveLength(3);
+      expect(compacted?.inFlight).toBeUndefined();
+      // The same journal goes on on top of the new revision.
+      await journal.append([{ type: 'messages', messages: [userMessage('next')] }]);
+      expect((await b.sessions.load(id))?.messages.map((m) => m.content)).toEqual([
+        'hello',
+        '',
+        'done',
+        'next',
+      ]);
+      await lease.release();
+    });
+
+    it('a first turn that was never saved still loads from its journal, and is listed', async () => {
+      const id = uid('fresh');
+      const lease = await a.sessions.acquireLease(id);
+      await (await a.sessions.openJournal(lease)).append([
+        { type: 'messages', messages: [userMessage('hi')] },
+      ]);
+      await lease.release();
+      const loaded = await b.sessions.load(id);
+      expect(loaded).toMatchObject({ id, revision: 0, messages: [{ content: 'hi' }] });
+      expect(await b.sessions.list()).toContain(id);
+    });
+
+    it('serializes leases: a second acquirer fails fast with waitMs 0 and waits for the release otherwise', async () => {
+      const id = uid('lease');
+      const first = await a.sessions.acquireLease(id);
+      await expect(b.sessions.acquireLease(id, { waitMs: 0 })).rejects.toSatisfy(
+        (e: unknown) => SessionConflictError.isInstance(e) && e.kind === 'lease' && e.message.includes(id),
+      );
+      const started = Date.now();
+      const waiting = b.sessions.acquireLease(id, { waitMs: 10_000 });
+      setTimeout(() => void first.release(), 150);
+      const second = await waiting;
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(second.token).not.toBe(first.token);
+      await first.release(); // idempotent, and does not release the second holder's lease
+      await expect(a.sessions.acquireLease(id, { waitMs: 0 })).rejects.toSatisfy(
+        SessionConflictError.isInstance,
+      );
+      await second.release();
+      await (await a.sessions.acquireLease(id, { waitMs: 0 })).release();
+    });
+
+    it.runIf(backend.plantDeadHolder !== undefined)(
+      'takes over the lease of a dead process at once',
+      async () => {
+        const id = uid('stale');
+        await backend.plantDeadHolder?.(id, deadPid());
+        const started = Date.now();
+        const lease = await b.sessions.acquireLease(id, { waitMs: 5_000 });
+        expect(Date.now() - started).toBeLessThan(2_000);
+        await lease.release();
+      },
+    );
+
+    it('claims an approval batch for exactly one of two concurrent resumers', async () => {
+      const id = uid('claim');
+      const key = approvalBatchKey({ toolCalls: [], gatedCallIds: ['c2', 'c1'], round: 1 });
+      const claims = await Promise.all([
+        a.sessions.claimApproval(id, key),
+        b.sessions.claimApproval(id, key),
+      ]);
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      expect(await a.sessions.claimApproval(id, key)).toBe(false);
+      expect(await a.sessions.claimApproval(id, `${key}x`)).toBe(true);
+      await a.sessions.delete(id);
+      expect(await b.sessions.claimApproval(id, key)).toBe(true);
+    });
+
+    it('deletes the snapshot with its journal', async () => {
+      const id = uid('delete');
+      await a.sessions.save(snapshotOf(id, ['x']));
+      const lease = await a.sessions.acquireLease(id);
+      await (await a.sessions.openJournal(lease)).append([
+        { type: 'messages', messages: [userMessage('y')] },
+      ]);
+      await lease.release();
+      await b.sessions.delete(id);
+      expect(await a.sessions.load(id)).toBeUndefined();
+      expect(await a.sessions.list()).not.toContain(id);
+    });
+
+    it('keeps governance: empty at first, what was saved after', async () => {
+      const before = await a.governance.load();
+      expect(before).toEqual(expect.objectContaining(emptyGovernance()));
+      const data = { ...emptyGovernance(), ...before };
+      await a.governance.save(data);
+      expect(await b.governance.load()).toEqual(data);
+    });
+
+    it('keeps workflow checkpoints: one per superstep, listed, loaded, pruned, deleted', async () => {
+      const builder = new WorkflowBuilder().setStart('a');
+      ['a', 'b', 'c'].forEach((node, i, all) => {
+        builder.addNode(
+          node,
+          functionExecutor((x) => `${x}${node}`),
+          { output: i === all.length - 1 },
+        );
+        if (i > 0) builder.addEdge(all[i - 1] ?? '', node);
+      });
+      const workflow = new Workflow(builder.build(), { checkpoints: a.checkpoints });
+      const runId = uid('run');
+      await workflow.run('', { runId }).result;
+      const list = await b.checkpoints.list(runId);
+      expect(list.map((c) => c.step)).toEqual([0, 1, 2]);
+      expect((await b.checkpoints.load(runId))?.state.outputs).toEqual([{ nodeId: 'c', value: 'abc' }]);
+      expect(await b.checkpoints.runs()).toContain(runId);
+      expect(await b.checkpoints.prune(runId, 1)).toBe(2);
+      await b.checkpoints.delete(runId);
+      expect(await a.checkpoints.list(runId)).toEqual([]);
+    });
+  });
+});
+
+describe('file store on disk', () => {
+  it('drops a journal line a crash cut short, sweeps a killed writer’s temp files, ignores an old journal', async () => {
+    const dir = await mkdtemp(join(root, 'disk-'));
+    const store = (await createStore(`file:${dir}`)).sessions;
+    await store.save(snapshotOf('s', ['saved']));
+    const sessions = join(dir, 'sessions');
+    const line = (text: string) => JSON.stringify({ type: 'messages', messages: [userMessage(text)] });
+    await writeFile(join(sessions, 's.journal-1.jsonl'), `${line('kept')}\n${line('torn').slice(0, 20)}`);
+    // A save killed between its rename and the old journal's removal: that journal is already in revision 1.
+    await writeFile(join(sessions, 's.journal-0.jsonl'), `${line('saved')}\n`);
+    await writeFile(join(sessions, `.s.json.${deadPid()}-0b8c7a3e-1111-4222-8333-944445555666.tmp`), '{');
+    const fresh = (await createStore(`file:${dir}`)).sessions;
+    const loaded = await fresh.load('s');
+    expect(loaded?.messages.map((m) => m.content)).toEqual(['saved', 'kept']);
+    expect((await readdir(sessions)).sort()).toEqual(['s.journal-1.jsonl', 's.json']);
+  });
+});

@@ -1,0 +1,1 @@
+export { findPostgresBin, type PgCluster, postgresSkipReason, startPgCluster } from './pg-cluster.js';
