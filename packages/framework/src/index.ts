@@ -20,6 +20,8 @@ export type { SummarizeOptions } from './compression/summarize-strategy.js';
 export { SummarizeStrategy } from './compression/summarize-strategy.js';
 export { EstimateTokenCounter, ExactTokenCounter } from './compression/token-counters.js';
 export { PathChangedError, PathRejectedError, ToolFailure } from './errors/tool-errors.js';
+export type { ParsedYaml, YamlLimitOptions, YamlProblem } from './io/parse-yaml.js';
+export { parseYaml, parseYamlLimited, YAML_LIMITS } from './io/parse-yaml.js';
 export { seedBundle } from './memory/bundle-template.js';
 export type { ConsolidationStats } from './memory/consolidation-queue.js';
 export { MemoryBundle } from './memory/memory-bundle.js';
@@ -121,6 +123,8 @@ export { checkArguments } from './tools/argument-validator.js';
 export type { LocalSearchOptions } from './workspace/operations/local-search-operations.js';
 export type { LocalToolOperationsOptions } from './workspace/operations/local-tool-operations.js';
 export { createLocalToolOperations } from './workspace/operations/local-tool-operations.js';
+export type { ReadInFolderOptions } from './workspace/operations/read-in-folder.js';
+export { readFileInFolder } from './workspace/operations/read-in-folder.js';
 export type {
   CapturedOutput,
   DirectoryEntry,
