@@ -1,15 +1,6 @@
 import { extname } from 'node:path';
-import {
-  type Document,
-  isMap,
-  isPair,
-  isScalar,
-  isSeq,
-  LineCounter,
-  type Node,
-  parseDocument,
-  visit,
-} from 'yaml';
+import { parseYamlLimited } from '@raf/framework';
+import { type Document, isMap, isPair, isScalar, isSeq, type Node, visit } from 'yaml';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { formatPath } from '../diagnostics/diagnostic.js';
 import { indexTomlPositions, pathKey } from './toml-positions.js';
@@ -25,6 +16,9 @@ export interface SourceDocument {
 }
 
 export type SourceFormat = 'yaml' | 'json' | 'toml';
+
+/** An agent file is configuration, not data: larger than this, it is refused before parsing. */
+export const AGENT_FILE_MAX_BYTES = 1024 * 1024;
 
 export function formatOf(file: string): SourceFormat | undefined {
   const ext = extname(file).toLowerCase();
@@ -80,27 +74,35 @@ export function parseYamlSource(
   text: string,
   file: string,
 ): { document?: SourceDocument; problems: Diagnostic[] } {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, merge: true });
+  // The shared limits: an alias bomb stops at the alias limit, a huge file is not parsed at all.
+  const parsed = parseYamlLimited(text, { uniqueKeys: true, merge: true, maxBytes: AGENT_FILE_MAX_BYTES });
+  const { document: doc, lines } = parsed;
   const position = (offset: number) => {
-    const p = lines.linePos(offset);
+    const p = lines?.linePos(offset) ?? { line: 1, col: 1 };
     return { line: p.line, column: p.col };
   };
-  const problems = doc.errors.map((error): Diagnostic => {
-    const duplicate = error.code === 'DUPLICATE_KEY' ? duplicateAt(doc, error.pos[0]) : undefined;
+  const problems = parsed.problems.map((problem): Diagnostic => {
+    const duplicate = problem.code === 'DUPLICATE_KEY' && doc ? duplicateAt(doc, problem.offset) : undefined;
     return {
       file,
-      ...position(error.pos[0]),
+      line: problem.line,
+      column: problem.column,
       path: duplicate ? formatPath(duplicate.path) : '',
       message: duplicate
         ? `duplicate key '${duplicate.path.at(-1)}'${duplicate.first === undefined ? '' : ` (first on line ${position(duplicate.first).line})`}`
-        : error.code === 'MULTIPLE_DOCS'
+        : problem.code === 'MULTIPLE_DOCS'
           ? 'an agent file holds one YAML document; a second one starts here (remove this `---` and what follows, or split the file)'
-          : `${error.code === 'DUPLICATE_KEY' ? 'duplicate key' : 'YAML syntax error'}: ${error.message.split('\n')[0]}`,
+          : problem.code === 'DUPLICATE_KEY'
+            ? `duplicate key: ${problem.message}`
+            : problem.code === 'TOO_LARGE' || problem.code === 'ALIAS_LIMIT'
+              ? problem.message
+              : problem.code === 'ALIAS_ERROR'
+                ? `YAML alias error: ${problem.message}`
+                : `YAML syntax error: ${problem.message}`,
       severity: 'error',
     };
   });
-  if (problems.length > 0) return { problems };
+  if (problems.length > 0 || !doc) return { problems };
   const locate = (path: Path, options: { key?: boolean } = {}) => {
     let node: unknown = doc.contents;
     let found: Node | undefined = doc.contents ?? undefined;
@@ -113,26 +115,7 @@ export function parseYamlSource(
     }
     return position(found?.range?.[0] ?? 0);
   };
-  let value: unknown;
-  try {
-    // maxAliasCount stops "billion laughs" documents from expanding without bound.
-    value = doc.toJS({ maxAliasCount: 100 });
-  } catch (error) {
-    const message = (error as Error).message;
-    const alias = /: (\S+)$/.exec(message)?.[1];
-    const at = alias ? text.indexOf(`*${alias}`) : -1;
-    return {
-      problems: [
-        {
-          file,
-          ...position(Math.max(0, at)),
-          path: '',
-          message: `YAML alias error: ${message}`,
-          severity: 'error',
-        },
-      ],
-    };
-  }
+  const value = parsed.value;
   return { document: { file, value, locate }, problems: [] };
 }
 

@@ -73,6 +73,21 @@ function firstNestedAlias(document: Document): number {
   return nested ?? first ?? 0;
 }
 
+/** Where the alias an error message ends with (`…: name`) is used, or 0. */
+function aliasNamed(document: Document, message: string): number {
+  const name = /: (\S+)$/.exec(message)?.[1];
+  let found = 0;
+  if (name)
+    yaml().visit(document, {
+      Alias(_key, node) {
+        if (node.source !== name) return undefined;
+        found = node.range?.[0] ?? 0;
+        return yaml().visit.BREAK;
+      },
+    });
+  return found;
+}
+
 /**
  * Parses one YAML document (JSON is YAML) within `YAML_LIMITS`, keeping the document and its line
  * counter for callers that locate fields. A text over the size cap is not parsed; an alias bomb
@@ -134,7 +149,7 @@ export function parseYamlLimited(text: string, options: YamlLimitOptions = {}): 
           message: excessive
             ? `too many alias expansions (over ${options.maxAliasCount ?? YAML_LIMITS.maxAliasCount}): nested *aliases like these expand exponentially ("billion laughs")`
             : message,
-          ...at(excessive ? firstNestedAlias(document) : 0),
+          ...at(excessive ? firstNestedAlias(document) : aliasNamed(document, message)),
         },
       ],
     };
