@@ -445,3 +445,28 @@ describe('item 13: workspace roots and duplicate contexts', () => {
     ]);
   });
 });
+
+describe('an upstream docs example with instructions under [model.options]', () => {
+  it('is refused with an error that names where instructions belong (TOML, as the docs write it)', async () => {
+    const toml = [
+      'kind = "prompt"',
+      'name = "toml-agent"',
+      '',
+      '[model]',
+      'id = "m"',
+      'provider = "custom"',
+      '',
+      '[model.connection]',
+      'endpoint = "http://127.0.0.1:9/v1"',
+      '',
+      '[model.options]',
+      'temperature = 0.2',
+      'instructions = "You are helpful."',
+      '',
+    ].join('\n');
+    const report = await new DeclAgentBuilder().setText(toml, join(dir, 'docs.toml'), 'toml').validate();
+    expect(shown(report).errors).toEqual([
+      "docs.toml:13:1 model.options.instructions: 'instructions' belongs at the top level of the agent file, not under model.options",
+    ]);
+  });
+});

@@ -5,6 +5,7 @@ import { PluginError } from '../errors/error-classes.js';
 import type { JSONValue } from '../json/json.js';
 import type { ProtectedPath } from '../scope/workspace-scope.js';
 import type { ITool } from '../tool/tool.js';
+import type { ToolManifest } from '../tool/tool-manifest.js';
 
 /** Where a declaration came from, for error messages (`agent.yaml:14:5`). */
 export interface SourcePosition {
@@ -45,6 +46,23 @@ export interface PluginBuildContext {
    * Used by contexts with a model of their own (super-brain's `memoryModel`).
    */
   resolveModel?(model: Declaration): Promise<IChatClient | undefined>;
+  /**
+   * MCP servers by name, in the `mcpServers` format of `mcp.json` (Claude Desktop, Cursor, VS
+   * Code: `{ command, args, env }` or `{ url, headers }`): from the agent file's `mcpServers:`, a
+   * `mcp.json` beside it, `--mcp-config` or `builder.withMcpServer()`. An entry names one with
+   * `server: NAME` or `stdio://NAME`.
+   */
+  mcpServers?: Readonly<Record<string, NamedMcpServer>>;
+}
+
+/** One server of the `mcpServers` map, with where it was declared (shown by `raf inspect`). */
+export interface NamedMcpServer {
+  /** The server's fields as written (`command`/`args`/`env`/`cwd`, or `url`/`headers`/`type`). */
+  config: Record<string, JSONValue>;
+  /** Where it came from: `agent.yaml`, `mcp.json`, `--mcp-config servers.json`, `code`. */
+  source: string;
+  /** The folder its relative `command` and `cwd` resolve against (the declaring file's). */
+  baseDir: string;
 }
 
 /** One YAML entry as the plugin receives it: `kind`, optional `name`, the rest as given. */
@@ -79,6 +97,12 @@ export interface RafPlugin {
   /** Tool names each tool kind expands to when a YAML entry has no `name` (rule 6). */
   toolExpansions?: Record<string, readonly string[]>;
   contextKinds?: Record<string, ContextKindFactory>;
+  /**
+   * The manifest of each tool this plugin's kinds make, by tool name: what global catalogs
+   * (`raf tools`, the studio's Tools page) show before any agent is built. The tools themselves
+   * carry the same objects; the manifest lives with the extension, not in the framework.
+   */
+  toolManifests?: Readonly<Record<string, ToolManifest>>;
   modelProviders?: Record<string, ModelProviderFactory>;
   /**
    * The `config:` schema of each tool and context kind (a zod object), checked before the factory

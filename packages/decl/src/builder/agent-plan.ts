@@ -6,6 +6,7 @@ import {
   type IContextProvider,
   type ITool,
   isScopeTool,
+  type NamedMcpServer,
   type PluginBuildContext,
   type ProtectedPath,
 } from '@raf/core';
@@ -44,6 +45,8 @@ export interface PlanInputs {
   dryRun?: boolean;
   /** Paths every workspace protects: the agent definition file, the sessions folder. */
   protectedPaths?: readonly ProtectedPath[];
+  /** The servers entries may name (`server: NAME`, `stdio://NAME`): `mcp.json`, `mcpServers:`, code. */
+  mcpServers?: Readonly<Record<string, NamedMcpServer>>;
   signal?: AbortSignal;
   /**
    * Where a field of the planned definition is in the file (a sub-agent's fields are under
@@ -152,6 +155,7 @@ export async function planAgent(
     ...(inputs.protectedPaths &&
       inputs.protectedPaths.length > 0 && { protectedPaths: inputs.protectedPaths }),
     resolveModel: async (model) => registry.modelProvider(model.kind)?.(model, context),
+    ...(inputs.mcpServers && { mcpServers: inputs.mcpServers }),
   };
 
   const model = checked.model

@@ -70,6 +70,8 @@ export interface AgentExplanation {
   warnings: string[];
   /** A workflow file or an agent with sub-agents: the mode and the compiled graph. */
   workflow?: ExplainedWorkflow;
+  /** The servers of the `mcpServers` map entries can name, with where each was declared. */
+  mcpServers?: { name: string; source: string; transport: 'stdio' | 'http' }[];
 }
 
 /** The shape `raf inspect` draws: nodes and edges of the compiled graph. */

@@ -54,6 +54,8 @@ export const toolDeclSchema = z.strictObject({
   config: z.record(z.string(), z.unknown()).optional(),
   bindings: z.array(z.record(z.string(), z.unknown())).optional(),
   serverUrl: z.string().optional(),
+  /** `kind: mcp`: a server of the `mcpServers` map (`mcp.json`) by name. */
+  server: z.string().min(1).optional(),
   /** `kind: mcp`: a tool of the server (upstream), or `{ remote: local }` renames. */
   toolName: z
     .union([z.string(), z.record(z.string(), z.string())], {
@@ -154,6 +156,11 @@ export const subAgentSchema = z.strictObject({
 export const agentDefinitionSchema = z.strictObject({
   ...promptAgentShape,
   subAgents: z.array(subAgentSchema).optional(),
+  /**
+   * MCP servers by name, in the `mcp.json` format (`{ command, args, env }` or `{ url, headers }`):
+   * `kind: mcp` entries name one with `server: NAME` or `server_url: stdio://NAME`.
+   */
+  mcpServers: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
 });
 
 export type AgentDefinition = z.output<typeof agentDefinitionSchema>;
