@@ -124,6 +124,11 @@ export async function parseTomlSource(
   text: string,
   file: string,
 ): Promise<{ document?: SourceDocument; problems: Diagnostic[] }> {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > AGENT_FILE_MAX_BYTES) {
+    const message = `the file is ${bytes} bytes, over the ${AGENT_FILE_MAX_BYTES}-byte limit`;
+    return { problems: [{ file, line: 1, column: 1, path: '', message, severity: 'error' }] };
+  }
   let toml: { parse(text: string): unknown };
   try {
     toml = (await import('smol-toml')) as { parse(text: string): unknown };
