@@ -73,17 +73,49 @@ export async function describeRequest(request: ToolApprovalRequestUpdate): Promi
   return lines.join('\n');
 }
 
-/** Asks about each request on the terminal: `y` approves, anything else denies. */
+/** Ctrl-C at the `[y/N]` prompt: nothing of the batch runs, and the turn ends there. */
+export class ApprovalCancelled extends Error {
+  constructor() {
+    super('approval cancelled by Ctrl-C');
+    this.name = 'ApprovalCancelled';
+  }
+}
+
+/** What "always for this session" remembers: the tool, and the sub-agent chain that asks for it. */
+const alwaysKey = (request: ToolApprovalRequestUpdate) =>
+  [...(request.agentPath ?? []), request.name].join(' › ');
+
+/** Every request of the batch denied, as Ctrl-C at the prompt leaves them. */
+export function denyAll(requests: readonly ToolApprovalRequestUpdate[], reason: string): ApprovalResponse[] {
+  return requests.map((r) => ({ callId: r.callId, approved: false, reason }));
+}
+
+/**
+ * Asks about each request on the terminal: `y` approves, anything else denies. With `always` (a
+ * set kept for the session) `a` approves this tool now and for the rest of the session, and a
+ * tool already in it is approved without asking (said on one line). `ask` throws
+ * `ApprovalCancelled` on Ctrl-C.
+ */
 export async function askApprovals(
   requests: readonly ToolApprovalRequestUpdate[],
   ask: (question: string) => Promise<string>,
   write: (text: string) => void,
+  always?: Set<string>,
 ): Promise<ApprovalResponse[]> {
   const answers: ApprovalResponse[] = [];
   for (const request of requests) {
+    const key = alwaysKey(request);
+    if (always?.has(key)) {
+      const what = request.resolvedTarget ?? JSON.stringify(request.arguments);
+      write(`✓ approved (always this session): ${escapeLine(`${key} ${what}`)}\n`);
+      answers.push({ callId: request.callId, approved: true });
+      continue;
+    }
     write(`${await describeRequest(request)}\n`);
-    const answer = (await ask('[y/N] ')).trim().toLowerCase();
-    const approved = answer === 'y' || answer === 'yes';
+    const answer = (await ask(always ? '[y/N/a(lways this session)] ' : '[y/N] ')).trim().toLowerCase();
+    const forSession = always !== undefined && (answer === 'a' || answer === 'always');
+    if (forSession) always.add(key);
+    const approved = forSession || answer === 'y' || answer === 'yes';
     answers.push(
       approved
         ? { callId: request.callId, approved }

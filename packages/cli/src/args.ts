@@ -30,6 +30,13 @@ export interface CliArgs {
   host?: string;
   /** `raf studio --port N` (0 or unset: any free port). */
   port?: number;
+  /** `raf init`: take the defaults without asking (`--yes`), and what to put in the agent. */
+  yes?: boolean;
+  name?: string;
+  provider?: string;
+  web?: boolean;
+  /** `raf mock --mode script|echo|tools`. */
+  mode?: string;
   /** `raf studio --open`: open the page in the desktop's browser (best effort). */
   open?: boolean;
   /** `raf tools --governance FILE` (default `.raf/governance.json`). */
@@ -100,6 +107,11 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     ...(values.host !== undefined && { host: values.host }),
     ...(port !== undefined && { port }),
     ...(values.open && { open: true }),
+    ...(values.mode !== undefined && { mode: values.mode }),
+    ...(values.yes && { yes: true }),
+    ...(values.name !== undefined && { name: values.name }),
+    ...(values.provider !== undefined && { provider: values.provider }),
+    ...(values.web && { web: true }),
     ...(values.governance !== undefined && { governance: values.governance }),
     lang,
     help: values.help ?? false,

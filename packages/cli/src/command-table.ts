@@ -26,6 +26,11 @@ export const OPTIONS = {
   host: { type: 'string' },
   port: { type: 'string' },
   open: { type: 'boolean' },
+  mode: { type: 'string' },
+  yes: { type: 'boolean', short: 'y' },
+  name: { type: 'string' },
+  provider: { type: 'string' },
+  web: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
 } as const;
@@ -49,6 +54,8 @@ export interface CommandSpec {
   requires?: Partial<Record<OptionName, OptionName>>;
   /** How many arguments may follow the command's words (unset: any number, or the command checks). */
   most?: number;
+  /** The exit codes it can return, when not all of `EXIT_CODES` (`raf validate` never pauses). */
+  exits?: string;
 }
 
 /**
@@ -64,6 +71,15 @@ const INDENT = ' '.repeat(23);
  * order is the order of `raf --help`.
  */
 export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
+  init: {
+    synopsis: 'init [dir]',
+    summary: 'write a template agent and its workspace/ (asks on a terminal; never overwrites)',
+    options: ['yes', 'name', 'provider', 'model', 'web'],
+    usage: `raf init [dir] [--yes] [--name NAME] [--provider openai|deepseek|anthropic|agnes|custom] [--model ID] [--web]
+${INDENT}(on a terminal it asks what to include; --yes takes the defaults and the flags)`,
+    most: 1,
+    exits: 'Exit codes: 0 written, 2 a file exists (never overwritten) or bad usage.',
+  },
   run: {
     synopsis: 'run <agent.yaml>',
     summary: 'run one turn (or resume a paused one) and exit',
@@ -88,7 +104,7 @@ ${INDENT}[--answer TEXT]   (a workflow paused for input: with --session ID)`,
   },
   chat: {
     synopsis: 'chat <agent.yaml>',
-    summary: 'an interactive session; Ctrl-C cancels the turn, /exit leaves',
+    summary: 'an interactive session; Ctrl-C cancels the turn, /help, /exit',
     options: ['session', 'sessions-dir', 'var', ...MODEL, 'strict'],
     usage:
       'raf chat <agent.yaml> [--session ID] [--sessions-dir DIR] [--var k=v]… [--model ID] [--base-url URL] [--mcp-config FILE] [--strict]',
@@ -101,6 +117,7 @@ ${INDENT}[--answer TEXT]   (a workflow paused for input: with --session ID)`,
     usage: `raf validate <agent.yaml>… [--json] [--lenient | --strict] [--mcp-config FILE]
 ${INDENT}(unknown keys are errors unless --lenient; --strict: missing folders too)`,
     exclusive: [['lenient', 'strict']],
+    exits: 'Exit codes: 0 every file is valid, 2 a file has errors (or bad usage).',
   },
   inspect: {
     synopsis: 'inspect <agent.yaml>',
@@ -110,6 +127,7 @@ ${INDENT}(unknown keys are errors unless --lenient; --strict: missing folders to
 ${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]… [--sessions-dir DIR] [--strict]   (the plan raf run would follow)`,
     exclusive: [['json', 'mermaid', 'lang']],
     most: 1,
+    exits: 'Exit codes: 0 printed, 2 bad config or usage.',
   },
   tools: {
     synopsis: 'tools <action>',
@@ -120,6 +138,7 @@ ${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]… [--ses
   raf tools route NAME auto|force-local|force-main-process-proxy|force-disabled [--json] [--governance FILE]
   raf tools hint NAME [TEXT] [--json] [--governance FILE]    (no TEXT: remove the hint)
   raf tools core NAME on|off [--json] [--governance FILE]`,
+    exits: 'Exit codes: 0 done, 2 bad governance file or usage.',
   },
   index: {
     synopsis: 'index <agent.yaml>',
@@ -134,6 +153,7 @@ ${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]… [--ses
     options: [],
     usage: 'raf schema',
     most: 0,
+    exits: 'Exit codes: 0 printed, 2 bad usage.',
   },
   studio: {
     synopsis: 'studio [agent.yaml…]',
@@ -142,12 +162,22 @@ ${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]… [--ses
     usage: `raf studio [agent.yaml…] [--port N] [--open] [--governance FILE] [--sessions-dir DIR]
 ${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]…`,
   },
+  mock: {
+    synopsis: 'mock [script.yaml]',
+    summary: 'an offline OpenAI-compatible model on 127.0.0.1 (script, echo, tools)',
+    options: ['port', 'mode'],
+    usage: `raf mock [script.yaml] [--port N] [--mode script|echo|tools]   (default: script with a file, else echo)
+${INDENT}(a script: a YAML list of turns, each \`text:\` and/or \`toolCalls: [{ name, arguments }]\`)`,
+    most: 1,
+    exits: 'Exit codes: 0 stopped by Ctrl-C or SIGTERM, 2 bad script or usage.',
+  },
   'memory check': {
     synopsis: 'memory check <dir>',
     summary: 'validate a super-brain memory bundle; exit 2 on problems',
     options: ['json'],
     usage: 'raf memory check <dir> [--json]',
     most: 1,
+    exits: 'Exit codes: 0 the bundle is valid, 2 it has problems (or bad usage).',
   },
   'memory consolidate': {
     synopsis: 'memory consolidate <agent.yaml>',
@@ -222,7 +252,7 @@ export function usageOf(positionals: readonly string[]): string {
   return `${specs.map((s) => `raf ${s.synopsis} — ${s.summary}\n`).join('')}
 Usage:
 ${specs.map((s) => `  ${s.usage}\n`).join('')}
-${EXIT_CODES}
+${specs.length === 1 && specs[0]?.exits ? specs[0].exits : EXIT_CODES}
 raf --help lists every command.
 `;
 }

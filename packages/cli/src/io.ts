@@ -7,6 +7,8 @@ export interface CliIO {
   cwd: string;
   /** Fires on Ctrl-C (SIGINT); the CLI cancels the current turn. */
   onInterrupt(listener: () => void): () => void;
+  /** Fires on SIGTERM: for the commands that serve until stopped (`raf mock`). */
+  onTerminate?(listener: () => void): () => void;
 }
 
 /**
@@ -37,6 +39,10 @@ export function processIO(): CliIO {
     onInterrupt(listener) {
       process.on('SIGINT', listener);
       return () => process.off('SIGINT', listener);
+    },
+    onTerminate(listener) {
+      process.on('SIGTERM', listener);
+      return () => process.off('SIGTERM', listener);
     },
   };
 }

@@ -24,6 +24,8 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
       // Each command's module loads on demand: a command pays at start-up only for what it uses
       // (in the bundle, code only one command needs sits in chunks no other command loads).
       switch (args.command) {
+        case 'init':
+          return await (await import('./commands/init.js')).initCommand(args, io);
         case 'run':
           return await (await import('./commands/run.js')).runCommand(args, io);
         case 'chat':
@@ -42,6 +44,8 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
           return await (await import('./commands/memory.js')).memoryCommand(args, io);
         case 'studio':
           return await (await import('./commands/studio.js')).studioCommand(args, io);
+        case 'mock':
+          return await (await import('./commands/mock.js')).mockCommand(args, io);
         case 'mcp':
           return await (await import('./commands/mcp-serve.js')).mcpCommand(args, io);
         default:

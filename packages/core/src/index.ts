@@ -1,5 +1,6 @@
 export type {
   ApprovalResponse,
+  CacheBreakpoint,
   ChatClientRunOptions,
   IChatClient,
   ModelMetadata,

@@ -3,7 +3,7 @@ export type { BuildOptions, StrictOptions, ValidationReport } from './builder/de
 export { DeclAgentBuilder } from './builder/decl-agent-builder.js';
 export type { ModelOverride, NamedConnection } from './builder/plan-model.js';
 export type { Diagnostic } from './diagnostics/diagnostic.js';
-export { DeclError, formatDiagnostic } from './diagnostics/diagnostic.js';
+export { DeclError, formatDiagnostic, formatPath } from './diagnostics/diagnostic.js';
 export type { Environment } from './env/resolve-env.js';
 export type { AgentExplanation, ExplainedTool, ExplainedWorkflow } from './explain/explain.js';
 export type { LoadedDefinition, LoadOptions, PartialDefinition } from './load/load-definition.js';
@@ -12,6 +12,8 @@ export {
   loadDefinitionFromObject,
   loadDefinitionFromText,
 } from './load/load-definition.js';
+export type { SourceDocument } from './load/source-document.js';
+export { parseYamlSource } from './load/source-document.js';
 export { corePlugin } from './registry/core-plugin.js';
 export { loadExtension, locateExtension } from './registry/extension-loader.js';
 export { EXTENSION_PACKAGES, PluginRegistry } from './registry/plugin-registry.js';

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createChatClient } from '@raf/client';
-import { startMockModelServer } from '@raf/client/testing';
+import { startMockModelServer, startMockResponsesServer } from '@raf/client/testing';
 import { defineTool, toolSuccess } from '@raf/core';
 import { FILE_TOOL_NAMES } from '@raf/framework';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -468,5 +468,65 @@ describe('an upstream docs example with instructions under [model.options]', () 
     expect(shown(report).errors).toEqual([
       "docs.toml:13:1 model.options.instructions: 'instructions' belongs at the top level of the agent file, not under model.options",
     ]);
+  });
+});
+
+describe("the upstream's apiType", () => {
+  it('apiType: responses (or api_type) runs on the OpenAI Responses API', async () => {
+    const server = await startMockResponsesServer({
+      turns: [{ reasoning: 'Thinking.', text: 'From responses.' }, { text: 'Again.' }],
+    });
+    try {
+      for (const key of ['apiType', 'api_type']) {
+        const agent = await new DeclAgentBuilder()
+          .fromYaml(
+            `name: r\nmodel:\n  id: gpt-5-mini\n  provider: openai\n  ${key}: responses\n  connection: { endpoint: "${server.baseURL}", api_key: k }\n`,
+            join(dir, 'responses.yaml'),
+          )
+          .build();
+        const text = (await drain(agent.run('hi')))
+          .filter(
+            (u): u is { type: 'text-delta'; delta: string } => (u as { type: string }).type === 'text-delta',
+          )
+          .map((u) => u.delta)
+          .join('');
+        expect(text).toMatch(/^(From responses\.|Again\.)$/);
+      }
+      expect(server.requests.map((r) => r.path)).toEqual(['/v1/responses', '/v1/responses']);
+      expect(server.requests[0]?.body).toMatchObject({ model: 'gpt-5-mini', store: false });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('model.options.cache (Anthropic prompt caching)', () => {
+  it('marks system, tools and the last turn by default; a list marks only those places; false none', async () => {
+    const { startMockAnthropicServer } = await import('@raf/client/testing');
+    const server = await startMockAnthropicServer({ turns: [{ text: 'a' }, { text: 'b' }] });
+    try {
+      const file = (cache: string) =>
+        `name: c\nmodel:\n  id: claude-x\n  provider: anthropic\n  connection: { endpoint: "${server.url}", api_key: k }\n${cache}instructions: Be brief.\n`;
+      for (const cache of ['', '  options: { cache: [last_turn] }\n']) {
+        const agent = await new DeclAgentBuilder().fromYaml(file(cache), join(dir, 'cache.yaml')).build();
+        await drain(agent.run('hi'));
+      }
+      const [auto, listed] = server.requests.map(
+        (r) => r.body as { system: unknown; messages: { content: unknown }[] },
+      );
+      expect(auto?.system).toEqual([
+        { type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } },
+      ]);
+      expect(listed?.system).toBe('Be brief.');
+      expect(JSON.stringify(listed?.messages.at(-1))).toContain('"cache_control":{"type":"ephemeral"}');
+      const bad = await new DeclAgentBuilder()
+        .fromYaml(file('  options: { cache: sometimes }\n'), join(dir, 'cache.yaml'))
+        .validate();
+      expect(bad.errors.map((e) => e.message)).toEqual([
+        'must be auto, false, or a list of system, tools, lastTurn',
+      ]);
+    } finally {
+      await server.close();
+    }
   });
 });

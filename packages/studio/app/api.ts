@@ -48,8 +48,19 @@ export interface RunEvents {
 }
 
 /** POSTs and reads the server-sent events of a run (EventSource cannot POST). */
-export async function streamRun(path: string, body: unknown, events: RunEvents): Promise<void> {
-  const response = await fetch(path, { method: 'POST', headers: headers(true), body: JSON.stringify(body) });
+export async function streamRun(
+  path: string,
+  body: unknown,
+  events: RunEvents,
+  signal?: AbortSignal,
+): Promise<void> {
+  // Aborting closes the stream; the server cancels the turn when its stream closes.
+  const response = await fetch(path, {
+    method: 'POST',
+    headers: headers(true),
+    body: JSON.stringify(body),
+    ...(signal && { signal }),
+  });
   if (!response.ok || !response.body) throw await failure(response);
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';

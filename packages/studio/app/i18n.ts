@@ -57,7 +57,19 @@ const WORDS = {
   arguments: { en: 'Arguments', 'zh-CN': '参数' },
   thisRun: { en: 'Routes of this run', 'zh-CN': '本次运行的路由' },
   you: { en: 'You', 'zh-CN': '你' },
-  finished: { en: 'Finished', 'zh-CN': '结束' },
+  finishStop: { en: 'Done.', 'zh-CN': '已完成。' },
+  finishAwaitingApproval: { en: 'Waiting for your approval.', 'zh-CN': '等待你的审批。' },
+  finishAwaitingInput: { en: 'Waiting for your answer.', 'zh-CN': '等待你的回答。' },
+  finishCancelled: { en: 'Stopped.', 'zh-CN': '已停止。' },
+  finishLength: {
+    en: 'Stopped: the answer reached the length limit.',
+    'zh-CN': '已停止：回答达到长度上限。',
+  },
+  finishContentFilter: { en: 'Stopped by the content filter.', 'zh-CN': '被内容过滤器停止。' },
+  finishOther: { en: 'Finished.', 'zh-CN': '已结束。' },
+  stop: { en: 'Stop', 'zh-CN': '停止' },
+  approved: { en: 'Approved', 'zh-CN': '已批准' },
+  denied: { en: 'Denied', 'zh-CN': '已拒绝' },
   noAgents: { en: 'No agent is served.', 'zh-CN': '没有可用的 Agent。' },
   overrides: { en: 'Agent overrides (toolPolicy as written)', 'zh-CN': 'Agent 覆盖（文件中的 toolPolicy）' },
   none: { en: 'none', 'zh-CN': '无' },
@@ -88,4 +100,19 @@ export type Word = keyof typeof WORDS;
 
 export function t(lang: Lang, word: Word): string {
   return WORDS[word][lang];
+}
+
+const FINISH: Readonly<Record<string, Word>> = {
+  stop: 'finishStop',
+  toolCalls: 'finishStop',
+  awaitingApproval: 'finishAwaitingApproval',
+  awaitingInput: 'finishAwaitingInput',
+  cancelled: 'finishCancelled',
+  length: 'finishLength',
+  contentFilter: 'finishContentFilter',
+};
+
+/** How a turn ended, in words (never the enum the wire carries). */
+export function finishWords(lang: Lang, reason: string): string {
+  return t(lang, FINISH[reason] ?? 'finishOther');
 }

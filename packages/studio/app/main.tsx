@@ -50,6 +50,8 @@ function App() {
       ([l, a]) => {
         setLabels(l);
         setAgents(a.agents);
+        // Started with an agent file: open on that agent, not the global Tools table.
+        if (a.agents.length > 0 && location.hash.replace(/^#\/?/, '') === '') setPage('agent');
         setAgentId(a.agents.find((x) => x.kind === 'agent')?.id ?? a.agents[0]?.id);
       },
       (e: Error) => setError(e.message),

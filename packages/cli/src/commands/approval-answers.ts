@@ -13,13 +13,26 @@ export async function answerApprovals(
   requests: readonly ToolApprovalRequestUpdate[],
   args: CliArgs,
   io: CliIO,
+  always?: Set<string>,
 ): Promise<ApprovalResponse[]> {
   if (args.approve !== 'ask') return decide(requests, args.approve === 'all', io);
   return askApprovals(
     requests,
     (q) => askLine(io, q),
     (t) => io.stderr.write(t),
+    always,
   );
+}
+
+/** A pause nobody can answer here (exit 3): what waits, one line per call, then how to resume. */
+export function sayWhatWaits(requests: readonly ToolApprovalRequestUpdate[], io: CliIO): void {
+  for (const r of requests) {
+    const by = r.agentPath?.length ? `${r.agentPath.join(' › ')}: ` : '';
+    const target = r.resolvedTarget ? ` ${r.resolvedTarget}` : '';
+    io.stderr.write(
+      `waiting for approval: ${escapeLine(`${by}${r.name}${target}`)} ${escapeLine(JSON.stringify(r.arguments) ?? '')}\n`,
+    );
+  }
 }
 
 export function decide(

@@ -65,7 +65,7 @@ function readable(plan: AgentExplanation, lang: LabelLanguage): string {
   if (plan.workflow?.kind === 'workflow')
     return `${[`workflow ${plan.name}`, ...graphText(plan.workflow), ...servers].map(escapeLine).join('\n')}\n`;
   const lines = [
-    `agent ${plan.name}: model ${plan.model.provider}/${plan.model.id}, tool loop ${plan.toolLoop ? 'on' : 'off'} (max ${plan.maxToolRounds} rounds)`,
+    `agent ${plan.name}: model ${plan.model.provider}/${plan.model.id}${plan.model.fallback ? ` (then ${plan.model.fallback.map((f) => `${f.provider}/${f.id}`).join(', then ')})` : ''}, tool loop ${plan.toolLoop ? 'on' : 'off'} (max ${plan.maxToolRounds} rounds)`,
     'contexts (run order):',
     ...plan.contexts.flatMap((c) => [
       `  ${c.order}. ${c.kind} ${c.name}`,

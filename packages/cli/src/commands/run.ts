@@ -10,7 +10,7 @@ import { HumanRenderer } from '../render/human.js';
 import { NdjsonRenderer } from '../render/ndjson.js';
 import { readAll } from '../terminal.js';
 import { openSession, pendingRequests, runTurn } from '../turn.js';
-import { answerApprovals, refuseInputWhileApproving } from './approval-answers.js';
+import { answerApprovals, refuseInputWhileApproving, sayWhatWaits } from './approval-answers.js';
 
 /**
  * `raf run <file>`: one turn. A pause for approval is answered by `--approve all|none`, by a
@@ -57,16 +57,19 @@ async function runAgent(file: string, args: CliArgs, io: CliIO): Promise<number>
     throw new CliError(`--answer answers a workflow paused for input; ${file} is an agent: give -i "…"`);
   let input = args.input;
   let approvals: ApprovalResponse[] | undefined;
+  // `a` at the prompt: that tool is approved for the rest of this process's run.
+  const always = new Set<string>();
   if (session.pendingApproval) {
     refuseInputWhileApproving(session.id, args);
     const requests = pendingRequests(session.pendingApproval);
     if (args.approve === 'ask' && !io.stdin.isTTY) {
+      sayWhatWaits(requests, io);
       throw new CliError(
         `session ${session.id} is waiting for approval; resume with --approve all or --approve none`,
         EXIT.paused,
       );
     }
-    approvals = await answerApprovals(requests, args, io);
+    approvals = await answerApprovals(requests, args, io, always);
     input = undefined;
   } else if (input === undefined) {
     if (io.stdin.isTTY) throw new CliError('raf run needs input: -i "…" or text on stdin');
@@ -108,12 +111,13 @@ async function runAgent(file: string, args: CliArgs, io: CliIO): Promise<number>
       if (outcome.finish.reason !== 'awaitingApproval')
         return outcome.configError ? EXIT.config : outcome.failed ? EXIT.model : EXIT.ok;
       if (args.approve === 'ask' && !io.stdin.isTTY) {
+        sayWhatWaits(outcome.requests, io);
         io.stderr.write(
           `paused for approval; resume with: raf run ${file} --session ${session.id} --approve all|none\n`,
         );
         return EXIT.paused;
       }
-      approvals = await answerApprovals(outcome.requests, args, io);
+      approvals = await answerApprovals(outcome.requests, args, io, always);
       input = undefined;
     }
   } catch (error) {

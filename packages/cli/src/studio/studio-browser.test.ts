@@ -100,6 +100,8 @@ describe.runIf(hasChromium())('raf studio in Chromium', () => {
           ],
         },
         { text: 'Written.' },
+        // A slow answer, stopped halfway by the Stop button.
+        { text: 'one two three four five six seven eight nine ten', chunkDelayMs: 400 },
         // One paused write per language for the screenshots.
         ...['w2', 'w3'].map((id) => ({
           toolCalls: [
@@ -300,7 +302,7 @@ describe.runIf(hasChromium())('raf studio in Chromium', () => {
     await open('conversation');
     await page.fill('#message', 'Summarise the meeting notes into summary.md');
     await page.click('form.composer button[type=submit]');
-    await page.waitForSelector('.chat li:has-text("stop")', { timeout: 45_000 });
+    await page.waitForSelector('.chat li:has-text("Done.")', { timeout: 45_000 });
     // The delegation to the researcher shows its routes for this run.
     const batch = '.batch section[data-agent="researcher"]';
     await page.waitForSelector(batch);
@@ -325,10 +327,40 @@ describe.runIf(hasChromium())('raf studio in Chromium', () => {
     expect(await page.textContent('[data-approval="w1"] [data-field="approval.diff"]')).toContain(
       '-old line\n+new line',
     );
+    // How the turn paused, in words (not the `awaitingApproval` enum), in both languages.
+    expect(await page.textContent('.chat')).toContain('Waiting for your approval.');
+    expect(await page.textContent('.chat')).not.toContain('awaitingApproval');
+    await page.selectOption('header select', 'zh-CN');
+    expect(await page.textContent('.chat')).toContain('等待你的审批。');
+    await page.selectOption('header select', 'en');
     await page.click('button:has-text("Approve")');
     await page.waitForSelector('.chat .assistant:has-text("Written.")');
+    // The card gave way to one line saying what was decided.
+    expect(await page.$('[data-approval="w1"]')).toBeNull();
+    expect(await page.textContent('[data-decided="w1"]')).toContain('Approved: write_file');
+    // The result reads as lines, not as raw JSON.
+    const result = (await page.textContent('[data-call="w1"] .result')) ?? '';
+    expect(result).toMatch(/^✓ \S+: /);
+    expect(result).not.toContain('{"');
     expect(await readFile(join(project, 'scratch/todo.md'), 'utf8')).toBe('new line\n');
   }, 60_000);
+
+  it('a Stop button while a turn streams stops it', async () => {
+    await open('conversation');
+    await page.selectOption('main select', 'scribe');
+    await page.fill('#message', 'count slowly');
+    await page.click('form.composer button[type=submit]');
+    await page.waitForSelector('.chat .assistant:has-text("two")');
+    await page.click('button[data-stop]');
+    await page.waitForSelector('.chat li:has-text("Stopped.")');
+    await page.waitForSelector('form.composer button[type=submit]');
+    expect(await page.textContent('.chat')).not.toContain('nine ten');
+  }, 60_000);
+
+  it('opens on the Agent page when it serves an agent, not on the global Tools table', async () => {
+    await page.goto(studio.url);
+    await page.waitForSelector('main[data-page="agent"] [data-field="plan.name"]', { timeout: 15_000 });
+  }, 30_000);
 
   it('axe finds no serious or critical violation on any page, in either language or theme', async () => {
     for (const lang of LANGS) {

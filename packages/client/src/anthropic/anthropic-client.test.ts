@@ -17,6 +17,8 @@ async function setup(turns: MockTurnInput[], extra: Partial<AnthropicClientOptio
     model: 'claude-x',
     baseURL: server.url,
     apiKey: 'sk-ant-test',
+    // The wire shapes checked here leave out the cache breakpoints (request-body.test.ts has them).
+    modelOptions: { cache: false },
     ...extra,
   });
 }
@@ -97,7 +99,7 @@ describe('AnthropicChatClient over HTTP', () => {
 
   it('sends system, tool_use and tool_result blocks, tools, options and headers as the Messages API expects', async () => {
     await setup([{ text: 'ok' }], {
-      modelOptions: { temperature: 0.2, topP: 0.9, stop: ['END'], seed: 7 },
+      modelOptions: { temperature: 0.2, topP: 0.9, stop: ['END'], seed: 7, cache: false },
       modelMetadata: { contextWindowTokens: 200_000, maxOutputTokens: 8192 },
       headers: { 'anthropic-beta': 'tools-2024' },
       extraBody: { top_k: 5 },

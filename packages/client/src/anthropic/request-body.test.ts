@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { buildMessagesBody } from './request-body.js';
 
 const tool = { name: 'f', description: 'd', parameters: { type: 'object' } };
-const base = { model: 'claude', stream: true, maxTokens: 4096 };
+// Without cache breakpoints: these tests read the shape of the rest (the breakpoints have their own).
+const base = { model: 'claude', stream: true, maxTokens: 4096, defaults: { cache: false as const } };
 
 describe('buildMessagesBody', () => {
   it.each<[ToolChoice | undefined, boolean | undefined, unknown]>([
@@ -86,5 +87,35 @@ describe('buildMessagesBody', () => {
         content: [{ type: 'tool_result', tool_use_id: 't', content: 'Rejected: User denied' }],
       },
     ]);
+  });
+
+  it('marks the system prompt, the tool list and the last turn for the prompt cache by default', () => {
+    const { defaults: _none, ...auto } = base;
+    const messages: ChatMessage[] = [
+      { role: 'system', content: 'Be brief.' },
+      userMessage('first'),
+      { role: 'assistant', content: 'ok' },
+      userMessage('second'),
+    ];
+    const body = buildMessagesBody(messages, { tools: [tool, { ...tool, name: 'g' }] }, auto);
+    expect(body.system).toEqual([{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }]);
+    expect(body.tools).toEqual([
+      { name: 'f', description: 'd', input_schema: { type: 'object' } },
+      { name: 'g', description: 'd', input_schema: { type: 'object' }, cache_control: { type: 'ephemeral' } },
+    ]);
+    expect((body.messages as { content: unknown }[]).map((m) => m.content)).toEqual([
+      'first',
+      'ok',
+      [{ type: 'text', text: 'second', cache_control: { type: 'ephemeral' } }],
+    ]);
+    // `cache: [places]` marks only those; `cache: false` none.
+    const tools = buildMessagesBody(messages, { tools: [tool], modelOptions: { cache: ['tools'] } }, auto);
+    expect(tools.system).toBe('Be brief.');
+    expect(tools.tools).toEqual([
+      { name: 'f', description: 'd', input_schema: { type: 'object' }, cache_control: { type: 'ephemeral' } },
+    ]);
+    expect(
+      JSON.stringify(buildMessagesBody(messages, { modelOptions: { cache: false } }, auto)),
+    ).not.toContain('cache_control');
   });
 });

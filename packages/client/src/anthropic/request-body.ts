@@ -1,4 +1,5 @@
 import {
+  type CacheBreakpoint,
   type ChatClientRunOptions,
   type ChatMessage,
   type ModelOptions,
@@ -103,6 +104,29 @@ function wireToolChoice(choice: ToolChoice | undefined, parallel: boolean | unde
   return wire;
 }
 
+const EPHEMERAL = { type: 'ephemeral' } as const;
+const ALL: readonly CacheBreakpoint[] = ['system', 'tools', 'lastTurn'];
+
+/** `options.cache`: `auto` (default) marks the system prompt, the tools and the last turn. */
+function breakpoints(cache: ModelOptions['cache']): ReadonlySet<CacheBreakpoint> {
+  if (cache === false) return new Set();
+  return new Set(cache === undefined || cache === 'auto' ? ALL : cache);
+}
+
+/**
+ * The last block of the last message ends the cached prefix: the next round (the same history
+ * plus one more turn) reads everything up to it from the cache.
+ */
+function markLastTurn(wire: WireMessage[]): void {
+  const last = wire.at(-1);
+  if (!last) return;
+  const blocks = blocksOf(last.content);
+  const end = blocks.at(-1);
+  if (!end) return;
+  blocks[blocks.length - 1] = { ...end, cache_control: EPHEMERAL };
+  last.content = blocks;
+}
+
 /**
  * The JSON body of `POST /v1/messages`: client defaults < per-run options < extra body. Model
  * options the API lacks (seed, penalties, reasoningEffort, responseFormat) are not sent; use
@@ -119,14 +143,22 @@ export function buildMessagesBody(
     model: options.model,
     max_tokens: modelOptions.maxTokens ?? options.maxTokens,
   };
-  if (system.length > 0) body.system = system.join('\n\n');
+  const marks = breakpoints(modelOptions.cache);
+  if (system.length > 0) {
+    const text = system.join('\n\n');
+    body.system = marks.has('system') ? [{ type: 'text', text, cache_control: EPHEMERAL }] : text;
+  }
+  if (marks.has('lastTurn')) markLastTurn(wire);
   body.messages = wire;
   body.stream = options.stream;
   if (modelOptions.temperature !== undefined) body.temperature = modelOptions.temperature;
   if (modelOptions.topP !== undefined) body.top_p = modelOptions.topP;
   if (modelOptions.stop !== undefined) body.stop_sequences = modelOptions.stop;
   if (run.tools && run.tools.length > 0) {
-    body.tools = run.tools.map(wireTool);
+    const tools = run.tools.map(wireTool);
+    // The tool list comes first in Anthropic's cache order: a mark on its last tool caches them all.
+    if (marks.has('tools')) tools[tools.length - 1] = { ...tools.at(-1), cache_control: EPHEMERAL };
+    body.tools = tools;
     const choice = wireToolChoice(run.toolChoice, run.parallelToolCalls);
     if (choice !== undefined) body.tool_choice = choice;
   }

@@ -14,7 +14,16 @@ export interface ModelOptions {
   frequencyPenalty?: number;
   reasoningEffort?: string;
   responseFormat?: JSONValue;
+  /**
+   * Prompt-cache breakpoints where the provider wants them marked (Anthropic `cache_control`):
+   * `'auto'` (the default: the system prompt, the tool list and the last turn), `false` (none), or
+   * the places to mark. Providers that cache on their own (OpenAI, DeepSeek) ignore it.
+   */
+  cache?: false | 'auto' | readonly CacheBreakpoint[];
 }
+
+/** A place in a request where a prompt cache may end. */
+export type CacheBreakpoint = 'system' | 'tools' | 'lastTurn';
 
 /** A caller's decision on a gated tool call. */
 export interface ApprovalResponse {

@@ -21,6 +21,7 @@ import { type ResolvedTool, resolveTools, type ToolFactory } from '../resolve/to
 import type { AgentDefinition } from '../schema/agent-schema.js';
 import { writtenPath } from '../schema/normalize.js';
 import { type PlannedProvider, planContexts } from './plan-contexts.js';
+import { type FallbackModel, planFallbacks } from './plan-fallback.js';
 import { type ModelOverride, type NamedConnection, planModel } from './plan-model.js';
 
 /** What the builder was given besides the file. */
@@ -72,6 +73,8 @@ export interface AgentPlan {
   client: IChatClient;
   provider: string;
   modelId: string;
+  /** `model.fallback`: the models after this one, in order. */
+  fallback?: FallbackModel[];
   instructions: string;
   tools: PlannedTool[];
   providers: PlannedProvider[];
@@ -158,9 +161,14 @@ export async function planAgent(
     ...(inputs.mcpServers && { mcpServers: inputs.mcpServers }),
   };
 
-  const model = checked.model
+  const primary = checked.model
     ? await planModel(checked.model, inputs.model, inputs.connections, registry, context, at)
     : undefined;
+  const chain =
+    checked.model && primary
+      ? await planFallbacks(primary.client, checked.model, inputs.connections, registry, context, at)
+      : undefined;
+  const model = primary && { ...primary, client: chain?.client, fallback: chain?.fallback ?? [] };
   const client = model?.client;
   if (client) context.chatClient = client;
 
@@ -201,9 +209,20 @@ export async function planAgent(
     at(['template', 'sourcePath'], `cannot read the template: ${getErrorMessage(error)}`);
     return { diagnostics };
   }
-  const { provider, modelId } = model;
+  const { provider, modelId, fallback } = model;
   return {
-    plan: { definition, baseDir, client, provider, modelId, instructions, tools, providers, diagnostics },
+    plan: {
+      definition,
+      baseDir,
+      client,
+      provider,
+      modelId,
+      ...(fallback.length > 0 && { fallback }),
+      instructions,
+      tools,
+      providers,
+      diagnostics,
+    },
     diagnostics,
   };
 }

@@ -19,6 +19,29 @@ export interface ModelOverride {
 
 type At = (path: (string | number)[], message: string) => void;
 
+/** The providers that speak HTTP to a model server: a base URL or a model id means something to them. */
+export const HTTP_PROVIDERS: ReadonlySet<string> = new Set([
+  'openai',
+  'deepseek',
+  'agnes',
+  'anthropic',
+  'custom',
+]);
+
+/**
+ * The provider an override leaves in force. A file's `replay` (or a local-model) provider reads
+ * `connection.endpoint` as a file, so `--base-url URL` over it means "this server instead":
+ * `custom` (any OpenAI-compatible server). `--model ID` alone over it means "a real model by that
+ * name": `openai` (its key and `OPENAI_BASE_URL` from the environment). An explicit provider wins.
+ */
+export function overriddenProvider(fileProvider: string, override: ModelOverride): string {
+  if (override.provider) return override.provider;
+  if (HTTP_PROVIDERS.has(fileProvider)) return fileProvider;
+  if (override.baseURL) return 'custom';
+  if (override.id) return 'openai';
+  return fileProvider;
+}
+
 /**
  * The chat client of `model:`: a `reference` connection resolved through `withConnection()` (a
  * missing one is an error, never a silent fall back to api.openai.com), then the explicit
@@ -32,9 +55,11 @@ export async function planModel(
   context: PluginBuildContext,
   at: At,
 ): Promise<{ client?: IChatClient; provider: string; modelId: string }> {
-  const provider = override.provider ?? model.provider ?? 'openai';
+  const fileProvider = model.provider ?? 'openai';
+  const provider = overriddenProvider(fileProvider, override);
   const modelId = override.id ?? model.id;
-  const connection = { ...model.connection };
+  // A switched provider keeps nothing of the file's connection: its endpoint was a file path.
+  const connection = provider === fileProvider ? { ...model.connection } : {};
   let failed = false;
   if (connection.kind === 'reference') {
     const field =
@@ -70,7 +95,8 @@ export async function planModel(
         name: modelId,
         connection,
         options: model.options ?? {},
-        ...(model.config && { config: model.config }),
+        ...(model.apiType && { apiType: model.apiType }),
+        ...(model.config && provider === fileProvider && { config: model.config }),
       } as never,
       context,
     );

@@ -10,12 +10,22 @@ export interface Diagnostic {
   path: string;
   message: string;
   severity: 'error' | 'warning';
+  /** The source line the problem is on (a syntax error's): shown under the message with a caret. */
+  sourceLine?: string;
 }
 
-/** `agent.yaml:14:5 tools[2].kind: …` — the form editors and terminals link. */
+/**
+ * `agent.yaml:14:5 tools[2].kind: …` — the form editors and terminals link; a syntax error adds
+ * its source line and a caret under the column.
+ */
 export function formatDiagnostic(d: Diagnostic): string {
   const where = `${d.file}:${d.line}:${d.column}`;
-  return d.path ? `${where} ${d.path}: ${d.message}` : `${where} ${d.message}`;
+  const head = d.path ? `${where} ${d.path}: ${d.message}` : `${where} ${d.message}`;
+  if (d.sourceLine === undefined) return head;
+  const gutter = String(d.line);
+  // Tabs kept as tabs before the caret, so it lines up under the column however they are shown.
+  const lead = d.sourceLine.slice(0, Math.max(0, d.column - 1)).replace(/[^\t]/g, ' ');
+  return `${head}\n  ${gutter} | ${d.sourceLine}\n  ${' '.repeat(gutter.length)} | ${lead}^`;
 }
 
 export function formatPath(path: readonly (string | number)[]): string {

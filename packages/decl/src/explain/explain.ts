@@ -32,7 +32,8 @@ export interface ExplainedTool {
 /** `raf inspect --json` (SPEC §11.1): the agent as it will run. */
 export interface AgentExplanation {
   name: string;
-  model: { provider: string; id: string };
+  /** `fallback`: `model.fallback`, the models tried after this one, in order. */
+  model: { provider: string; id: string; fallback?: { provider: string; id: string }[] };
   toolLoop: boolean;
   maxToolRounds: number;
   instructions: string;
@@ -191,7 +192,7 @@ export async function explainPlan(plan: AgentPlan, agent: ChatClientAgent): Prom
   const coordinator = providers.find((p): p is SubAgentsProvider => p instanceof SubAgentsProvider);
   return {
     name: plan.definition.name,
-    model: { provider: plan.provider, id: plan.modelId },
+    model: { provider: plan.provider, id: plan.modelId, ...(plan.fallback && { fallback: plan.fallback }) },
     toolLoop,
     maxToolRounds: plan.definition.maxToolRounds,
     instructions: plan.instructions,

@@ -4,6 +4,7 @@ import { type Document, isMap, isPair, isScalar, isSeq, type Node, visit } from 
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { formatPath } from '../diagnostics/diagnostic.js';
 import { indexTomlPositions, pathKey } from './toml-positions.js';
+import { yamlSyntaxProblems } from './yaml-syntax.js';
 
 export type Path = readonly (string | number)[];
 
@@ -77,32 +78,55 @@ export function parseYamlSource(
   // The shared limits: an alias bomb stops at the alias limit, a huge file is not parsed at all.
   const parsed = parseYamlLimited(text, { uniqueKeys: true, merge: true, maxBytes: AGENT_FILE_MAX_BYTES });
   const { document: doc, lines } = parsed;
-  const position = (offset: number) => {
-    const p = lines?.linePos(offset) ?? { line: 1, col: 1 };
-    return { line: p.line, column: p.col };
-  };
-  const problems = parsed.problems.map((problem): Diagnostic => {
-    const duplicate = problem.code === 'DUPLICATE_KEY' && doc ? duplicateAt(doc, problem.offset) : undefined;
-    return {
+  const limitProblems = (): Diagnostic[] =>
+    parsed.problems.map((problem) => ({
       file,
       line: problem.line,
       column: problem.column,
+      path: '',
+      message: problem.code === 'ALIAS_ERROR' ? `YAML alias error: ${problem.message}` : problem.message,
+      severity: 'error',
+    }));
+  if (!doc || !lines) return { problems: limitProblems() };
+  const position = (offset: number) => {
+    const p = lines.linePos(offset);
+    return { line: p.line, column: p.col };
+  };
+  const duplicates = doc.errors.filter((e) => e.code === 'DUPLICATE_KEY');
+  const problems: Diagnostic[] = duplicates.map((error): Diagnostic => {
+    const duplicate = duplicateAt(doc, error.pos[0]);
+    return {
+      file,
+      ...position(error.pos[0]),
       path: duplicate ? formatPath(duplicate.path) : '',
       message: duplicate
         ? `duplicate key '${duplicate.path.at(-1)}'${duplicate.first === undefined ? '' : ` (first on line ${position(duplicate.first).line})`}`
-        : problem.code === 'MULTIPLE_DOCS'
-          ? 'an agent file holds one YAML document; a second one starts here (remove this `---` and what follows, or split the file)'
-          : problem.code === 'DUPLICATE_KEY'
-            ? `duplicate key: ${problem.message}`
-            : problem.code === 'TOO_LARGE' || problem.code === 'ALIAS_LIMIT'
-              ? problem.message
-              : problem.code === 'ALIAS_ERROR'
-                ? `YAML alias error: ${problem.message}`
-                : `YAML syntax error: ${problem.message}`,
+        : `duplicate key: ${error.message.split('\n')[0]}`,
       severity: 'error',
     };
   });
-  if (problems.length > 0 || !doc) return { problems };
+  for (const error of doc.errors) {
+    if (error.code === 'MULTIPLE_DOCS')
+      problems.push({
+        file,
+        ...position(error.pos[0]),
+        path: '',
+        message:
+          'an agent file holds one YAML document; a second one starts here (remove this `---` and what follows, or split the file)',
+        severity: 'error',
+      });
+  }
+  problems.push(
+    ...yamlSyntaxProblems(
+      doc.errors.filter((e) => e.code !== 'DUPLICATE_KEY' && e.code !== 'MULTIPLE_DOCS'),
+      text,
+      lines,
+      file,
+    ),
+  );
+  if (problems.length > 0) return { problems };
+  // No syntax error: what is left is the alias limit (a "billion laughs" file), located.
+  if (parsed.problems.length > 0) return { problems: limitProblems() };
   const locate = (path: Path, options: { key?: boolean } = {}) => {
     let node: unknown = doc.contents;
     let found: Node | undefined = doc.contents ?? undefined;

@@ -39,9 +39,16 @@ export function modelClient(decl: Declaration, context: PluginBuildContext) {
   if (typeof options.frequencyPenalty === 'number') modelOptions.frequencyPenalty = options.frequencyPenalty;
   if (typeof options.reasoningEffort === 'string') modelOptions.reasoningEffort = options.reasoningEffort;
   if (Array.isArray(options.stopSequences)) modelOptions.stop = options.stopSequences as string[];
+  if (options.cache === false || options.cache === 'auto') modelOptions.cache = options.cache;
+  else if (Array.isArray(options.cache))
+    modelOptions.cache = (options.cache as string[]).map((place) =>
+      place === 'last_turn' ? 'lastTurn' : (place as 'system' | 'tools' | 'lastTurn'),
+    );
   return createChatClient({
     // The client's provider union may lag the registry (agnes, anthropic arrive with @raf/client).
     provider: provider as Parameters<typeof createChatClient>[0]['provider'],
+    // `apiType: responses` (the upstream's field): the OpenAI Responses API instead of Chat Completions.
+    ...(decl.apiType === 'responses' && { apiType: 'responses' as const }),
     model: String(decl.name),
     ...(endpoint !== undefined && { baseURL: endpoint }),
     ...(apiKey !== undefined && { apiKey }),

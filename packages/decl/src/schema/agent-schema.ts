@@ -28,11 +28,23 @@ export const modelOptionsSchema = z.strictObject({
   stopSequences: z.array(z.string()).optional(),
   allowMultipleToolCalls: z.boolean().optional(),
   reasoningEffort: z.string().optional(),
+  /**
+   * Prompt-cache breakpoints (Anthropic `cache_control`): `auto` (default: system prompt, tools,
+   * last turn), `false`, or the places to mark.
+   */
+  cache: z
+    .union(
+      [z.literal(false), z.literal('auto'), z.array(z.enum(['system', 'tools', 'lastTurn', 'last_turn']))],
+      {
+        error: 'must be auto, false, or a list of system, tools, lastTurn',
+      },
+    )
+    .optional(),
   /** Sent as-is in the request body (provider-specific switches). */
   extra: z.record(z.string(), z.unknown()).optional(),
 });
 
-export const modelSchema = z.strictObject({
+const modelShape = {
   id: z.string().min(1, 'the model needs an id (e.g. gpt-4o-mini)'),
   provider: z.string().optional(),
   apiType: z.enum(['chat', 'responses']).optional(),
@@ -43,6 +55,15 @@ export const modelSchema = z.strictObject({
    * a local model's file and hardware (`@raf/llama`: `modelPath`, `useGpu`, `contextSize`, `threads`).
    */
   config: z.record(z.string(), z.unknown()).optional(),
+};
+
+export const modelSchema = z.strictObject({
+  ...modelShape,
+  /**
+   * Models tried in order when this one's retries are spent on a failure before it answered
+   * (429/5xx storms, refused connections, no first chunk), each with a `warning` update.
+   */
+  fallback: z.array(z.strictObject(modelShape)).optional(),
 });
 
 /** One `tools:` entry. Kinds come from plugins, so `kind` is any name; `config` is free-form. */

@@ -3,6 +3,7 @@ import { streamRun } from '../api.js';
 import { AgentPicker, RuntimeTable } from '../components.js';
 import { useStudio } from '../context.js';
 import { Field } from '../field.js';
+import { finishWords } from '../i18n.js';
 import type { Diagnostic, RunUpdate } from '../types.js';
 
 type Approval = Extract<RunUpdate, { type: 'tool-approval-request' }>;
@@ -16,8 +17,10 @@ type Item =
       args: unknown;
       result?: { ok: boolean; data?: unknown; error?: string };
     }
-  | { kind: 'approval'; request: Approval; diff?: string; decided?: boolean }
-  | { kind: 'note'; text: string; error?: boolean };
+  | { kind: 'approval'; request: Approval; diff?: string; decided?: boolean; approved?: boolean }
+  | { kind: 'note'; text: string; error?: boolean }
+  /** How a turn ended: worded when shown, so it follows the language switch. */
+  | { kind: 'finish'; reason: string };
 
 /** The sub-agents a delegation call names (`delegate_task {agent}`, `delegate_parallel {tasks[].agent}`). */
 function delegatedTo(args: unknown): string[] {
@@ -40,61 +43,72 @@ export function ConversationPage() {
   const [busy, setBusy] = useState(false);
   const [input, setInput] = useState('');
   const session = useRef<{ agent: string; id: string } | null>(null);
+  const streaming = useRef<AbortController | null>(null);
 
   const push = (item: Item) => setItems((list) => [...list, item]);
   const update = (fn: (list: Item[]) => Item[]) => setItems(fn);
 
   const run = async (path: string, body: unknown) => {
     setBusy(true);
+    const controller = new AbortController();
+    streaming.current = controller;
     try {
-      await streamRun(path, body, {
-        onStart(start) {
-          session.current = { agent: start.agent, id: start.sessionId };
-          setRuntime(start.runtime);
+      await streamRun(
+        path,
+        body,
+        {
+          onStart(start) {
+            session.current = { agent: start.agent, id: start.sessionId };
+            setRuntime(start.runtime);
+          },
+          onPreview({ callId, diff }) {
+            update((list) =>
+              list.map((i) => (i.kind === 'approval' && i.request.callId === callId ? { ...i, diff } : i)),
+            );
+          },
+          onUpdate(u) {
+            switch (u.type) {
+              case 'text-delta':
+                update((list) => {
+                  const last = list[list.length - 1];
+                  return last?.kind === 'assistant'
+                    ? [...list.slice(0, -1), { ...last, text: last.text + u.delta }]
+                    : [...list, { kind: 'assistant', text: u.delta }];
+                });
+                break;
+              case 'tool-call':
+                push({ kind: 'tool', callId: u.callId, name: u.name, args: u.arguments });
+                break;
+              case 'tool-result':
+                update((list) =>
+                  list.map((i) =>
+                    i.kind === 'tool' && i.callId === u.callId ? { ...i, result: u.result } : i,
+                  ),
+                );
+                break;
+              case 'tool-approval-request':
+                push({ kind: 'approval', request: u });
+                break;
+              case 'warning':
+                push({ kind: 'note', text: u.message });
+                break;
+              case 'error':
+                push({ kind: 'note', text: `${u.code}: ${u.message}`, error: true });
+                break;
+              case 'finish':
+                push({ kind: 'finish', reason: u.reason });
+                break;
+            }
+          },
         },
-        onPreview({ callId, diff }) {
-          update((list) =>
-            list.map((i) => (i.kind === 'approval' && i.request.callId === callId ? { ...i, diff } : i)),
-          );
-        },
-        onUpdate(u) {
-          switch (u.type) {
-            case 'text-delta':
-              update((list) => {
-                const last = list[list.length - 1];
-                return last?.kind === 'assistant'
-                  ? [...list.slice(0, -1), { ...last, text: last.text + u.delta }]
-                  : [...list, { kind: 'assistant', text: u.delta }];
-              });
-              break;
-            case 'tool-call':
-              push({ kind: 'tool', callId: u.callId, name: u.name, args: u.arguments });
-              break;
-            case 'tool-result':
-              update((list) =>
-                list.map((i) =>
-                  i.kind === 'tool' && i.callId === u.callId ? { ...i, result: u.result } : i,
-                ),
-              );
-              break;
-            case 'tool-approval-request':
-              push({ kind: 'approval', request: u });
-              break;
-            case 'warning':
-              push({ kind: 'note', text: u.message });
-              break;
-            case 'error':
-              push({ kind: 'note', text: `${u.code}: ${u.message}`, error: true });
-              break;
-            case 'finish':
-              push({ kind: 'note', text: `${studio.t('finished')}: ${u.reason}` });
-              break;
-          }
-        },
-      });
+        controller.signal,
+      );
     } catch (error) {
-      push({ kind: 'note', text: (error as Error).message, error: true });
+      // Stop: the server cancels the turn when the stream closes; say so in words, not as an error.
+      if (controller.signal.aborted) push({ kind: 'finish', reason: 'cancelled' });
+      else push({ kind: 'note', text: (error as Error).message, error: true });
     } finally {
+      streaming.current = null;
       setBusy(false);
     }
   };
@@ -117,7 +131,9 @@ export function ConversationPage() {
       (i): i is Extract<Item, { kind: 'approval' }> => i.kind === 'approval' && !i.decided,
     );
     if (!session.current || open.length === 0) return;
-    update((list) => list.map((i) => (i.kind === 'approval' ? { ...i, decided: true } : i)));
+    update((list) =>
+      list.map((i) => (i.kind === 'approval' && !i.decided ? { ...i, decided: true, approved } : i)),
+    );
     const { agent, id } = session.current;
     void run(`/api/agents/${encodeURIComponent(agent)}/runs/${encodeURIComponent(id)}/approvals`, {
       approvals: open.map((i) => ({ callId: i.request.callId, approved })),
@@ -155,9 +171,15 @@ export function ConversationPage() {
           onInput={(e) => setInput((e.target as HTMLTextAreaElement).value)}
           disabled={waiting}
         />
-        <button type="submit" class="primary" disabled={busy || waiting || !studio.agentId}>
-          {studio.t('send')}
-        </button>
+        {busy && !waiting ? (
+          <button type="button" data-stop="" onClick={() => streaming.current?.abort()}>
+            {studio.t('stop')}
+          </button>
+        ) : (
+          <button type="submit" class="primary" disabled={busy || waiting || !studio.agentId}>
+            {studio.t('send')}
+          </button>
+        )}
       </form>
       {runtime && (
         <details class="card" data-run-routes="">
@@ -185,6 +207,8 @@ function ChatItem({ item, runtime }: { item: Item; runtime: Diagnostic | null })
       return <p class="assistant">{item.text}</p>;
     case 'note':
       return <p class={item.error ? 'error' : 'muted'}>{item.text}</p>;
+    case 'finish':
+      return <p class="muted">{finishWords(studio.lang, item.reason)}</p>;
     case 'tool': {
       const subs = delegatedTo(item.args)
         .map((name) => runtime?.subAgents.find((s) => s.agent === name))
@@ -195,7 +219,7 @@ function ChatItem({ item, runtime }: { item: Item; runtime: Diagnostic | null })
             → {item.name} {JSON.stringify(item.args)}
           </code>
           {item.result && (
-            <p class={item.result.ok ? 'ok' : 'error'}>
+            <p class={item.result.ok ? 'ok result' : 'error'}>
               {item.result.ok ? '✓ ' : '✗ '}
               {item.result.ok ? summarize(item.result.data) : item.result.error}
             </p>
@@ -212,6 +236,15 @@ function ChatItem({ item, runtime }: { item: Item; runtime: Diagnostic | null })
     }
     case 'approval': {
       const r = item.request;
+      // Decided: the card gives way to one line saying what was decided.
+      if (item.decided)
+        return (
+          <p class="muted" data-decided={r.callId}>
+            {item.approved ? '✓ ' : '✗ '}
+            {studio.t(item.approved ? 'approved' : 'denied')}: {r.name}
+            {r.resolvedTarget ? ` ${r.resolvedTarget}` : ''}
+          </p>
+        );
       return (
         <div class="approval card" data-approval={r.callId}>
           <h3>
@@ -239,9 +272,34 @@ function ChatItem({ item, runtime }: { item: Item; runtime: Diagnostic | null })
   }
 }
 
-function summarize(data: unknown): string {
-  const text = typeof data === 'string' ? data : JSON.stringify(data);
-  return text && text.length > 200 ? `${text.slice(0, 200)}…` : (text ?? '');
+const clip = (text: string, most: number) => (text.length > most ? `${text.slice(0, most)}…` : text);
+
+/**
+ * A tool result as a reader would write it: text as text, an object as `key: value` lines (a
+ * list as its length and first items), never one long line of JSON.
+ */
+export function summarize(data: unknown): string {
+  if (data === undefined || data === null) return '';
+  if (typeof data !== 'object') return clip(String(data), 400);
+  if (Array.isArray(data)) return `${data.length} item${data.length === 1 ? '' : 's'}`;
+  const lines = Object.entries(data as Record<string, unknown>).map(([key, value]) => {
+    if (typeof value === 'string') return `${key}: ${clip(value.includes('\n') ? `\n${value}` : value, 300)}`;
+    if (Array.isArray(value))
+      return `${key}: ${value.length} item${value.length === 1 ? '' : 's'}${
+        value.length > 0
+          ? ` (${clip(
+              value
+                .slice(0, 3)
+                .map((v) => (typeof v === 'string' ? v : JSON.stringify(v)))
+                .join(', '),
+              200,
+            )})`
+          : ''
+      }`;
+    if (value && typeof value === 'object') return `${key}: ${clip(JSON.stringify(value), 200)}`;
+    return `${key}: ${String(value)}`;
+  });
+  return clip(lines.join('\n'), 1200);
 }
 
 /** Added and removed lines of a unified diff (not its `---`/`+++` file header). */

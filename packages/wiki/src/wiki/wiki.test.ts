@@ -232,6 +232,22 @@ describe('writing', () => {
     expect(wiki.page('notes/grinders')?.hash).toBe(written.ok ? written.hash : '');
   });
 
+  it('writing exactly what a page holds needs no hash (a second run of the same write succeeds)', async () => {
+    await makeMarkdownVault(join(dir, 'vault'));
+    const wiki = await open(join(dir, 'vault'));
+    const first = await wiki.write({ page: 'notes/moka-pots', content: 'Gooseneck.' }, signal());
+    expect(first).toMatchObject({ ok: true, created: true });
+    expect(await wiki.write({ page: 'notes/moka-pots', content: 'Gooseneck.' }, signal())).toMatchObject({
+      ok: true,
+      created: false,
+    });
+    // Other content still needs the hash.
+    expect(await wiki.write({ page: 'notes/moka-pots', content: 'Electric.' }, signal())).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('pass its hash as expected_hash'),
+    });
+  });
+
   it('refuses ids that leave the wiki, and writes through a symlink that points outside (path guard)', async () => {
     await makeMarkdownVault(join(dir, 'vault'));
     await mkdir(join(dir, 'outside'));
