@@ -30,6 +30,9 @@ const CLIENT_NAMES = new Set([
 ]);
 const NODE_NET = /^(?:node:)?(?:http|https|http2|net|tls|dgram)$/;
 
+/** The line with its string literals emptied: prose such as `'search and fetch (…)'` is no call. */
+const withoutStrings = (line: string) => line.replace(/(['"`])(?:\\.|(?!\1).)*\1/g, '""');
+
 const PATTERNS: { what: string; test: (line: string) => boolean }[] = [
   {
     what: 'undici (request/fetch/Agent/Pool/Client/dispatch)',
@@ -37,7 +40,7 @@ const PATTERNS: { what: string; test: (line: string) => boolean }[] = [
       /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)['"]undici(?:\/[^'"]*)?['"]/.test(line) &&
       !/^\s*(?:import|export)\s+type\b/.test(line),
   },
-  { what: 'global fetch(', test: (line) => /(?<![.\w$])fetch\s*\(/.test(line) },
+  { what: 'global fetch(', test: (line) => /(?<![.\w$])fetch\s*\(/.test(withoutStrings(line)) },
   {
     // `http.request(` is too common a name for the guarded client: node:http(s) count by import.
     what: 'node:net/tls/http2/dgram client call',
@@ -169,6 +172,7 @@ describe('every outbound HTTP connection goes through the SSRF guard (SPEC §9)'
     expect(caught("import type { Dispatcher } from 'undici';")).toBe(false);
     expect(caught('  const answer = await fetch(url);')).toBe(true);
     expect(caught('  this.fetch(url)')).toBe(false);
+    expect(caught("  await question('Web search and fetch (needs @raf/web)?')")).toBe(false);
     expect(caught('  const socket = net.connect(80, host);')).toBe(true);
     expect(caught('  const socket = tls.connect({ host });')).toBe(true);
     const imports = (source: string) => nodeNetImports(source).map((i) => i.names);
