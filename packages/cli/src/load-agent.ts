@@ -6,7 +6,8 @@ import { demoTools } from './demo-tools.js';
 import { installedPlugins } from './extensions.js';
 import type { CliIO } from './io.js';
 import { escapeText } from './render/escape.js';
-import { storeGovernance, storePaths } from './store-choice.js';
+import { storePaths } from './store-choice.js';
+import { storeGovernance } from './store-governance.js';
 
 /**
  * A builder for the file, with the installed extensions and the model overrides: `--model` (or

@@ -21,6 +21,8 @@ export { SummarizeStrategy } from './compression/summarize-strategy.js';
 export { EstimateTokenCounter, ExactTokenCounter } from './compression/token-counters.js';
 export { PathChangedError, PathRejectedError, ToolFailure } from './errors/tool-errors.js';
 export { bearerToken, isLoopbackHost, newLocalToken, sameToken } from './io/local-credential.js';
+export type { ParsedYaml, YamlLimitOptions, YamlProblem } from './io/parse-yaml.js';
+export { parseYaml, parseYamlLimited, YAML_LIMITS } from './io/parse-yaml.js';
 export { sweepTempFiles } from './io/temp-sweep.js';
 export { seedBundle } from './memory/bundle-template.js';
 export type { ConsolidationStats } from './memory/consolidation-queue.js';
@@ -144,6 +146,8 @@ export type { LocalSearchOptions } from './workspace/operations/local-search-ope
 export type { LocalToolOperationsOptions } from './workspace/operations/local-tool-operations.js';
 export { createLocalToolOperations } from './workspace/operations/local-tool-operations.js';
 export { groupWatchdog, withParentDeathSignal } from './workspace/operations/parent-death.js';
+export type { ReadInFolderOptions } from './workspace/operations/read-in-folder.js';
+export { readFileInFolder } from './workspace/operations/read-in-folder.js';
 export type {
   CapturedOutput,
   DirectoryEntry,

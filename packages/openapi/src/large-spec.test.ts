@@ -96,7 +96,7 @@ describe('a spec with 300 operations', () => {
         { kind: 'openapi', name: 'large', config: { specPath: 'large.json', connection: { apiKey: 't' } } },
         context,
       );
-    const first = await load(); // also loads @readme/openapi-parser once
+    const first = await load(); // also loads the $ref parser once
     expect(first).toHaveLength(300);
     expect(first[1]?.name).toBe('createResource0');
     // A circular chain through 100 schemas is cut, and every tool schema serialises.

@@ -13,6 +13,7 @@ import { loadSpec } from './spec/load-spec.js';
 import { type ApiOperation, readOperations } from './spec/read-operations.js';
 import { type Credentials, credentialsWarning } from './tool/auth.js';
 import { createOperationTool, sanitizeToolName } from './tool/operation-tool.js';
+import { checkSpecPath, parseBaseUrl } from './tool/request-url.js';
 
 export interface OpenApiPluginOptions {
   /** How host names are resolved before the SSRF guard checks them (default: the system's). */
@@ -88,20 +89,28 @@ async function openapiTools(
   if (specPath) context.protect?.([{ path: specPath, reason: 'OpenAPI spec', readable: true }]);
   const where = specUrl ?? (specPath as string);
   const http = httpClientFor(config, options.resolver);
-  const document = await loadSpec(
-    specUrl ? { url: specUrl } : { path: specPath as string },
-    http,
-    context.signal,
-  );
+  const document = await loadSpec(specUrl ? { url: specUrl } : { path: specPath as string }, http, {
+    ...(config.allowFileRefs !== undefined && { allowFileRefs: config.allowFileRefs }),
+    ...(context.signal && { signal: context.signal }),
+  });
   const api = readOperations(document, specUrl);
-  const baseUrl = config.connection?.endpoint ?? config.baseUrl ?? api.baseUrl;
-  if (!baseUrl) {
+  const base = config.connection?.endpoint ?? config.baseUrl ?? api.baseUrl;
+  if (!base) {
     throw new ConfigError(
       `kind: openapi: ${where} names no server; set config.baseUrl (or connection.endpoint)`,
     );
   }
+  const baseUrl = parseBaseUrl(
+    base,
+    config.connection?.endpoint
+      ? 'config.connection.endpoint'
+      : config.baseUrl
+        ? 'config.baseUrl'
+        : `(the server URL of ${where})`,
+  );
   const single = decl.operationId as string | undefined;
   const operations = selectOperations(api.operations, single ? [single] : config.operations, where);
+  for (const operation of operations) checkSpecPath(operation.path, where);
   const credentials = credentialsOf(config, context.env);
   const warning = credentialsWarning(operations, api.securitySchemes, credentials);
   if (warning) context.warn(`openapi '${decl.name ?? api.title}': ${warning}`);

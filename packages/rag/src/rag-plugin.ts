@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { ConfigError, type Declaration, type PluginBuildContext, type RafPlugin } from '@raf/core';
+import { parseAllowList } from '@raf/web/http';
 import { type KnowledgeConfig, knowledgeConfigSchema } from './config/knowledge-config.js';
 import { OpenAIEmbeddings } from './embed/openai-embeddings.js';
 import { KnowledgeContextProvider } from './provider/knowledge-context-provider.js';
@@ -47,6 +48,15 @@ async function knowledge(
   if (problems.length > 0 && context.strict)
     throw new ConfigError(`knowledge '${name}': ${problems.join('; ')}`);
   for (const problem of problems) context.warn(`knowledge '${name}': ${problem}`);
+  if (config.allowPrivate) {
+    try {
+      parseAllowList(config.allowPrivate);
+    } catch (error) {
+      throw new ConfigError(`knowledge '${name}' config.allowPrivate: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+  }
   const store = resolve(context.baseDir, config.store ?? `.raf/knowledge/${fileName(name)}.db`);
   const embeddings = embeddingsOf(config, context);
   return new KnowledgeContextProvider({
@@ -63,6 +73,7 @@ async function knowledge(
     ...(config.fusion !== undefined && { fusion: config.fusion }),
     ...(config.documentLimits !== undefined && { documentLimits: config.documentLimits }),
     ...(config.autoRefresh !== undefined && { autoRefresh: config.autoRefresh }),
+    ...(config.allowPrivate !== undefined && { allowPrivate: config.allowPrivate }),
     ...(config.maxInjectedChars !== undefined && { maxInjectedChars: config.maxInjectedChars }),
     ...(context.dryRun && { dryRun: true }),
   });

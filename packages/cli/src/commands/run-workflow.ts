@@ -9,7 +9,7 @@ import { NdjsonRenderer } from '../render/ndjson.js';
 import { askLine, readAll } from '../terminal.js';
 import { pendingRequests } from '../turn.js';
 import { answerApprovals, refuseInputWhileApproving } from './approval-answers.js';
-import { saveOrFinish } from './run.js';
+import { saveOrFinish } from './save-turn.js';
 
 /** One line per node event on stderr: what runs, what it produced, what failed. */
 function describeEvent(event: WorkflowEvent): string | undefined {

@@ -1,12 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import {
-  type ApprovalResponse,
-  type FinishUpdate,
-  getErrorMessage,
-  RafError,
-  SessionConflictError,
-} from '@raf/core';
+import { type ApprovalResponse, type FinishUpdate, getErrorMessage, SessionConflictError } from '@raf/core';
 import { DeclError, formatDiagnostic } from '@raf/decl';
 import type { ChatClientAgent } from '@raf/framework';
 import type { CliArgs } from '../args.js';
@@ -21,6 +15,7 @@ import { NdjsonRenderer } from '../render/ndjson.js';
 import { readAll } from '../terminal.js';
 import { pendingRequests, runTurn } from '../turn.js';
 import { answerApprovals, refuseInputWhileApproving, sayWhatWaits } from './approval-answers.js';
+import { saveOrFinish } from './save-turn.js';
 
 /**
  * `raf run <file>`: one turn. A pause for approval is answered by `--approve all|none`, by a
@@ -91,28 +86,6 @@ async function runAgent(file: string, args: CliArgs, io: CliIO): Promise<number>
     return await runChatAgent(file, built, args, io, opened);
   } finally {
     await opened.close();
-  }
-}
-
-/**
- * Saves the turn (compare-and-set); a failure is said as an `error` update and the stream still
- * ends with its `finish` (`--json`), then the command fails with the save's error.
- */
-export async function saveOrFinish(
-  opened: OpenedSession,
-  args: CliArgs,
-  json: NdjsonRenderer,
-  finish: FinishUpdate,
-): Promise<void> {
-  try {
-    await opened.save();
-  } catch (error) {
-    if (args.json) {
-      const code = RafError.isInstance(error) ? error.code : 'RAF_SESSION';
-      json.render({ type: 'error', code, message: getErrorMessage(error) }, opened.session.id);
-      json.render({ type: 'finish', reason: finish.reason }, opened.session.id);
-    }
-    throw error;
   }
 }
 

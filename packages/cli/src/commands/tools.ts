@@ -16,7 +16,8 @@ import { installedToolManifests } from '../extensions.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
 import { refuseWrongKind } from '../path-kind.js';
 import { escapeJson, escapeLine } from '../render/escape.js';
-import { storeChoice, storeGovernance } from '../store-choice.js';
+import { storeChoice } from '../store-choice.js';
+import { storeGovernance } from '../store-governance.js';
 
 const HELP =
   'raf tools list | enable NAME… | disable NAME… | route NAME STRATEGY | hint NAME [TEXT] | core NAME on|off';

@@ -2,12 +2,14 @@ import { extname } from 'node:path';
 import type { ToolPolicyDecl } from '@raf/decl';
 import {
   canonicalToolName,
+  parseYamlLimited,
   type RuntimeDiagnostic,
   runtimeDiagnostic,
   WORKER_ROUTING_STRATEGIES,
   type WorkerRoutingStrategy,
+  YAML_LIMITS,
 } from '@raf/framework';
-import { type Document, isMap, isScalar, isSeq, parseDocument, stringify, type YAMLMap } from 'yaml';
+import { type Document, isMap, isScalar, isSeq, type Node, stringify, type YAMLMap } from 'yaml';
 import { onlyFields, StudioHttpError } from './http-json.js';
 import { chatAgentOf, diagnosticOf, type StudioAgent } from './studio-agents.js';
 
@@ -166,10 +168,11 @@ function narrowTools(node: YAMLMap, own: readonly string[], selection: readonly 
 }
 
 /** What the target's `toolPolicy` and `tools` look like in the changed file. */
-function sectionOf(node: YAMLMap): string {
+function sectionOf(doc: Document, node: YAMLMap): string {
   const section: Record<string, unknown> = {};
   for (const key of ['toolPolicy', 'tool_policy', 'tools'])
-    if (node.has(key)) section[key] = (node.get(key, true) as { toJSON(): unknown }).toJSON();
+    if (node.has(key))
+      section[key] = (node.get(key, true) as Node).toJS(doc, { maxAliasCount: YAML_LIMITS.maxAliasCount });
   return Object.keys(section).length > 0 ? stringify(section) : '';
 }
 
@@ -185,9 +188,15 @@ export async function changedFile(
       'preview_unsupported',
       `${agent.file}: a preview edits YAML or JSON agent files only`,
     );
-  const doc = parseDocument(agent.text);
-  if (doc.errors.length > 0)
-    throw new StudioHttpError(422, 'agent_error', `${agent.file}: ${doc.errors[0]!.message}`);
+  // The shared YAML limits (alias count, size), as for every YAML RAF parses.
+  const { document: doc, problems } = parseYamlLimited(agent.text);
+  const problem = problems[0];
+  if (problem || !doc)
+    throw new StudioHttpError(
+      422,
+      'agent_error',
+      `${agent.file}:${problem?.line ?? 1}:${problem?.column ?? 1}: ${problem?.message ?? 'unreadable'}`,
+    );
   const { node, target } = targetNode(doc, change.subAgent);
   if (change.toolPolicy !== undefined) setToolPolicy(doc, node, change.toolPolicy);
   if (change.selection) {
@@ -197,7 +206,7 @@ export async function changedFile(
     const own = diagnosed.tools.filter((t) => t.runtime.state !== 'not-selected').map((t) => t.name);
     narrowTools(node, own, change.selection, change.subAgent ?? '');
   }
-  return { file: agent.file, target, yaml: doc.toString(), section: sectionOf(node) };
+  return { file: agent.file, target, yaml: doc.toString(), section: sectionOf(doc, node) };
 }
 
 /**

@@ -1,15 +1,6 @@
 import { extname } from 'node:path';
-import {
-  type Document,
-  isMap,
-  isPair,
-  isScalar,
-  isSeq,
-  LineCounter,
-  type Node,
-  parseDocument,
-  visit,
-} from 'yaml';
+import { parseYamlLimited } from '@raf/framework';
+import { type Document, isMap, isPair, isScalar, isSeq, type Node, visit } from 'yaml';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { formatPath } from '../diagnostics/diagnostic.js';
 import { indexTomlPositions, pathKey } from './toml-positions.js';
@@ -26,6 +17,9 @@ export interface SourceDocument {
 }
 
 export type SourceFormat = 'yaml' | 'json' | 'toml';
+
+/** An agent file is configuration, not data: larger than this, it is refused before parsing. */
+export const AGENT_FILE_MAX_BYTES = 1024 * 1024;
 
 export function formatOf(file: string): SourceFormat | undefined {
   const ext = extname(file).toLowerCase();
@@ -81,8 +75,19 @@ export function parseYamlSource(
   text: string,
   file: string,
 ): { document?: SourceDocument; problems: Diagnostic[] } {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, merge: true });
+  // The shared limits: an alias bomb stops at the alias limit, a huge file is not parsed at all.
+  const parsed = parseYamlLimited(text, { uniqueKeys: true, merge: true, maxBytes: AGENT_FILE_MAX_BYTES });
+  const { document: doc, lines } = parsed;
+  const limitProblems = (): Diagnostic[] =>
+    parsed.problems.map((problem) => ({
+      file,
+      line: problem.line,
+      column: problem.column,
+      path: '',
+      message: problem.code === 'ALIAS_ERROR' ? `YAML alias error: ${problem.message}` : problem.message,
+      severity: 'error',
+    }));
+  if (!doc || !lines) return { problems: limitProblems() };
   const position = (offset: number) => {
     const p = lines.linePos(offset);
     return { line: p.line, column: p.col };
@@ -120,6 +125,8 @@ export function parseYamlSource(
     ),
   );
   if (problems.length > 0) return { problems };
+  // No syntax error: what is left is the alias limit (a "billion laughs" file), located.
+  if (parsed.problems.length > 0) return { problems: limitProblems() };
   const locate = (path: Path, options: { key?: boolean } = {}) => {
     let node: unknown = doc.contents;
     let found: Node | undefined = doc.contents ?? undefined;
@@ -132,26 +139,7 @@ export function parseYamlSource(
     }
     return position(found?.range?.[0] ?? 0);
   };
-  let value: unknown;
-  try {
-    // maxAliasCount stops "billion laughs" documents from expanding without bound.
-    value = doc.toJS({ maxAliasCount: 100 });
-  } catch (error) {
-    const message = (error as Error).message;
-    const alias = /: (\S+)$/.exec(message)?.[1];
-    const at = alias ? text.indexOf(`*${alias}`) : -1;
-    return {
-      problems: [
-        {
-          file,
-          ...position(Math.max(0, at)),
-          path: '',
-          message: `YAML alias error: ${message}`,
-          severity: 'error',
-        },
-      ],
-    };
-  }
+  const value = parsed.value;
   return { document: { file, value, locate }, problems: [] };
 }
 
@@ -160,6 +148,11 @@ export async function parseTomlSource(
   text: string,
   file: string,
 ): Promise<{ document?: SourceDocument; problems: Diagnostic[] }> {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > AGENT_FILE_MAX_BYTES) {
+    const message = `the file is ${bytes} bytes, over the ${AGENT_FILE_MAX_BYTES}-byte limit`;
+    return { problems: [{ file, line: 1, column: 1, path: '', message, severity: 'error' }] };
+  }
   let toml: { parse(text: string): unknown };
   try {
     toml = (await import('smol-toml')) as { parse(text: string): unknown };

@@ -1,3 +1,4 @@
+import { parseYamlLimited } from '../io/parse-yaml.js';
 import { lazyRequire } from '../lazy-require.js';
 
 // Loaded with the first page read: importing the framework does not parse a YAML library.
@@ -20,18 +21,18 @@ const FRONTMATTER = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n?---[ \t]*(?:\r?\n|$)/;
 export function parseFrontmatter(text: string): ParsedPage | FrontmatterProblem {
   const match = FRONTMATTER.exec(text);
   if (!match) return { line: 1, message: "no YAML frontmatter (the page must start with '---')" };
-  const { isMap, LineCounter, parseDocument } = yaml();
-  const lines = new LineCounter();
-  const document = parseDocument(match[1] ?? '', { lineCounter: lines, prettyErrors: false });
-  const problem = document.errors[0];
-  if (problem) {
+  const { isMap } = yaml();
+  // The shared YAML limits (alias count, size): a bundle page may have been written by anyone.
+  const { document, value, problems } = parseYamlLimited(match[1] ?? '');
+  const problem = problems[0];
+  if (problem || !document) {
     return {
-      line: lines.linePos(problem.pos[0]).line + 1,
-      message: `invalid YAML frontmatter: ${problem.message.split('\n')[0]}`,
+      line: (problem?.line ?? 1) + 1,
+      message: `invalid YAML frontmatter: ${problem?.message ?? 'unreadable'}`,
     };
   }
   if (!isMap(document.contents)) return { line: 2, message: 'the frontmatter must be a mapping (type: …)' };
-  return { data: document.toJS() as Record<string, unknown>, body: text.slice(match[0].length) };
+  return { data: value as Record<string, unknown>, body: text.slice(match[0].length) };
 }
 
 export function isFrontmatterProblem(value: ParsedPage | FrontmatterProblem): value is FrontmatterProblem {

@@ -3,6 +3,7 @@ import { basename, join, resolve } from 'node:path';
 import { ConfigError } from '@raf/core';
 import { onFirstUse } from '@raf/core/internal';
 import * as z from 'zod';
+import { parseYamlLimited } from '../io/parse-yaml.js';
 import { lazyRequire } from '../lazy-require.js';
 import { ConfinedFolder } from '../workspace/confined-folder.js';
 
@@ -69,17 +70,18 @@ export function parseSkillMarkdown(
   const match = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
   if (!match)
     throw new ConfigError(`${file}:1: SKILL.md must start with YAML frontmatter between '---' lines`);
-  const { isMap, LineCounter, parseDocument } = yaml();
-  const lines = new LineCounter();
-  const document = parseDocument(match[1] ?? '', { lineCounter: lines, prettyErrors: false });
-  const problem = document.errors[0];
-  if (problem) {
-    const line = lines.linePos(problem.pos[0]).line + 1;
-    throw new ConfigError(`${file}:${line}: invalid YAML frontmatter: ${problem.message.split('\n')[0]}`);
+  const { isMap } = yaml();
+  // The shared YAML limits (alias count, size): a SKILL.md is text from outside.
+  const { document, lines, value, problems } = parseYamlLimited(match[1] ?? '');
+  const problem = problems[0];
+  if (problem || !document || !lines) {
+    throw new ConfigError(
+      `${file}:${(problem?.line ?? 1) + 1}: invalid YAML frontmatter: ${problem?.message ?? 'unreadable'}`,
+    );
   }
   if (!isMap(document.contents))
     throw new ConfigError(`${file}:2: the frontmatter must be a mapping (name: …, description: …)`);
-  const parsed = metadataSchema().safeParse(document.toJS());
+  const parsed = metadataSchema().safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue?.path.join('.') || '(frontmatter)';

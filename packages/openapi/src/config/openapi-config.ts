@@ -45,6 +45,12 @@ export const openapiConfigSchema = z.preprocess(
   z.strictObject({
     specUrl: z.string().min(1).optional().describe('where the spec is served (JSON or YAML)'),
     specPath: z.string().min(1).optional().describe('a spec file, relative to the agent file'),
+    allowFileRefs: z
+      .boolean()
+      .optional()
+      .describe(
+        'let a specPath spec $ref other files of its own folder (default false: internal and http(s) $refs only)',
+      ),
     operations: z
       .array(z.string().min(1))
       .min(1)

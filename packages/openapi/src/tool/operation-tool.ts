@@ -2,11 +2,13 @@ import { getErrorMessage, type ITool, type JSONValue, toolFailure, toolSuccess }
 import type { GuardedHttpClient, GuardedResponse } from '@raf/web/http';
 import type { ApiOperation, SecurityScheme } from '../spec/read-operations.js';
 import { authenticate, type Credentials } from './auth.js';
+import { encodePathValue, requestUrl } from './request-url.js';
 import { operationArguments } from './tool-schema.js';
 
 export interface OperationToolOptions {
   name: string;
-  baseUrl: string;
+  /** Checked by `parseBaseUrl`: every call stays at its origin and under its path. */
+  baseUrl: URL;
   http: GuardedHttpClient;
   schemes: Readonly<Record<string, SecurityScheme>>;
   credentials: Credentials;
@@ -83,7 +85,6 @@ function readAnswer(response: GuardedResponse): JSONValue {
 /** One operation as a tool: its parameters as the tool's schema, the call made through the guard. */
 export function createOperationTool(operation: ApiOperation, options: OperationToolOptions): ITool {
   const { schema, map } = operationArguments(operation, options.schemaNames);
-  const base = options.baseUrl.endsWith('/') ? options.baseUrl.slice(0, -1) : options.baseUrl;
   const line = `${operation.method} ${operation.path}`;
   const tool: ITool<Record<string, unknown>> = {
     name: options.name,
@@ -94,7 +95,6 @@ export function createOperationTool(operation: ApiOperation, options: OperationT
       const args = (rawArgs ?? {}) as Record<string, unknown>;
       let path = operation.path;
       const query = new URLSearchParams();
-      const auth = authenticate(operation, options.schemes, options.credentials);
       const headers: Record<string, string> = { accept: 'application/json, */*;q=0.5', ...options.headers };
       const cookies: string[] = [];
       for (const { argument, parameter } of map.parameters) {
@@ -106,7 +106,10 @@ export function createOperationTool(operation: ApiOperation, options: OperationT
         }
         if (parameter.in === 'path') {
           const text = Array.isArray(value) ? value.map(scalar).join(',') : scalar(value);
-          path = path.replaceAll(`{${parameter.name}}`, encodeURIComponent(text));
+          const segment = encodePathValue(text);
+          if (typeof segment !== 'string')
+            return toolFailure(`${options.name}: the path parameter "${argument}" ${segment.refused}`);
+          path = path.replaceAll(`{${parameter.name}}`, segment);
         } else if (parameter.in === 'query') {
           if (Array.isArray(value) && parameter.explode)
             for (const item of value) query.append(parameter.name, scalar(item));
@@ -115,7 +118,11 @@ export function createOperationTool(operation: ApiOperation, options: OperationT
         } else if (parameter.in === 'header') headers[parameter.name.toLowerCase()] = scalar(value);
         else cookies.push(`${parameter.name}=${encodeURIComponent(scalar(value))}`);
       }
-      for (const [name, value] of Object.entries(auth.query)) query.set(name, value);
+      const url = requestUrl(options.baseUrl, path, query);
+      if (!(url instanceof URL)) return toolFailure(`${options.name}: ${line} refused: ${url.refused}`);
+      // Nothing is sent unless the URL is at the API's origin: credentials are added to it only then.
+      const auth = authenticate(operation, options.schemes, options.credentials);
+      for (const [name, value] of Object.entries(auth.query)) url.searchParams.set(name, value);
       Object.assign(headers, auth.headers);
       if (cookies.length > 0) headers.cookie = [headers.cookie, ...cookies].filter(Boolean).join('; ');
       let body: string | undefined;
@@ -129,8 +136,6 @@ export function createOperationTool(operation: ApiOperation, options: OperationT
         body = encodeBody(operation.body.mediaType, bodyValue);
         headers['content-type'] = operation.body.mediaType;
       }
-      const search = query.toString();
-      const url = `${base}${path}${search ? `?${search}` : ''}`;
       let response: GuardedResponse;
       try {
         response = await options.http.request(url, {

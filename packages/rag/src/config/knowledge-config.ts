@@ -66,6 +66,11 @@ export const knowledgeConfigSchema = z
         timeMs: z.number().int().positive().optional(),
       })
       .optional(),
+    /**
+     * Private addresses URL sources may reach (CIDR ranges, addresses, host names): downloads go
+     * through the SSRF guard of `@raf/web/http`, which refuses them otherwise, on every redirect.
+     */
+    allowPrivate: z.array(z.string().min(1)).optional(),
     maxInjectedChars: z.number().int().min(0).optional(),
   })
   .superRefine((config, ctx) => {

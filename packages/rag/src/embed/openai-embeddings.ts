@@ -1,4 +1,5 @@
-import { CancelledError, ChatClientError } from '@raf/core';
+import { CancelledError, ChatClientError, TimeoutError } from '@raf/core';
+import { GuardedHttpClient, WebRequestError } from '@raf/web/http';
 import { normalize } from '../search/exact-vector-search.js';
 import type { IEmbeddingModel } from './embedding-model.js';
 import {
@@ -40,8 +41,13 @@ const NETWORK_ERRORS = new Set([
   'UND_ERR_BODY_TIMEOUT',
 ]);
 
+/** Bytes of answer allowed per input text (a 3,072-float vector as JSON is about 60 KB). */
+const BYTES_PER_INPUT = 256 * 1024;
+
 /**
- * Embeddings from an OpenAI-compatible `POST /embeddings` endpoint, over undici: texts go in
+ * Embeddings from an OpenAI-compatible `POST /embeddings` endpoint, through the SSRF guard of
+ * `@raf/web/http` with the base URL's host allowed (a local server works; a redirect elsewhere
+ * is not followed, and no other private address is reachable): texts go in
  * batches, failures are retried as the chat client retries them (429/5xx/`x-should-retry`,
  * `Retry-After`, exponential backoff, connection resets), vectors come back unit length.
  */
@@ -50,6 +56,7 @@ export class OpenAIEmbeddings implements IEmbeddingModel {
   private readonly url: string;
   private readonly batchSize: number;
   private readonly retry: Required<EmbeddingRetryOptions>;
+  private client: GuardedHttpClient | undefined;
 
   constructor(private readonly options: OpenAIEmbeddingsOptions) {
     this.modelId = options.model;
@@ -66,8 +73,25 @@ export class OpenAIEmbeddings implements IEmbeddingModel {
     return vectors;
   }
 
+  /** The guarded client, made on the first request: only the configured endpoint's host is allowed. */
+  private http(): GuardedHttpClient {
+    this.client ??= new GuardedHttpClient({
+      allowPrivate: [new URL(this.url).hostname],
+      maxRedirects: 0,
+      maxBytes: 1024 * 1024 + this.batchSize * BYTES_PER_INPUT,
+      timeoutMs: this.options.timeoutMs ?? 60_000,
+    });
+    return this.client;
+  }
+
+  /** Closes the connections of the guarded client (a later `embed` opens new ones). */
+  async close(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    await client?.close();
+  }
+
   private async request(input: readonly string[], signal: AbortSignal): Promise<Float32Array[]> {
-    const { request } = await import('undici');
     const body = JSON.stringify({
       model: this.options.model,
       input,
@@ -81,40 +105,38 @@ export class OpenAIEmbeddings implements IEmbeddingModel {
     };
     for (let attempt = 0; ; attempt++) {
       if (signal.aborted) throw new CancelledError('embedding request cancelled');
-      const timeout = AbortSignal.timeout(this.options.timeoutMs ?? 60_000);
       let wait: number | undefined;
       let failure: ChatClientError;
       try {
-        const response = await request(this.url, {
-          method: 'POST',
-          headers,
-          body,
-          signal: AbortSignal.any([signal, timeout]),
-        });
-        const text = await response.body.text();
-        if (response.statusCode < 300) return this.vectors(text, input.length);
-        const responseHeaders = response.headers as Record<string, string | string[] | undefined>;
+        const response = await this.http().request(this.url, { method: 'POST', headers, body, signal });
+        const text = response.body.toString('utf8');
+        if (response.status < 300) return this.vectors(text, input.length);
         failure = new ChatClientError(
-          `embeddings request failed: HTTP ${response.statusCode}: ${text.slice(0, 300)}`,
+          `embeddings request failed: HTTP ${response.status}: ${text.slice(0, 300)}`,
           {
             provider: 'embeddings',
             url: this.url,
-            status: response.statusCode,
-            retryable: retryableStatus(response.statusCode, responseHeaders),
+            status: response.status,
+            retryable: retryableStatus(response.status, response.headers),
             responseBody: text.slice(0, 2000),
           },
         );
-        wait = retryAfterMs(responseHeaders, this.retry.maxRetryAfterMs);
+        wait = retryAfterMs(response.headers, this.retry.maxRetryAfterMs);
       } catch (error) {
         if (signal.aborted) throw new CancelledError('embedding request cancelled', { cause: error });
         if (ChatClientError.isInstance(error)) throw error; // a malformed answer is not retried
-        const code = (error as { code?: string }).code;
+        // A refused address or an oversized answer stays refused; resets and timeouts are retried.
+        const code = WebRequestError.isInstance(error)
+          ? error.reason === 'network'
+            ? (error.cause as { code?: string } | undefined)?.code
+            : undefined
+          : (error as { code?: string }).code;
         failure = new ChatClientError(
           `embeddings request to ${this.url} failed: ${(error as Error).message}`,
           {
             provider: 'embeddings',
             url: this.url,
-            retryable: timeout.aborted || (code !== undefined && NETWORK_ERRORS.has(code)),
+            retryable: TimeoutError.isInstance(error) || (code !== undefined && NETWORK_ERRORS.has(code)),
             cause: error,
           },
         );

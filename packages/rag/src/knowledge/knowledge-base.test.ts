@@ -191,6 +191,7 @@ describe('KnowledgeBase on a real docs tree (READMEs, html, pdf)', () => {
         ],
         baseDir: dir,
         store: ':memory:',
+        allowPrivate: ['127.0.0.1'], // the SSRF guard refuses loopback otherwise
       });
       const report = await kb.refresh();
       expect(report.documents).toBe(2);

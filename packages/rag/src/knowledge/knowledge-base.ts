@@ -11,6 +11,7 @@ import { loadDocument } from '../load/load-document.js';
 import { nearestRows } from '../search/exact-vector-search.js';
 import { ftsQuery } from '../search/fts-query.js';
 import { HYBRID_FUSION, reciprocalRankFusion } from '../search/reciprocal-rank-fusion.js';
+import { SourceDownloader } from '../source/download-source.js';
 import { expandSources, type SourceRef } from '../source/expand-sources.js';
 import { readSource, stampOf } from '../source/read-source.js';
 import {
@@ -52,11 +53,14 @@ interface Pending {
  */
 export class KnowledgeBase {
   private running: Promise<RefreshReport> | undefined;
+  private readonly downloader: SourceDownloader;
 
   private constructor(
     private readonly store: KnowledgeStore,
     private readonly options: KnowledgeBaseOptions,
-  ) {}
+  ) {
+    this.downloader = new SourceDownloader(options.allowPrivate);
+  }
 
   /** Opens (or creates) the index file; nothing is read from the sources until `refresh()`. */
   static async open(options: KnowledgeBaseOptions): Promise<KnowledgeBase> {
@@ -198,7 +202,7 @@ export class KnowledgeBase {
   ): Promise<Pending | undefined> {
     const stamp = await stampOf(ref);
     if (before && stamp && stamp.size === before.size && stamp.mtimeMs === before.mtimeMs) return undefined;
-    const content = await readSource(ref, signal);
+    const content = await readSource(ref, signal, this.downloader);
     if (before && content.hash === before.hash) {
       this.store.touchDocument(ref.id, content.size, content.mtimeMs);
       return undefined;
@@ -346,6 +350,7 @@ export class KnowledgeBase {
 
   close(): void {
     this.store.close();
+    void this.downloader.close();
   }
 }
 

@@ -18,6 +18,11 @@ export interface KnowledgeBaseOptions {
   chunkOverlap?: number;
   /** `auto` (default): markdown-aware for md and html, recursive for txt and pdf. */
   chunker?: ChunkerName;
+  /**
+   * Private addresses URL sources may reach (CIDR ranges, addresses, host names; the SSRF guard's
+   * `allowPrivate`): every download, redirects included, goes through the `@raf/web/http` guard.
+   */
+  allowPrivate?: readonly string[];
   /** How hybrid search fuses the BM25 and vector rankings (default `HYBRID_FUSION`: k 10, vector weight 0.5). */
   fusion?: { k?: number; vectorWeight?: number };
   /** Per-document budgets (see `DEFAULT_DOCUMENT_LIMITS`): a document over one is refused, not indexed. */

@@ -8,16 +8,14 @@ export async function splitFrontmatter(
 ): Promise<{ data: Record<string, unknown>; body: string }> {
   const match = FRONTMATTER.exec(text);
   if (!match) return { data: {}, body: text };
-  // The YAML parser is loaded only for files that have frontmatter (not at import).
-  const { parse } = await import('yaml');
-  try {
-    const data = parse(match[1] as string) as unknown;
-    if (data && typeof data === 'object' && !Array.isArray(data))
-      return { data: data as Record<string, unknown>, body: text.slice(match[0].length) };
-    return { data: {}, body: text.slice(match[0].length) };
-  } catch {
-    return { data: {}, body: text };
-  }
+  // The YAML parser is loaded only for files that have frontmatter (not at import); the shared
+  // limits (alias count, size) hold, as a source is text from outside.
+  const { parseYamlLimited } = await import('@raf/framework');
+  const { value: data, problems } = parseYamlLimited(match[1] as string);
+  if (problems.length > 0) return { data: {}, body: text };
+  if (data && typeof data === 'object' && !Array.isArray(data))
+    return { data: data as Record<string, unknown>, body: text.slice(match[0].length) };
+  return { data: {}, body: text.slice(match[0].length) };
 }
 
 /** The first `# heading` of a markdown text. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ConfinedFolder } from '@raf/framework';
-import type { Dispatcher } from 'undici';
 import { type DocumentFormat, formatOf } from '../load/document.js';
+import type { SourceDownloader } from './download-source.js';
 import type { SourceRef } from './expand-sources.js';
 
 /** Files and downloads larger than this are skipped: a knowledge base is not a file store. */
@@ -46,17 +46,12 @@ function folderOf(root: string): ConfinedFolder {
   return folder;
 }
 
-let dispatcher: Dispatcher | undefined;
-
-/** An undici agent that follows up to 5 redirects (made on the first download). */
-async function redirecting(): Promise<Dispatcher> {
-  const { Agent, interceptors } = await import('undici');
-  dispatcher ??= new Agent().compose(interceptors.redirect({ maxRedirections: 5 }));
-  return dispatcher;
-}
-
-/** Reads a file or downloads a URL (undici, size- and time-capped), with its hash and format. */
-export async function readSource(ref: SourceRef, signal: AbortSignal): Promise<SourceContent> {
+/** Reads a file or downloads a URL (through the SSRF guard, size- and time-capped), with its hash and format. */
+export async function readSource(
+  ref: SourceRef,
+  signal: AbortSignal,
+  downloader: SourceDownloader,
+): Promise<SourceContent> {
   if (ref.kind === 'file') {
     const info = await stampOf(ref);
     if (!info) throw new Error(`${ref.id}: cannot read`);
@@ -71,27 +66,8 @@ export async function readSource(ref: SourceRef, signal: AbortSignal): Promise<S
       format: formatOf(ref.path) ?? 'text',
     };
   }
-  const { request } = await import('undici');
-  const response = await request(ref.url, {
-    signal: AbortSignal.any([signal, AbortSignal.timeout(60_000)]),
-    dispatcher: await redirecting(),
-  });
-  if (response.statusCode >= 300) {
-    await response.body.dump();
-    throw new Error(`HTTP ${response.statusCode}`);
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of response.body) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_SOURCE_BYTES) {
-      response.body.destroy();
-      throw new Error(`over the ${MAX_SOURCE_BYTES}-byte limit`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  const bytes = Buffer.concat(chunks);
-  const contentType = response.headers['content-type'];
-  const format = formatOf(ref.url, Array.isArray(contentType) ? contentType[0] : contentType) ?? 'text';
+  const { bytes, contentType } = await downloader.download(ref.url, signal);
+  const size = bytes.length;
+  const format = formatOf(ref.url, contentType) ?? 'text';
   return { bytes, hash: contentHash(bytes), size, mtimeMs: 0, format };
 }

@@ -13,16 +13,13 @@ export const hashOf = (bytes: Uint8Array | string) => createHash('sha256').updat
 
 /** A YAML mapping, or {} for anything else (a broken file reads as empty, never as an exception). */
 export async function yamlObject(text: string): Promise<Record<string, unknown>> {
-  // Loaded when a wiki is first read, not when the package is imported.
-  const { parse } = await import('yaml');
-  try {
-    const value = parse(text) as unknown;
-    return value && typeof value === 'object' && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : {};
-  } catch {
-    return {};
-  }
+  // Loaded when a wiki is first read, not when the package is imported. The shared YAML limits
+  // (alias count, size) hold: a vault is text from outside.
+  const { parseYamlLimited } = await import('@raf/framework');
+  const { value } = parseYamlLimited(text);
+  return value && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
 }
 
 const str = (value: unknown) => (typeof value === 'string' && value.trim() ? value.trim() : undefined);
