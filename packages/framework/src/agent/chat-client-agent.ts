@@ -20,7 +20,7 @@ import {
   systemMessage,
 } from '@raf/core';
 import { flattenBatches, updateBatches } from '@raf/core/internal';
-import { checkApprovals } from '../approval/approval-batch.js';
+import { type ApprovalDecisions, checkApprovals } from '../approval/approval-batch.js';
 import type { ICompressionStrategy, ITokenCounter } from '../compression/compression-types.js';
 import { NEVER_ABORTED } from '../pipeline/tool-call-context.js';
 import type { ToolLoopRunOptions, ToolView } from '../pipeline/tool-loop-options.js';
@@ -141,7 +141,7 @@ export class ChatClientAgent<Context = unknown> {
     const signal = options.signal ?? NEVER_ABORTED;
     const inputMessages = normalizeInput(input);
     const resuming = options.approvals !== undefined;
-    this.checkResume(given, inputMessages, options);
+    const decisions = this.checkResume(given, inputMessages, options);
     // With a journal every change of the session is journaled as the turn goes (SPEC §14.1).
     const recorder = options.journal
       ? new JournaledSession(given, options.journal)
@@ -226,6 +226,7 @@ export class ChatClientAgent<Context = unknown> {
         const loop = runOptions as ToolLoopRunOptions;
         loop.recorder = recorder;
         if (interrupted && inputMessages.length === 0) loop.interrupted = interrupted;
+        if (decisions) loop.decisions = decisions;
         // The answered batch leaves the session before its calls run: a crash from here on leaves
         // an interrupted turn (calls in doubt), never a batch that could be approved twice.
         if (resuming) session.pendingApproval = undefined;
@@ -360,15 +361,19 @@ export class ChatClientAgent<Context = unknown> {
     });
   }
 
-  private checkResume(session: ISession, input: ChatMessage[], options: AgentRunOptions<Context>): void {
+  /** The answers checked against the paused batch (once: the loop takes them as they are). */
+  private checkResume(
+    session: ISession,
+    input: ChatMessage[],
+    options: AgentRunOptions<Context>,
+  ): ApprovalDecisions | undefined {
     if (options.approvals !== undefined) {
       if (input.length > 0) {
         throw new ApprovalError(
           'a resumed run takes no new input: call agent.run(undefined, { session, approvals })',
         );
       }
-      checkApprovals(session.pendingApproval, options.approvals, session.id);
-      return;
+      return checkApprovals(session.pendingApproval, options.approvals, session.id);
     }
     if (session.pendingApproval) {
       throw new ApprovalError(
@@ -376,6 +381,7 @@ export class ChatClientAgent<Context = unknown> {
           'resume with agent.run(undefined, { session, approvals: [{ callId, approved }] })',
       );
     }
+    return undefined;
   }
 
   /** `[system] + context messages + input`; system messages from providers or the caller join the instructions. */
