@@ -69,6 +69,16 @@ export interface ChatClientAgentConfig {
   governance?: AgentGovernance;
 }
 
+/** Closes every object that has a `close()`, each once; the first failure is thrown after all tried. */
+export async function closeAll(things: readonly unknown[]): Promise<void> {
+  const closable = [...new Set(things)].filter(
+    (t): t is { close(): unknown } => typeof (t as { close?: unknown } | null)?.close === 'function',
+  );
+  const settled = await Promise.allSettled(closable.map(async (t) => t.close()));
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
 /**
  * An agent: history first, then the declared context providers in order, then the model through
  * the tool loop. `run` streams updates and always ends with one `finish`; a paused run (approval)
@@ -84,6 +94,7 @@ export class ChatClientAgent<Context = unknown> {
   readonly maxToolRounds: number;
   private readonly config: ChatClientAgentConfig;
   private readonly providers: readonly IContextProvider[];
+  private closing: Promise<void> | undefined;
 
   constructor(config: ChatClientAgentConfig) {
     this.config = config;
@@ -108,6 +119,21 @@ export class ChatClientAgent<Context = unknown> {
   /** The governance this agent runs under (global source and its own `toolPolicy`), if any. */
   get governance(): AgentGovernance | undefined {
     return this.config.governance;
+  }
+
+  /**
+   * Closes what the agent holds: each context provider with a `close()` (MCP servers, the
+   * sub-agents' worker pool, a plugin's resources), once, all of them even when one fails (the
+   * first failure is thrown after). The chat client is the caller's and stays open. Also
+   * `await using agent = …` (`Symbol.asyncDispose`).
+   */
+  close(): Promise<void> {
+    this.closing ??= closeAll(this.providers);
+    return this.closing;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 
   createSession(id?: string): AgentSession {

@@ -1,8 +1,10 @@
+import type { JSONValue } from '@raf/core';
 import { describe, expect, it } from 'vitest';
 import { AgentSession } from '../sessions/agent-session.js';
 import { pausedDelegation, savedTask, savedTasks } from './paused-run.js';
 
-const session = new AgentSession('sub').toJSON();
+// Read back from disk: plain JSON.
+const session = JSON.parse(JSON.stringify(new AgentSession('sub').toJSON())) as JSONValue & object;
 const request = {
   type: 'tool-approval-request',
   callId: 'w1',
