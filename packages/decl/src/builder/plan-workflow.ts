@@ -45,6 +45,7 @@ function buildContext(
     ...(inputs.dryRun && { dryRun: true }),
     ...(inputs.signal && { signal: inputs.signal }),
     ...(inputs.protectedPaths && { protectedPaths: inputs.protectedPaths }),
+    ...(inputs.mcpServers && { mcpServers: inputs.mcpServers }),
     ...(document.file && {}),
   };
 }
