@@ -4,5 +4,6 @@
  * Not covered by semver: anything here may change or go in any release. Build on `IChatClient`
  * and `DelegatingChatClient` (`@raf/framework`) instead.
  */
+export { type AbortSubscriber, subscribeAbort, unsubscribeAbort } from './abort/abort-fanout.js';
 export { flattenBatches, singletonBatches, updateBatches } from './chat-client/update-batches.js';
 export { onFirstUse } from './lazy/on-first-use.js';

@@ -12,7 +12,7 @@ import {
   TimeoutError,
   type TimeoutPhase,
 } from '@raf/core';
-import { flattenBatches } from '@raf/core/internal';
+import { flattenBatches, subscribeAbort, unsubscribeAbort } from '@raf/core/internal';
 import type { Dispatcher, Agent as UndiciAgent } from 'undici';
 import { hasAuthHeader } from '../provider-defaults.js';
 import { abortableSleep } from '../retry/abortable-sleep.js';
@@ -178,7 +178,8 @@ export abstract class HttpChatClient implements IChatClient {
         const headers = options.extraHeaders ? { ...this.headers, ...options.extraHeaders } : this.headers;
         // A run may bring its own credentials (a tenant's key in extraHeaders).
         if (this.missingKey && !hasAuthHeader(options.extraHeaders)) throw new ConfigError(this.missingKey);
-        userSignal?.addEventListener('abort', onAbort, { once: true });
+        // One listener on the caller's signal however many requests share it.
+        if (userSignal) subscribeAbort(userSignal, onAbort);
         return this.open(body, headers, total, timer, userSignal);
       },
       {
@@ -190,7 +191,7 @@ export abstract class HttpChatClient implements IChatClient {
         cancelled: (reason) => (userSignal?.aborted ? this.cancelled(reason) : undefined),
         cleanup: () => {
           timer.stop();
-          userSignal?.removeEventListener('abort', onAbort);
+          if (userSignal) unsubscribeAbort(userSignal, onAbort);
         },
       },
     );

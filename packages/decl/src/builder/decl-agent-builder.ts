@@ -86,6 +86,8 @@ export class DeclAgentBuilder {
   private readonly workflowAgents = new Map<string, AgentLike>();
   private readonly mcpServers = new Map<string, Record<string, JSONValue>>();
   private mcpConfigFile: string | undefined;
+  // What `close()` ends: the agents built here and the plugins registered (an MCP plugin's servers).
+  private readonly owned = new Set<unknown>();
 
   fromYaml(text: string, file = 'agent.yaml'): this {
     return this.setSource({ type: 'text', text, file, format: 'yaml' });
@@ -130,6 +132,7 @@ export class DeclAgentBuilder {
   /** Registers an extension's kinds (rule 0); nothing registers itself on import. */
   use(plugin: RafPlugin): this {
     this.registry.use(plugin);
+    this.owned.add(plugin);
     return this;
   }
 
@@ -433,9 +436,33 @@ export class DeclAgentBuilder {
     const warnings = byPosition(planned.diagnostics).filter((d) => d.severity === 'warning');
     if (warnings.length > 0 && !planned.diagnostics.some((d) => d.severity === 'error'))
       options.onWarnings?.(warnings);
-    if (planned.composite) return planned.composite.build();
+    if (planned.composite) return this.own(planned.composite.build());
     if (!planned.plan) throw new DeclError(planned.diagnostics);
-    return (await assembly()).assembleAgent(planned, this.settings());
+    return this.own(await (await assembly()).assembleAgent(planned, this.settings()));
+  }
+
+  /**
+   * Closes the agents this builder built (their MCP servers, sub-agent workers) and the plugins
+   * registered with `use()` that hold resources; also `await using builder = …`.
+   */
+  async close(): Promise<void> {
+    const owned = [...this.owned].filter(
+      (t): t is { close(): unknown } => typeof (t as { close?: unknown } | null)?.close === 'function',
+    );
+    this.owned.clear();
+    // Each one is closed even when another fails; the first failure is thrown after.
+    const settled = await Promise.allSettled(owned.map(async (t) => t.close()));
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  private own<T>(agent: T): T {
+    this.owned.add(agent);
+    return agent;
   }
 
   /**
@@ -458,7 +485,7 @@ export class DeclAgentBuilder {
         },
       ]);
     }
-    return (await assembly()).assembleSubAgent(sub, planned.plan.baseDir, this.settings());
+    return this.own(await (await assembly()).assembleSubAgent(sub, planned.plan.baseDir, this.settings()));
   }
 
   /** What assembling an agent needs of this builder, as data. */

@@ -20,7 +20,7 @@ import {
   systemMessage,
 } from '@raf/core';
 import { flattenBatches, updateBatches } from '@raf/core/internal';
-import { checkApprovals } from '../approval/approval-batch.js';
+import { type ApprovalDecisions, checkApprovals } from '../approval/approval-batch.js';
 import type { ICompressionStrategy, ITokenCounter } from '../compression/compression-types.js';
 import { NEVER_ABORTED } from '../pipeline/tool-call-context.js';
 import type { ToolLoopRunOptions, ToolView } from '../pipeline/tool-loop-options.js';
@@ -69,6 +69,16 @@ export interface ChatClientAgentConfig {
   governance?: AgentGovernance;
 }
 
+/** Closes every object that has a `close()`, each once; the first failure is thrown after all tried. */
+export async function closeAll(things: readonly unknown[]): Promise<void> {
+  const closable = [...new Set(things)].filter(
+    (t): t is { close(): unknown } => typeof (t as { close?: unknown } | null)?.close === 'function',
+  );
+  const settled = await Promise.allSettled(closable.map(async (t) => t.close()));
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
 /**
  * An agent: history first, then the declared context providers in order, then the model through
  * the tool loop. `run` streams updates and always ends with one `finish`; a paused run (approval)
@@ -84,6 +94,7 @@ export class ChatClientAgent<Context = unknown> {
   readonly maxToolRounds: number;
   private readonly config: ChatClientAgentConfig;
   private readonly providers: readonly IContextProvider[];
+  private closing: Promise<void> | undefined;
 
   constructor(config: ChatClientAgentConfig) {
     this.config = config;
@@ -108,6 +119,21 @@ export class ChatClientAgent<Context = unknown> {
   /** The governance this agent runs under (global source and its own `toolPolicy`), if any. */
   get governance(): AgentGovernance | undefined {
     return this.config.governance;
+  }
+
+  /**
+   * Closes what the agent holds: each context provider with a `close()` (MCP servers, the
+   * sub-agents' worker pool, a plugin's resources), once, all of them even when one fails (the
+   * first failure is thrown after). The chat client is the caller's and stays open. Also
+   * `await using agent = …` (`Symbol.asyncDispose`).
+   */
+  close(): Promise<void> {
+    this.closing ??= closeAll(this.providers);
+    return this.closing;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 
   createSession(id?: string): AgentSession {
@@ -141,7 +167,7 @@ export class ChatClientAgent<Context = unknown> {
     const signal = options.signal ?? NEVER_ABORTED;
     const inputMessages = normalizeInput(input);
     const resuming = options.approvals !== undefined;
-    this.checkResume(given, inputMessages, options);
+    const decisions = this.checkResume(given, inputMessages, options);
     // With a journal every change of the session is journaled as the turn goes (SPEC §14.1).
     const recorder = options.journal
       ? new JournaledSession(given, options.journal)
@@ -226,6 +252,7 @@ export class ChatClientAgent<Context = unknown> {
         const loop = runOptions as ToolLoopRunOptions;
         loop.recorder = recorder;
         if (interrupted && inputMessages.length === 0) loop.interrupted = interrupted;
+        if (decisions) loop.decisions = decisions;
         // The answered batch leaves the session before its calls run: a crash from here on leaves
         // an interrupted turn (calls in doubt), never a batch that could be approved twice.
         if (resuming) session.pendingApproval = undefined;
@@ -360,15 +387,19 @@ export class ChatClientAgent<Context = unknown> {
     });
   }
 
-  private checkResume(session: ISession, input: ChatMessage[], options: AgentRunOptions<Context>): void {
+  /** The answers checked against the paused batch (once: the loop takes them as they are). */
+  private checkResume(
+    session: ISession,
+    input: ChatMessage[],
+    options: AgentRunOptions<Context>,
+  ): ApprovalDecisions | undefined {
     if (options.approvals !== undefined) {
       if (input.length > 0) {
         throw new ApprovalError(
           'a resumed run takes no new input: call agent.run(undefined, { session, approvals })',
         );
       }
-      checkApprovals(session.pendingApproval, options.approvals, session.id);
-      return;
+      return checkApprovals(session.pendingApproval, options.approvals, session.id);
     }
     if (session.pendingApproval) {
       throw new ApprovalError(
@@ -376,6 +407,7 @@ export class ChatClientAgent<Context = unknown> {
           'resume with agent.run(undefined, { session, approvals: [{ callId, approved }] })',
       );
     }
+    return undefined;
   }
 
   /** `[system] + context messages + input`; system messages from providers or the caller join the instructions. */

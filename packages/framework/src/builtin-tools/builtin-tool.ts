@@ -251,7 +251,7 @@ export class BuiltinTool<Schema extends z.ZodType> implements IScopeTool<z.outpu
     if (judged.refusal !== undefined) return toolFailure(judged.refusal);
     if (judged.asks && !context.approved)
       return toolFailure(
-        `Refused: ${this.name} needs approval (${judged.why}) and this call was not approved`,
+        `Refused: ${this.name} now needs approval (${judged.why}) and this call was not approved; call it again`,
       );
     if (context.approvedTarget !== undefined) {
       const now = this.targetOf(parsed.data, paths);

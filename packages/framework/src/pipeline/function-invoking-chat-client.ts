@@ -182,7 +182,7 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
       if (options.pendingApproval) {
         const batch = options.pendingApproval;
         round = batch.round;
-        const decisions = checkApprovals(batch, options.approvals);
+        const decisions = options.decisions ?? checkApprovals(batch, options.approvals);
         // Results the journal kept before a crash are in the history already: not added twice.
         const answered = answeredCalls(conversation);
         prepared = prepareResumedCalls(batch, decisions, index.byName).filter(

@@ -48,11 +48,10 @@ describe('the run context reaches every tool', () => {
       { ok: true, data: 't-9' },
       { ok: true, data: 'dropped' },
     ]);
-    // The gate is asked when the batch is planned and again right before the call runs.
+    // The gate is asked once, when the batch is planned (issue 27: decided once per call).
     expect(seen).toEqual([
       { gate: 'drop', context, sessionId: 's-1', callId: 'c2' },
       { tool: 'whoami', context, sessionId: 's-1', callId: 'c1' },
-      { gate: 'drop', context, sessionId: 's-1', callId: 'c2' },
     ]);
   });
 
@@ -75,8 +74,8 @@ describe('the run context reaches every tool', () => {
     );
     const agent = new AgentBuilder('a').chatClient(harness.client).withTool(gated).build();
     await agent.generate('go', { context: { tenantId: 't' } });
-    // Asked when the batch is planned and again right before the call runs.
-    expect(asked).toEqual([{ tenantId: 't' }, { tenantId: 't' }]);
+    // Asked once, when the batch is planned.
+    expect(asked).toEqual([{ tenantId: 't' }]);
   });
 
   it('passes the context of the resuming run to the tools that run on resume', async () => {

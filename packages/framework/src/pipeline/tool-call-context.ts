@@ -1,4 +1,5 @@
 import { TimeoutError, type ToolCallInfo, type ToolResult, type ToolResume } from '@raf/core';
+import { subscribeAbort, unsubscribeAbort } from '@raf/core/internal';
 import type { CallWatchdog, WatchedCall } from './call-watchdog.js';
 
 /** The signal of a run nobody can cancel: watching it would only cost listeners. */
@@ -82,7 +83,8 @@ export class ToolCallContext implements ToolCallInfo, WatchedCall {
       this.settle = resolve;
       this.deadline = performance.now() + this.timeoutMs;
       this.watchdog.add(this, this.timeoutMs);
-      if (this.run !== NEVER_ABORTED) this.run.addEventListener('abort', this);
+      // One listener on the run's signal however many calls run at once (a caller's shared signal).
+      if (this.run !== NEVER_ABORTED) subscribeAbort(this.run, this);
       Promise.resolve(work).then(resolve, reject);
     });
   }
@@ -102,7 +104,7 @@ export class ToolCallContext implements ToolCallInfo, WatchedCall {
   /** Leaves the watchdog and the run listener; progress reported after this is dropped. */
   dispose(): void {
     this.watchdog.remove(this);
-    if (this.settle && this.run !== NEVER_ABORTED) this.run.removeEventListener('abort', this);
+    if (this.settle && this.run !== NEVER_ABORTED) unsubscribeAbort(this.run, this);
     this.settle = undefined;
     this.done = true;
   }

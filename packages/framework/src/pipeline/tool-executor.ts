@@ -99,17 +99,9 @@ async function runOne(prepared: PreparedCall, run: ToolRun): Promise<ToolResult>
         );
       }
     }
-    // The gate was asked before the batch ran; a path can change since (a folder swapped for a
-    // link). A call nobody approved that would now need approval is refused, not run.
-    if (
-      !prepared.approved &&
-      tool.requiresApproval &&
-      (await tool.requiresApproval(prepared.args, approvalContext(call, run)))
-    ) {
-      return toolFailure(
-        `Refused: ${call.name} now needs approval (its target changed after it was checked); call it again`,
-      );
-    }
+    // The gate was decided once, before the batch ran (`planApprovals`), and is not asked again
+    // here: a tool whose judgement can change since (a folder swapped for a link) judges its own
+    // paths again as it executes (the built-in file tools do), which is the race guard.
   } catch (error) {
     if (run.signal.aborted) return CANCELLED_RESULT;
     return toolFailure(`Framework error: ${getErrorMessage(error)}`);

@@ -5,6 +5,7 @@ import type {
   ITool,
   PendingApprovalBatch,
 } from '@raf/core';
+import type { ApprovalDecisions } from '../approval/approval-batch.js';
 import type { InterruptedTurn } from '../run/interrupted-turn.js';
 import type { CallRecorder } from '../run/turn-recorder.js';
 import type { RunTrace } from '../telemetry/run-trace.js';
@@ -21,6 +22,8 @@ export interface ToolLoopRunOptions extends ChatClientRunOptions {
   currentProviderTools?: () => Promise<readonly ITool[]>;
   /** Answers to a paused batch of gated calls. */
   approvals?: readonly ApprovalResponse[];
+  /** `approvals` already checked against `pendingApproval` (the agent did): not checked again. */
+  decisions?: ApprovalDecisions;
   /** The batch a previous run paused on; with `approvals`, the loop resumes it first. */
   pendingApproval?: PendingApprovalBatch;
   /** The turn the session stopped in (a crash); without `pendingApproval`, the loop continues it first. */

@@ -106,5 +106,5 @@ describe('the turn journal under kill -9', () => {
     console.log(
       `kill -9 x${KILLS}: ${interrupted} turns interrupted after a journaled result, ${inDoubt} calls in doubt, 0 re-executed`,
     );
-  }, 240_000);
+  }, 400_000);
 });

@@ -17,6 +17,7 @@ import {
 import * as z from 'zod';
 import { ToolSuspension } from '../pipeline/tool-suspension.js';
 import { BUILTIN_TOOL_MANIFESTS } from '../runtime-policy/builtin-manifests.js';
+import { savedTask, savedTasks, type TaskState, taskJSON } from './paused-run.js';
 import type { SubAgentOutcome, SubAgentRunner } from './sub-agent.js';
 
 export interface DelegationToolsOptions {
@@ -25,12 +26,6 @@ export interface DelegationToolsOptions {
   /** Tasks of one `delegate_parallel` running at once (default: the machine's cores). */
   maxConcurrency?: number;
 }
-
-/** What one task of a delegation left: an answer, a failure, or a pause to resume. */
-type TaskState =
-  | { agent: string; task: string; ok: true; answer: string }
-  | { agent: string; task: string; ok: false; error: string }
-  | { agent: string; task: string; paused: JSONValue; requestIds: string[] };
 
 // Long enough for any delegation: each one is bounded by its sub-agent's own `timeoutSecs`.
 const DELEGATION_TIMEOUT_MS = 24 * 3600 * 1000;
@@ -118,7 +113,12 @@ export function createDelegationTools(runner: SubAgentRunner, options: Delegatio
       timeoutMs: DELEGATION_TIMEOUT_MS,
     }),
     execute: async ({ agent, task }, ctx) => {
-      const saved = ctx.resume?.state as TaskState | undefined;
+      let saved: TaskState | undefined;
+      try {
+        saved = savedTask(ctx.resume?.state);
+      } catch (error) {
+        return toolFailure(getErrorMessage(error));
+      }
       let ran: Awaited<ReturnType<typeof runTask>>;
       if (saved && 'paused' in saved) {
         ran = await runTask(saved.agent, saved.task, ctx.callId, ctx, {
@@ -131,7 +131,7 @@ export function createDelegationTools(runner: SubAgentRunner, options: Delegatio
         ran = await runTask(agent, task, ctx.callId, ctx);
       }
       const { state } = ran;
-      if ('paused' in state) throw new ToolSuspension(ran.requests, state as unknown as JSONValue);
+      if ('paused' in state) throw new ToolSuspension(ran.requests, taskJSON(state));
       return state.ok
         ? toolSuccess({ agent: state.agent, answer: state.answer })
         : toolFailure(`Sub-agent ${state.agent} failed: ${state.error}`);
@@ -149,7 +149,12 @@ export function createDelegationTools(runner: SubAgentRunner, options: Delegatio
       timeoutMs: DELEGATION_TIMEOUT_MS,
     }),
     execute: async ({ tasks }, ctx) => {
-      const saved = (ctx.resume?.state as { tasks?: TaskState[] } | undefined)?.tasks;
+      let saved: TaskState[] | undefined;
+      try {
+        saved = savedTasks(ctx.resume?.state);
+      } catch (error) {
+        return toolFailure(getErrorMessage(error));
+      }
       if (!saved) {
         const refused = budget(tasks.length);
         if (refused) return refused;
@@ -177,7 +182,7 @@ export function createDelegationTools(runner: SubAgentRunner, options: Delegatio
       };
       await Promise.all(Array.from({ length: Math.min(maxConcurrency, work.length) }, worker));
       const pending = requests.flat();
-      if (pending.length > 0) throw new ToolSuspension(pending, { tasks: states } as unknown as JSONValue);
+      if (pending.length > 0) throw new ToolSuspension(pending, taskJSON({ tasks: states }));
       return toolSuccess({
         results: states.map((s) =>
           'answer' in s

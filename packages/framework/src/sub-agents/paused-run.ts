@@ -1,4 +1,7 @@
 import type { ApprovalResponse, JSONValue, SessionSnapshot, ToolApprovalRequestUpdate } from '@raf/core';
+import { onFirstUse } from '@raf/core/internal';
+import * as z from 'zod';
+import { sessionSchemaParts, sessionSnapshotSchema } from '../sessions/session-snapshot-schema.js';
 
 /** What a paused delegation keeps (in the root session): the sub-agent's session and what it asked. */
 export interface PausedDelegation {
@@ -29,19 +32,68 @@ export function answersFor(callId: string, approvals: readonly ApprovalResponse[
     .map((a) => ({ ...a, callId: a.callId.slice(prefix.length) }));
 }
 
+/**
+ * The state a delegation tool keeps while its sub-agent waits (`ToolSuspension`), read back from a
+ * session (a file, a database, another process): one task, or the tasks of `delegate_parallel`.
+ */
+export type TaskState =
+  | { agent: string; task: string; ok: true; answer: string }
+  | { agent: string; task: string; ok: false; error: string }
+  | { agent: string; task: string; paused: JSONValue; requestIds: string[] };
+
+// Built on first use (a paused delegation read back): importing the framework builds none.
+const schemas = onFirstUse(() => {
+  const { json, approvalRequest } = sessionSchemaParts();
+  const paused = z.object({
+    agent: z.string(),
+    session: sessionSnapshotSchema(),
+    requests: z.array(approvalRequest),
+  });
+  const named = { agent: z.string(), task: z.string() };
+  const task = z.union([
+    z.object({ ...named, paused: json, requestIds: z.array(z.string()) }),
+    z.object({ ...named, ok: z.literal(true), answer: z.string() }),
+    z.object({ ...named, ok: z.literal(false), error: z.string() }),
+  ]);
+  return { paused, task, tasks: z.object({ tasks: z.array(task) }) };
+});
+
+function invalid(what: string, error: z.ZodError): Error {
+  const detail = error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.join('.') || '(state)'}: ${issue.message}`)
+    .join('; ');
+  return new Error(`${what} is not one a paused delegation left (${detail})`);
+}
+
 /** Reads the state a paused delegation saved; anything else is refused (a session edited by hand). */
 export function pausedDelegation(state: JSONValue, agent: string): PausedDelegation {
-  const value = state as Partial<PausedDelegation> | null;
-  if (
-    !value ||
-    typeof value !== 'object' ||
-    value.agent !== agent ||
-    !value.session ||
-    !Array.isArray(value.requests)
-  ) {
-    throw new Error(`the saved state of this delegation to ${agent} is not one a paused delegation left`);
-  }
-  return value as PausedDelegation;
+  const parsed = schemas().paused.safeParse(state);
+  if (!parsed.success) throw invalid(`the saved state of this delegation to ${agent}`, parsed.error);
+  if (parsed.data.agent !== agent)
+    throw new Error(`the saved state of this delegation is for ${parsed.data.agent}, not ${agent}`);
+  return parsed.data as PausedDelegation;
+}
+
+/** The saved state of a `delegate_task` call (`undefined`: it starts afresh). */
+export function savedTask(state: JSONValue | undefined): TaskState | undefined {
+  if (state === undefined) return undefined;
+  const parsed = schemas().task.safeParse(state);
+  if (!parsed.success) throw invalid('the saved state of this delegate_task call', parsed.error);
+  return parsed.data as TaskState;
+}
+
+/** The saved tasks of a `delegate_parallel` call (`undefined`: it starts afresh). */
+export function savedTasks(state: JSONValue | undefined): TaskState[] | undefined {
+  if (state === undefined) return undefined;
+  const parsed = schemas().tasks.safeParse(state);
+  if (!parsed.success) throw invalid('the saved state of this delegate_parallel call', parsed.error);
+  return parsed.data.tasks as TaskState[];
+}
+
+/** A task state as the JSON a suspension keeps (every variant is plain JSON). */
+export function taskJSON(state: TaskState | { tasks: TaskState[] }): JSONValue {
+  return state as unknown as JSONValue;
 }
 
 /**

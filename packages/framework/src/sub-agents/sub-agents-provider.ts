@@ -40,6 +40,11 @@ export class SubAgentsProvider implements IContextProvider {
     return this.template;
   }
 
+  /** Stops the runner's worker processes (its warm pool): the agent's `close()` calls it. */
+  close(): Promise<void> {
+    return this.runner.close();
+  }
+
   onInvoking(): ContextResult {
     void this.runner.warm();
     return {

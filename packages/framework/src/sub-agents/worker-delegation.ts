@@ -6,6 +6,7 @@ import {
   type ToolResult,
   toolFailure,
 } from '@raf/core';
+import { subscribeAbort, unsubscribeAbort } from '@raf/core/internal';
 import { ApprovalRequiredTool } from '../approval/approval-required-tool.js';
 import { prepareCalls } from '../pipeline/prepare-calls.js';
 import { executeCalls } from '../pipeline/tool-executor.js';
@@ -67,7 +68,7 @@ export function runInWorker(delegation: WorkerDelegation): Promise<SubAgentOutco
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      request.signal?.removeEventListener('abort', onAbort);
+      if (request.signal) unsubscribeAbort(request.signal, onAbort);
       worker.child.off('message', onMessage);
       calls.abort();
       // The outcome is given only once the process is gone: no orphans behind a delegation.
@@ -80,7 +81,7 @@ export function runInWorker(delegation: WorkerDelegation): Promise<SubAgentOutco
     );
     const onAbort = () => failed('cancelled');
     if (request.signal?.aborted) return onAbort();
-    request.signal?.addEventListener('abort', onAbort, { once: true });
+    if (request.signal) subscribeAbort(request.signal, onAbort);
     void worker.exited.then(({ code, signal }) =>
       failed(`its worker exited before answering (${signal ? `signal ${signal}` : `exit code ${code}`})`),
     );

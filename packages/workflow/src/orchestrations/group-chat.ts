@@ -1,6 +1,8 @@
 import { ConfigError, type JSONValue } from '@raf/core';
+import * as z from 'zod';
 import type { AgentLike } from '../agent/agent-like.js';
 import { WorkflowAgent } from '../agent/workflow-agent.js';
+import { WorkflowError } from '../errors.js';
 import { agentExecutor, runAgentTurn } from '../executors/agent-executor.js';
 import { functionExecutor } from '../executors/function-executor.js';
 import { textOf } from '../executors/message-text.js';
@@ -30,6 +32,35 @@ interface ChatState {
   history: Turn[];
   turns: number;
   cursor: number;
+}
+
+// The chat is read back from workflow state (a checkpoint on disk, a resumed run): parsed, never cast.
+const turnSchema = z.object({ speaker: z.string(), text: z.string() });
+const chatSchema = z.object({
+  history: z.array(turnSchema),
+  turns: z.number().int().nonnegative(),
+  cursor: z.number().int().nonnegative(),
+});
+
+function parsed<T>(schema: z.ZodType<T>, value: unknown, what: string, nodeId: string): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const detail = result.error.issues.map((i) => `${i.path.join('.') || '(value)'}: ${i.message}`).join('; ');
+  throw new WorkflowError('node-failed', `groupChat: ${what} is not valid (${detail})`, { nodeId });
+}
+
+/** The chat kept in `state.groupChat`, if any. */
+function savedChat(context: NodeContext): ChatState | undefined {
+  const value = context.state.get('groupChat');
+  return value === undefined ? undefined : parsed(chatSchema, value, 'state.groupChat', context.nodeId);
+}
+
+function chatJSON(chat: ChatState): JSONValue {
+  return {
+    history: chat.history.map((t) => ({ speaker: t.speaker, text: t.text })),
+    turns: chat.turns,
+    cursor: chat.cursor,
+  };
 }
 
 export function transcript(history: readonly Turn[]): string {
@@ -83,12 +114,14 @@ export function groupChatWorkflow(
       'group_chat_select',
       functionExecutor(
         async (message, context) => {
-          const saved = context.state.get('groupChat') as unknown as ChatState | undefined;
-          const chat: ChatState = saved
-            ? structuredClone(saved)
-            : { history: [{ speaker: 'user', text: textOf(message) }], turns: 0, cursor: 0 };
+          const saved = savedChat(context);
+          const chat: ChatState = saved ?? {
+            history: [{ speaker: 'user', text: textOf(message) }],
+            turns: 0,
+            cursor: 0,
+          };
           if (saved) {
-            chat.history.push(message as unknown as Turn);
+            chat.history.push(parsed(turnSchema, message, "a participant's message", context.nodeId));
             chat.turns++;
           }
           const said = chat.history.filter((t) => t.speaker !== 'user');
@@ -96,7 +129,7 @@ export function groupChatWorkflow(
             chat.turns >= maxRounds ||
             (keywords.length > 0 && said.some((t) => mentionsAny(t.text, keywords)));
           const next = done ? null : await choose(chat, context);
-          context.state.set('groupChat', chat as unknown as JSONValue);
+          context.state.set('groupChat', chatJSON(chat));
           return { next };
         },
         options.coordinator ? `select (${options.coordinator.name})` : `select (${selector})`,
@@ -109,8 +142,8 @@ export function groupChatWorkflow(
       id,
       agentExecutor(participant, {
         input: (_m, context) => {
-          const chat = context.state.get('groupChat') as unknown as ChatState;
-          return `Conversation so far:\n${transcript(chat.history)}\n\nYou are ${participant.name}. Give your contribution.`;
+          const chat = savedChat(context);
+          return `Conversation so far:\n${transcript(chat?.history ?? [])}\n\nYou are ${participant.name}. Give your contribution.`;
         },
         output: (text) => ({ speaker: participant.name, text }),
       }),
@@ -122,8 +155,8 @@ export function groupChatWorkflow(
     .addNode(
       'group_chat_finish',
       functionExecutor((_m, context) => {
-        const chat = context.state.get('groupChat') as unknown as ChatState;
-        const last = chat.history.filter((t) => t.speaker !== 'user').at(-1);
+        const chat = savedChat(context);
+        const last = (chat?.history ?? []).filter((t) => t.speaker !== 'user').at(-1);
         return last ? last.text : '';
       }, 'last message'),
       { output: true },

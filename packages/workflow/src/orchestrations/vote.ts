@@ -1,10 +1,12 @@
 import { ConfigError, type JSONValue } from '@raf/core';
+import * as z from 'zod';
 import type { AgentLike } from '../agent/agent-like.js';
 import { WorkflowAgent } from '../agent/workflow-agent.js';
 import { WorkflowError } from '../errors.js';
 import { agentExecutor } from '../executors/agent-executor.js';
 import { functionExecutor } from '../executors/function-executor.js';
 import { textOf } from '../executors/message-text.js';
+import type { NodeContext } from '../graph/graph-types.js';
 import { WorkflowBuilder } from '../graph/workflow-builder.js';
 import { Workflow, type WorkflowOptions } from '../workflow.js';
 import { requireAgents } from './orchestration-support.js';
@@ -30,6 +32,22 @@ export function ballotOf(text: string): string {
 interface Round {
   votes: Record<string, string>;
   tally: Record<string, number>;
+}
+
+// The rounds are read back from workflow state (a checkpoint, a resumed run): parsed, never cast.
+const roundsSchema = z.array(
+  z.object({ votes: z.record(z.string(), z.string()), tally: z.record(z.string(), z.number()) }),
+);
+
+function savedRounds(context: NodeContext): Round[] {
+  const value = context.state.get('vote');
+  if (value === undefined) return [];
+  const parsed = roundsSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const detail = parsed.error.issues.map((i) => `${i.path.join('.') || '(value)'}: ${i.message}`).join('; ');
+  throw new WorkflowError('node-failed', `vote: state.vote is not valid (${detail})`, {
+    nodeId: context.nodeId,
+  });
 }
 
 /**
@@ -64,7 +82,7 @@ export function voteWorkflow(voters: readonly AgentLike[], options: VoteOptions 
       ids[i]!,
       agentExecutor(voter, {
         input: (question, context) => {
-          const previous = (context.state.get('vote') as unknown as Round[] | undefined)?.at(-1);
+          const previous = savedRounds(context).at(-1);
           if (!previous) return textOf(question);
           const votes = Object.entries(previous.votes)
             .map(([n, v]) => `${n}: ${v}`)
@@ -79,7 +97,7 @@ export function voteWorkflow(voters: readonly AgentLike[], options: VoteOptions 
     'vote_aggregate',
     functionExecutor((answers, context) => {
       const list = answers as JSONValue[];
-      const history = [...((context.state.get('vote') as unknown as Round[] | undefined) ?? [])];
+      const history = savedRounds(context);
       const votes: Record<string, string> = {};
       const tally = new Map<string, { label: string; score: number; first: number }>();
       names.forEach((name, i) => {
@@ -91,7 +109,10 @@ export function voteWorkflow(voters: readonly AgentLike[], options: VoteOptions 
         tally.set(key, entry);
       });
       history.push({ votes, tally: Object.fromEntries([...tally.values()].map((t) => [t.label, t.score])) });
-      context.state.set('vote', history as unknown as JSONValue);
+      context.state.set(
+        'vote',
+        history.map((r) => ({ votes: { ...r.votes }, tally: { ...r.tally } })),
+      );
       const ranked = [...tally.values()].sort((a, b) => b.score - a.score || a.first - b.first);
       const top = ranked[0]!;
       const decided = aggregator === 'unanimous' ? ranked.length === 1 : ranked[1]?.score !== top.score;
