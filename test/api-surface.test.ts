@@ -1,23 +1,39 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The public surface of each entry point: every exported name (types too) and its kind, sorted.
- * A change here is a change of public API: update the snapshot on purpose
- * (`npx vitest run test/api-surface.test.ts -u`) and say so in the changeset.
+ * The public surface of every entry point of every package (each `exports` entry with sources):
+ * every exported name (types too) and its kind, sorted. A change here is a change of public API:
+ * update the snapshot on purpose (`npx vitest run test/api-surface.test.ts -u`) and say so in the
+ * changeset. `@raf/x/sub` is pinned in `api/x-sub.api.txt`.
  */
-const ENTRY_POINTS = [
-  { name: '@raf/core', file: 'packages/core/src/index.ts', snapshot: 'api/core.api.txt' },
-  {
-    name: '@raf/core/internal',
-    file: 'packages/core/src/internal.ts',
-    snapshot: 'api/core-internal.api.txt',
-  },
-  { name: '@raf/framework', file: 'packages/framework/src/index.ts', snapshot: 'api/framework.api.txt' },
-];
-
 const root = fileURLToPath(new URL('..', import.meta.url));
+
+const ENTRY_POINTS = readdirSync(join(root, 'packages'))
+  .filter((dir) => existsSync(join(root, 'packages', dir, 'package.json')))
+  .sort()
+  .flatMap((dir) => {
+    const manifest = JSON.parse(readFileSync(join(root, 'packages', dir, 'package.json'), 'utf8')) as {
+      name: string;
+      exports?: Record<string, string | Record<string, string>>;
+    };
+    return Object.entries(manifest.exports ?? {}).flatMap(([subpath, target]) => {
+      const source = typeof target === 'object' ? target['@raf/source'] : undefined;
+      if (!source) return [];
+      const sub = subpath === '.' ? '' : subpath.slice(2);
+      return [
+        {
+          name: sub ? `${manifest.name}/${sub}` : manifest.name,
+          file: `packages/${dir}/${source.slice(2)}`,
+          snapshot: `api/${dir}${sub ? `-${sub.replaceAll('/', '-')}` : ''}.api.txt`,
+        },
+      ];
+    });
+  });
+
 
 function kindOf(symbol: ts.Symbol): string {
   const f = symbol.flags;
@@ -60,6 +76,9 @@ function exportsOf(files: string[]): Map<string, string[]> {
 }
 
 describe('public API surface', () => {
+  it('covers every entry point of every package', () => {
+    expect(ENTRY_POINTS.length).toBe(22);
+  });
   const surfaces = exportsOf(ENTRY_POINTS.map((e) => e.file));
   for (const entry of ENTRY_POINTS) {
     it(`pins the exports of ${entry.name}`, async () => {

@@ -92,6 +92,13 @@ describe('raf tools', () => {
       promptHint: 'Read small ranges.',
     });
     expect(listed.tools.find((t) => t.name === 'search_file')?.enabled).toBe(false);
+    // The installed extensions' tools, with the manifests the extensions keep themselves.
+    const profiles = JSON.parse((await raf(['tools', 'list', '--json'])).out) as {
+      tools: { name: string; kind: string; profile: string | null }[];
+    };
+    for (const name of ['web_search', 'web_fetch', 'code_interpreter'])
+      expect(profiles.tools.find((t) => t.name === name)).toMatchObject({ kind: 'builtin' });
+    expect(profiles.tools.find((t) => t.name === 'web_fetch')?.profile).toBe('worker-local');
     const plan = JSON.parse((await raf(['inspect', 'agent.yaml', '--json'])).out) as Inspected;
     expect(plan.tools.find((t) => t.name === 'search_file')?.route).toBe('disabled');
     expect(plan.runtime.tools.find((t) => t.name === 'read_file')).toMatchObject({

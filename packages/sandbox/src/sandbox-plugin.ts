@@ -13,6 +13,7 @@ import {
 } from './config/sandbox-config.js';
 import {
   CODE_INTERPRETER,
+  CODE_INTERPRETER_MANIFEST,
   type CodeInterpreterTool,
   createCodeInterpreterTool,
 } from './tool/code-interpreter.js';
@@ -67,6 +68,7 @@ export function sandboxPlugin(options: SandboxPluginOptions = {}): RafPlugin {
     packageName: '@raf/sandbox',
     toolKinds: { code: (decl, context) => buildCode(decl, context, options) },
     toolExpansions: { code: [CODE_INTERPRETER] },
+    toolManifests: { [CODE_INTERPRETER]: CODE_INTERPRETER_MANIFEST },
     // A tool's `config:` and a workflow's `sandbox:` block are checked at their lines by `validate`.
     configSchemas: { tools: { code: sandboxConfigSchema } },
   });

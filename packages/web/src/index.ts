@@ -13,3 +13,4 @@ export type { SearchBackend, SearchRequest, SearchResult } from './search/search
 export { searxngBackend } from './search/searxng.js';
 export { tavilyBackend } from './search/tavily.js';
 export { createWebSearchTool, searchBackendFor } from './search/web-search-tool.js';
+export { WEB_TOOL_MANIFESTS } from './web-manifests.js';

@@ -12,6 +12,7 @@ import type { HostResolver } from './http/guarded-connector.js';
 import { GuardedHttpClient } from './http/guarded-http.js';
 import { createHttpRequestTool } from './request/http-request-tool.js';
 import { createWebSearchTool, searchBackendFor } from './search/web-search-tool.js';
+import { WEB_TOOL_MANIFESTS } from './web-manifests.js';
 
 /** The tools `kind: web` expands to when the entry has no `name` (rule 6). */
 export const WEB_TOOL_NAMES = ['web_search', 'web_fetch'] as const;
@@ -64,6 +65,7 @@ export function webPlugin(options: WebPluginOptions = {}): RafPlugin {
     packageName: '@raf/web',
     toolKinds: { web: (decl, context) => webTools(decl, context, options) },
     toolExpansions: { web: WEB_TOOL_NAMES },
+    toolManifests: WEB_TOOL_MANIFESTS,
     configSchemas: { tools: { web: webConfigSchema } },
   });
 }

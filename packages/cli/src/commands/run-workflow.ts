@@ -8,7 +8,7 @@ import { HumanRenderer } from '../render/human.js';
 import { NdjsonRenderer } from '../render/ndjson.js';
 import { askLine, readAll } from '../terminal.js';
 import { pendingRequests } from '../turn.js';
-import { answerApprovals, refuseInputWhileApproving } from './run.js';
+import { answerApprovals, refuseInputWhileApproving } from './approval-answers.js';
 
 type Store = { save(snapshot: ReturnType<AgentSession['toJSON']>): Promise<void> };
 

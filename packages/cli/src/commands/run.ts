@@ -1,54 +1,16 @@
 import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import {
-  type ApprovalResponse,
-  type FinishUpdate,
-  getErrorMessage,
-  type ToolApprovalRequestUpdate,
-} from '@raf/core';
-import { askApprovals } from '../approval-prompt.js';
+import { type ApprovalResponse, type FinishUpdate, getErrorMessage } from '@raf/core';
 import type { CliArgs } from '../args.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
 import { builderFor, warnOnStderr } from '../load-agent.js';
 import { awaitConsolidation } from '../memory-wait.js';
 import { refuseWrongKind } from '../path-kind.js';
-import { escapeLine } from '../render/escape.js';
 import { HumanRenderer } from '../render/human.js';
 import { NdjsonRenderer } from '../render/ndjson.js';
-import { askLine, readAll } from '../terminal.js';
+import { readAll } from '../terminal.js';
 import { openSession, pendingRequests, runTurn } from '../turn.js';
-
-/** `--approve all|none`: every request answered, each decision said on stderr. */
-/** The answers to a pause: asked on the terminal (`--approve ask`), or decided by the flag. */
-export async function answerApprovals(
-  requests: readonly ToolApprovalRequestUpdate[],
-  args: CliArgs,
-  io: CliIO,
-): Promise<ApprovalResponse[]> {
-  if (args.approve !== 'ask') return decide(requests, args.approve === 'all', io);
-  return askApprovals(
-    requests,
-    (q) => askLine(io, q),
-    (t) => io.stderr.write(t),
-  );
-}
-
-export function decide(
-  requests: readonly ToolApprovalRequestUpdate[],
-  approve: boolean,
-  io: CliIO,
-): ApprovalResponse[] {
-  return requests.map((r) => {
-    const what = r.resolvedTarget ?? JSON.stringify(r.arguments);
-    const by = r.agentPath?.length ? `${r.agentPath.join(' › ')}: ` : '';
-    io.stderr.write(
-      `${approve ? '✓ approved' : '✗ denied'} (--approve ${approve ? 'all' : 'none'}): ${escapeLine(`${by}${r.name} ${what}`)}\n`,
-    );
-    return approve
-      ? { callId: r.callId, approved: true }
-      : { callId: r.callId, approved: false, reason: 'Denied by --approve none' };
-  });
-}
+import { answerApprovals, refuseInputWhileApproving } from './approval-answers.js';
 
 /**
  * `raf run <file>`: one turn. A pause for approval is answered by `--approve all|none`, by a
@@ -75,15 +37,6 @@ export async function runCommand(args: CliArgs, io: CliIO): Promise<number> {
         else throw new CliError(message);
       });
   }
-}
-
-/** Resuming a pause for approval sends no new input: text given with it would be dropped. */
-export function refuseInputWhileApproving(sessionId: string, args: CliArgs): void {
-  const given = args.input !== undefined ? '-i' : args.answer !== undefined ? '--answer' : undefined;
-  if (given)
-    throw new CliError(
-      `session ${sessionId} is waiting for approval, not for ${given}: resume with --approve all|none, then send the next input`,
-    );
 }
 
 /** A trace file that cannot be written is a usage error found before the run, not after it. */

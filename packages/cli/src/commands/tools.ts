@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import type { ToolManifest } from '@raf/core';
 import {
   aliasesOf,
   BUILTIN_TOOL_MANIFESTS,
@@ -11,6 +12,7 @@ import {
   type WorkerRoutingStrategy,
 } from '@raf/framework';
 import type { CliArgs } from '../args.js';
+import { installedToolManifests } from '../extensions.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
 import { refuseWrongKind } from '../path-kind.js';
 import { escapeJson, escapeLine } from '../render/escape.js';
@@ -19,9 +21,9 @@ const HELP =
   'raf tools list | enable NAME… | disable NAME… | route NAME STRATEGY | hint NAME [TEXT] | core NAME on|off';
 
 /** One row of `raf tools list`: the catalog entry of a tool and its static profile. */
-function rowOf(governance: ToolGovernance, name: string) {
+function rowOf(governance: ToolGovernance, manifests: Readonly<Record<string, ToolManifest>>, name: string) {
   const entry = governance.entry(name);
-  const manifest = BUILTIN_TOOL_MANIFESTS[name];
+  const manifest = manifests[name];
   return {
     name,
     aliases: aliasesOf(name),
@@ -69,11 +71,13 @@ export async function toolsCommand(args: CliArgs, io: CliIO): Promise<number> {
     if (list.length === 0) throw new CliError(`raf tools ${what} needs a tool name\n${HELP}`);
     return list.map((n) => canonicalToolName(n));
   };
+  // The framework's tools and those of every installed extension (each keeps its own manifests).
+  const manifests = { ...BUILTIN_TOOL_MANIFESTS, ...(await installedToolManifests(io.cwd)) };
   let done: string;
   switch (action) {
     case 'list': {
-      const all = [...new Set([...Object.keys(BUILTIN_TOOL_MANIFESTS), ...governance.names()])].sort();
-      const rows = all.map((name) => rowOf(governance, name));
+      const all = [...new Set([...Object.keys(manifests), ...governance.names()])].sort();
+      const rows = all.map((name) => rowOf(governance, manifests, name));
       io.stdout.write(args.json ? `${escapeJson(JSON.stringify({ file, tools: rows }))}\n` : table(rows));
       return EXIT.ok;
     }
@@ -116,7 +120,7 @@ export async function toolsCommand(args: CliArgs, io: CliIO): Promise<number> {
   const changed = [...new Set(rest.map((n) => canonicalToolName(n)))].filter((n) => governance.data.tools[n]);
   if (args.json) {
     io.stdout.write(
-      `${escapeJson(JSON.stringify({ file, tools: changed.map((name) => rowOf(governance, name)) }))}\n`,
+      `${escapeJson(JSON.stringify({ file, tools: changed.map((name) => rowOf(governance, manifests, name)) }))}\n`,
     );
   } else io.stdout.write(`${escapeLine(`${done} (${file})`)}\n`);
   return EXIT.ok;

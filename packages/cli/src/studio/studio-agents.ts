@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { ConfigError } from '@raf/core';
+import { ConfigError, type ToolManifest } from '@raf/core';
 import type { DeclAgentBuilder } from '@raf/decl';
 import {
   aliasesOf,
@@ -97,6 +97,7 @@ export async function governanceReport(
   store: FileGovernanceStore,
   diagnostics: readonly RuntimeDiagnostic[],
   signal: AbortSignal,
+  extensionManifests: Readonly<Record<string, ToolManifest>> = {},
 ) {
   const governance = new ToolGovernance(await store.load({ signal }));
   const manifests = new Map<string, RuntimeDiagnostic['tools'][number]['manifest']>();
@@ -105,7 +106,7 @@ export async function governanceReport(
     d.subAgents.forEach(visit);
   };
   diagnostics.forEach(visit);
-  for (const [name, m] of Object.entries(BUILTIN_TOOL_MANIFESTS)) {
+  for (const [name, m] of Object.entries({ ...BUILTIN_TOOL_MANIFESTS, ...extensionManifests })) {
     manifests.set(name, {
       kind: m.kind,
       executionMode: m.executionMode,

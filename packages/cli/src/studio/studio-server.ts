@@ -2,10 +2,11 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
-import { ConfigError, getErrorMessage } from '@raf/core';
+import { ConfigError, getErrorMessage, type ToolManifest } from '@raf/core';
 import { DeclError, formatDiagnostic } from '@raf/decl';
 import type { FileGovernanceStore } from '@raf/framework';
 import { RUNTIME_LABELS } from '@raf/framework';
+import { installedToolManifests } from '../extensions.js';
 import { readJsonObject, StudioHttpError, sendError, sendJson } from './http-json.js';
 import { diagnosticOf, governanceReport, patchGovernance, type StudioAgent } from './studio-agents.js';
 import { changedFile, parseAgentChange, previewDiagnostic } from './studio-preview.js';
@@ -97,6 +98,8 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
   const byId = new Map(options.agents.map((a) => [a.id, a]));
   let port = 0;
   let governanceWrites = Promise.resolve();
+  // Read once, on the first governance request: the installed extensions do not change while serving.
+  let extensionManifests: Promise<Record<string, ToolManifest>> | undefined;
 
   const agentOf = (id: string) => {
     const agent = byId.get(decodeURIComponent(id));
@@ -108,7 +111,8 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
     const diagnostics = [];
     for (const agent of options.agents)
       if (agent.kind === 'agent') diagnostics.push(await diagnosticOf(agent, signal));
-    return governanceReport(options.governance, diagnostics, signal);
+    extensionManifests ??= installedToolManifests(options.cwd);
+    return governanceReport(options.governance, diagnostics, signal, await extensionManifests);
   };
 
   async function api(req: IncomingMessage, res: ServerResponse, path: string, signal: AbortSignal) {

@@ -5,6 +5,7 @@ import { PluginError } from '../errors/error-classes.js';
 import type { JSONValue } from '../json/json.js';
 import type { ProtectedPath } from '../scope/workspace-scope.js';
 import type { ITool } from '../tool/tool.js';
+import type { ToolManifest } from '../tool/tool-manifest.js';
 
 /** Where a declaration came from, for error messages (`agent.yaml:14:5`). */
 export interface SourcePosition {
@@ -79,6 +80,12 @@ export interface RafPlugin {
   /** Tool names each tool kind expands to when a YAML entry has no `name` (rule 6). */
   toolExpansions?: Record<string, readonly string[]>;
   contextKinds?: Record<string, ContextKindFactory>;
+  /**
+   * The manifest of each tool this plugin's kinds make, by tool name: what global catalogs
+   * (`raf tools`, the studio's Tools page) show before any agent is built. The tools themselves
+   * carry the same objects; the manifest lives with the extension, not in the framework.
+   */
+  toolManifests?: Readonly<Record<string, ToolManifest>>;
   modelProviders?: Record<string, ModelProviderFactory>;
   /**
    * The `config:` schema of each tool and context kind (a zod object), checked before the factory

@@ -14,7 +14,11 @@ import type { Environment } from '../env/resolve-env.js';
 import { agentFromPlan } from './agent-from-plan.js';
 import type { ModelOverride } from './plan-model.js';
 import type { PlannedSubAgent, PlanWithSubAgents } from './plan-sub-agents.js';
-import { WORKER_FACTORY_EXPORT, type WorkerFactoryOptions, workerFactoryModule } from './worker-factory.js';
+import {
+  WORKER_FACTORY_EXPORT,
+  type WorkerFactoryOptions,
+  workerFactoryModule,
+} from './worker-factory-ref.js';
 
 // The runtime half of `DeclAgentBuilder`: the agents of a plan. `validate()` never gets here, so
 // the builder imports this module on first build (a CLI's cold start pays for every module it

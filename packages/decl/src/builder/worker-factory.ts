@@ -1,38 +1,14 @@
 import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { preloadHttp } from '@raf/client';
-import type { JSONValue, ProtectedPath } from '@raf/core';
+import type { JSONValue } from '@raf/core';
 import type { SubAgentFactoryResult } from '@raf/framework';
 import type { Environment } from '../env/resolve-env.js';
 import { loadExtension } from '../registry/extension-loader.js';
-import { DeclAgentBuilder, type StrictOptions } from './decl-agent-builder.js';
-import type { ModelOverride } from './plan-model.js';
+import { DeclAgentBuilder } from './decl-agent-builder.js';
+import type { WorkerFactoryOptions } from './worker-factory-ref.js';
 
-/** What a worker needs to rebuild sub-agent `subAgent` exactly as its parent did (plain JSON). */
-export interface WorkerFactoryOptions {
-  source:
-    | { file: string }
-    | { text: string; file: string; format: 'yaml' | 'json' | 'toml' }
-    | { object: JSONValue };
-  subAgent: string;
-  /** Extension packages the parent registered, by name. */
-  plugins: string[];
-  model?: ModelOverride;
-  variables?: Record<string, JSONValue>;
-  env?: Record<string, string>;
-  strict?: Required<StrictOptions>;
-  protectedPaths?: ProtectedPath[];
-  governance?: { file: string } | { data: JSONValue };
-}
-
-/** The module a worker imports to rebuild a YAML sub-agent: this file, built or not. */
-export function workerFactoryModule(): string {
-  const here = import.meta.url;
-  // Built, this code sits in a chunk beside the `worker-factory.js` entry (the CLI ships one too).
-  return fileURLToPath(here.endsWith('.ts') ? here : new URL('./worker-factory.js', here));
-}
-
-export const WORKER_FACTORY_EXPORT = 'createSubAgentForWorker';
+export type { WorkerFactoryOptions } from './worker-factory-ref.js';
+export { WORKER_FACTORY_EXPORT, workerFactoryModule } from './worker-factory-ref.js';
 
 /** Run by a spare worker while it waits: what the first model request would load, loaded now. */
 export async function warmUp(): Promise<void> {

@@ -5,8 +5,9 @@ const proxied = { supportedInWorker: true, workerRoutingHint: 'main-process-prox
 const write = { ...proxied, executionMode: 'sequential', requiresWrite: true } as const;
 
 /**
- * The manifest of every built-in tool (SPEC §7): the single source of `parallel`/`sequential`
- * and of worker routing. The tool loop and the runtime policy read it; nothing re-derives it.
+ * The manifest of every tool the framework builds in (SPEC §7): the single source of
+ * `parallel`/`sequential` and of worker routing. The tool loop and the runtime policy read it;
+ * nothing re-derives it. Extensions keep their tools' manifests themselves (`RafPlugin.toolManifests`).
  */
 export const BUILTIN_TOOL_MANIFESTS: Readonly<Record<string, ToolManifest>> = Object.freeze({
   read_file: createToolManifest({ kind: 'builtin', ...local }),
@@ -36,15 +37,6 @@ export const BUILTIN_TOOL_MANIFESTS: Readonly<Record<string, ToolManifest>> = Ob
   delegate_parallel: createToolManifest({ kind: 'delegation', ...proxied, executionMode: 'sequential' }),
   clarify: createToolManifest({ kind: 'admin', ...proxied, executionMode: 'sequential' }),
   escalate: createToolManifest({ kind: 'admin', ...proxied, executionMode: 'sequential' }),
-  web_search: createToolManifest({ kind: 'builtin', ...local }),
-  web_fetch: createToolManifest({ kind: 'builtin', ...local }),
-  // Sequential: a persisted session's calls share one interpreter and scratch folder (@raf/sandbox).
-  code_interpreter: createToolManifest({
-    kind: 'builtin',
-    ...proxied,
-    executionMode: 'sequential',
-    requiresShell: true,
-  }),
 });
 
 /** Tool names from seed 002's other platform, accepted as aliases of ours. */

@@ -1,7 +1,7 @@
 import { defineTool, getErrorMessage, type ITool, type JSONValue, toolFailure, toolSuccess } from '@raf/core';
-import { BUILTIN_TOOL_MANIFESTS } from '@raf/framework';
 import { z } from 'zod';
 import type { GuardedHttpClient } from '../http/guarded-http.js';
+import { WEB_TOOL_MANIFESTS } from '../web-manifests.js';
 import { decodeText, isHtml, isTextual, looksBinary } from './decode.js';
 import { extractContent, FETCH_MODES, type FetchMode } from './extract.js';
 
@@ -22,7 +22,7 @@ export function createWebFetchTool(http: GuardedHttpClient, options: WebFetchOpt
   const defaultMode = options.defaultMode ?? 'markdown';
   const maxChars = options.maxChars ?? 40_000;
   return defineTool({
-    manifest: BUILTIN_TOOL_MANIFESTS.web_fetch,
+    manifest: WEB_TOOL_MANIFESTS.web_fetch,
     name: 'web_fetch',
     kind: 'web',
     description:

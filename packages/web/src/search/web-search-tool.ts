@@ -1,8 +1,8 @@
 import { ConfigError, defineTool, getErrorMessage, type ITool, toolFailure, toolSuccess } from '@raf/core';
-import { BUILTIN_TOOL_MANIFESTS } from '@raf/framework';
 import { z } from 'zod';
 import type { WebConfig } from '../config/web-config.js';
 import type { GuardedHttpClient } from '../http/guarded-http.js';
+import { WEB_TOOL_MANIFESTS } from '../web-manifests.js';
 import { braveBackend } from './brave.js';
 import { duckDuckGoBackend } from './duckduckgo.js';
 import type { SearchBackend } from './search-backend.js';
@@ -56,7 +56,7 @@ export function createWebSearchTool(
   defaultResults = 5,
 ): ITool {
   return defineTool({
-    manifest: BUILTIN_TOOL_MANIFESTS.web_search,
+    manifest: WEB_TOOL_MANIFESTS.web_search,
     name: 'web_search',
     kind: 'web',
     description:

@@ -1,0 +1,49 @@
+import type { ApprovalResponse, ToolApprovalRequestUpdate } from '@raf/core';
+import { askApprovals } from '../approval-prompt.js';
+import type { CliArgs } from '../args.js';
+import { CliError, type CliIO } from '../io.js';
+import { escapeLine } from '../render/escape.js';
+import { askLine } from '../terminal.js';
+
+// How `raf run` answers a pause, shared with workflows (`run-workflow.ts`): its own module, so the
+// two commands do not import each other.
+
+/** The answers to a pause: asked on the terminal (`--approve ask`), or decided by the flag. */
+export async function answerApprovals(
+  requests: readonly ToolApprovalRequestUpdate[],
+  args: CliArgs,
+  io: CliIO,
+): Promise<ApprovalResponse[]> {
+  if (args.approve !== 'ask') return decide(requests, args.approve === 'all', io);
+  return askApprovals(
+    requests,
+    (q) => askLine(io, q),
+    (t) => io.stderr.write(t),
+  );
+}
+
+export function decide(
+  requests: readonly ToolApprovalRequestUpdate[],
+  approve: boolean,
+  io: CliIO,
+): ApprovalResponse[] {
+  return requests.map((r) => {
+    const what = r.resolvedTarget ?? JSON.stringify(r.arguments);
+    const by = r.agentPath?.length ? `${r.agentPath.join(' › ')}: ` : '';
+    io.stderr.write(
+      `${approve ? '✓ approved' : '✗ denied'} (--approve ${approve ? 'all' : 'none'}): ${escapeLine(`${by}${r.name} ${what}`)}\n`,
+    );
+    return approve
+      ? { callId: r.callId, approved: true }
+      : { callId: r.callId, approved: false, reason: 'Denied by --approve none' };
+  });
+}
+
+/** Resuming a pause for approval sends no new input: text given with it would be dropped. */
+export function refuseInputWhileApproving(sessionId: string, args: CliArgs): void {
+  const given = args.input !== undefined ? '-i' : args.answer !== undefined ? '--answer' : undefined;
+  if (given)
+    throw new CliError(
+      `session ${sessionId} is waiting for approval, not for ${given}: resume with --approve all|none, then send the next input`,
+    );
+}
