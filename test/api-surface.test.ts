@@ -34,7 +34,6 @@ const ENTRY_POINTS = readdirSync(join(root, 'packages'))
     });
   });
 
-
 function kindOf(symbol: ts.Symbol): string {
   const f = symbol.flags;
   if (f & ts.SymbolFlags.Class) return 'class';

@@ -13,7 +13,7 @@ export {
   loadDefinitionFromText,
 } from './load/load-definition.js';
 export { corePlugin } from './registry/core-plugin.js';
-export { loadExtension, locateExtension } from './registry/extension-loader.js';
+export { installedExtensions, loadExtension, locateExtension } from './registry/extension-loader.js';
 export type { PackageManager } from './registry/install-hint.js';
 export { installCommand, isMissingPackage, packageManager } from './registry/install-hint.js';
 export { EXTENSION_PACKAGES, PluginRegistry } from './registry/plugin-registry.js';
