@@ -50,9 +50,13 @@ class LongFirst extends BaseSequencer {
 
 // Tests import workspace packages from source through the "@raf/source" export condition,
 // so `pnpm test` needs no build step.
+// Without vite's `module` condition: packages load as Node loads them (@opentelemetry/api 1.9's
+// `module` build has extensionless imports that only a bundler resolves).
+const conditions = ['@raf/source', ...defaultServerConditions.filter((c) => c !== 'module')];
+
 export default defineConfig({
-  resolve: { conditions: ['@raf/source', ...defaultServerConditions] },
-  ssr: { resolve: { conditions: ['@raf/source', ...defaultServerConditions] } },
+  resolve: { conditions },
+  ssr: { resolve: { conditions } },
   test: {
     // CI asks for a JSON report (summed by .ci/run) without changing the README's `pnpm test`.
     reporters: process.env.RAF_TEST_REPORT ? ['default', 'json'] : ['default'],

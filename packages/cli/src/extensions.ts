@@ -28,3 +28,20 @@ export async function installedPlugins(text: string, projectFolder: string): Pro
   for (const plugin of plugins) if (closable(plugin)) opened.add(plugin);
   return plugins;
 }
+
+/**
+ * The tool manifests of every installed extension (`web_search`, `code_interpreter`, …): what the
+ * global catalogs (`raf tools list`, the studio's Tools page) show beside the framework's own.
+ */
+export async function installedToolManifests(projectFolder: string): Promise<Record<string, ToolManifest>> {
+  const manifests: Record<string, ToolManifest> = {};
+  const plugins = await installedExtensions(undefined, projectFolder, {
+    resolveHere: (name) => import.meta.resolve(name),
+  });
+  for (const plugin of plugins) {
+    Object.assign(manifests, plugin.toolManifests);
+    // Made only to be read: nothing of it runs (an MCP plugin starts its servers on first build).
+    if (closable(plugin)) await plugin.close().catch(() => undefined);
+  }
+  return manifests;
+}

@@ -21,13 +21,13 @@ export async function loadExtension(name: string, projectFolder: string): Promis
 
 /**
  * The installed `@raf/*` extensions whose kinds `text` (an agent file, or its definition as JSON)
- * mentions, each made with its plugin factory: a package is imported only for a file that may use
- * it. `skip` names packages already registered. Looked up where `resolveHere` finds packages
+ * mentions (every installed one when `text` is undefined), each made with its plugin factory: a
+ * package is imported only for a file that may use it. `skip` names packages already registered. Looked up where `resolveHere` finds packages
  * (default: from this module), then in the agent's project. An extension that fails to load is
  * left out: the kind that needs it then reports it.
  */
 export async function installedExtensions(
-  text: string,
+  text: string | undefined,
   projectFolder: string,
   options: { skip?: readonly string[]; resolveHere?: (name: string) => string } = {},
 ): Promise<RafPlugin[]> {
@@ -40,7 +40,7 @@ export async function installedExtensions(
   const plugins: RafPlugin[] = [];
   for (const [name, { plugin, kinds }] of packages) {
     if (options.skip?.includes(name)) continue;
-    if (!kinds.some((kind) => new RegExp(`\\b${kind}\\b`).test(text))) continue;
+    if (text !== undefined && !kinds.some((kind) => new RegExp(`\\b${kind}\\b`).test(text))) continue;
     const url = locateExtension(name, projectFolder, options.resolveHere);
     if (!url) continue;
     try {
