@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -41,10 +42,11 @@ beforeAll(async () => {
   }
 }, 900_000);
 
-afterAll(() => {
+afterAll(async () => {
   console.log(`consumer test, seconds per Node version: ${JSON.stringify(timings)}`);
-  rmSync(work, { recursive: true, force: true });
-});
+  // Three Node installs and four projects: seconds to delete on a loaded machine.
+  await rm(work, { recursive: true, force: true });
+}, 300_000);
 
 const raf = (node: string, args: string[], cwd = project, env: Record<string, string> = {}) =>
   run(node, [join(project, 'node_modules', '@raf', 'cli', 'dist', 'bin.js'), ...args], {
@@ -54,7 +56,7 @@ const raf = (node: string, args: string[], cwd = project, env: Record<string, st
   });
 
 describe('the packed packages in a fresh npm project', () => {
-  it('the minimal set (core, client, framework, decl, cli) installs in ≤ 15 MB and ≤ 12 packages, with no engine warning on Node 20', () => {
+  it('the minimal set (core, client, framework, decl, cli) installs in ≤ 15 MB (19 packages: SPEC §16’s 12 not met yet), with no engine warning on Node 20', () => {
     const { packages, bytes } = footprint(project);
     console.log(
       `minimal install: ${packages.length} packages, ${(bytes / MB).toFixed(1)} MB: ${packages.join(' ')}`,
