@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MockModelServer, startMockModelServer } from '../packages/client/src/testing/mock-server.js';
 import { footprint, freshProject, npmInstall, packAll, root, run } from './consumer/packed.js';
+import { readmeSnippets } from './consumer/snippets.js';
 
 /**
  * SPEC §16 from outside: every package packed as it would be published, installed with plain npm
@@ -266,5 +267,70 @@ describe('the packed packages in a fresh npm project', () => {
     const checked = await run(process.execPath, [tsc, '-p', project], { cwd: project });
     expect(checked.stdout + checked.stderr).toBe('');
     expect(checked.code).toBe(0);
+  }, 300_000);
+
+  it('the README snippets type-check against the installed packages and run against a mock model (Node 24 strips their types)', async () => {
+    const snippets = [
+      ...readmeSnippets('README.md'),
+      ...['core', 'client', 'framework', 'decl'].flatMap((p) =>
+        readmeSnippets(`packages/${p}/README.md`, { firstOnly: true }),
+      ),
+    ];
+    const dir = join(project, 'snippets');
+    mkdirSync(dir, { recursive: true });
+    const files = snippets.map((snippet, i) => {
+      const file = join(dir, `snippet-${i}.ts`);
+      writeFileSync(file, `// ${snippet.at}\n${snippet.code}\n`);
+      return { ...snippet, file };
+    });
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: ['node'],
+          // What a README shows may leave a value unused (`const plan = …`).
+          noUnusedLocals: false,
+        },
+        include: ['*.ts'],
+      }),
+    );
+    const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+    const checked = await run(process.execPath, [tsc, '-p', dir], { cwd: dir });
+    expect(checked.stdout + checked.stderr, files.map((f) => `${f.file}: ${f.at}`).join('\n')).toBe('');
+
+    const server = await startMockModelServer({ turns: () => ({ text: 'Sunny.' }) });
+    try {
+      writeFileSync(
+        join(dir, 'agent.yaml'),
+        `kind: prompt\nname: readme\nmodel: { id: mock-model, provider: custom, connection: { endpoint: ${server.baseURL} } }\ninstructions: Be brief.\n`,
+      );
+      const node24 = nodes[2]?.[1];
+      if (!node24) throw new Error('no Node 24');
+      for (const snippet of files.filter((f) => f.run)) {
+        const ran = await run(node24, [snippet.file], {
+          cwd: dir,
+          env: { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: 'sk-test', NODE_OPTIONS: undefined },
+          timeoutMs: 60_000,
+        });
+        expect({
+          at: snippet.at,
+          code: ran.code,
+          stderr: ran.stderr.replace(/.*ExperimentalWarning.*\n?/g, ''),
+        }).toEqual({
+          at: snippet.at,
+          code: 0,
+          stderr: expect.not.stringMatching(/Error/),
+        });
+      }
+      expect(files.filter((f) => f.run).length).toBeGreaterThanOrEqual(4);
+    } finally {
+      await server.close();
+    }
   }, 300_000);
 });
