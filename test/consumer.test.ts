@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MockModelServer, startMockModelServer } from '../packages/client/src/testing/mock-server.js';
 import { footprint, freshProject, npmInstall, packAll, root, run } from './consumer/packed.js';
-import { readmeSnippets } from './consumer/snippets.js';
+import { readmeSnippets, type Snippet } from './consumer/snippets.js';
 
 /**
  * SPEC §16 from outside: every package packed as it would be published, installed with plain npm
@@ -48,6 +48,23 @@ afterAll(async () => {
   // Three Node installs and four projects: seconds to delete on a loaded machine.
   await rm(work, { recursive: true, force: true });
 }, 300_000);
+
+/** The top README's snippets and each package's quick start, one module file each. */
+let snippetFiles: (Snippet & { file: string })[] = [];
+function writeSnippets(dir: string): (Snippet & { file: string })[] {
+  const snippets = [
+    ...readmeSnippets('README.md'),
+    ...['core', 'client', 'framework', 'decl'].flatMap((p) =>
+      readmeSnippets(`packages/${p}/README.md`, { firstOnly: true }),
+    ),
+  ];
+  mkdirSync(dir, { recursive: true });
+  return snippets.map((snippet, i) => {
+    const file = join(dir, `snippet-${i}.ts`);
+    writeFileSync(file, `// ${snippet.at}\n${snippet.code}\n`);
+    return { ...snippet, file };
+  });
+}
 
 const raf = (node: string, args: string[], cwd = project, env: Record<string, string> = {}) =>
   run(node, [join(project, 'node_modules', '@raf', 'cli', 'dist', 'bin.js'), ...args], {
@@ -238,7 +255,8 @@ describe('the packed packages in a fresh npm project', () => {
           skipLibCheck: true,
           types: ['node'],
         },
-        include: ['index.ts'],
+        // The README snippets too (see readmeSnippets): one compile for both.
+        include: ['index.ts', 'snippets/*.ts'],
       }),
     );
     writeFileSync(
@@ -263,47 +281,18 @@ describe('the packed packages in a fresh npm project', () => {
         '',
       ].join('\n'),
     );
+    snippetFiles = writeSnippets(join(project, 'snippets'));
     const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
     const checked = await run(process.execPath, [tsc, '-p', project], { cwd: project });
-    expect(checked.stdout + checked.stderr).toBe('');
+    expect(checked.stdout + checked.stderr, snippetFiles.map((f) => `${f.file}: ${f.at}`).join('\n')).toBe(
+      '',
+    );
     expect(checked.code).toBe(0);
   }, 300_000);
 
-  it('the README snippets type-check against the installed packages and run against a mock model (Node 24 strips their types)', async () => {
-    const snippets = [
-      ...readmeSnippets('README.md'),
-      ...['core', 'client', 'framework', 'decl'].flatMap((p) =>
-        readmeSnippets(`packages/${p}/README.md`, { firstOnly: true }),
-      ),
-    ];
+  it('the README snippets (type-checked with the consumer above) run against a mock model; Node 24 strips their types', async () => {
     const dir = join(project, 'snippets');
-    mkdirSync(dir, { recursive: true });
-    const files = snippets.map((snippet, i) => {
-      const file = join(dir, `snippet-${i}.ts`);
-      writeFileSync(file, `// ${snippet.at}\n${snippet.code}\n`);
-      return { ...snippet, file };
-    });
-    writeFileSync(
-      join(dir, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          module: 'nodenext',
-          moduleResolution: 'nodenext',
-          target: 'es2022',
-          strict: true,
-          noEmit: true,
-          skipLibCheck: true,
-          types: ['node'],
-          // What a README shows may leave a value unused (`const plan = …`).
-          noUnusedLocals: false,
-        },
-        include: ['*.ts'],
-      }),
-    );
-    const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-    const checked = await run(process.execPath, [tsc, '-p', dir], { cwd: dir });
-    expect(checked.stdout + checked.stderr, files.map((f) => `${f.file}: ${f.at}`).join('\n')).toBe('');
-
+    const files = snippetFiles;
     const server = await startMockModelServer({ turns: () => ({ text: 'Sunny.' }) });
     try {
       writeFileSync(

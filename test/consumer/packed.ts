@@ -57,13 +57,16 @@ export const NPM_ENV = {
 export async function packAll(destination: string): Promise<Map<string, string>> {
   mkdirSync(destination, { recursive: true });
   const tarballs = new Map<string, string>();
-  for (const dir of readdirSync(join(root, 'packages'))) {
-    const ran = await run('npx', ['-y', 'pnpm@12.4.2', 'pack', '--pack-destination', destination], {
-      cwd: join(root, 'packages', dir),
-      env: { npm_config_user_agent: undefined },
-    });
-    if (ran.code !== 0) throw new Error(`pnpm pack of packages/${dir} failed:\n${ran.stderr}`);
-  }
+  // Side by side: each is mostly a process starting and a folder read.
+  await Promise.all(
+    readdirSync(join(root, 'packages')).map(async (dir) => {
+      const ran = await run('npx', ['-y', 'pnpm@12.4.2', 'pack', '--pack-destination', destination], {
+        cwd: join(root, 'packages', dir),
+        env: { npm_config_user_agent: undefined },
+      });
+      if (ran.code !== 0) throw new Error(`pnpm pack of packages/${dir} failed:\n${ran.stderr}`);
+    }),
+  );
   for (const file of readdirSync(destination)) {
     const name = /^raf-([a-z]+)-\d/.exec(file)?.[1];
     if (name) tarballs.set(`@raf/${name}`, join(destination, file));
