@@ -21,6 +21,8 @@ export interface CliArgs {
   lenient: boolean;
   model?: string;
   baseURL?: string;
+  /** `--mcp-config FILE`: a `mcp.json`-style server list the agent file can name servers from. */
+  mcpConfig?: string;
   /** `raf run --trace FILE`: write the run's OpenTelemetry spans there as OTLP JSON. */
   trace?: string;
   /** `raf mcp serve --http PORT` (0: any free port). */
@@ -92,6 +94,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     lenient: values.lenient ?? false,
     ...(values.model !== undefined && { model: values.model }),
     ...(values['base-url'] !== undefined && { baseURL: values['base-url'] }),
+    ...(values['mcp-config'] !== undefined && { mcpConfig: values['mcp-config'] }),
     ...(values.trace !== undefined && { trace: values.trace }),
     ...(httpPort !== undefined && { httpPort }),
     ...(values.host !== undefined && { host: values.host }),

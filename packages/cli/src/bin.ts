@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import module from 'node:module';
+import * as module from 'node:module';
 
 // Node ≥ 22.1 keeps the compiled code of the modules raf loads (its own and the installed
 // packages') in a cache folder, so the next `raf` starts faster (tsc does the same);

@@ -102,7 +102,9 @@ describe('each command takes exactly the options its --help lists', () => {
 
   it('shows one command in raf COMMAND --help, and each of a group in raf mcp --help / raf memory --help', async () => {
     const validate = await cli(['validate', '--help']);
-    expect(validate.out).toContain('  raf validate <agent.yaml>… [--json] [--lenient | --strict]\n');
+    expect(validate.out).toContain(
+      '  raf validate <agent.yaml>… [--json] [--lenient | --strict] [--mcp-config FILE]\n',
+    );
     expect(validate.out).not.toContain('raf run');
     const memory = (await cli(['memory', '--help'])).out;
     expect(memory).toContain('raf memory check <dir> [--json]');

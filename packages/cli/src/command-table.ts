@@ -18,6 +18,7 @@ export const OPTIONS = {
   lenient: { type: 'boolean' },
   model: { type: 'string' },
   'base-url': { type: 'string' },
+  'mcp-config': { type: 'string' },
   trace: { type: 'string' },
   http: { type: 'string' },
   governance: { type: 'string' },
@@ -50,8 +51,11 @@ export interface CommandSpec {
   most?: number;
 }
 
-/** What picks the model an agent runs with: for the commands that run it or show its plan. */
-const MODEL: readonly OptionName[] = ['model', 'base-url'];
+/**
+ * What picks the model an agent runs with and the MCP servers it can name: for the commands that
+ * run it or show its plan.
+ */
+const MODEL: readonly OptionName[] = ['model', 'base-url', 'mcp-config'];
 
 const INDENT = ' '.repeat(23);
 
@@ -76,7 +80,7 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
       'answer',
     ],
     usage: `raf run <agent.yaml> [-i TEXT | stdin] [--strict] [--session ID] [--sessions-dir DIR] [--var k=v]…
-${INDENT}[--approve ask|all|none] [--json] [--model ID] [--base-url URL] [--trace FILE]
+${INDENT}[--approve ask|all|none] [--json] [--model ID] [--base-url URL] [--mcp-config FILE] [--trace FILE]
 ${INDENT}[--answer TEXT]   (a workflow paused for input: with --session ID)`,
     exclusive: [['input', 'answer']],
     requires: { answer: 'session' },
@@ -87,14 +91,14 @@ ${INDENT}[--answer TEXT]   (a workflow paused for input: with --session ID)`,
     summary: 'an interactive session; Ctrl-C cancels the turn, /exit leaves',
     options: ['session', 'sessions-dir', 'var', ...MODEL, 'strict'],
     usage:
-      'raf chat <agent.yaml> [--session ID] [--sessions-dir DIR] [--var k=v]… [--model ID] [--base-url URL] [--strict]',
+      'raf chat <agent.yaml> [--session ID] [--sessions-dir DIR] [--var k=v]… [--model ID] [--base-url URL] [--mcp-config FILE] [--strict]',
     most: 1,
   },
   validate: {
     synopsis: 'validate <agent.yaml>…',
     summary: 'every problem with file:line:col; exit 2 on errors',
-    options: ['json', 'lenient', 'strict'],
-    usage: `raf validate <agent.yaml>… [--json] [--lenient | --strict]
+    options: ['json', 'lenient', 'strict', 'mcp-config'],
+    usage: `raf validate <agent.yaml>… [--json] [--lenient | --strict] [--mcp-config FILE]
 ${INDENT}(unknown keys are errors unless --lenient; --strict: missing folders too)`,
     exclusive: [['lenient', 'strict']],
   },
@@ -103,7 +107,7 @@ ${INDENT}(unknown keys are errors unless --lenient; --strict: missing folders to
     summary: 'the effective plan: tools, routing, gating, provider order, runtime routes',
     options: ['json', 'mermaid', 'lang', ...MODEL, 'var', 'sessions-dir', 'strict'],
     usage: `raf inspect <agent.yaml> [--json | --mermaid | --lang en|zh-CN]
-${INDENT}[--model ID] [--base-url URL] [--var k=v]… [--sessions-dir DIR] [--strict]   (the plan raf run would follow)`,
+${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]… [--sessions-dir DIR] [--strict]   (the plan raf run would follow)`,
     exclusive: [['json', 'mermaid', 'lang']],
     most: 1,
   },
@@ -136,7 +140,7 @@ ${INDENT}[--model ID] [--base-url URL] [--var k=v]… [--sessions-dir DIR] [--st
     summary: 'the local web app: Tools, Agent and Conversation pages (127.0.0.1, token)',
     options: ['port', 'open', 'governance', 'sessions-dir', ...MODEL, 'var'],
     usage: `raf studio [agent.yaml…] [--port N] [--open] [--governance FILE] [--sessions-dir DIR]
-${INDENT}[--model ID] [--base-url URL] [--var k=v]…`,
+${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]…`,
   },
   'memory check': {
     synopsis: 'memory check <dir>',
@@ -149,7 +153,7 @@ ${INDENT}[--model ID] [--base-url URL] [--var k=v]…`,
     synopsis: 'memory consolidate <agent.yaml>',
     summary: 'fold the conversation into memory now (waits for it)',
     options: ['session', 'sessions-dir', 'json', ...MODEL, 'var', 'strict'],
-    usage: `raf memory consolidate <agent.yaml> [--session ID] [--sessions-dir DIR] [--json] [--model ID] [--base-url URL]
+    usage: `raf memory consolidate <agent.yaml> [--session ID] [--sessions-dir DIR] [--json] [--model ID] [--base-url URL] [--mcp-config FILE]
 ${INDENT}[--var k=v]… [--strict]`,
     most: 1,
   },
@@ -158,7 +162,7 @@ ${INDENT}[--var k=v]… [--strict]`,
     summary: 'the agent as an MCP server, on stdio or --http',
     options: ['http', 'host', 'approve', ...MODEL, 'var', 'strict'],
     usage: `raf mcp serve <agent.yaml> [--http PORT] [--host HOST] [--approve ask|all|none]   (--host only with --http)
-${INDENT}[--model ID] [--base-url URL] [--var k=v]… [--strict]`,
+${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]… [--strict]`,
     requires: { host: 'http' },
     most: 1,
   },

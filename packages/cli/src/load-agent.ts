@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { DeclAgentBuilder, type Diagnostic, formatDiagnostic } from '@raf/decl';
 import type { CliArgs } from './args.js';
+import { demoTools } from './demo-tools.js';
 import { installedPlugins } from './extensions.js';
 import type { CliIO } from './io.js';
 import { escapeText } from './render/escape.js';
@@ -23,10 +24,13 @@ export async function builderFor(file: string, args: CliArgs, io: CliIO): Promis
   // An unreadable file is reported by the builder, with the other problems.
   const text = await readFile(path, 'utf8').catch(() => '');
   for (const plugin of await installedPlugins(text, dirname(path))) builder.use(plugin);
+  // Used only by a file that declares `kind: function` tools of these names (the upstream CLI's).
+  for (const tool of demoTools()) builder.registerFactory(tool.name, () => tool);
   const id = args.model ?? io.env.RAF_MODEL;
   const baseURL = args.baseURL;
   builder.withModel({ ...(id && { id }), ...(baseURL && { baseURL }) });
   builder.withVariables(args.variables);
+  if (args.mcpConfig) builder.withMcpConfig(resolve(io.cwd, args.mcpConfig));
   return builder;
 }
 

@@ -1,5 +1,6 @@
 export type { AnthropicClientOptions } from './anthropic/anthropic-client.js';
 export { AnthropicChatClient } from './anthropic/anthropic-client.js';
+export { FallbackChatClient } from './fallback/fallback-chat-client.js';
 export { preloadHttp } from './http/http-chat-client.js';
 export { delayParserTierUp } from './http/parser-tier-up.js';
 export type { HttpClientOptions, TimeoutOptions } from './http/http-client-options.js';
@@ -19,7 +20,10 @@ export {
   createCustomClient,
   createDeepSeekClient,
   createOpenAIClient,
+  createOpenAIResponsesClient,
   PROVIDER_BASE_URLS,
 } from './providers.js';
+export type { OpenAIResponsesClientOptions } from './responses/responses-client.js';
+export { OpenAIResponsesChatClient } from './responses/responses-client.js';
 export type { RetryOptions } from './retry/retry-policy.js';
 export { DEFAULT_RETRY } from './retry/retry-policy.js';

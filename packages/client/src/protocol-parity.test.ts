@@ -10,12 +10,14 @@ import { AnthropicChatClient } from './anthropic/anthropic-client.js';
 import type { HttpChatClient } from './http/http-chat-client.js';
 import type { HttpClientOptions } from './http/http-client-options.js';
 import { OpenAICompatibleChatClient } from './openai-compatible/openai-compatible-client.js';
+import { OpenAIResponsesChatClient } from './responses/responses-client.js';
 import {
   type MockModelServer,
   type MockModelServerOptions,
   type MockTurnInput,
   startMockAnthropicServer,
   startMockModelServer,
+  startMockResponsesServer,
 } from './testing/mock-server.js';
 import { drain, thrown } from './testing/test-helpers.js';
 
@@ -86,6 +88,27 @@ const PROTOCOLS: Protocol[] = [
     providerErrorBody:
       'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n',
     providerErrorText: 'provider error: overloaded_error: Overloaded',
+  },
+  {
+    name: 'responses',
+    start: startMockResponsesServer,
+    client: (baseURL, options) => new OpenAIResponsesChatClient({ model: 'm1', ...options, baseURL }),
+    lead: 4, // response.created, response.in_progress, output_item.added, content_part.added
+    route: '/responses',
+    errorBody: (message) => ({ error: { message, type: 'invalid_request_error', param: null, code: null } }),
+    errorText: (message) => message,
+    malformedText: 'malformed SSE data: {"type": "response.output_text.delta", oops',
+    cutBody:
+      'event: response.created\ndata: {"type":"response.created","response":{"id":"x","status":"in_progress","output":[]}}\n\n' +
+      'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","item_id":"m","output_index":0,"content_index":0,"delta":"cut"}\n\n',
+    cutUpdates: [
+      { type: 'response-metadata', id: 'x' },
+      { type: 'text-delta', delta: 'cut' },
+    ],
+    cutText: 'the stream ended before the model finished (no response.completed)',
+    providerErrorBody:
+      'event: error\ndata: {"type":"error","code":"server_error","message":"overloaded"}\n\n',
+    providerErrorText: 'provider error: server_error: overloaded',
   },
 ];
 

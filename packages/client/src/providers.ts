@@ -3,6 +3,10 @@ import { AnthropicChatClient, type AnthropicClientOptions } from './anthropic/an
 import type { OpenAICompatibleClientOptions } from './openai-compatible/client-options.js';
 import { OpenAICompatibleChatClient } from './openai-compatible/openai-compatible-client.js';
 import { API_KEY_ENV, PROVIDER_BASE_URLS } from './provider-defaults.js';
+import {
+  OpenAIResponsesChatClient,
+  type OpenAIResponsesClientOptions,
+} from './responses/responses-client.js';
 
 export type ProviderName = 'openai' | 'deepseek' | 'agnes' | 'anthropic' | 'custom';
 
@@ -18,7 +22,12 @@ export type AnthropicProviderOptions = Omit<AnthropicClientOptions, 'provider'>;
 
 /** What `createChatClient` takes: the options of every provider (each ignores the others' own). */
 export type ChatClientFactoryOptions = ProviderClientOptions &
-  Pick<AnthropicClientOptions, 'anthropicVersion'> & { provider?: string };
+  Pick<AnthropicClientOptions, 'anthropicVersion'> &
+  Pick<OpenAIResponsesClientOptions, 'store'> & {
+    provider?: string;
+    /** `chat` (default): Chat Completions; `responses`: the OpenAI Responses API (OpenAI-compatible providers). */
+    apiType?: 'chat' | 'responses';
+  };
 
 /**
  * `OPENAI_BASE_URL`, as the official SDK and the `raf` CLI read it: for the `openai` provider
@@ -78,6 +87,16 @@ export function createAgnesClient(options: ProviderClientOptions): OpenAICompati
   return new OpenAICompatibleChatClient(withDefaults('agnes', options));
 }
 
+/**
+ * OpenAI's Responses API (`POST /v1/responses`); the key defaults to `OPENAI_API_KEY`. Nothing is
+ * stored on OpenAI's side unless `store: true`; reasoning goes back encrypted with each round.
+ */
+export function createOpenAIResponsesClient(
+  options: ProviderClientOptions & Pick<OpenAIResponsesClientOptions, 'store'>,
+): OpenAIResponsesChatClient {
+  return new OpenAIResponsesChatClient(withDefaults('openai', options));
+}
+
 /** Anthropic's Messages API (`https://api.anthropic.com`); the key defaults to `ANTHROPIC_API_KEY`. */
 export function createAnthropicClient(options: AnthropicProviderOptions): AnthropicChatClient {
   return new AnthropicChatClient(withDefaults('anthropic', options));
@@ -101,20 +120,31 @@ export function createChatClient(
 ): OpenAICompatibleChatClient;
 export function createChatClient(
   options: ChatClientFactoryOptions,
-): OpenAICompatibleChatClient | AnthropicChatClient;
+): OpenAICompatibleChatClient | AnthropicChatClient | OpenAIResponsesChatClient;
 export function createChatClient(
   options: ChatClientFactoryOptions,
-): OpenAICompatibleChatClient | AnthropicChatClient {
+): OpenAICompatibleChatClient | AnthropicChatClient | OpenAIResponsesChatClient {
   const provider = options.provider ?? 'openai';
-  const { provider: _ignored, ...rest } = options;
+  const { provider: _ignored, apiType, store, ...rest } = options;
   if (!isProvider(provider)) {
     throw new ConfigError(
       `unknown model provider "${provider}"; use ${PROVIDERS.slice(0, -1).join(', ')} or custom (any OpenAI-compatible server)`,
     );
   }
   if (provider === 'anthropic') {
+    if (apiType === 'responses')
+      throw new ConfigError(
+        'apiType responses is the OpenAI Responses API; provider anthropic speaks the Messages API',
+      );
     const { echoReasoning: _openAIOnly, ...anthropic } = rest;
     return new AnthropicChatClient(withDefaults(provider, anthropic));
+  }
+  if (apiType === 'responses') {
+    const { echoReasoning: _chatOnly, anthropicVersion: _anthropicOnly, ...responses } = rest;
+    return new OpenAIResponsesChatClient({
+      ...withDefaults(provider, responses),
+      ...(store !== undefined && { store }),
+    });
   }
   return new OpenAICompatibleChatClient(withDefaults(provider, rest));
 }

@@ -44,6 +44,7 @@ export type {
   ContextKindFactory,
   Declaration,
   ModelProviderFactory,
+  NamedMcpServer,
   PluginBuildContext,
   RafPlugin,
   SourcePosition,

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createChatClient } from '@raf/client';
-import { startMockModelServer } from '@raf/client/testing';
+import { startMockModelServer, startMockResponsesServer } from '@raf/client/testing';
 import { defineTool, toolSuccess } from '@raf/core';
 import { FILE_TOOL_NAMES } from '@raf/framework';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -443,5 +443,59 @@ describe('item 13: workspace roots and duplicate contexts', () => {
     expect(lines.errors).toEqual([
       'two-ctx.yaml:8:11 contexts[1].name: contexts[0] is also kind: workspace, name: w; give each its own name',
     ]);
+  });
+});
+
+describe('an upstream docs example with instructions under [model.options]', () => {
+  it('is refused with an error that names where instructions belong (TOML, as the docs write it)', async () => {
+    const toml = [
+      'kind = "prompt"',
+      'name = "toml-agent"',
+      '',
+      '[model]',
+      'id = "m"',
+      'provider = "custom"',
+      '',
+      '[model.connection]',
+      'endpoint = "http://127.0.0.1:9/v1"',
+      '',
+      '[model.options]',
+      'temperature = 0.2',
+      'instructions = "You are helpful."',
+      '',
+    ].join('\n');
+    const report = await new DeclAgentBuilder().setText(toml, join(dir, 'docs.toml'), 'toml').validate();
+    expect(shown(report).errors).toEqual([
+      "docs.toml:13:1 model.options.instructions: 'instructions' belongs at the top level of the agent file, not under model.options",
+    ]);
+  });
+});
+
+describe("the upstream's apiType", () => {
+  it('apiType: responses (or api_type) runs on the OpenAI Responses API', async () => {
+    const server = await startMockResponsesServer({
+      turns: [{ reasoning: 'Thinking.', text: 'From responses.' }, { text: 'Again.' }],
+    });
+    try {
+      for (const key of ['apiType', 'api_type']) {
+        const agent = await new DeclAgentBuilder()
+          .fromYaml(
+            `name: r\nmodel:\n  id: gpt-5-mini\n  provider: openai\n  ${key}: responses\n  connection: { endpoint: "${server.baseURL}", api_key: k }\n`,
+            join(dir, 'responses.yaml'),
+          )
+          .build();
+        const text = (await drain(agent.run('hi')))
+          .filter(
+            (u): u is { type: 'text-delta'; delta: string } => (u as { type: string }).type === 'text-delta',
+          )
+          .map((u) => u.delta)
+          .join('');
+        expect(text).toMatch(/^(From responses\.|Again\.)$/);
+      }
+      expect(server.requests.map((r) => r.path)).toEqual(['/v1/responses', '/v1/responses']);
+      expect(server.requests[0]?.body).toMatchObject({ model: 'gpt-5-mini', store: false });
+    } finally {
+      await server.close();
+    }
   });
 });

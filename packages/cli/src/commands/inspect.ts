@@ -56,10 +56,16 @@ function runtimeLines(runtime: RuntimeDiagnostic, lang: LabelLanguage, indent = 
 }
 
 function readable(plan: AgentExplanation, lang: LabelLanguage): string {
+  const servers = plan.mcpServers
+    ? [
+        'mcp servers (by name):',
+        ...plan.mcpServers.map((s) => `  ${s.name.padEnd(20)} ${s.transport.padEnd(6)} from ${s.source}`),
+      ]
+    : [];
   if (plan.workflow?.kind === 'workflow')
-    return `${[`workflow ${plan.name}`, ...graphText(plan.workflow)].map(escapeLine).join('\n')}\n`;
+    return `${[`workflow ${plan.name}`, ...graphText(plan.workflow), ...servers].map(escapeLine).join('\n')}\n`;
   const lines = [
-    `agent ${plan.name}: model ${plan.model.provider}/${plan.model.id}, tool loop ${plan.toolLoop ? 'on' : 'off'} (max ${plan.maxToolRounds} rounds)`,
+    `agent ${plan.name}: model ${plan.model.provider}/${plan.model.id}${plan.model.fallback ? ` (then ${plan.model.fallback.map((f) => `${f.provider}/${f.id}`).join(', then ')})` : ''}, tool loop ${plan.toolLoop ? 'on' : 'off'} (max ${plan.maxToolRounds} rounds)`,
     'contexts (run order):',
     ...plan.contexts.flatMap((c) => [
       `  ${c.order}. ${c.kind} ${c.name}`,
@@ -86,6 +92,7 @@ function readable(plan: AgentExplanation, lang: LabelLanguage): string {
     }),
   ];
   if (plan.tools.length === 0) lines.push('  (none)');
+  lines.push(...servers);
   if (plan.workflow) lines.push(...graphText(plan.workflow));
   if (plan.orchestration && !plan.workflow) {
     const subs = plan.orchestration.subAgents.map((s) => `${s.name} (${s.runtime})`).join(', ');

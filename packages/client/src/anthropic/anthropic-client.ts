@@ -2,9 +2,10 @@ import type { ChatClientRunOptions, ChatMessage } from '@raf/core';
 import { HttpChatClient } from '../http/http-chat-client.js';
 import type { HttpClientOptions } from '../http/http-client-options.js';
 import type { StreamMapper } from '../stream/stream-mapper.js';
+import { TurnMemory } from '../stream/turn-memory.js';
 import { AnthropicEventMapper } from './event-mapper.js';
 import { buildMessagesBody } from './request-body.js';
-import { ThinkingMemory } from './thinking-memory.js';
+import type { ThinkingBlock } from './wire-types.js';
 
 export interface AnthropicClientOptions extends HttpClientOptions {
   /**
@@ -35,7 +36,7 @@ function messagesUrl(baseURL: string): string {
 export class AnthropicChatClient extends HttpChatClient {
   private readonly options: AnthropicClientOptions;
   private readonly maxTokens: number;
-  private readonly thinking = new ThinkingMemory();
+  private readonly thinking = new TurnMemory<ThinkingBlock>();
 
   constructor(options: AnthropicClientOptions) {
     const headers: Record<string, string> = {

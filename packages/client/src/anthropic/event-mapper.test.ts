@@ -1,11 +1,11 @@
 import type { AgentResponseUpdate } from '@raf/core';
 import { describe, expect, it } from 'vitest';
+import { TurnMemory } from '../stream/turn-memory.js';
 import { AnthropicEventMapper } from './event-mapper.js';
-import { ThinkingMemory } from './thinking-memory.js';
-import type { AnthropicWireEvent } from './wire-types.js';
+import type { AnthropicWireEvent, ThinkingBlock } from './wire-types.js';
 
 /** Feeds events through a mapper and ends the turn like readStream does. */
-function map(events: AnthropicWireEvent[], memory?: ThinkingMemory) {
+function map(events: AnthropicWireEvent[], memory?: TurnMemory<ThinkingBlock>) {
   const mapper = new AnthropicEventMapper(memory);
   const out: AgentResponseUpdate[] = [];
   let sawDone = false;
@@ -136,7 +136,7 @@ describe('AnthropicEventMapper', () => {
   });
 
   it('remembers signed thinking blocks (and redacted ones) under the first tool call', () => {
-    const memory = new ThinkingMemory();
+    const memory = new TurnMemory<ThinkingBlock>();
     map(
       [
         { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '' } },

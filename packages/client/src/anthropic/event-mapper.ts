@@ -1,7 +1,7 @@
 import type { AgentResponseUpdate, Usage } from '@raf/core';
 import { finishUpdate } from '../stream/finish-update.js';
 import type { StreamMapper } from '../stream/stream-mapper.js';
-import type { ThinkingMemory } from './thinking-memory.js';
+import type { TurnMemory } from '../stream/turn-memory.js';
 import { mapAnthropicUsage, mergeUsage } from './usage.js';
 import type {
   AnthropicWireBlock,
@@ -49,7 +49,7 @@ export class AnthropicEventMapper implements StreamMapper<AnthropicWireEvent> {
   private errorMessage: string | undefined;
   private problem: string | undefined;
 
-  constructor(private readonly memory?: ThinkingMemory) {}
+  constructor(private readonly memory?: TurnMemory<ThinkingBlock>) {}
 
   get streamError(): string | undefined {
     return this.errorMessage;

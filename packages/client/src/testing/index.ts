@@ -20,7 +20,7 @@ export type {
   MockTurnInput,
   RecordedRequest,
 } from './mock-server.js';
-export { startMockAnthropicServer, startMockModelServer } from './mock-server.js';
+export { startMockAnthropicServer, startMockModelServer, startMockResponsesServer } from './mock-server.js';
 export type { ScriptToolCall, ScriptTurn } from './script-turn.js';
 export { scriptTurnToUpdates } from './script-turn.js';
 export type {

@@ -22,8 +22,8 @@ export interface MockProtocol {
   errorBody(status: number, message: string, type?: string): unknown;
   /** The SSE events of a streamed answer, each with its blank line, without the end marker. */
   streamEvents(turn: ScriptTurn, options: WireOptions): string[];
-  /** The event that ends a stream (left out with `omitDone`). */
-  endEvent: string;
+  /** The event that ends a stream (left out with `omitDone`); per turn where it carries the answer. */
+  endEvent: string | ((turn: ScriptTurn, options: WireOptions) => string);
   /** A broken event (`malformedAfterChunks`). */
   malformedEvent: string;
   /** A non-streamed answer. */

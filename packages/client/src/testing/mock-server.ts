@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { anthropicProtocol } from './mock-anthropic-wire.js';
 import { openAIProtocol } from './mock-openai-wire.js';
-import type { MockProtocol } from './mock-protocol.js';
+import type { MockProtocol, WireOptions } from './mock-protocol.js';
+import { responsesProtocol } from './mock-responses-wire.js';
 import type { ScriptTurn } from './script-turn.js';
 
 /** A turn for the mock server: a model answer, or a fault to inject. */
@@ -94,6 +95,7 @@ async function streamTurn(
   turn: MockTurn,
   events: string[],
   protocol: MockProtocol,
+  wire: WireOptions,
 ): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...turn.headers });
   if (turn.rawBody !== undefined) {
@@ -116,7 +118,8 @@ async function streamTurn(
     res.write(events[i]);
   }
   if (turn.stallAfterChunks !== undefined && turn.stallAfterChunks >= events.length) return;
-  res.end(turn.omitDone ? undefined : protocol.endEvent);
+  const end = typeof protocol.endEvent === 'function' ? protocol.endEvent(turn, wire) : protocol.endEvent;
+  res.end(turn.omitDone ? undefined : end);
 }
 
 /**
@@ -136,6 +139,16 @@ export function startMockModelServer(options: MockModelServerOptions = {}): Prom
  */
 export function startMockAnthropicServer(options: MockModelServerOptions = {}): Promise<MockModelServer> {
   return startMockServer(anthropicProtocol, options);
+}
+
+/**
+ * The same server speaking the OpenAI Responses API (`POST /v1/responses`, SSE events
+ * `response.created` … `response.completed`, reasoning items encrypted as with `store: false`).
+ * Like the real API, it answers 400 to a `function_call_output` that answers no `function_call`
+ * of the input, and to a reasoning item sent back without its encrypted content under `store: false`.
+ */
+export function startMockResponsesServer(options: MockModelServerOptions = {}): Promise<MockModelServer> {
+  return startMockServer(responsesProtocol, options);
 }
 
 async function startMockServer(
@@ -218,7 +231,7 @@ async function startMockServer(
       argumentChunks: turn.argumentChunks ?? 3,
       ...(turn.rawUsage && { rawUsage: turn.rawUsage }),
     };
-    if (body.stream === true) await streamTurn(res, turn, protocol.streamEvents(turn, wire), protocol);
+    if (body.stream === true) await streamTurn(res, turn, protocol.streamEvents(turn, wire), protocol, wire);
     else sendJson(res, 200, protocol.completionBody(turn, wire), turn.headers);
   }
 

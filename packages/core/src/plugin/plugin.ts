@@ -46,6 +46,23 @@ export interface PluginBuildContext {
    * Used by contexts with a model of their own (super-brain's `memoryModel`).
    */
   resolveModel?(model: Declaration): Promise<IChatClient | undefined>;
+  /**
+   * MCP servers by name, in the `mcpServers` format of `mcp.json` (Claude Desktop, Cursor, VS
+   * Code: `{ command, args, env }` or `{ url, headers }`): from the agent file's `mcpServers:`, a
+   * `mcp.json` beside it, `--mcp-config` or `builder.withMcpServer()`. An entry names one with
+   * `server: NAME` or `stdio://NAME`.
+   */
+  mcpServers?: Readonly<Record<string, NamedMcpServer>>;
+}
+
+/** One server of the `mcpServers` map, with where it was declared (shown by `raf inspect`). */
+export interface NamedMcpServer {
+  /** The server's fields as written (`command`/`args`/`env`/`cwd`, or `url`/`headers`/`type`). */
+  config: Record<string, JSONValue>;
+  /** Where it came from: `agent.yaml`, `mcp.json`, `--mcp-config servers.json`, `code`. */
+  source: string;
+  /** The folder its relative `command` and `cwd` resolve against (the declaring file's). */
+  baseDir: string;
 }
 
 /** One YAML entry as the plugin receives it: `kind`, optional `name`, the rest as given. */

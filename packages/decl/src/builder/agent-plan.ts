@@ -6,6 +6,7 @@ import {
   type IContextProvider,
   type ITool,
   isScopeTool,
+  type NamedMcpServer,
   type PluginBuildContext,
   type ProtectedPath,
 } from '@raf/core';
@@ -20,6 +21,7 @@ import { type ResolvedTool, resolveTools, type ToolFactory } from '../resolve/to
 import type { AgentDefinition } from '../schema/agent-schema.js';
 import { writtenPath } from '../schema/normalize.js';
 import { type PlannedProvider, planContexts } from './plan-contexts.js';
+import { type FallbackModel, planFallbacks } from './plan-fallback.js';
 import { type ModelOverride, type NamedConnection, planModel } from './plan-model.js';
 
 /** What the builder was given besides the file. */
@@ -44,6 +46,8 @@ export interface PlanInputs {
   dryRun?: boolean;
   /** Paths every workspace protects: the agent definition file, the sessions folder. */
   protectedPaths?: readonly ProtectedPath[];
+  /** The servers entries may name (`server: NAME`, `stdio://NAME`): `mcp.json`, `mcpServers:`, code. */
+  mcpServers?: Readonly<Record<string, NamedMcpServer>>;
   signal?: AbortSignal;
   /**
    * Where a field of the planned definition is in the file (a sub-agent's fields are under
@@ -69,6 +73,8 @@ export interface AgentPlan {
   client: IChatClient;
   provider: string;
   modelId: string;
+  /** `model.fallback`: the models after this one, in order. */
+  fallback?: FallbackModel[];
   instructions: string;
   tools: PlannedTool[];
   providers: PlannedProvider[];
@@ -152,11 +158,17 @@ export async function planAgent(
     ...(inputs.protectedPaths &&
       inputs.protectedPaths.length > 0 && { protectedPaths: inputs.protectedPaths }),
     resolveModel: async (model) => registry.modelProvider(model.kind)?.(model, context),
+    ...(inputs.mcpServers && { mcpServers: inputs.mcpServers }),
   };
 
-  const model = checked.model
+  const primary = checked.model
     ? await planModel(checked.model, inputs.model, inputs.connections, registry, context, at)
     : undefined;
+  const chain =
+    checked.model && primary
+      ? await planFallbacks(primary.client, checked.model, inputs.connections, registry, context, at)
+      : undefined;
+  const model = primary && { ...primary, client: chain?.client, fallback: chain?.fallback ?? [] };
   const client = model?.client;
   if (client) context.chatClient = client;
 
@@ -197,9 +209,20 @@ export async function planAgent(
     at(['template', 'sourcePath'], `cannot read the template: ${getErrorMessage(error)}`);
     return { diagnostics };
   }
-  const { provider, modelId } = model;
+  const { provider, modelId, fallback } = model;
   return {
-    plan: { definition, baseDir, client, provider, modelId, instructions, tools, providers, diagnostics },
+    plan: {
+      definition,
+      baseDir,
+      client,
+      provider,
+      modelId,
+      ...(fallback.length > 0 && { fallback }),
+      instructions,
+      tools,
+      providers,
+      diagnostics,
+    },
     diagnostics,
   };
 }

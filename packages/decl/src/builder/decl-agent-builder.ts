@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { IContextProvider, ITool, ProtectedPath, RafPlugin } from '@raf/core';
+import type { IContextProvider, ITool, JSONValue, ProtectedPath, RafPlugin } from '@raf/core';
 import {
   type ChatClientAgent,
   type GovernanceData,
@@ -22,6 +22,7 @@ import { PluginRegistry } from '../registry/plugin-registry.js';
 import type { ToolFactory } from '../resolve/tool-resolver.js';
 import { planAgent } from './agent-plan.js';
 import type { AssemblySettings } from './assemble-agent.js';
+import { collectMcpServers } from './mcp-servers.js';
 import { orchestrationOf } from './orchestration.js';
 import type { ModelOverride, NamedConnection } from './plan-model.js';
 import { type PlanWithSubAgents, planWithSubAgents } from './plan-sub-agents.js';
@@ -84,6 +85,8 @@ export class DeclAgentBuilder {
   private governance: GovernanceSource | string | undefined;
   private cached: Promise<LoadedDefinition> | undefined;
   private readonly workflowAgents = new Map<string, AgentLike>();
+  private readonly mcpServers = new Map<string, Record<string, JSONValue>>();
+  private mcpConfigFile: string | undefined;
 
   fromYaml(text: string, file = 'agent.yaml'): this {
     return this.setSource({ type: 'text', text, file, format: 'yaml' });
@@ -154,6 +157,24 @@ export class DeclAgentBuilder {
       for (const plugin of plugins) this.registry.use(plugin);
     })();
     return this.installedLoaded;
+  }
+
+  /**
+   * An MCP server the file can name (`server: NAME`, `server_url: stdio://NAME`), in the
+   * `mcpServers` format of `mcp.json`: `{ command, args, env }` or `{ url, headers }`. Replaces a
+   * server of the same name from the file, its `mcp.json` or `withMcpConfig()`.
+   */
+  withMcpServer(name: string, config: Record<string, JSONValue>): this {
+    this.mcpServers.set(name, config);
+    this.cached = undefined;
+    return this;
+  }
+
+  /** A `mcp.json`-style file (`{ "mcpServers": { … } }`) whose servers the file can name (`--mcp-config`). */
+  withMcpConfig(file: string): this {
+    this.mcpConfigFile = resolve(file);
+    this.cached = undefined;
+    return this;
   }
 
   /** A factory for a YAML `kind: function|custom` tool with this name. */
@@ -286,11 +307,37 @@ export class DeclAgentBuilder {
   private async plan(
     options: { signal?: AbortSignal; dryRun?: boolean } = {},
   ): Promise<PlanWithSubAgents & { composite?: CompositePlan }> {
+    const { planned, serverDiagnostics } = await this.planned(options);
+    return serverDiagnostics.length === 0
+      ? planned
+      : { ...planned, diagnostics: [...serverDiagnostics, ...planned.diagnostics] };
+  }
+
+  /** The `mcpServers` map: `mcp.json` beside the file, the file's own, `withMcpConfig()`, code. */
+  private collectServers(loaded: LoadedDefinition) {
+    const source = this.source;
+    const written = loaded.normalized as { mcpServers?: unknown } | undefined;
+    const declared = written?.mcpServers ?? loaded.workflow?.mcpServers ?? loaded.workflow?.mcp_servers;
+    return collectMcpServers({
+      ...(source?.type === 'file' && { agentFile: resolve(source.path) }),
+      ...(declared !== undefined && {
+        declared: { value: declared, document: loaded.document, file: loaded.document?.file ?? '(agent)' },
+      }),
+      ...(this.mcpConfigFile && { configFile: this.mcpConfigFile }),
+      code: this.mcpServers,
+    });
+  }
+
+  private async planned(options: { signal?: AbortSignal; dryRun?: boolean }): Promise<{
+    planned: PlanWithSubAgents & { composite?: CompositePlan };
+    serverDiagnostics: Diagnostic[];
+  }> {
     const loaded = await this.load();
     const source = this.source;
     const folder = source?.type === 'file' ? resolve(source.path, '..') : undefined;
     this.registry.projectFolder = folder;
     if (this.installed) await this.registerInstalled(loaded, folder);
+    const servers = await this.collectServers(loaded);
     const inputs = {
       loaded,
       registry: this.registry,
@@ -307,12 +354,20 @@ export class DeclAgentBuilder {
       ...(source?.type === 'file' && { baseDir: resolve(source.path, '..') }),
       protectedPaths: [
         ...(source?.type === 'file' ? [{ path: resolve(source.path), reason: 'agent definition' }] : []),
+        // A server list names commands the agent starts: the model must not rewrite it.
+        ...servers.files.map((path) => ({ path, reason: 'MCP server list' })),
         ...this.protectedPaths,
       ],
+      mcpServers: servers.servers,
       ...(options.signal && { signal: options.signal }),
     };
     const composite = { ...inputs, workflowAgents: this.workflowAgents };
-    if (loaded.workflow) return { ...(await (await workflows()).planWorkflowFile(composite)), subAgents: [] };
+    const serverDiagnostics = servers.diagnostics;
+    if (loaded.workflow)
+      return {
+        planned: { ...(await (await workflows()).planWorkflowFile(composite)), subAgents: [] },
+        serverDiagnostics,
+      };
     // magentic (the default) delegates to sub-agents in workers; the other modes are graphs.
     const subAgents = (loaded.normalized as { subAgents?: unknown[] } | undefined)?.subAgents;
     const metadata = (loaded.definition ?? loaded.partial)?.metadata as Record<string, unknown> | undefined;
@@ -321,13 +376,16 @@ export class DeclAgentBuilder {
       subAgents.length === 0 ||
       orchestrationOf(metadata).orchestration.mode === 'magentic'
     )
-      return planWithSubAgents(inputs);
+      return { planned: await planWithSubAgents(inputs), serverDiagnostics };
     const planned = await planAgent(inputs);
     const orchestrated = await (await workflows()).planOrchestration(composite, planned);
     return {
-      ...orchestrated,
-      subAgents: [],
-      ...(planned.plan && orchestrated.composite && { plan: planned.plan }),
+      planned: {
+        ...orchestrated,
+        subAgents: [],
+        ...(planned.plan && orchestrated.composite && { plan: planned.plan }),
+      },
+      serverDiagnostics,
     };
   }
 
@@ -350,6 +408,18 @@ export class DeclAgentBuilder {
 
   /** The effective plan (SPEC §11.1, `raf inspect --json`) with its runtime diagnostic; throws `DeclError` on errors. */
   async explain(): Promise<AgentExplanation> {
+    const explained = await this.explainPlan();
+    // Where each named MCP server comes from (`mcp.json`, the file, `--mcp-config`, code).
+    const { servers } = await this.collectServers(await this.load());
+    const named = Object.entries(servers).map(([name, s]) => ({
+      name,
+      source: s.source,
+      transport: typeof s.config.url === 'string' ? ('http' as const) : ('stdio' as const),
+    }));
+    return named.length > 0 ? { ...explained, mcpServers: named } : explained;
+  }
+
+  private async explainPlan(): Promise<AgentExplanation> {
     const planned = await this.plan({ dryRun: true });
     const { assembleAgent, governanceSource } = await assembly();
     const settings = this.settings();

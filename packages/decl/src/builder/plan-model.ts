@@ -70,6 +70,7 @@ export async function planModel(
         name: modelId,
         connection,
         options: model.options ?? {},
+        ...(model.apiType && { apiType: model.apiType }),
         ...(model.config && { config: model.config }),
       } as never,
       context,

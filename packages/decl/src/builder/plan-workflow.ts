@@ -60,6 +60,7 @@ function buildContext(
     ...(inputs.dryRun && { dryRun: true }),
     ...(inputs.signal && { signal: inputs.signal }),
     ...(inputs.protectedPaths && { protectedPaths: inputs.protectedPaths }),
+    ...(inputs.mcpServers && { mcpServers: inputs.mcpServers }),
     ...(document.file && {}),
   };
 }

@@ -32,7 +32,8 @@ export interface ExplainedTool {
 /** `raf inspect --json` (SPEC §11.1): the agent as it will run. */
 export interface AgentExplanation {
   name: string;
-  model: { provider: string; id: string };
+  /** `fallback`: `model.fallback`, the models tried after this one, in order. */
+  model: { provider: string; id: string; fallback?: { provider: string; id: string }[] };
   toolLoop: boolean;
   maxToolRounds: number;
   instructions: string;
@@ -70,6 +71,8 @@ export interface AgentExplanation {
   warnings: string[];
   /** A workflow file or an agent with sub-agents: the mode and the compiled graph. */
   workflow?: ExplainedWorkflow;
+  /** The servers of the `mcpServers` map entries can name, with where each was declared. */
+  mcpServers?: { name: string; source: string; transport: 'stdio' | 'http' }[];
 }
 
 /** The shape `raf inspect` draws: nodes and edges of the compiled graph. */
@@ -189,7 +192,7 @@ export async function explainPlan(plan: AgentPlan, agent: ChatClientAgent): Prom
   const coordinator = providers.find((p): p is SubAgentsProvider => p instanceof SubAgentsProvider);
   return {
     name: plan.definition.name,
-    model: { provider: plan.provider, id: plan.modelId },
+    model: { provider: plan.provider, id: plan.modelId, ...(plan.fallback && { fallback: plan.fallback }) },
     toolLoop,
     maxToolRounds: plan.definition.maxToolRounds,
     instructions: plan.instructions,

@@ -42,6 +42,8 @@ export function modelClient(decl: Declaration, context: PluginBuildContext) {
   return createChatClient({
     // The client's provider union may lag the registry (agnes, anthropic arrive with @raf/client).
     provider: provider as Parameters<typeof createChatClient>[0]['provider'],
+    // `apiType: responses` (the upstream's field): the OpenAI Responses API instead of Chat Completions.
+    ...(decl.apiType === 'responses' && { apiType: 'responses' as const }),
     model: String(decl.name),
     ...(endpoint !== undefined && { baseURL: endpoint }),
     ...(apiKey !== undefined && { apiKey }),

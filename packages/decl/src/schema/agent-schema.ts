@@ -32,7 +32,7 @@ export const modelOptionsSchema = z.strictObject({
   extra: z.record(z.string(), z.unknown()).optional(),
 });
 
-export const modelSchema = z.strictObject({
+const modelShape = {
   id: z.string().min(1, 'the model needs an id (e.g. gpt-4o-mini)'),
   provider: z.string().optional(),
   apiType: z.enum(['chat', 'responses']).optional(),
@@ -43,6 +43,15 @@ export const modelSchema = z.strictObject({
    * a local model's file and hardware (`@raf/llama`: `modelPath`, `useGpu`, `contextSize`, `threads`).
    */
   config: z.record(z.string(), z.unknown()).optional(),
+};
+
+export const modelSchema = z.strictObject({
+  ...modelShape,
+  /**
+   * Models tried in order when this one's retries are spent on a failure before it answered
+   * (429/5xx storms, refused connections, no first chunk), each with a `warning` update.
+   */
+  fallback: z.array(z.strictObject(modelShape)).optional(),
 });
 
 /** One `tools:` entry. Kinds come from plugins, so `kind` is any name; `config` is free-form. */
@@ -54,6 +63,8 @@ export const toolDeclSchema = z.strictObject({
   config: z.record(z.string(), z.unknown()).optional(),
   bindings: z.array(z.record(z.string(), z.unknown())).optional(),
   serverUrl: z.string().optional(),
+  /** `kind: mcp`: a server of the `mcpServers` map (`mcp.json`) by name. */
+  server: z.string().min(1).optional(),
   /** `kind: mcp`: a tool of the server (upstream), or `{ remote: local }` renames. */
   toolName: z
     .union([z.string(), z.record(z.string(), z.string())], {
@@ -154,6 +165,11 @@ export const subAgentSchema = z.strictObject({
 export const agentDefinitionSchema = z.strictObject({
   ...promptAgentShape,
   subAgents: z.array(subAgentSchema).optional(),
+  /**
+   * MCP servers by name, in the `mcp.json` format (`{ command, args, env }` or `{ url, headers }`):
+   * `kind: mcp` entries name one with `server: NAME` or `server_url: stdio://NAME`.
+   */
+  mcpServers: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
 });
 
 export type AgentDefinition = z.output<typeof agentDefinitionSchema>;

@@ -26,6 +26,8 @@ export const FREE_FORM = new Set([
   'outputSchema',
   'extra',
   'toolName',
+  // Server names, and fields in the `mcp.json` format of other clients.
+  'mcpServers',
   // toolPolicy maps: their keys are tool names.
   'routing',
   'promptHints',

@@ -16,6 +16,8 @@ const TOOL_KIND_ALIASES: Readonly<Record<string, { kind: string; name: string }>
 };
 
 const OPTION_KEYS = Object.keys(modelOptionsSchema.shape);
+/** Fields of the agent itself that a file may mistakenly write under `model.options`. */
+const AGENT_LEVEL_KEYS = ['instructions', 'tools', 'contexts', 'subAgents', 'maxToolRounds'];
 const CONNECTION_KEYS = Object.keys(connectionSchema.shape);
 
 /** A value with its keys as written (normalization camel-cased them; a request body wants them verbatim). */
@@ -120,6 +122,17 @@ export function applyUpstreamCompat(
     for (const key of Object.keys(options)) {
       if (OPTION_KEYS.includes(key)) continue;
       const name = written(options, key);
+      if (AGENT_LEVEL_KEYS.includes(key)) {
+        // An upstream docs example puts `instructions` under `[model.options]`; sent as a body
+        // field it would be lost (or change the request), so it is refused where it stands.
+        at(
+          ['model', 'options', key],
+          `'${name}' belongs at the top level of the agent file, not under model.options`,
+          'error',
+        );
+        delete options[key];
+        continue;
+      }
       const hint = suggest(name, OPTION_KEYS);
       at(
         ['model', 'options', key],

@@ -20,6 +20,8 @@ const serverShape = {
   url: z.string().min(1).optional(),
   /** The upstream spelling of `url`. */
   serverUrl: z.string().min(1).optional(),
+  /** A server of the `mcpServers` map (`mcp.json`) by name; `url: stdio://NAME` names one too. */
+  server: z.string().min(1).optional(),
   headers: z.record(z.string(), scalar).optional(),
   /** `stdio` for a command; for a URL, streamable HTTP with an SSE fallback unless one is named. */
   transport: z.enum(['stdio', 'streamable-http', 'sse']).optional(),

@@ -13,6 +13,7 @@ import {
   mcpToolConfigSchema,
   parseMcpEntry,
 } from '../config/mcp-config.js';
+import { resolveNamedServer } from '../config/named-servers.js';
 import { serverSpec } from '../config/server-spec.js';
 import { debugSink, type McpLogSink } from '../connection/server-log.js';
 import { McpContextProvider } from '../provider/mcp-context-provider.js';
@@ -77,11 +78,13 @@ export function mcpPlugin(options: McpPluginOptions = {}): McpPlugin {
     return catalog;
   };
 
-  const tools = async (decl: Declaration, context: PluginBuildContext): Promise<ITool[]> => {
-    const label = `mcp tool${decl.name ? ` '${decl.name}'` : ''}`;
+  const tools = async (written: Declaration, context: PluginBuildContext): Promise<ITool[]> => {
+    const label = `mcp tool${written.name ? ` '${written.name}'` : ''}`;
+    const named = resolveNamedServer(written, context.mcpServers, label);
+    const decl = named?.decl ?? written;
     const config = parseMcpEntry(decl, 'tool', label);
     // `server_url` beside `config` is the upstream form: one tool per entry, `tool_name ?? name`.
-    const upstream = decl.serverUrl !== undefined && typeof config.toolName !== 'object';
+    const upstream = written.serverUrl !== undefined && typeof config.toolName !== 'object';
     const selected = typeof config.toolName === 'string' ? config.toolName : upstream ? decl.name : undefined;
     const settings = toolOptions(config);
     if (selected !== undefined) {
@@ -89,7 +92,9 @@ export function mcpPlugin(options: McpPluginOptions = {}): McpPlugin {
       if (upstream && decl.name !== undefined && decl.name !== selected)
         settings.rename = { [selected]: decl.name };
     }
-    const spec = serverSpec(config, upstream ? undefined : decl.name, context.baseDir);
+    const spec = named
+      ? serverSpec(config, named.name, named.baseDir)
+      : serverSpec(config, upstream ? undefined : decl.name, context.baseDir);
     const catalog = catalogFor(context);
     const entry = await catalog.add(spec, settings, connectionSettings(config), false, context.signal);
     const missing = entry.missing();
@@ -108,10 +113,12 @@ export function mcpPlugin(options: McpPluginOptions = {}): McpPlugin {
     return built;
   };
 
-  const contexts = async (decl: Declaration, context: PluginBuildContext) => {
-    const label = `mcp context${decl.name ? ` '${decl.name}'` : ''}`;
+  const contexts = async (written: Declaration, context: PluginBuildContext) => {
+    const label = `mcp context${written.name ? ` '${written.name}'` : ''}`;
+    const named = resolveNamedServer(written, context.mcpServers, label);
+    const decl = named?.decl ?? written;
     const config = parseMcpEntry(decl, 'context', label);
-    const spec = serverSpec(config, decl.name, context.baseDir);
+    const spec = serverSpec(config, decl.name ?? named?.name, named?.baseDir ?? context.baseDir);
     const catalog = catalogFor(context);
     const settings = toolOptions(config);
     if (typeof config.toolName === 'string') settings.allow = [config.toolName];

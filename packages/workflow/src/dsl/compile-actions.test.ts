@@ -32,6 +32,33 @@ describe('kind: workflow actions', () => {
     expect(await texts(fixture('workflow_with_if.yaml'), '12')).toEqual(['Welcome, young user!']);
   });
 
+  it('accepts the snake_case spelling of every action kind, as the upstream docs write them', async () => {
+    const outputs = await texts(
+      doc([
+        { kind: 'set_variable', variable: 'Local.seen', value: [] },
+        { kind: 'edit_table_v2', itemsVariable: 'Local.seen', operation: 'add', value: 'a' },
+        { kind: 'set_text_variable', variable: 'Local.name', value: '=System.LastMessage.Text' },
+        // biome-ignore lint/suspicious/noThenProperty: the If action's field, as in YAML
+        {
+          kind: 'if',
+          condition: '=Local.name = "Ann"',
+          then: [{ kind: 'send_activity', activity: { text: '=Join(Local.seen, "")' } }],
+        },
+        { kind: 'end_workflow' },
+      ]),
+      'Ann',
+    );
+    expect(outputs).toEqual(['a']);
+    const { problems } = compileWorkflowDocument(
+      doc([{ kind: 'invoke_mcp_tool', serverUrl: 'http://x', toolName: 't' }, { kind: 'invoke-mcp-tool' }]),
+    );
+    // Known by its snake_case name: what is missing is the MCP service, not the kind.
+    expect(problems.map((p) => p.message).sort()).toEqual([
+      'InvokeMcpTool needs @raf/mcp (pnpm add @raf/mcp; builder.use(mcpPlugin()))',
+      'unknown action kind "invoke-mcp-tool" (did you mean InvokeMcpTool?)',
+    ]);
+  });
+
   it('loops with Foreach, BreakLoop and ContinueLoop, and edits tables', async () => {
     const outputs = await texts(
       doc([

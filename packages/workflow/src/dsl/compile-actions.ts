@@ -61,6 +61,22 @@ export const ACTION_KINDS = [
   'AddConversationMessage',
 ] as const;
 
+export type ActionKind = (typeof ACTION_KINDS)[number];
+
+const SNAKE_CASE_KINDS: ReadonlyMap<string, ActionKind> = new Map(
+  ACTION_KINDS.map((kind) => [kind.replace(/(?<=[a-z0-9])([A-Z])/g, '_$1').toLowerCase(), kind]),
+);
+
+/**
+ * The action kind a file names: as written in the schema (`InvokeMcpTool`) or in the snake_case
+ * the upstream docs use (`invoke_mcp_tool`, `edit_table_v2`), as field names already are.
+ */
+export function actionKindOf(written: string): ActionKind | undefined {
+  return (ACTION_KINDS as readonly string[]).includes(written)
+    ? (written as ActionKind)
+    : SNAKE_CASE_KINDS.get(written);
+}
+
 interface Scope {
   loopHeads: string[];
   loop?: { continueTo: string; breakTo: string | undefined };
@@ -259,17 +275,18 @@ class ActionCompiler {
     scope: Scope,
   ): string | undefined {
     const action = asObject(raw);
-    const kind = asString(action?.kind);
-    if (!action || !kind) {
+    const written = asString(action?.kind);
+    if (!action || !written) {
       this.problem(path, 'an action needs a kind (SetVariable, If, SendActivity, …)');
       return next;
     }
-    if (!(ACTION_KINDS as readonly string[]).includes(kind)) {
-      const lower = kind.toLowerCase().replace(/_/g, '');
+    const kind = actionKindOf(written);
+    if (!kind) {
+      const lower = written.toLowerCase().replace(/[_-]/g, '');
       const hint = ACTION_KINDS.find((k) => k.toLowerCase() === lower);
       this.problem(
         [...path, 'kind'],
-        `unknown action kind "${kind}"${hint ? ` (did you mean ${hint}?)` : ''}`,
+        `unknown action kind "${written}"${hint ? ` (did you mean ${hint}?)` : ''}`,
       );
       return next;
     }
