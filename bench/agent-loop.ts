@@ -111,8 +111,11 @@ async function withLateTierUp(send: BareRequest): Promise<BareRequest> {
 }
 
 async function rafOperation(baseURL: string): Promise<Operation> {
-  const [{ OpenAICompatibleChatClient }, { defineTool, toolSuccess }, { AgentBuilder }, { z }] =
+  const [{ OpenAICompatibleChatClient, delayParserTierUp }, { defineTool, toolSuccess }, { AgentBuilder }, { z }] =
     await Promise.all([import('@raf/client'), import('@raf/core'), import('@raf/framework'), import('zod')]);
+  // What `raf` does in its short processes (an opt-in since the client stopped doing it unasked;
+  // an earlier build, `cold-compare.ts --before`, has no such export and plays it unasked).
+  (delayParserTierUp as (() => boolean) | undefined)?.();
   const client = new OpenAICompatibleChatClient({ model: 'loop', baseURL, apiKey: 'x' });
   const agent = new AgentBuilder('bench')
     .chatClient(client)

@@ -111,7 +111,8 @@ function violation(from: Manifest, to: string): string | undefined {
   if (mine === undefined || theirs === undefined) return undefined; // a third-party package
   if (to === '@raf/cli') return 'nothing depends on the CLI';
   if (SIDEWAYS[from.name]?.[to]) return undefined;
-  if (mine === 3 && theirs <= 2 && !EXTENSION_BASE.has(to)) return `an extension builds on ${[...EXTENSION_BASE].join(', ')}`;
+  if (mine === 3 && theirs <= 2 && !EXTENSION_BASE.has(to))
+    return `an extension builds on ${[...EXTENSION_BASE].join(', ')}`;
   if (theirs >= mine) return `floor ${theirs} is not below floor ${mine}`;
   return undefined;
 }

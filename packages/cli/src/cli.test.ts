@@ -497,7 +497,7 @@ describe('as a real process', () => {
 
   // Each module costs a cold start about half a millisecond whatever its size (`scripts/group-chunks.ts`).
   it.runIf(existsSync(built))(
-    'the built `raf validate` loads bin.js and one chunk, not the agent loop',
+    'the built `raf validate` loads bin.js and one chunk of its own, not the agent loop; the packages load from their builds',
     async () => {
       const hooks = `export async function load(url, context, next) {
       if (url.startsWith('file:')) process.stderr.write('loaded ' + url + '\\n');
@@ -510,7 +510,9 @@ describe('as a real process', () => {
         { cwd: join(repo, 'examples/quickstart') },
       );
       expect(stdout).toBe('ok: agent.yaml\n');
-      const loaded = [...stderr.matchAll(/^loaded file:\/\/.*\/dist\/(.+)$/gm)].map((m) => m[1]);
+      const loaded = [...stderr.matchAll(/^loaded file:\/\/.*\/packages\/cli\/dist\/(.+)$/gm)].map((m) => m[1]);
+      // No code is both bundled and installed: decl runs from its own build, not from bin.js.
+      expect(stderr).toMatch(/^loaded file:\/\/.*\/packages\/decl\/dist\/index\.js$/m);
       expect(loaded).toHaveLength(2);
       expect(loaded[0]).toBe('bin.js');
       expect(loaded[1]).toMatch(/^core-.+\.js$/);

@@ -15,6 +15,8 @@ import { asTyped } from './load-agent.js';
 import { escapeText } from './render/escape.js';
 import { cliVersion } from './version.js';
 
+const MODEL_COMMANDS = new Set(['run', 'chat', 'index', 'memory', 'studio', 'mcp']);
+
 /** Runs the CLI and returns the exit code; every failure is one readable message, never a stack. */
 export async function main(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
   try {
@@ -30,6 +32,9 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     try {
       // Each command's module loads on demand: a command pays at start-up only for what it uses
       // (in the bundle, code only one command needs sits in chunks no other command loads).
+      // The commands that talk to a model play the client's start-up trick (a short process does
+      // not wait at exit for V8 to optimise undici's parser); a library never does so on its own.
+      if (MODEL_COMMANDS.has(args.command)) (await import('@raf/client')).delayParserTierUp();
       switch (args.command) {
         case 'init':
           return await (await import('./commands/init.js')).initCommand(args, io);

@@ -57,6 +57,56 @@ describe('providers', () => {
     expect(createAnthropicClient({ model: 'c' })).toBeInstanceOf(AnthropicChatClient);
   });
 
+  it('createOpenAIClient (and createChatClient for openai) dials OPENAI_BASE_URL; no other provider follows it', async () => {
+    server = await startMockModelServer({ turns: [{ text: 'one' }, { text: 'two' }] });
+    process.env.OPENAI_BASE_URL = server.baseURL;
+    process.env.OPENAI_API_KEY = 'sk-openai';
+    process.env.DEEPSEEK_API_KEY = 'sk-deepseek-secret';
+    process.env.ANTHROPIC_API_KEY = 'sk-ant-secret';
+    const openai = createOpenAIClient({ model: 'gpt-4o-mini' });
+    await drain(openai.run([userMessage('x')]));
+    await openai.close();
+    const viaFactory = createChatClient({ model: 'gpt-4o-mini' });
+    await drain(viaFactory.run([userMessage('x')]));
+    await viaFactory.close();
+    expect(server.requests.map((r) => [r.path, r.headers.authorization])).toEqual([
+      ['/v1/chat/completions', 'Bearer sk-openai'],
+      ['/v1/chat/completions', 'Bearer sk-openai'],
+    ]);
+    // Which host each client dials, seen by a dispatcher that connects nowhere.
+    const dialed: string[] = [];
+    const nowhere = new Agent({
+      connect: (opts, callback) => {
+        dialed.push(`${opts.protocol}//${opts.hostname}`);
+        callback(new Error('not connecting in a test'), null);
+      },
+    });
+    const dial = async (client: { run: OpenAICompatibleChatClient['run']; close(): Promise<void> }) => {
+      await drain(client.run([userMessage('x')])).catch(() => undefined);
+      await client.close();
+    };
+    const offline = { dispatcher: nowhere, maxRetries: 0 };
+    // An explicit base URL beats the variable; an empty variable is unset.
+    await dial(createOpenAIClient({ model: 'm', baseURL: 'http://127.0.0.2:9/v1', ...offline }));
+    process.env.OPENAI_BASE_URL = ' ';
+    await dial(createOpenAIClient({ model: 'm', ...offline }));
+    // DeepSeek, Agnes, Anthropic keep their own hosts: their keys never go to OpenAI's proxy.
+    process.env.OPENAI_BASE_URL = server.baseURL;
+    await dial(createDeepSeekClient({ model: 'deepseek-chat', ...offline }));
+    await dial(createChatClient({ provider: 'deepseek', model: 'deepseek-chat', ...offline }));
+    await dial(createAnthropicClient({ model: 'c', ...offline }));
+    expect(() => createCustomClient({ model: 'c' })).toThrow(ConfigError);
+    await nowhere.close();
+    expect(dialed).toEqual([
+      'http://127.0.0.2',
+      'https://api.openai.com',
+      'https://api.deepseek.com',
+      'https://api.deepseek.com',
+      'https://api.anthropic.com',
+    ]);
+    expect(server.requests).toHaveLength(2);
+  });
+
   it('sends the AGNES_API_KEY as a bearer token to /chat/completions and reads its reasoning_content', async () => {
     server = await startMockModelServer({ turns: [{ reasoning: 'Thinking.', text: 'hi' }] });
     process.env.AGNES_API_KEY = 'agnes-key-123';

@@ -29,11 +29,24 @@ export type ChatClientFactoryOptions = ProviderClientOptions &
     apiType?: 'chat' | 'responses';
   };
 
+/**
+ * `OPENAI_BASE_URL`, as the official SDK and the `raf` CLI read it: for the `openai` provider
+ * only. A variable exported for OpenAI's tools must never send another provider's key (a DeepSeek
+ * or Anthropic key) to that server; an empty value is unset.
+ */
+function baseURLFromEnv(provider: ProviderName): string | undefined {
+  if (provider !== 'openai') return undefined;
+  return process.env.OPENAI_BASE_URL?.trim() || undefined;
+}
+
 function withDefaults<T extends { baseURL?: string; model: string; apiKey?: string }>(
   provider: ProviderName,
   options: T,
 ): T & { provider: ProviderName; baseURL: string } {
-  const baseURL = options.baseURL ?? (provider === 'custom' ? undefined : PROVIDER_BASE_URLS[provider]);
+  const baseURL =
+    options.baseURL ??
+    baseURLFromEnv(provider) ??
+    (provider === 'custom' ? undefined : PROVIDER_BASE_URLS[provider]);
   if (!baseURL) {
     throw new ConfigError(
       'provider "custom" needs a base URL (e.g. http://127.0.0.1:11434/v1 for Ollama, http://127.0.0.1:8000/v1 for vLLM)',
@@ -50,7 +63,10 @@ function withDefaults<T extends { baseURL?: string; model: string; apiKey?: stri
   return { ...options, provider, baseURL, ...(apiKey !== undefined && { apiKey }) };
 }
 
-/** OpenAI (`https://api.openai.com/v1`); the key defaults to `OPENAI_API_KEY`. */
+/**
+ * OpenAI (`https://api.openai.com/v1`, or `OPENAI_BASE_URL` when set: a proxy or a local server);
+ * the key defaults to `OPENAI_API_KEY`. An explicit `baseURL` beats the variable.
+ */
 export function createOpenAIClient(options: ProviderClientOptions): OpenAICompatibleChatClient {
   return new OpenAICompatibleChatClient(withDefaults('openai', options));
 }

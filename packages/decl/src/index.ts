@@ -15,7 +15,9 @@ export {
 export type { SourceDocument } from './load/source-document.js';
 export { parseYamlSource } from './load/source-document.js';
 export { corePlugin } from './registry/core-plugin.js';
-export { loadExtension, locateExtension } from './registry/extension-loader.js';
+export { installedExtensions, loadExtension, locateExtension } from './registry/extension-loader.js';
+export type { PackageManager } from './registry/install-hint.js';
+export { installCommand, isMissingPackage, packageManager } from './registry/install-hint.js';
 export { EXTENSION_PACKAGES, PluginRegistry } from './registry/plugin-registry.js';
 export type { ToolFactory } from './resolve/tool-resolver.js';
 export type {

@@ -2,6 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { CliArgs } from '../args.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
 import { builderFor } from '../load-agent.js';
+import { importOptional } from '../optional-package.js';
 
 const HOW = 'raf mcp serve agent.yaml [--http PORT] [--host HOST]';
 
@@ -18,12 +19,7 @@ export async function mcpCommand(args: CliArgs, io: CliIO): Promise<number> {
       `${sub ? `unknown command "raf mcp ${sub}"` : 'raf mcp needs a command'}; try: ${HOW}`,
     );
   if (!file) throw new CliError(`raf mcp serve needs an agent file: ${HOW}`);
-  let mcp: typeof import('@raf/mcp');
-  try {
-    mcp = await import('@raf/mcp');
-  } catch {
-    throw new CliError('raf mcp serve needs @raf/mcp (pnpm add @raf/mcp)', EXIT.config);
-  }
+  const mcp = await importOptional(['@raf/mcp'], 'raf mcp serve', () => import('@raf/mcp'), io.cwd);
   const agent = await (await builderFor(file, args, io)).build();
   const controller = new AbortController();
   const stopListening = io.onInterrupt(() => controller.abort());

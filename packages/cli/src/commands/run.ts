@@ -26,7 +26,9 @@ export async function runCommand(args: CliArgs, io: CliIO): Promise<number> {
   if (!file) throw new CliError('raf run needs an agent file: raf run agent.yaml -i "hello"');
   if (args.trace) await checkTraceTarget(args.trace, io);
   // Registered before the agent runs; loaded only when asked for (the SDK is not a cold-start cost).
-  const recorder = args.trace ? await (await import('../trace-file.js')).startTraceRecorder() : undefined;
+  const recorder = args.trace
+    ? await (await import('../trace-file.js')).startTraceRecorder(io.cwd)
+    : undefined;
   let code: number | undefined;
   try {
     code = await runAgent(file, args, io);

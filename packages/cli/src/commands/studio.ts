@@ -4,6 +4,7 @@ import { DEFAULT_GOVERNANCE_FILE, FileGovernanceStore } from '@raf/framework';
 import type { CliArgs } from '../args.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
 import { builderFor } from '../load-agent.js';
+import { importOptional } from '../optional-package.js';
 import { refuseWrongKind } from '../path-kind.js';
 import { escapeLine } from '../render/escape.js';
 import { loadStudioAgents } from '../studio/studio-agents.js';
@@ -46,7 +47,12 @@ export async function studioCommand(args: CliArgs, io: CliIO): Promise<number> {
     },
     io.cwd,
   );
-  const { studioAssetsDir } = await import('@raf/studio');
+  const { studioAssetsDir } = await importOptional(
+    ['@raf/studio'],
+    'raf studio',
+    () => import('@raf/studio'),
+    io.cwd,
+  );
   let server: Awaited<ReturnType<typeof startStudioServer>>;
   try {
     server = await startStudioServer({

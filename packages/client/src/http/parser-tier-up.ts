@@ -30,8 +30,24 @@ export function defaultTieringBudget(v8Version = process.versions.v8): number | 
   return DEFAULT_BUDGETS[v8Version.split('.').slice(0, 2).join('.')];
 }
 
-let state: 'unset' | 'held' | 'done' = 'unset';
+// `off` until the application asks (`delayParserTierUp()`): a library changes no process-wide
+// V8 flag on its own.
+let state: 'off' | 'armed' | 'held' | 'done' = 'off';
 let restore = '';
+
+/**
+ * Opt-in, for the entry point of a short-lived process (a CLI, a CI step, a serverless call; the
+ * `raf` binary calls it): the first request raises V8's `--wasm-tiering-budget` until it has its
+ * connection, so undici's WebAssembly HTTP parser stays on V8's baseline compiler for its first
+ * ~1 MB and the process does not wait ~100 ms at exit for the parser's optimisation. V8 flags are
+ * process-wide: call it in an application, never in a library. No effect on a V8 whose default
+ * budget this module does not know, in a worker thread, or when the user chose the flag
+ * (`--wasm-tiering-budget`, `RAF_KEEP_WASM_TIERING=1`). Returns whether the trick is armed.
+ */
+export function delayParserTierUp(): boolean {
+  if (state === 'off') state = 'armed';
+  return state === 'armed';
+}
 
 /**
  * A user who chose V8's wasm tiering on the command line (V8 takes `_` for `-`) or who opted out
@@ -45,13 +61,13 @@ function userChoseTiering(): boolean {
 }
 
 /**
- * Called before a request is dispatched: the first one raises the budget until it has its
+ * Called before a request is dispatched: once armed, the first one raises the budget until it has its
  * connection. What that connection loads is loaded first (TLS for https), so that no built-in
  * module is compiled while the flag is changed; only the main thread plays (flags are
  * process-wide, a worker's first request would overlap the main thread's).
  */
 export function holdParserTierUp(origin: string): void {
-  if (state !== 'unset') return;
+  if (state !== 'armed') return;
   state = 'done';
   const budget = defaultTieringBudget();
   if (budget === undefined || userChoseTiering()) return;

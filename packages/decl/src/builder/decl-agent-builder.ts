@@ -17,6 +17,7 @@ import {
   loadDefinitionFromText,
 } from '../load/load-definition.js';
 import { corePlugin } from '../registry/core-plugin.js';
+import { installedExtensions } from '../registry/extension-loader.js';
 import { PluginRegistry } from '../registry/plugin-registry.js';
 import type { ToolFactory } from '../resolve/tool-resolver.js';
 import { planAgent } from './agent-plan.js';
@@ -134,6 +135,31 @@ export class DeclAgentBuilder {
     this.registry.use(plugin);
     this.owned.add(plugin);
     return this;
+  }
+
+  /**
+   * Opt-in: before planning, registers every installed `@raf/*` extension whose kinds the agent
+   * file mentions (as the `raf` CLI does), each with its default options; extensions already
+   * registered with `use()` keep theirs. Looked up from `@raf/decl`'s own install, then in the
+   * agent file's project. Explicit `use(webPlugin())` stays the way to pass options.
+   */
+  useInstalled(): this {
+    this.installed = true;
+    return this;
+  }
+
+  private installed = false;
+  private installedLoaded: Promise<void> | undefined;
+
+  private registerInstalled(loaded: LoadedDefinition, baseDir: string | undefined): Promise<void> {
+    this.installedLoaded ??= (async () => {
+      const text = JSON.stringify(loaded.normalized ?? loaded.workflow ?? {});
+      const plugins = await installedExtensions(text, baseDir ?? process.cwd(), {
+        skip: this.registry.packages,
+      });
+      for (const plugin of plugins) this.registry.use(plugin);
+    })();
+    return this.installedLoaded;
   }
 
   /**
@@ -311,6 +337,9 @@ export class DeclAgentBuilder {
   }> {
     const loaded = await this.load();
     const source = this.source;
+    const folder = source?.type === 'file' ? resolve(source.path, '..') : undefined;
+    this.registry.projectFolder = folder;
+    if (this.installed) await this.registerInstalled(loaded, folder);
     const servers = await this.collectServers(loaded);
     const inputs = {
       loaded,

@@ -1,10 +1,12 @@
-import { getErrorMessage, type ITool, type JSONValue, type PluginBuildContext } from '@raf/core';
+import { dirname } from 'node:path';
+import { ConfigError, getErrorMessage, type ITool, type JSONValue, type PluginBuildContext } from '@raf/core';
 import type { ChatClientAgent } from '@raf/framework';
 import type { AgentLike, DslServices, WorkflowAgent, WorkflowGraph } from '@raf/workflow';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { type LoadedDefinition, loadDefinitionFromDocument } from '../load/load-definition.js';
 import { diagnosticAt, type Path, type SourceDocument } from '../load/source-document.js';
 import { type ConfigReport, checkKindBlock } from '../registry/check-config.js';
+import { installCommand, isMissingPackage } from '../registry/install-hint.js';
 import type { ContextDecl } from '../schema/agent-schema.js';
 import { writtenPath } from '../schema/normalize.js';
 import { type AgentPlan, type PlanInputs, planAgent } from './agent-plan.js';
@@ -29,8 +31,21 @@ export interface CompositeInputs extends Omit<PlanInputs, 'loaded'> {
   workflowAgents: ReadonlyMap<string, AgentLike>;
 }
 
-// Loaded only for files that need it: the CLI's cold start never pays for the engine.
-const engine = () => import('@raf/workflow');
+/**
+ * The engine, loaded only for files that need it (the CLI's cold start never pays for it). It is
+ * an optional package: a workflow file or an agent with sub-agents names it when it is missing.
+ */
+async function engine(file: string | undefined, what: string): Promise<typeof import('@raf/workflow')> {
+  try {
+    return await import('@raf/workflow');
+  } catch (error) {
+    if (!isMissingPackage(error, '@raf/workflow')) throw error;
+    throw new ConfigError(
+      `${file ? `${file}: ` : ''}${what} needs @raf/workflow (${installCommand('@raf/workflow', file && dirname(file))})`,
+      { cause: error },
+    );
+  }
+}
 
 function buildContext(
   inputs: CompositeInputs,
@@ -169,7 +184,10 @@ export async function planWorkflowFile(
     diagnostics.push(diagnosticAt(document, path, message, severity));
   const name = typeof raw.name === 'string' && raw.name ? raw.name : undefined;
   if (!name) at(['name'], 'a workflow needs a name', 'error');
-  const { compileWorkflowDocument, WorkflowAgent: Agent } = await engine();
+  const { compileWorkflowDocument, WorkflowAgent: Agent } = await engine(
+    document.file,
+    'a kind: workflow file',
+  );
   const context = buildContext(inputs, document, at);
   const where = (path: (string | number)[]) => {
     const { line, column } = document.locate(path);
@@ -250,7 +268,10 @@ export async function planOrchestration(
       diagnosticAt(document, writtenPath(normalized, origins, path), message, 'error', { key }),
     );
   const entries = (normalized.subAgents as unknown[] | undefined) ?? [];
-  const { safeParseOrchestration, orchestrationProblems, rootTakesPart } = await engine();
+  const { safeParseOrchestration, orchestrationProblems, rootTakesPart } = await engine(
+    document.file,
+    'an agent with subAgents',
+  );
   const parsed = safeParseOrchestration(definition?.metadata as Record<string, unknown> | undefined);
   if (!parsed.success)
     for (const issue of parsed.issues) at(['metadata', 'orchestration', ...issue.path], issue.message);
@@ -302,7 +323,10 @@ export async function planOrchestration(
   if (!root.plan || diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
   const rootPlan = root.plan;
   const plans = subPlans as AgentPlan[];
-  const { orchestrationWorkflow, WorkflowAgent: Agent } = await engine();
+  const { orchestrationWorkflow, WorkflowAgent: Agent } = await engine(
+    document.file,
+    'an agent with subAgents',
+  );
   const rootName = rootPlan.definition.name;
   const build = async (): Promise<WorkflowAgent> => {
     // The agent loop loads with the first agent built, not with the file's plan.

@@ -1,52 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { RafPlugin } from '@raf/core';
+import { locateExtension } from './locate-extension.js';
 import { EXTENSION_PACKAGES } from './plugin-registry.js';
 
-type Exports = string | { import?: Exports; default?: Exports; '.'?: Exports } | undefined;
-
-function importTarget(exports: Exports): string | undefined {
-  if (typeof exports === 'string') return exports;
-  if (!exports) return undefined;
-  return importTarget(exports['.'] ?? exports.import ?? exports.default);
-}
-
-/**
- * The entry of `name` installed in `folder`'s project (its own or an enclosing `node_modules`):
- * a globally installed `raf` finds the extensions the agent's project installed.
- */
-function resolveInProject(name: string, folder: string): string | undefined {
-  for (let dir = folder; ; dir = dirname(dir)) {
-    const root = join(dir, 'node_modules', name);
-    try {
-      const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-        exports?: Exports;
-        main?: string;
-      };
-      const entry = importTarget(manifest.exports) ?? manifest.main;
-      if (entry) return pathToFileURL(join(root, entry)).href;
-    } catch {}
-    if (dirname(dir) === dir) return undefined;
-  }
-}
-
-/**
- * Where the package `name` is installed: where `resolveHere` finds it (default: from this
- * module; a caller passes `(n) => import.meta.resolve(n)` to look from its own), else in the
- * agent's project; undefined when nowhere.
- */
-export function locateExtension(
-  name: string,
-  projectFolder: string,
-  resolveHere: (name: string) => string = (n) => import.meta.resolve(n),
-): string | undefined {
-  try {
-    return resolveHere(name);
-  } catch {
-    return resolveInProject(name, projectFolder);
-  }
-}
+export { locateExtension } from './locate-extension.js';
 
 /**
  * An extension package's plugin, by package name (`@raf/web` → `webPlugin()`): what a worker
@@ -61,4 +17,39 @@ export async function loadExtension(name: string, projectFolder: string): Promis
   const exported = known ?? Object.keys(module).find((key) => key.endsWith('Plugin'));
   const factory = exported ? module[exported] : undefined;
   return typeof factory === 'function' ? (factory as () => RafPlugin)() : undefined;
+}
+
+/**
+ * The installed `@raf/*` extensions whose kinds `text` (an agent file, or its definition as JSON)
+ * mentions (every installed one when `text` is undefined), each made with its plugin factory: a
+ * package is imported only for a file that may use it. `skip` names packages already registered. Looked up where `resolveHere` finds packages
+ * (default: from this module), then in the agent's project. An extension that fails to load is
+ * left out: the kind that needs it then reports it.
+ */
+export async function installedExtensions(
+  text: string | undefined,
+  projectFolder: string,
+  options: { skip?: readonly string[]; resolveHere?: (name: string) => string } = {},
+): Promise<RafPlugin[]> {
+  const packages = new Map<string, { plugin: string; kinds: string[] }>();
+  for (const [kind, { package: name, plugin }] of Object.entries(EXTENSION_PACKAGES)) {
+    const entry = packages.get(name) ?? { plugin, kinds: [] };
+    entry.kinds.push(kind);
+    packages.set(name, entry);
+  }
+  const plugins: RafPlugin[] = [];
+  for (const [name, { plugin, kinds }] of packages) {
+    if (options.skip?.includes(name)) continue;
+    if (text !== undefined && !kinds.some((kind) => new RegExp(`\\b${kind}\\b`).test(text))) continue;
+    const url = locateExtension(name, projectFolder, options.resolveHere);
+    if (!url) continue;
+    try {
+      const module = (await import(url)) as Record<string, unknown>;
+      const factory = module[plugin];
+      if (typeof factory === 'function') plugins.push((factory as () => RafPlugin)());
+    } catch {
+      // installed but broken: the YAML that needs it reports the missing kind
+    }
+  }
+  return plugins;
 }

@@ -8,6 +8,7 @@ import {
 } from '@raf/core';
 import { SuperBrainContextProvider } from '@raf/framework';
 import type { MemoryConfig } from './core-config-schemas.js';
+import { needsExtension } from './plugin-registry.js';
 
 /** The names each memory kind builds, with their default folders (upstream, by version). */
 const NAMES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
@@ -46,7 +47,7 @@ async function memoryModelClient(
     const client = await context.resolveModel?.(declaration);
     if (!client)
       context.warn(
-        `memoryModel: model provider "${provider}" needs @raf/llama (pnpm add @raf/llama; builder.use(llamaPlugin()))${fallback}`,
+        `memoryModel: model provider "${provider}" ${needsExtension({ package: '@raf/llama', plugin: 'llamaPlugin' }, context.baseDir)}${fallback}`,
       );
     return client;
   } catch (error) {

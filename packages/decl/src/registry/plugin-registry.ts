@@ -7,6 +7,8 @@ import {
 } from '@raf/core';
 import type { ZodType } from 'zod';
 import { suggest } from '../diagnostics/diagnostic.js';
+import { installCommand } from './install-hint.js';
+import { locateExtension } from './locate-extension.js';
 
 type Category = 'tool kind' | 'context kind' | 'model provider';
 
@@ -29,6 +31,20 @@ export const EXTENSION_PACKAGES: Readonly<
   local: { package: '@raf/llama', plugin: 'llamaPlugin', categories: ['model provider'] },
 };
 
+/**
+ * What a kind of an extension that is not registered needs: the package to install when it is not
+ * installed (in the user's package manager), the registration when it is.
+ */
+export function needsExtension(
+  extension: { package: string; plugin: string },
+  projectFolder: string = process.cwd(),
+): string {
+  const use = `builder.use(${extension.plugin}())`;
+  if (locateExtension(extension.package, projectFolder))
+    return `needs ${extension.package}, which is installed but not registered (${use} or builder.useInstalled())`;
+  return `needs ${extension.package} (${installCommand(extension.package, projectFolder)}; ${use})`;
+}
+
 /** The kinds this agent can build: the built-ins plus each plugin registered with `use()`. */
 export class PluginRegistry {
   private readonly tools = new Map<string, ToolKindFactory>();
@@ -38,6 +54,8 @@ export class PluginRegistry {
   private readonly schemas = new Map<string, () => ZodType | undefined>();
   private readonly owners = new Map<string, string>();
   private readonly plugins: RafPlugin[] = [];
+  /** Where the agent file is: the project whose installed packages the missing-kind errors look at. */
+  projectFolder: string | undefined;
 
   use(plugin: RafPlugin): this {
     definePlugin(plugin);
@@ -108,9 +126,8 @@ export class PluginRegistry {
 
   missing(category: Category, kind: string): string {
     const extension = EXTENSION_PACKAGES[kind];
-    if (extension?.categories.includes(category)) {
-      return `${category} "${kind}" needs ${extension.package} (pnpm add ${extension.package}; builder.use(${extension.plugin}()))`;
-    }
+    if (extension?.categories.includes(category))
+      return `${category} "${kind}" ${needsExtension(extension, this.projectFolder)}`;
     const elsewhere = this.otherSection(category, kind);
     if (elsewhere) return elsewhere;
     const known =
