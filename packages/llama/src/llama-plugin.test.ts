@@ -66,6 +66,28 @@ describe('llamaPlugin', () => {
     expect(loadedModelCount()).toBe(0);
   });
 
+  it('the model file is a protected path: readable, never written by the file tools (SPEC §9)', async () => {
+    const file = await agentFile(
+      'protected-model',
+      [
+        'model: { provider: llama, id: tiny, connection: { endpoint: models/tiny.gguf } }',
+        'contexts:',
+        '  - { kind: workspace, name: here, config: { root: ., policy: deny } }',
+        'tools:',
+        '  - kind: file',
+        '',
+      ].join('\n'),
+    );
+    const plan = await new DeclAgentBuilder().fromYamlFile(file).use(llamaPlugin()).explain();
+    const rules = plan.contexts.find((c) => c.kind === 'workspace')?.protectedPaths ?? [];
+    expect(rules).toContainEqual({
+      path: join(dir, 'models', 'tiny.gguf'),
+      reason: 'local model file',
+      reads: 'allowed',
+      writes: 'refused',
+    });
+  });
+
   it('takes the file and the hardware settings from model.config too, in either spelling', async () => {
     const file = await agentFile(
       'configured',

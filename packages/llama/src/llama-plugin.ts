@@ -72,6 +72,8 @@ export function llamaPlugin(): LlamaPlugin {
     const options = clientOptionsOf(decl, context);
     const provider = options.provider ?? decl.kind;
     await checkModelFile(options.modelPath, provider);
+    // The weights the agent loads: no file tool may replace them with a crafted GGUF (SPEC §9).
+    context.protect?.([{ path: options.modelPath, reason: 'local model file', readable: true }]);
     if (context.dryRun)
       return plannedClient(options.modelPath, provider, options.modelId ?? String(decl.name ?? provider));
     const client = await loadLlamaChatClient(options);
