@@ -111,8 +111,17 @@ async function withLateTierUp(send: BareRequest): Promise<BareRequest> {
 }
 
 async function rafOperation(baseURL: string): Promise<Operation> {
-  const [{ OpenAICompatibleChatClient, delayParserTierUp }, { defineTool, toolSuccess }, { AgentBuilder }, { z }] =
-    await Promise.all([import('@raf/client'), import('@raf/core'), import('@raf/framework'), import('zod')]);
+  const [
+    { OpenAICompatibleChatClient, delayParserTierUp },
+    { defineTool, toolSuccess },
+    { AgentBuilder },
+    { z },
+  ] = await Promise.all([
+    import('@raf/client'),
+    import('@raf/core'),
+    import('@raf/framework'),
+    import('zod'),
+  ]);
   // What `raf` does in its short processes (an opt-in since the client stopped doing it unasked;
   // an earlier build, `cold-compare.ts --before`, has no such export and plays it unasked).
   (delayParserTierUp as (() => boolean) | undefined)?.();

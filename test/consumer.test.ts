@@ -273,6 +273,7 @@ describe('the packed packages in a fresh npm project', () => {
         "  name: 'weather',",
         "  description: 'The weather in a city',",
         '  parameters: z.object({ city: z.string() }),',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the snippet's own template literal
         '  execute: ({ city }) => toolSuccess(`${city}: sunny`),',
         '});',
         "const agent = new AgentBuilder('helper').chatClient(createOpenAIClient({ model: 'gpt-4o-mini' })).withTool(weather).build();",

@@ -510,7 +510,9 @@ describe('as a real process', () => {
         { cwd: join(repo, 'examples/quickstart') },
       );
       expect(stdout).toBe('ok: agent.yaml\n');
-      const loaded = [...stderr.matchAll(/^loaded file:\/\/.*\/packages\/cli\/dist\/(.+)$/gm)].map((m) => m[1]);
+      const loaded = [...stderr.matchAll(/^loaded file:\/\/.*\/packages\/cli\/dist\/(.+)$/gm)].map(
+        (m) => m[1],
+      );
       // No code is both bundled and installed: decl runs from its own build, not from bin.js.
       expect(stderr).toMatch(/^loaded file:\/\/.*\/packages\/decl\/dist\/index\.js$/m);
       expect(loaded).toHaveLength(2);

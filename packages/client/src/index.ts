@@ -2,9 +2,9 @@ export type { AnthropicClientOptions } from './anthropic/anthropic-client.js';
 export { AnthropicChatClient } from './anthropic/anthropic-client.js';
 export { FallbackChatClient } from './fallback/fallback-chat-client.js';
 export { preloadHttp } from './http/http-chat-client.js';
-export { delayParserTierUp } from './http/parser-tier-up.js';
 export type { HttpClientOptions, TimeoutOptions } from './http/http-client-options.js';
 export { DEFAULT_TIMEOUTS } from './http/http-client-options.js';
+export { delayParserTierUp } from './http/parser-tier-up.js';
 export type { OpenAICompatibleClientOptions } from './openai-compatible/client-options.js';
 export { OpenAICompatibleChatClient } from './openai-compatible/openai-compatible-client.js';
 export type {

@@ -38,10 +38,10 @@ describe('kind: workflow actions', () => {
         { kind: 'set_variable', variable: 'Local.seen', value: [] },
         { kind: 'edit_table_v2', itemsVariable: 'Local.seen', operation: 'add', value: 'a' },
         { kind: 'set_text_variable', variable: 'Local.name', value: '=System.LastMessage.Text' },
-        // biome-ignore lint/suspicious/noThenProperty: the If action's field, as in YAML
         {
           kind: 'if',
           condition: '=Local.name = "Ann"',
+          // biome-ignore lint/suspicious/noThenProperty: the If action's field, as in YAML
           then: [{ kind: 'send_activity', activity: { text: '=Join(Local.seen, "")' } }],
         },
         { kind: 'end_workflow' },
