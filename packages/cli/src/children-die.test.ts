@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -29,6 +29,14 @@ afterEach(async () => {
   server = undefined;
   await rm(dir, { recursive: true, force: true });
 });
+
+const workingFolder = (pid: number) => {
+  try {
+    return realpathSync(`/proc/${pid}/cwd`);
+  } catch {
+    return undefined;
+  }
+};
 
 const alive = (pid: number) => {
   try {
@@ -92,8 +100,11 @@ describe('run_command children die with raf', { timeout: 90_000 }, () => {
       expect(started, stderr).toBe(true);
       const shell = Number((await readFile(join(dir, 'shell.pid'), 'utf8')).trim());
       const child = Number((await readFile(join(dir, 'child.pid'), 'utf8')).trim());
-      // Inside a sandbox the pids are the namespace's: only the markers say anything then.
-      const visible = alive(shell) && alive(child);
+      // Inside a sandbox the pids are the namespace's (pid 2 there may be a kernel thread here):
+      // a pid names our command only when its process works in this folder; else only the
+      // markers say anything.
+      const ours = (pid: number) => alive(pid) && workingFolder(pid) === realpathSync(dir);
+      const visible = ours(shell) && ours(child);
       cli.kill('SIGKILL');
       if (visible) {
         expect(await until(() => !alive(shell) && !alive(child), 5_000)).toBe(true);

@@ -203,7 +203,7 @@ describe('allowCommands under approve', () => {
     // Run without the approval it needs, the call is refused and nothing ran.
     expect(await exec(tool, { command: 'echo hi#; touch M' })).toMatchObject({
       ok: false,
-      error: expect.stringMatching(/^Refused: run_command needs approval/),
+      error: expect.stringMatching(/^Refused: run_command (now )?needs approval/),
     });
     expect(existsSync(join(fx.root, 'M'))).toBe(false);
   });
