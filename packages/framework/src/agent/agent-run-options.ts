@@ -7,7 +7,7 @@ import {
   type SessionJournal,
   userMessage,
 } from '@raf/core';
-import type { ToolView } from '../pipeline/tool-loop-options.js';
+import type { ToolView } from '../pipeline/tool-view.js';
 
 export interface AgentRunOptions<Context = unknown> {
   /**

@@ -12,7 +12,6 @@ import { describe, expect, it } from 'vitest';
 import { AgentBuilder } from '../agent/agent-builder.js';
 import { echoTool } from '../test-support/harness.js';
 import { ChatClientBuilder, DelegatingChatClient, findInPipeline } from './chat-client-builder.js';
-import { FunctionInvokingChatClient } from './function-invoking-chat-client.js';
 
 class Tracing extends DelegatingChatClient {
   constructor(
@@ -55,15 +54,15 @@ describe('ChatClientBuilder', () => {
 });
 
 describe('AgentBuilder', () => {
-  it('puts the tool loop inside user decorators and reports it', () => {
+  it('wraps only the model in user decorators: the leaf client sits right inside them', () => {
+    const leaf = new ScriptedChatClient();
     const agent = new AgentBuilder('a')
-      .chatClient(new ScriptedChatClient())
+      .chatClient(leaf)
       .withTool(echoTool())
       .useDecorator((inner) => new Tracing(inner, 'outer', []))
       .build();
-    expect(agent.toolLoop).toBe(true);
     expect(agent.chatClient).toBeInstanceOf(Tracing);
-    expect(agent.chatClient.innerClient).toBeInstanceOf(FunctionInvokingChatClient);
+    expect(agent.chatClient.innerClient).toBe(leaf);
     expect(agent.maxToolRounds).toBe(10);
   });
 
