@@ -66,6 +66,39 @@ describe('AgentBuilder', () => {
     expect(agent.maxToolRounds).toBe(10);
   });
 
+  it('passes each model call of a run through the decorators, with request data only (one per step)', async () => {
+    const log: string[] = [];
+    const seen: ChatClientRunOptions[] = [];
+    const leaf = new ScriptedChatClient([
+      { toolCalls: [{ id: 'c1', name: 'echo', arguments: { text: 'a' } }] },
+      { toolCalls: [{ id: 'c2', name: 'echo', arguments: { text: 'b' } }] },
+      { text: 'done' },
+    ]);
+    const agent = new AgentBuilder('a')
+      .chatClient(leaf)
+      .withTool(echoTool())
+      .useDecorator((inner) => {
+        const tracing = new Tracing(inner, 'model', log);
+        const run = tracing.run.bind(tracing);
+        tracing.run = (messages, options) => {
+          if (options) seen.push(options);
+          return run(messages, options);
+        };
+        return tracing;
+      })
+      .build();
+    expect((await agent.generate('go')).text).toBe('done');
+    expect(log).toEqual([
+      'enter model',
+      'leave model',
+      'enter model',
+      'leave model',
+      'enter model',
+      'leave model',
+    ]);
+    for (const options of seen) expect(Object.keys(options).sort()).toEqual(['tools']);
+  });
+
   it('explains what is missing or wrong', () => {
     expect(() => new AgentBuilder('a').build()).toThrow(ConfigError);
     expect(() => new AgentBuilder('a').build()).toThrow(/chat_client is required/);
