@@ -1,4 +1,10 @@
-import { type AgentResponseUpdate, CancelledError, type ITool, type Usage } from '@raf/core';
+import {
+  type AgentResponseUpdate,
+  CancelledError,
+  type ITool,
+  type PendingApprovalBatch,
+  type Usage,
+} from '@raf/core';
 import type { AgentInput, AgentRunOptions } from '../agent/agent-run-options.js';
 import { invokeProviders } from '../agent/provider-chain.js';
 import { CallWatchdog } from '../pipeline/call-watchdog.js';
@@ -8,16 +14,17 @@ import type { LoopHooks, StopCondition } from '../pipeline/step-hooks.js';
 import { shouldStop } from '../pipeline/step-runner.js';
 import type { ToolRun } from '../pipeline/tool-executor.js';
 import type { ToolTimeouts } from '../pipeline/tool-timeouts.js';
+import type { ToolView } from '../pipeline/tool-view.js';
 import {
   type AgentGovernance,
   composeViews,
   currentGovernance,
   governanceView,
 } from '../runtime-policy/governance-view.js';
-import { closingResults, interruptedTurn } from './interrupted-turn.js';
+import { closingResults, type InterruptedTurn, interruptedTurn } from './interrupted-turn.js';
 import { type AgentCompression, composePrompt, compressPrompt } from './prompt.js';
 import { type RunAgent, RunScope } from './run-scope.js';
-import { newRunState } from './run-state.js';
+import { newRunState, type RunState } from './run-state.js';
 import { type AgentTools, modelRequest, sameTools } from './run-tools.js';
 import { type RunNext, type StepDeps, step } from './step.js';
 
@@ -71,26 +78,12 @@ export async function* runAgent(
       if (compressed.warning) yield run.warnings([compressed.warning]);
       const state = newRunState(compressed.messages);
       run.started(state);
-      if (paused) {
-        state.pending = paused;
-        state.round = paused.round;
-        state.approvals = [...(options.approvals ?? [])];
-      } else if (interrupted && run.input.length === 0) {
-        state.round = interrupted.round;
-        state.interrupted = { calls: interrupted.calls, inDoubt: [...interrupted.inDoubt] };
-      }
+      if (paused) resumeBatch(state, paused, options);
+      else if (interrupted && run.input.length === 0) resumeTurn(state, interrupted);
       const deps = await stepDeps(agent, run, options, context.tools);
-      let providerTools: readonly ITool[] = context.tools;
       for (let first = true; ; first = false) {
         // A provider's tools that changed since the last round (an MCP server's list_changed).
-        if (!first && context.currentTools) {
-          const now = await context.currentTools();
-          if (!sameTools(now, providerTools)) {
-            providerTools = now;
-            deps.tools = agent.tools.index(now, deps.view);
-            deps.request = modelRequest(deps.tools, options.signal, options.modelOptions);
-          }
-        }
+        if (!first && context.currentTools) refreshTools(agent, deps, await context.currentTools(), options);
         // The steps so far are kept before the model is asked again (the turn journal).
         await run.recorder.flush();
         const stepsBefore = deps.steps?.length;
@@ -125,13 +118,41 @@ export async function* runAgent(
   yield await run.finish(next, usage);
 }
 
+/** The answered batch goes first: its answers were checked when the run opened, not again. */
+function resumeBatch(state: RunState, paused: PendingApprovalBatch, options: AgentRunOptions<unknown>): void {
+  state.pending = paused;
+  state.round = paused.round;
+  state.approvals = [...(options.approvals ?? [])];
+}
+
+/** The turn a crash interrupted goes on first (calls in doubt run again only when idempotent). */
+function resumeTurn(state: RunState, turn: InterruptedTurn): void {
+  state.round = turn.round;
+  state.interrupted = { calls: turn.calls, inDoubt: [...turn.inDoubt] };
+}
+
+type RunDeps = StepDeps & { view: ToolView | undefined; providerTools: readonly ITool[] };
+
+/** The providers' tools as they are now: the step's tools and request change when they did. */
+function refreshTools(
+  agent: AgentRuntime,
+  deps: RunDeps,
+  now: readonly ITool[],
+  options: AgentRunOptions<unknown>,
+): void {
+  if (sameTools(now, deps.providerTools)) return;
+  deps.providerTools = now;
+  deps.tools = agent.tools.index(now, deps.view);
+  deps.request = modelRequest(deps.tools, options.signal, options.modelOptions);
+}
+
 /** What every step of the run shares; the tools and request change when a provider's tools do. */
 async function stepDeps(
   agent: AgentRuntime,
   run: RunScope,
   options: AgentRunOptions<unknown>,
   providerTools: readonly ITool[],
-): Promise<StepDeps & { view: AgentRunOptions<unknown>['toolView'] }> {
+): Promise<RunDeps> {
   const governance = agent.governance;
   const view = governance
     ? composeViews(
@@ -166,5 +187,6 @@ async function stepDeps(
     steps,
     timed: steps !== undefined || hooks?.onStepFinish !== undefined,
     view,
+    providerTools,
   };
 }
