@@ -43,6 +43,27 @@ export {
   userMessage,
 } from './messages/chat-message.js';
 export type {
+  ContentCapabilities,
+  ContentPart,
+  FilePart,
+  ImagePart,
+  MessageContent,
+  TextPart,
+} from './messages/content-part.js';
+export {
+  base64ByteLength,
+  contentParts,
+  contentText,
+  describeContent,
+  describePart,
+  filePart,
+  hasMediaParts,
+  imagePart,
+  messageText,
+  textPart,
+  unsupportedContentProblem,
+} from './messages/content-part.js';
+export type {
   ContextKindFactory,
   Declaration,
   ModelProviderFactory,

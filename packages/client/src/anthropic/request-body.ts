@@ -2,11 +2,13 @@ import {
   type CacheBreakpoint,
   type ChatClientRunOptions,
   type ChatMessage,
+  contentText,
   type ModelOptions,
   safeParseToolResult,
   type ToolChoice,
   type ToolDefinition,
 } from '@raf/core';
+import { anthropicContent } from './content-blocks.js';
 import type { ThinkingBlock } from './wire-types.js';
 
 export interface MessagesBodyOptions {
@@ -46,9 +48,9 @@ function assistantContent(
   thinkingFor: MessagesBodyOptions['thinkingFor'],
 ): string | Block[] | undefined {
   const calls = message.toolCalls ?? [];
-  if (calls.length === 0) return message.content === '' ? undefined : message.content;
+  if (calls.length === 0) return message.content === '' ? undefined : anthropicContent(message.content);
   const blocks: Block[] = [...(thinkingFor?.(calls[0]!.id) ?? [])];
-  blocks.push(...blocksOf(message.content));
+  blocks.push(...blocksOf(anthropicContent(message.content)));
   for (const call of calls) {
     blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: toolInput(call.arguments) });
   }
@@ -56,8 +58,13 @@ function assistantContent(
 }
 
 function toolResult(message: ChatMessage): Block {
-  const block: Block = { type: 'tool_result', tool_use_id: message.toolCallId, content: message.content };
-  const parsed = safeParseToolResult(message.content);
+  // A tool's image (a read_file of a picture) rides in the result's own blocks, which take images.
+  const block: Block = {
+    type: 'tool_result',
+    tool_use_id: message.toolCallId,
+    content: anthropicContent(message.content),
+  };
+  const parsed = safeParseToolResult(contentText(message.content));
   if (parsed.success && !parsed.value.ok) block.is_error = true;
   return block;
 }
@@ -79,8 +86,8 @@ function toWire(
     else wire.push({ role, content });
   };
   for (const message of messages) {
-    if (message.role === 'system') system.push(message.content);
-    else if (message.role === 'user') append('user', message.content);
+    if (message.role === 'system') system.push(contentText(message.content));
+    else if (message.role === 'user') append('user', anthropicContent(message.content));
     else if (message.role === 'tool') append('user', [toolResult(message)]);
     else {
       const content = assistantContent(message, thinkingFor);

@@ -1,5 +1,6 @@
 import type { JSONValue } from '../json/json.js';
 import type { ChatMessage } from '../messages/chat-message.js';
+import type { ContentCapabilities } from '../messages/content-part.js';
 import type { ToolDefinition } from '../tool/tool.js';
 import type { AgentResponseUpdate } from '../updates/agent-response-update.js';
 
@@ -70,6 +71,11 @@ export interface IChatClient {
   readonly modelId: string;
   readonly provider?: string;
   readonly modelMetadata?: ModelMetadata;
+  /**
+   * What the model takes besides text (images, files). A client refuses parts its model does not
+   * take before any request; readers (a `read_file` on an image) ask it what to hand back.
+   */
+  readonly capabilities?: ContentCapabilities;
   /** The client this one decorates, if any. */
   readonly innerClient?: IChatClient;
   run(messages: readonly ChatMessage[], options?: ChatClientRunOptions): AsyncIterable<AgentResponseUpdate>;

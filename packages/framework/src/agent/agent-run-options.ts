@@ -54,7 +54,11 @@ export function normalizeInput(input: AgentInput): ChatMessage[] {
   if (typeof input === 'string') return [userMessage(input)];
   const list = Array.isArray(input) ? (input as readonly ChatMessage[]) : [input as ChatMessage];
   return list.map((message) => {
-    if (!message || typeof message.role !== 'string' || typeof message.content !== 'string') {
+    if (
+      !message ||
+      typeof message.role !== 'string' ||
+      (typeof message.content !== 'string' && !Array.isArray(message.content))
+    ) {
       throw new ConfigError('agent input must be a string, a ChatMessage or an array of ChatMessages');
     }
     return { ...message, source: message.source ?? 'external' };

@@ -16,6 +16,7 @@ import {
   type ISession,
   type ITool,
   inputBudget,
+  messageText,
   RafError,
   systemMessage,
 } from '@raf/core';
@@ -420,7 +421,7 @@ export class ChatClientAgent<Context = unknown> {
     const instructions = [runInstructions ?? this.instructions, ...providerInstructions];
     const messages: ChatMessage[] = [];
     for (const message of [...context, ...input]) {
-      if (message.role === 'system') instructions.push(message.content);
+      if (message.role === 'system') instructions.push(messageText(message));
       else messages.push(message);
     }
     const system = instructions.filter((text): text is string => Boolean(text?.trim())).join('\n\n');
