@@ -59,7 +59,9 @@ export {
   filePart,
   hasMediaParts,
   imagePart,
+  mediaTypeOfName,
   messageText,
+  partForFile,
   textPart,
   unsupportedContentProblem,
 } from './messages/content-part.js';

@@ -39,6 +39,10 @@ export class RecordingChatClient implements IChatClient {
     this.record = { version: 1, provider: this.provider, model: this.modelId, turns: [] };
   }
 
+  get capabilities() {
+    return this.innerClient.capabilities;
+  }
+
   toRecord(): ReplayRecord {
     return structuredClone(this.record);
   }

@@ -132,3 +132,29 @@ export function unsupportedContentProblem(
 export function describeContent(content: MessageContent): string {
   return typeof content === 'string' ? content : content.map(describePart).join('\n');
 }
+
+// By file-name extension: what `--attach`, the studio and `read_file` can hand a model.
+const MEDIA_TYPES: Readonly<Record<string, string>> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  pdf: 'application/pdf',
+  txt: 'text/plain',
+  md: 'text/markdown',
+  csv: 'text/csv',
+  json: 'application/json',
+  html: 'text/html',
+};
+
+/** The media type of a file name a model can be given (`photo.PNG` → `image/png`), or undefined. */
+export function mediaTypeOfName(name: string): string | undefined {
+  const dot = name.lastIndexOf('.');
+  return dot < 0 ? undefined : MEDIA_TYPES[name.slice(dot + 1).toLowerCase()];
+}
+
+/** A part for a file's bytes: an image part for an image type, else a file part. */
+export function partForFile(bytes: Uint8Array, mediaType: string, name: string): ImagePart | FilePart {
+  return mediaType.startsWith('image/') ? imagePart(bytes, mediaType) : filePart(bytes, mediaType, name);
+}

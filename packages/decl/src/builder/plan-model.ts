@@ -96,6 +96,7 @@ export async function planModel(
         connection,
         options: model.options ?? {},
         ...(model.apiType && { apiType: model.apiType }),
+        ...(model.capabilities && { capabilities: model.capabilities }),
         ...(model.config && provider === fileProvider && { config: model.config }),
       } as never,
       context,
