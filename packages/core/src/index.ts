@@ -5,6 +5,7 @@ export type {
   IChatClient,
   ModelMetadata,
   ModelOptions,
+  OutputSchema,
   ToolChoice,
 } from './chat-client/chat-client.js';
 export { inputBudget } from './chat-client/chat-client.js';
@@ -23,6 +24,7 @@ export {
   ChatClientError,
   ConfigError,
   MemoryError,
+  OutputError,
   PluginError,
   ScriptError,
   SessionConflictError,

@@ -8,6 +8,7 @@ import {
   type ToolChoice,
   type ToolDefinition,
 } from '@raf/core';
+import { OUTPUT_TOOL_NAME, outputTool } from '../structured/output-format.js';
 import { anthropicContent } from './content-blocks.js';
 import type { ThinkingBlock } from './wire-types.js';
 
@@ -111,6 +112,17 @@ function wireToolChoice(choice: ToolChoice | undefined, parallel: boolean | unde
   return wire;
 }
 
+/**
+ * With an output schema the model must end by calling the output tool: alone, that tool is forced;
+ * beside the agent's tools any tool call is required (it calls tools, then answers with the output
+ * tool); a named tool choice stays.
+ */
+function outputToolChoice(choice: ToolChoice | undefined, otherTools: boolean): Block {
+  if (choice !== undefined && typeof choice === 'object') return { type: 'tool', name: choice.name };
+  if (!otherTools || choice === 'none') return { type: 'tool', name: OUTPUT_TOOL_NAME };
+  return { type: 'any' };
+}
+
 const EPHEMERAL = { type: 'ephemeral' } as const;
 const ALL: readonly CacheBreakpoint[] = ['system', 'tools', 'lastTurn'];
 
@@ -161,12 +173,16 @@ export function buildMessagesBody(
   if (modelOptions.temperature !== undefined) body.temperature = modelOptions.temperature;
   if (modelOptions.topP !== undefined) body.top_p = modelOptions.topP;
   if (modelOptions.stop !== undefined) body.stop_sequences = modelOptions.stop;
-  if (run.tools && run.tools.length > 0) {
-    const tools = run.tools.map(wireTool);
+  const tools = (run.tools ?? []).map(wireTool);
+  // Structured output through a forced tool: the answer is its input (mapped back to text).
+  if (run.output) tools.push(outputTool(run.output));
+  if (tools.length > 0) {
     // The tool list comes first in Anthropic's cache order: a mark on its last tool caches them all.
     if (marks.has('tools')) tools[tools.length - 1] = { ...tools.at(-1), cache_control: EPHEMERAL };
     body.tools = tools;
-    const choice = wireToolChoice(run.toolChoice, run.parallelToolCalls);
+    const choice = run.output
+      ? outputToolChoice(run.toolChoice, (run.tools ?? []).length > 0)
+      : wireToolChoice(run.toolChoice, run.parallelToolCalls);
     if (choice !== undefined) body.tool_choice = choice;
   }
   Object.assign(body, options.defaultExtraBody, run.extraBody);

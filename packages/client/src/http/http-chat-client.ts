@@ -130,7 +130,7 @@ export abstract class HttpChatClient implements IChatClient {
   protected abstract requestBody(messages: readonly ChatMessage[], options: ChatClientRunOptions): string;
 
   /** A fresh mapper for one answer. */
-  protected abstract createMapper(): StreamMapper;
+  protected abstract createMapper(options: ChatClientRunOptions): StreamMapper;
 
   run(
     messages: readonly ChatMessage[],
@@ -190,7 +190,7 @@ export abstract class HttpChatClient implements IChatClient {
       },
       {
         label: this.label,
-        mapper: this.createMapper(),
+        mapper: this.createMapper(options),
         timer,
         idleMs: this.timeouts.idleMs,
         redact: (text) => this.redact(text),

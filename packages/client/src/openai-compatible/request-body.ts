@@ -6,6 +6,7 @@ import {
   type ToolChoice,
   type ToolDefinition,
 } from '@raf/core';
+import { jsonSchemaResponseFormat } from '../structured/output-format.js';
 import { chatContent, chatPart, mediaParts } from './content-parts.js';
 
 export interface RequestBodyOptions {
@@ -100,6 +101,7 @@ export function buildRequestBody(
   for (const [key, wire] of OPTION_FIELDS) {
     if (modelOptions[key] !== undefined) body[wire] = modelOptions[key];
   }
+  if (run.output) body.response_format = jsonSchemaResponseFormat(run.output);
   if (run.tools && run.tools.length > 0) {
     body.tools = run.tools.map(wireTool);
     if (run.toolChoice !== undefined) body.tool_choice = wireToolChoice(run.toolChoice);

@@ -8,6 +8,7 @@ import {
   type ToolDefinition,
 } from '@raf/core';
 import { responsesContent } from '../openai-compatible/content-parts.js';
+import { jsonSchemaResponseFormat } from '../structured/output-format.js';
 import type { ReasoningItem } from './wire-types.js';
 
 export interface ResponsesBodyOptions {
@@ -104,6 +105,7 @@ export function buildResponsesBody(
   if (modelOptions.reasoningEffort !== undefined) body.reasoning = { effort: modelOptions.reasoningEffort };
   if (modelOptions.responseFormat !== undefined)
     body.text = { format: textFormat(modelOptions.responseFormat) };
+  if (run.output) body.text = { format: textFormat(jsonSchemaResponseFormat(run.output) as JSONValue) };
   if (run.tools && run.tools.length > 0) {
     body.tools = run.tools.map(wireTool);
     if (run.toolChoice !== undefined) body.tool_choice = wireToolChoice(run.toolChoice);

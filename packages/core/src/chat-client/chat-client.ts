@@ -1,4 +1,4 @@
-import type { JSONValue } from '../json/json.js';
+import type { JSONSchema, JSONValue } from '../json/json.js';
 import type { ChatMessage } from '../messages/chat-message.js';
 import type { ContentCapabilities } from '../messages/content-part.js';
 import type { ToolDefinition } from '../tool/tool.js';
@@ -33,6 +33,18 @@ export interface ApprovalResponse {
   reason?: string;
 }
 
+/**
+ * A structured answer the model must give (`outputSchema`): each client asks for it the provider's
+ * native way (OpenAI `json_schema`, Responses `text.format`, Anthropic a forced tool) and the
+ * answer arrives as its JSON text.
+ */
+export interface OutputSchema {
+  /** A name for the schema the provider shows the model (default `output`). */
+  name?: string;
+  description?: string;
+  schema: JSONSchema;
+}
+
 export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
 
 /**
@@ -47,6 +59,8 @@ export interface ChatClientRunOptions {
   parallelToolCalls?: boolean;
   signal?: AbortSignal;
   modelOptions?: ModelOptions;
+  /** Ask for a structured answer matching this schema (over `modelOptions.responseFormat`). */
+  output?: OutputSchema;
   /** Merged into the request body last (e.g. DeepSeek `thinking`). */
   extraBody?: Record<string, unknown>;
   extraHeaders?: Record<string, string>;
