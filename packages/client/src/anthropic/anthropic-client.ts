@@ -75,6 +75,7 @@ export class AnthropicChatClient extends HttpChatClient {
 
   protected createMapper(options: ChatClientRunOptions): StreamMapper {
     const mapper = new AnthropicEventMapper(this.thinking);
-    return options.output ? new OutputToolMapper(mapper, OUTPUT_TOOL_NAME) : mapper;
+    const output = options.modelOptions?.output ?? this.options.modelOptions?.output;
+    return output ? new OutputToolMapper(mapper, OUTPUT_TOOL_NAME) : mapper;
   }
 }

@@ -175,12 +175,12 @@ export function buildMessagesBody(
   if (modelOptions.stop !== undefined) body.stop_sequences = modelOptions.stop;
   const tools = (run.tools ?? []).map(wireTool);
   // Structured output through a forced tool: the answer is its input (mapped back to text).
-  if (run.output) tools.push(outputTool(run.output));
+  if (modelOptions.output) tools.push(outputTool(modelOptions.output));
   if (tools.length > 0) {
     // The tool list comes first in Anthropic's cache order: a mark on its last tool caches them all.
     if (marks.has('tools')) tools[tools.length - 1] = { ...tools.at(-1), cache_control: EPHEMERAL };
     body.tools = tools;
-    const choice = run.output
+    const choice = modelOptions.output
       ? outputToolChoice(run.toolChoice, (run.tools ?? []).length > 0)
       : wireToolChoice(run.toolChoice, run.parallelToolCalls);
     if (choice !== undefined) body.tool_choice = choice;

@@ -101,7 +101,7 @@ export function buildRequestBody(
   for (const [key, wire] of OPTION_FIELDS) {
     if (modelOptions[key] !== undefined) body[wire] = modelOptions[key];
   }
-  if (run.output) body.response_format = jsonSchemaResponseFormat(run.output);
+  if (modelOptions.output) body.response_format = jsonSchemaResponseFormat(modelOptions.output);
   if (run.tools && run.tools.length > 0) {
     body.tools = run.tools.map(wireTool);
     if (run.toolChoice !== undefined) body.tool_choice = wireToolChoice(run.toolChoice);

@@ -105,7 +105,8 @@ export function buildResponsesBody(
   if (modelOptions.reasoningEffort !== undefined) body.reasoning = { effort: modelOptions.reasoningEffort };
   if (modelOptions.responseFormat !== undefined)
     body.text = { format: textFormat(modelOptions.responseFormat) };
-  if (run.output) body.text = { format: textFormat(jsonSchemaResponseFormat(run.output) as JSONValue) };
+  if (modelOptions.output)
+    body.text = { format: textFormat(jsonSchemaResponseFormat(modelOptions.output) as JSONValue) };
   if (run.tools && run.tools.length > 0) {
     body.tools = run.tools.map(wireTool);
     if (run.toolChoice !== undefined) body.tool_choice = wireToolChoice(run.toolChoice);

@@ -36,13 +36,13 @@ describe('an output schema on each wire format', () => {
     });
     const chat = createChatClient({ provider: 'custom', model: 'm', baseURL: server.baseURL });
     client = chat;
-    await collectAgentResponse(chat.run([userMessage('weather?')], { output: weather }));
+    await collectAgentResponse(chat.run([userMessage('weather?')], { modelOptions: { output: weather } }));
     expect(server.requests[0]!.body?.response_format).toEqual({
       type: 'json_schema',
       json_schema: { name: 'weather', schema: weather.schema, strict: true },
     });
     const loose = { schema: { type: 'object', properties: { city: { type: 'string' } } } };
-    await collectAgentResponse(chat.run([userMessage('weather?')], { output: loose }));
+    await collectAgentResponse(chat.run([userMessage('weather?')], { modelOptions: { output: loose } }));
     expect(server.requests[1]!.body?.response_format).toEqual({
       type: 'json_schema',
       json_schema: { name: 'output', schema: loose.schema, strict: false },
@@ -59,7 +59,7 @@ describe('an output schema on each wire format', () => {
       apiKey: 'k',
     });
     client = responses;
-    await collectAgentResponse(responses.run([userMessage('weather?')], { output: weather }));
+    await collectAgentResponse(responses.run([userMessage('weather?')], { modelOptions: { output: weather } }));
     expect(server.requests[0]!.body?.text).toEqual({
       format: { type: 'json_schema', name: 'weather', schema: weather.schema, strict: true },
     });
@@ -80,7 +80,7 @@ describe('an output schema on each wire format', () => {
       modelOptions: { cache: false },
     });
     client = anthropic;
-    const answer = await collectAgentResponse(anthropic.run([userMessage('weather?')], { output: weather }));
+    const answer = await collectAgentResponse(anthropic.run([userMessage('weather?')], { modelOptions: { output: weather } }));
     expect(JSON.parse(answer.text)).toEqual({ city: 'Paris', celsius: 21 });
     expect(answer.toolCalls).toEqual([]);
     expect(answer.finishReason).toBe('stop');
@@ -92,7 +92,7 @@ describe('an output schema on each wire format', () => {
 
     // Beside the agent's tools: any tool call is required; a real call stays a call.
     const withTools = await collectAgentResponse(
-      anthropic.run([userMessage('weather?')], { output: weather, tools: [tool] }),
+      anthropic.run([userMessage('weather?')], { modelOptions: { output: weather }, tools: [tool] }),
     );
     expect(withTools.toolCalls.map((call) => call.name)).toEqual(['lookup']);
     expect(withTools.finishReason).toBe('toolCalls');

@@ -16,6 +16,11 @@ export interface ModelOptions {
   reasoningEffort?: string;
   responseFormat?: JSONValue;
   /**
+   * A structured answer matching this schema, asked for the provider's native way (over
+   * `responseFormat`). A model option so it reaches every model call of a tool loop unchanged.
+   */
+  output?: OutputSchema;
+  /**
    * Prompt-cache breakpoints where the provider wants them marked (Anthropic `cache_control`):
    * `'auto'` (the default: the system prompt, the tool list and the last turn), `false` (none), or
    * the places to mark. Providers that cache on their own (OpenAI, DeepSeek) ignore it.
@@ -59,8 +64,6 @@ export interface ChatClientRunOptions {
   parallelToolCalls?: boolean;
   signal?: AbortSignal;
   modelOptions?: ModelOptions;
-  /** Ask for a structured answer matching this schema (over `modelOptions.responseFormat`). */
-  output?: OutputSchema;
   /** Merged into the request body last (e.g. DeepSeek `thinking`). */
   extraBody?: Record<string, unknown>;
   extraHeaders?: Record<string, string>;

@@ -8,6 +8,7 @@ import {
   userMessage,
 } from '@raf/core';
 import type { ToolView } from '../pipeline/tool-loop-options.js';
+import type { OutputSpec } from '../run/structured-output.js';
 
 export interface AgentRunOptions<Context = unknown> {
   /**
@@ -36,6 +37,11 @@ export interface AgentRunOptions<Context = unknown> {
    * reword them, or stand in for them. A sub-agent's worker runs with its projection this way.
    */
   toolView?: ToolView;
+  /**
+   * A structured answer (SPEC §15): a zod schema or a JSON Schema, over the agent's own
+   * `outputSchema`. The final answer is validated (one repair turn) and `finish.output` carries it.
+   */
+  output?: OutputSpec;
 }
 
 /**

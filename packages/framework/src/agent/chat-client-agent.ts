@@ -21,12 +21,19 @@ import {
   systemMessage,
 } from '@raf/core';
 import { flattenBatches, updateBatches } from '@raf/core/internal';
+import type * as z from 'zod';
 import { type ApprovalDecisions, checkApprovals } from '../approval/approval-batch.js';
 import type { ICompressionStrategy, ITokenCounter } from '../compression/compression-types.js';
 import { NEVER_ABORTED } from '../pipeline/tool-call-context.js';
 import type { ToolLoopRunOptions, ToolView } from '../pipeline/tool-loop-options.js';
 import type { InMemoryHistoryProvider } from '../providers/in-memory-history-provider.js';
 import { closingResults, interruptedTurn } from '../run/interrupted-turn.js';
+import {
+  collectStructured,
+  type OutputFailure,
+  type OutputSpec,
+  withStructuredOutput,
+} from '../run/structured-output.js';
 import { InFlightRecorder, JournaledSession } from '../run/turn-recorder.js';
 import {
   type AgentGovernance,
@@ -68,6 +75,8 @@ export interface ChatClientAgentConfig {
   telemetry?: TelemetryOptions;
   /** Tool governance, read before each run (a store is read again, so changes apply at once). */
   governance?: AgentGovernance;
+  /** `outputSchema`: every run asks for a structured answer (a run's `output` wins). */
+  output?: OutputSpec;
 }
 
 /** Closes every object that has a `close()`, each once; the first failure is thrown after all tried. */
@@ -142,7 +151,20 @@ export class ChatClientAgent<Context = unknown> {
   }
 
   run(input: AgentInput, ...args: AgentRunArgs<Context>): AsyncIterable<AgentResponseUpdate> {
-    return flattenBatches(this.execute(input, args[0] ?? {}));
+    return flattenBatches(this.batches(input, args[0] ?? {}));
+  }
+
+  // The one place a run meets its output schema: around the whole run, the loop untouched.
+  private batches(
+    input: AgentInput,
+    options: AgentRunOptions<Context>,
+    failure?: { last?: OutputFailure },
+  ): AsyncIterable<readonly AgentResponseUpdate[]> {
+    const output = options.output ?? this.config.output;
+    if (output === undefined) return this.execute(input, options);
+    const runOnce = (i: AgentInput, o: AgentRunOptions<unknown>) =>
+      this.execute(i, o as AgentRunOptions<Context>);
+    return withStructuredOutput(output, runOnce, input, options as AgentRunOptions<unknown>, failure);
   }
 
   /**
@@ -154,9 +176,21 @@ export class ChatClientAgent<Context = unknown> {
     return this.run(undefined, ...args);
   }
 
-  /** Runs to the end and returns the collected response (throws `StreamFailedError` on an error update). */
-  generate(input: AgentInput, ...args: AgentRunArgs<Context>): Promise<AgentResponse> {
-    return collectAgentResponse(this.run(input, ...args));
+  /**
+   * Runs to the end and returns the collected response (throws `StreamFailedError` on an error
+   * update). With `output` (a zod schema) the response's `output` is the typed, validated answer;
+   * no matching answer after one repair throws `OutputError`.
+   */
+  generate<T>(
+    input: AgentInput,
+    options: AgentRunOptions<Context> & { output: z.ZodType<T> },
+  ): Promise<AgentResponse & { output: T }>;
+  generate(input: AgentInput, ...args: AgentRunArgs<Context>): Promise<AgentResponse>;
+  generate(input: AgentInput, given?: AgentRunOptions<Context>): Promise<AgentResponse> {
+    const options: AgentRunOptions<Context> = given ?? {};
+    if ((options.output ?? this.config.output) === undefined)
+      return collectAgentResponse(flattenBatches(this.batches(input, options)));
+    return collectStructured((failure) => flattenBatches(this.batches(input, options, failure)));
   }
 
   // Yields batches (one per network read of the model) so each update costs no async step of its own.
