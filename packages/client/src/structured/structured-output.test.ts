@@ -59,7 +59,9 @@ describe('an output schema on each wire format', () => {
       apiKey: 'k',
     });
     client = responses;
-    await collectAgentResponse(responses.run([userMessage('weather?')], { modelOptions: { output: weather } }));
+    await collectAgentResponse(
+      responses.run([userMessage('weather?')], { modelOptions: { output: weather } }),
+    );
     expect(server.requests[0]!.body?.text).toEqual({
       format: { type: 'json_schema', name: 'weather', schema: weather.schema, strict: true },
     });
@@ -80,7 +82,9 @@ describe('an output schema on each wire format', () => {
       modelOptions: { cache: false },
     });
     client = anthropic;
-    const answer = await collectAgentResponse(anthropic.run([userMessage('weather?')], { modelOptions: { output: weather } }));
+    const answer = await collectAgentResponse(
+      anthropic.run([userMessage('weather?')], { modelOptions: { output: weather } }),
+    );
     expect(JSON.parse(answer.text)).toEqual({ city: 'Paris', celsius: 21 });
     expect(answer.toolCalls).toEqual([]);
     expect(answer.finishReason).toBe('stop');
