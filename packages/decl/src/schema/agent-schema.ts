@@ -48,6 +48,8 @@ const modelShape = {
   id: z.string().min(1, 'the model needs an id (e.g. gpt-4o-mini)'),
   provider: z.string().optional(),
   apiType: z.enum(['chat', 'responses']).optional(),
+  /** `provider: ai-sdk`: the AI SDK provider package whose model `id` is (`@ai-sdk/openai`). */
+  package: z.string().min(1).optional(),
   connection: connectionSchema.optional(),
   options: modelOptionsSchema.optional(),
   /**
