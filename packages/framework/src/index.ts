@@ -60,6 +60,7 @@ export {
   readSlot,
   writeSlot,
 } from './run/run-state.js';
+export type { OutputSpec } from './run/structured-output.js';
 export { inheritToolPolicy } from './runtime-policy/agent-projection.js';
 export { BUILTIN_TOOL_MANIFESTS, manifestOf } from './runtime-policy/builtin-manifests.js';
 export type { GovernanceStore } from './runtime-policy/governance-store.js';

@@ -5,6 +5,7 @@ import { ChatClientBuilder, type ChatClientDecorator } from '../pipeline/chat-cl
 import type { LoopHooks, StopCondition } from '../pipeline/step-hooks.js';
 import { checkTimeoutMs, DEFAULT_TOOL_TIMEOUT_MS, ToolTimeouts } from '../pipeline/tool-timeouts.js';
 import { InMemoryHistoryProvider, isHistoryProvider } from '../providers/in-memory-history-provider.js';
+import type { OutputSpec } from '../run/structured-output.js';
 import type { AgentGovernance, GovernanceSource } from '../runtime-policy/governance-view.js';
 import type { AgentToolPolicy } from '../runtime-policy/tool-governance.js';
 import type { DelegationToolsOptions } from '../sub-agents/delegation-tools.js';
@@ -65,6 +66,7 @@ export class AgentBuilder<Context = unknown> {
   private readonly stopConditions: StopCondition[] = [];
   private telemetryOptions: TelemetryOptions | undefined;
   private governance: AgentGovernance | undefined;
+  private output: OutputSpec | undefined;
   private subAgents: { specs: readonly SubAgentSpec[]; options: SubAgentsOptions } | undefined;
 
   constructor(private readonly name = 'agent') {}
@@ -104,6 +106,15 @@ export class AgentBuilder<Context = unknown> {
   /** Replaces the implicit history provider (there is never a second one); it stays first. */
   withHistoryProvider(provider: InMemoryHistoryProvider): this {
     this.history = provider;
+    return this;
+  }
+
+  /**
+   * Every run asks for a structured answer matching this schema (zod, or a JSON Schema): the
+   * provider's native mode, the answer validated with one repair turn, `finish.output` the value.
+   */
+  outputSchema(schema: OutputSpec): this {
+    this.output = schema;
     return this;
   }
 
@@ -228,6 +239,7 @@ export class AgentBuilder<Context = unknown> {
       ...(this.compression && { compression: this.compression }),
       ...(this.telemetryOptions && { telemetry: this.telemetryOptions }),
       ...(this.governance && { governance: this.governance }),
+      ...(this.output !== undefined && { output: this.output }),
     });
   }
 }

@@ -7,16 +7,23 @@ import {
   type ITool,
 } from '@raf/core';
 import { flattenBatches } from '@raf/core/internal';
+import type * as z from 'zod';
 import type { LoopHooks, StopCondition } from '../pipeline/step-hooks.js';
 import type { ToolTimeouts } from '../pipeline/tool-timeouts.js';
 import type { InMemoryHistoryProvider } from '../providers/in-memory-history-provider.js';
 import type { AgentCompression } from '../run/prompt.js';
 import { AgentTools } from '../run/run-tools.js';
 import { type AgentRuntime, runAgent } from '../run/runner.js';
+import {
+  collectStructured,
+  type OutputFailure,
+  type OutputSpec,
+  withStructuredOutput,
+} from '../run/structured-output.js';
 import type { AgentGovernance } from '../runtime-policy/governance-view.js';
 import { AgentSession } from '../sessions/agent-session.js';
 import type { TelemetryOptions } from '../telemetry/run-trace.js';
-import type { AgentInput, AgentRunArgs } from './agent-run-options.js';
+import type { AgentInput, AgentRunArgs, AgentRunOptions } from './agent-run-options.js';
 
 export type { AgentCompression } from '../run/prompt.js';
 
@@ -42,6 +49,8 @@ export interface ChatClientAgentConfig {
   telemetry?: TelemetryOptions;
   /** Tool governance, read before each run (a store is read again, so changes apply at once). */
   governance?: AgentGovernance;
+  /** `outputSchema`: every run asks for a structured answer (a run's `output` wins). */
+  output?: OutputSpec;
 }
 
 /** Closes every object that has a `close()`, each once; the first failure is thrown after all tried. */
@@ -136,7 +145,19 @@ export class ChatClientAgent<Context = unknown> {
   }
 
   run(input: AgentInput, ...args: AgentRunArgs<Context>): AsyncIterable<AgentResponseUpdate> {
-    return flattenBatches(runAgent(this.runtime, input, args[0] ?? {}));
+    return flattenBatches(this.batches(input, args[0] ?? {}));
+  }
+
+  // The one place a run meets its output schema: around the whole run, the runner untouched.
+  private batches(
+    input: AgentInput,
+    options: AgentRunOptions<Context>,
+    failure?: { last?: OutputFailure },
+  ): AsyncIterable<readonly AgentResponseUpdate[]> {
+    const output = options.output ?? this.config.output;
+    const runOnce = (i: AgentInput, o: AgentRunOptions<unknown>) => runAgent(this.runtime, i, o);
+    if (output === undefined) return runOnce(input, options as AgentRunOptions<unknown>);
+    return withStructuredOutput(output, runOnce, input, options as AgentRunOptions<unknown>, failure);
   }
 
   /**
@@ -148,8 +169,20 @@ export class ChatClientAgent<Context = unknown> {
     return this.run(undefined, ...args);
   }
 
-  /** Runs to the end and returns the collected response (throws `StreamFailedError` on an error update). */
-  generate(input: AgentInput, ...args: AgentRunArgs<Context>): Promise<AgentResponse> {
-    return collectAgentResponse(this.run(input, ...args));
+  /**
+   * Runs to the end and returns the collected response (throws `StreamFailedError` on an error
+   * update). With `output` (a zod schema) the response's `output` is the typed, validated answer;
+   * no matching answer after one repair throws `OutputError`.
+   */
+  generate<T>(
+    input: AgentInput,
+    options: AgentRunOptions<Context> & { output: z.ZodType<T> },
+  ): Promise<AgentResponse & { output: T }>;
+  generate(input: AgentInput, ...args: AgentRunArgs<Context>): Promise<AgentResponse>;
+  generate(input: AgentInput, given?: AgentRunOptions<Context>): Promise<AgentResponse> {
+    const options: AgentRunOptions<Context> = given ?? {};
+    if ((options.output ?? this.config.output) === undefined)
+      return collectAgentResponse(flattenBatches(this.batches(input, options)));
+    return collectStructured((failure) => flattenBatches(this.batches(input, options, failure)));
   }
 }

@@ -1,4 +1,11 @@
-import { type ChatMessage, getErrorMessage, inputBudget, type ModelMetadata, systemMessage } from '@raf/core';
+import {
+  type ChatMessage,
+  getErrorMessage,
+  inputBudget,
+  type ModelMetadata,
+  messageText,
+  systemMessage,
+} from '@raf/core';
 import type { ICompressionStrategy, ITokenCounter } from '../compression/compression-types.js';
 
 export interface AgentCompression {
@@ -17,7 +24,7 @@ export function composePrompt(
   const parts = [...instructions];
   const messages: ChatMessage[] = [];
   for (const message of [...context, ...input]) {
-    if (message.role === 'system') parts.push(message.content);
+    if (message.role === 'system') parts.push(messageText(message));
     else messages.push(message);
   }
   const system = parts.filter((text): text is string => Boolean(text?.trim())).join('\n\n');

@@ -21,9 +21,16 @@ export const sessionSchemaParts = onFirstUse(() => {
     agentPath: z.array(z.string()).optional(),
   });
   const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
+
+  const contentPart = z.union([
+    z.object({ type: z.literal('text'), text: z.string() }).strict(),
+    z.object({ type: z.literal('image'), url: z.string(), mediaType: z.string().optional() }).strict(),
+    z.object({ type: z.literal('image'), data: z.string(), mediaType: z.string() }).strict(),
+    z.object({ type: z.literal('file'), data: z.string(), mediaType: z.string(), name: z.string() }).strict(),
+  ]);
   const message = z.object({
     role: z.enum(['system', 'user', 'assistant', 'tool']),
-    content: z.string(),
+    content: z.union([z.string(), z.array(contentPart)]),
     name: z.string().optional(),
     toolCalls: z.array(toolCall).optional(),
     toolCallId: z.string().optional(),
