@@ -94,7 +94,7 @@ export const sessionSnapshotSchema = () => sessionSchemas().snapshot;
 /** Checks one journal entry read back (a line of a file, a database row); `source` names it in errors. */
 export function parseJournalEntry(input: unknown, source = 'journal entry'): JournalEntry {
   const parsed = sessionSchemas().journalEntry.safeParse(input);
-  if (parsed.success) return parsed.data as JournalEntry;
+  if (parsed.success) return parsed.data;
   throw new SessionError(`${source} is not a valid journal entry: ${describeIssues(parsed.error)}`);
 }
 
@@ -113,7 +113,7 @@ export type SafeParseSessionResult =
 /** Checks serialized session data (from a file, a database, the wire); `source` names it in errors. */
 export function safeParseSessionSnapshot(input: unknown, source = 'session data'): SafeParseSessionResult {
   const parsed = sessionSnapshotSchema().safeParse(input);
-  if (parsed.success) return { success: true, value: parsed.data as SessionSnapshot };
+  if (parsed.success) return { success: true, value: parsed.data };
   return {
     success: false,
     error: new SessionError(`${source} is not a valid session: ${describeIssues(parsed.error)}`),
