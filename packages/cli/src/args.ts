@@ -8,6 +8,8 @@ export interface CliArgs {
   command: string | undefined;
   files: string[];
   input?: string;
+  /** `raf run --attach FILE…`: images and documents sent with the input. */
+  attach?: string[];
   /** `raf run --answer TEXT`: the answer a paused workflow asked for (with `--session ID`). */
   answer?: string;
   /** `raf inspect --mermaid`: the workflow graph as a Mermaid flowchart. */
@@ -99,6 +101,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     command: positionals[0],
     files: positionals.slice(1),
     ...(values.input !== undefined && { input: values.input }),
+    ...(values.attach !== undefined && { attach: values.attach }),
     ...(values.answer !== undefined && { answer: values.answer }),
     ...(values.mermaid && { mermaid: true }),
     ...(values.session !== undefined && { session: values.session }),

@@ -7,6 +7,7 @@
 
 export const OPTIONS = {
   input: { type: 'string', short: 'i' },
+  attach: { type: 'string', multiple: true },
   answer: { type: 'string' },
   mermaid: { type: 'boolean' },
   session: { type: 'string' },
@@ -88,6 +89,7 @@ ${INDENT}(on a terminal it asks what to include; --yes takes the defaults and th
     summary: 'run one turn (or resume a paused one) and exit',
     options: [
       'input',
+      'attach',
       'strict',
       'session',
       'sessions-dir',
@@ -100,12 +102,13 @@ ${INDENT}(on a terminal it asks what to include; --yes takes the defaults and th
       'trace',
       'answer',
     ],
-    usage: `raf run <agent.yaml> [-i TEXT | stdin] [--strict] [--session ID] [--sessions-dir DIR] [--var k=v]…
+    usage: `raf run <agent.yaml> [-i TEXT | stdin] [--attach FILE]… [--strict] [--session ID] [--sessions-dir DIR] [--var k=v]…
 ${INDENT}[--store URL] [--wait SECONDS]   (file:DIR, sqlite:PATH, postgres://…; default file:.raf or RAF_STORE)
 ${INDENT}[--approve ask|all|none] [--json] [--model ID] [--base-url URL] [--mcp-config FILE] [--trace FILE]
 ${INDENT}[--answer TEXT]   (a workflow paused for input: with --session ID)`,
     exclusive: [
       ['input', 'answer'],
+      ['attach', 'answer'],
       ['store', 'sessions-dir'],
     ],
     requires: { answer: 'session' },

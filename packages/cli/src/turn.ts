@@ -1,6 +1,7 @@
 import type {
   AgentResponseUpdate,
   ApprovalResponse,
+  ChatMessage,
   FinishUpdate,
   PendingApprovalBatch,
   SessionJournal,
@@ -19,7 +20,7 @@ export interface TurnOutcome {
 /** Runs one turn (or one resume), handing every update to `onUpdate`. */
 export async function runTurn(
   agent: ChatClientAgent,
-  input: string | undefined,
+  input: string | ChatMessage | undefined,
   options: {
     session: AgentSession;
     approvals?: ApprovalResponse[];

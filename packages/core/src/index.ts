@@ -5,6 +5,7 @@ export type {
   IChatClient,
   ModelMetadata,
   ModelOptions,
+  OutputSchema,
   ToolChoice,
 } from './chat-client/chat-client.js';
 export { inputBudget } from './chat-client/chat-client.js';
@@ -23,6 +24,7 @@ export {
   ChatClientError,
   ConfigError,
   MemoryError,
+  OutputError,
   PluginError,
   ScriptError,
   SessionConflictError,
@@ -42,6 +44,29 @@ export {
   toolMessage,
   userMessage,
 } from './messages/chat-message.js';
+export type {
+  ContentCapabilities,
+  ContentPart,
+  FilePart,
+  ImagePart,
+  MessageContent,
+  TextPart,
+} from './messages/content-part.js';
+export {
+  base64ByteLength,
+  contentParts,
+  contentText,
+  describeContent,
+  describePart,
+  filePart,
+  hasMediaParts,
+  imagePart,
+  mediaTypeOfName,
+  messageText,
+  partForFile,
+  textPart,
+  unsupportedContentProblem,
+} from './messages/content-part.js';
 export type {
   ContextKindFactory,
   Declaration,

@@ -34,8 +34,6 @@ export type { BundleIssue, BundleIssueCode, BundleReport } from './memory/valida
 export { validateBundle } from './memory/validate-bundle.js';
 export type { ChatClientDecorator } from './pipeline/chat-client-builder.js';
 export { ChatClientBuilder, DelegatingChatClient } from './pipeline/chat-client-builder.js';
-export type { FunctionInvokingOptions } from './pipeline/function-invoking-chat-client.js';
-export { FunctionInvokingChatClient } from './pipeline/function-invoking-chat-client.js';
 export type {
   LoopHooks,
   PrepareStep,
@@ -49,10 +47,20 @@ export type {
   ToolStartEvent,
 } from './pipeline/step-hooks.js';
 export { hasToolCall, stepCountIs } from './pipeline/step-hooks.js';
-export type { ToolLoopRunOptions, ToolView } from './pipeline/tool-loop-options.js';
 export { ToolSuspension } from './pipeline/tool-suspension.js';
 export { DEFAULT_TOOL_TIMEOUT_MS } from './pipeline/tool-timeouts.js';
+export type { ToolView } from './pipeline/tool-view.js';
 export { InMemoryHistoryProvider } from './providers/in-memory-history-provider.js';
+export type { RunState, StateSlot } from './run/run-state.js';
+export {
+  defineStateSlot,
+  parseRunState,
+  pausedRunState,
+  RUN_STATE_VERSION,
+  readSlot,
+  writeSlot,
+} from './run/run-state.js';
+export type { OutputSpec } from './run/structured-output.js';
 export { inheritToolPolicy } from './runtime-policy/agent-projection.js';
 export { BUILTIN_TOOL_MANIFESTS, manifestOf } from './runtime-policy/builtin-manifests.js';
 export type { GovernanceStore } from './runtime-policy/governance-store.js';

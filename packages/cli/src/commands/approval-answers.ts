@@ -54,7 +54,14 @@ export function decide(
 
 /** Resuming a pause for approval sends no new input: text given with it would be dropped. */
 export function refuseInputWhileApproving(sessionId: string, args: CliArgs): void {
-  const given = args.input !== undefined ? '-i' : args.answer !== undefined ? '--answer' : undefined;
+  const given =
+    args.input !== undefined
+      ? '-i'
+      : args.attach !== undefined
+        ? '--attach'
+        : args.answer !== undefined
+          ? '--answer'
+          : undefined;
   if (given)
     throw new CliError(
       `session ${sessionId} is waiting for approval, not for ${given}: resume with --approve all|none, then send the next input`,

@@ -67,7 +67,14 @@ export class NdjsonRenderer {
             ? addUsage(this.carried, update.usage)
             : update.usage
           : (this.usage ?? this.carried);
-        return { type: 'finish', reason: update.reason, ...(usage && { usage }), sessionId };
+        return {
+          type: 'finish',
+          reason: update.reason,
+          ...(usage && { usage }),
+          // An outputSchema's validated answer (SPEC §15).
+          ...(update.output !== undefined && { output: update.output }),
+          sessionId,
+        };
       }
       default:
         return undefined;

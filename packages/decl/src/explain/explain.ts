@@ -192,7 +192,8 @@ export async function explainPlan(plan: AgentPlan, agent: ChatClientAgent): Prom
       })),
     )),
   ].map((c, order) => ({ ...c, order }));
-  const toolLoop = agent.toolLoop;
+  // Whether the agent may run tools: its own, or a provider that may inject them (`raf inspect`'s "tool loop").
+  const toolLoop = agent.tools.length > 0 || providers.some((p) => p.injectsTools !== false);
   const coordinator = providers.find((p): p is SubAgentsProvider => p instanceof SubAgentsProvider);
   return {
     name: plan.definition.name,

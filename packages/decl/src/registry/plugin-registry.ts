@@ -26,6 +26,7 @@ export const EXTENSION_PACKAGES: Readonly<
   code: { package: '@raf/sandbox', plugin: 'sandboxPlugin', categories: ['tool kind'] },
   openapi: { package: '@raf/openapi', plugin: 'openapiPlugin', categories: ['tool kind'] },
   llama: { package: '@raf/llama', plugin: 'llamaPlugin', categories: ['model provider'] },
+  'ai-sdk': { package: '@raf/ai-sdk', plugin: 'aiSdkPlugin', categories: ['model provider'] },
   gguf: { package: '@raf/llama', plugin: 'llamaPlugin', categories: ['model provider'] },
   lm: { package: '@raf/llama', plugin: 'llamaPlugin', categories: ['model provider'] },
   local: { package: '@raf/llama', plugin: 'llamaPlugin', categories: ['model provider'] },

@@ -48,8 +48,15 @@ const modelShape = {
   id: z.string().min(1, 'the model needs an id (e.g. gpt-4o-mini)'),
   provider: z.string().optional(),
   apiType: z.enum(['chat', 'responses']).optional(),
+  /** `provider: ai-sdk`: the AI SDK provider package whose model `id` is (`@ai-sdk/openai`). */
+  package: z.string().min(1).optional(),
   connection: connectionSchema.optional(),
   options: modelOptionsSchema.optional(),
+  /**
+   * What the model takes besides text: `images` (image parts, a `read_file` of a picture) and
+   * `files` (PDFs and other documents). By default what the provider's model is known to take.
+   */
+  capabilities: z.strictObject({ images: z.boolean().optional(), files: z.boolean().optional() }).optional(),
   /**
    * Settings of the provider itself rather than of a request, passed to its factory as `config`:
    * a local model's file and hardware (`@raf/llama`: `modelPath`, `useGpu`, `contextSize`, `threads`).

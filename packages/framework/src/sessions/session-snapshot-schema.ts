@@ -3,8 +3,8 @@ import { onFirstUse } from '@raf/core/internal';
 import * as z from 'zod';
 
 /**
- * The pieces a session and the sub-agent worker protocol share (JSON values, tool results,
- * approval requests). Built on first use (a session read): importing the framework builds none.
+ * The pieces a session, a `RunState` and the sub-agent worker protocol share (JSON values, tool
+ * results, approval requests, messages, the paused batch). Built on first use (a session read): importing the framework builds none.
  */
 export const sessionSchemaParts = onFirstUse(() => {
   const json: z.ZodType<JSONValue> = z.lazy(() =>
@@ -20,29 +20,24 @@ export const sessionSchemaParts = onFirstUse(() => {
     resolvedTarget: z.string().optional(),
     agentPath: z.array(z.string()).optional(),
   });
-  return { json, toolResult, approvalRequest };
-});
-
-const sessionSchemas = onFirstUse(() => {
-  const { json, toolResult, approvalRequest } = sessionSchemaParts();
   const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
 
+  const contentPart = z.union([
+    z.object({ type: z.literal('text'), text: z.string() }).strict(),
+    z.object({ type: z.literal('image'), url: z.string(), mediaType: z.string().optional() }).strict(),
+    z.object({ type: z.literal('image'), data: z.string(), mediaType: z.string() }).strict(),
+    z.object({ type: z.literal('file'), data: z.string(), mediaType: z.string(), name: z.string() }).strict(),
+  ]);
   const message = z.object({
     role: z.enum(['system', 'user', 'assistant', 'tool']),
-    content: z.string(),
+    content: z.union([z.string(), z.array(contentPart)]),
     name: z.string().optional(),
     toolCalls: z.array(toolCall).optional(),
     toolCallId: z.string().optional(),
     reasoning: z.string().optional(),
     source: z.enum(['external', 'chatHistory', 'contextProvider', 'toolResult']).optional(),
   });
-
-  // A date the session can format again on save: a string Date.parse cannot read would make
-  // toJSON() throw long after the file was loaded.
-  const timestamp = z
-    .string()
-    .refine((text) => !Number.isNaN(Date.parse(text)), 'expected a date (ISO 8601)');
-
+  // The paused batch: the same in a session and in a `RunState` (one schema for both).
   const pendingApproval = z.object({
     toolCalls: z.array(toolCall),
     gatedCallIds: z.array(z.string()),
@@ -51,6 +46,26 @@ const sessionSchemas = onFirstUse(() => {
     results: z.record(z.string(), toolResult).optional(),
     suspended: z.record(z.string(), z.object({ requests: z.array(approvalRequest), state: json })).optional(),
   });
+  const count = z.number().int().nonnegative();
+  const usage = z.object({
+    promptTokens: count,
+    completionTokens: count,
+    totalTokens: count,
+    promptCacheHitTokens: count.optional(),
+    promptCacheMissTokens: count.optional(),
+    reasoningTokens: count.optional(),
+  });
+  return { json, toolResult, approvalRequest, toolCall, message, pendingApproval, usage };
+});
+
+const sessionSchemas = onFirstUse(() => {
+  const { json, message, pendingApproval } = sessionSchemaParts();
+
+  // A date the session can format again on save: a string Date.parse cannot read would make
+  // toJSON() throw long after the file was loaded.
+  const timestamp = z
+    .string()
+    .refine((text) => !Number.isNaN(Date.parse(text)), 'expected a date (ISO 8601)');
 
   const snapshot = z.object({
     version: z.literal(1),
@@ -79,11 +94,12 @@ export const sessionSnapshotSchema = () => sessionSchemas().snapshot;
 /** Checks one journal entry read back (a line of a file, a database row); `source` names it in errors. */
 export function parseJournalEntry(input: unknown, source = 'journal entry'): JournalEntry {
   const parsed = sessionSchemas().journalEntry.safeParse(input);
-  if (parsed.success) return parsed.data as JournalEntry;
+  if (parsed.success) return parsed.data;
   throw new SessionError(`${source} is not a valid journal entry: ${describeIssues(parsed.error)}`);
 }
 
-function describeIssues(error: z.ZodError): string {
+/** The first issues of a failed parse, each with its path: what an error message names. */
+export function describeIssues(error: z.ZodError): string {
   return error.issues
     .slice(0, 5)
     .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
@@ -97,7 +113,7 @@ export type SafeParseSessionResult =
 /** Checks serialized session data (from a file, a database, the wire); `source` names it in errors. */
 export function safeParseSessionSnapshot(input: unknown, source = 'session data'): SafeParseSessionResult {
   const parsed = sessionSnapshotSchema().safeParse(input);
-  if (parsed.success) return { success: true, value: parsed.data as SessionSnapshot };
+  if (parsed.success) return { success: true, value: parsed.data };
   return {
     success: false,
     error: new SessionError(`${source} is not a valid session: ${describeIssues(parsed.error)}`),

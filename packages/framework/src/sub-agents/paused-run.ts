@@ -72,7 +72,7 @@ export function pausedDelegation(state: JSONValue, agent: string): PausedDelegat
   if (!parsed.success) throw invalid(`the saved state of this delegation to ${agent}`, parsed.error);
   if (parsed.data.agent !== agent)
     throw new Error(`the saved state of this delegation is for ${parsed.data.agent}, not ${agent}`);
-  return parsed.data as PausedDelegation;
+  return parsed.data;
 }
 
 /** The saved state of a `delegate_task` call (`undefined`: it starts afresh). */
@@ -80,7 +80,7 @@ export function savedTask(state: JSONValue | undefined): TaskState | undefined {
   if (state === undefined) return undefined;
   const parsed = schemas().task.safeParse(state);
   if (!parsed.success) throw invalid('the saved state of this delegate_task call', parsed.error);
-  return parsed.data as TaskState;
+  return parsed.data;
 }
 
 /** The saved tasks of a `delegate_parallel` call (`undefined`: it starts afresh). */
@@ -88,7 +88,7 @@ export function savedTasks(state: JSONValue | undefined): TaskState[] | undefine
   if (state === undefined) return undefined;
   const parsed = schemas().tasks.safeParse(state);
   if (!parsed.success) throw invalid('the saved state of this delegate_parallel call', parsed.error);
-  return parsed.data.tasks as TaskState[];
+  return parsed.data.tasks;
 }
 
 /** A task state as the JSON a suspension keeps (every variant is plain JSON). */
