@@ -9,6 +9,9 @@ import {
   TOKEN_B,
 } from '../test-support/served-fixture.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers read loosely in assertions
+type Loose = any;
+
 let fixture: Fixture;
 let served: Served;
 
@@ -33,14 +36,14 @@ const call = (token: string, path: string, init: RequestInit = {}) =>
 
 describe('tenants (SPEC §14.3: another tenant’s run or session is 404 on every endpoint)', () => {
   it('a token cannot read, resume, approve, cancel or delete another tenant’s run or session', async () => {
-    const { runId, sessionId } = await (
+    const { runId, sessionId } = (await (
       await call(TOKEN_A, '/v1/agents/deployer/runs', {
         method: 'POST',
         body: JSON.stringify({ input: 'ship it', sessionId: 'shared-name' }),
       })
-    ).json();
+    ).json()) as Loose;
     await readEvents(`${served.url}/v1/runs/${runId}/events`, TOKEN_A);
-    expect((await (await call(TOKEN_A, `/v1/runs/${runId}`)).json()).status).toBe('paused');
+    expect(((await (await call(TOKEN_A, `/v1/runs/${runId}`)).json()) as Loose).status).toBe('paused');
 
     const approve = JSON.stringify({ approvals: [{ callId: 'c0u1', approved: true }] });
     const probes: [string, string, RequestInit?][] = [
@@ -56,26 +59,26 @@ describe('tenants (SPEC §14.3: another tenant’s run or session is 404 on ever
       const res = await call(TOKEN_B, path, { method, ...init });
       expect({ method, path, status: res.status }).toEqual({ method, path, status: 404 });
       // The same answer as for a run that does not exist: nothing tells the two apart.
-      const body = await res.json();
+      const body = (await res.json()) as Loose;
       expect(body.error.code).toBe('not_found');
     }
     const missing = await call(TOKEN_B, '/v1/runs/00000000-0000-0000-0000-000000000000');
     expect(missing.status).toBe(404);
 
     // B naming A's session id starts B's own conversation of that name: A's history stays A's.
-    const other = await (
+    const other = (await (
       await call(TOKEN_B, '/v1/agents/noter/runs', {
         method: 'POST',
         body: JSON.stringify({ input: 'hello from b', sessionId: 'shared-name' }),
       })
-    ).json();
+    ).json()) as Loose;
     await readEvents(`${served.url}/v1/runs/${other.runId}/events`, TOKEN_B);
-    const bSession = await (await call(TOKEN_B, '/v1/sessions/shared-name')).json();
+    const bSession = (await (await call(TOKEN_B, '/v1/sessions/shared-name')).json()) as Loose;
     expect(JSON.stringify(bSession.messages)).not.toContain('ship it');
 
     // Nothing B did touched A's run: it still waits, and A can answer it.
     expect(fixture.calls.filter((c) => c.startsWith('deploy'))).toEqual([]);
-    const aRun = await (await call(TOKEN_A, `/v1/runs/${runId}`)).json();
+    const aRun = (await (await call(TOKEN_A, `/v1/runs/${runId}`)).json()) as Loose;
     expect(aRun.status).toBe('paused');
     expect(
       (await call(TOKEN_A, `/v1/runs/${runId}/approvals`, { method: 'POST', body: approve })).status,

@@ -12,6 +12,9 @@ import {
   TOKEN_A,
 } from '../test-support/served-fixture.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers read loosely in assertions
+type Loose = any;
+
 const post = (url: string, body: unknown) =>
   fetch(url, {
     method: 'POST',
@@ -19,7 +22,7 @@ const post = (url: string, body: unknown) =>
     body: JSON.stringify(body),
   });
 const get = async (url: string) =>
-  (await fetch(url, { headers: { authorization: `Bearer ${TOKEN_A}` } })).json();
+  (await fetch(url, { headers: { authorization: `Bearer ${TOKEN_A}` } })).json() as Loose;
 
 async function until(check: () => Promise<boolean>, what: string, ms = 10_000): Promise<void> {
   const end = Date.now() + ms;
@@ -79,7 +82,9 @@ for (const backend of BACKENDS) {
     });
 
     it('a client reads half, disconnects, and gets exactly the rest with Last-Event-ID, from either replica', async () => {
-      const { runId } = await (await post(`${one.url}/v1/agents/noter/runs`, { input: 'go' })).json();
+      const { runId } = (await (
+        await post(`${one.url}/v1/agents/noter/runs`, { input: 'go' })
+      ).json()) as Loose;
       const head = await readEvents(`${one.url}/v1/runs/${runId}/events`, TOKEN_A, { stopAfter: 3 });
       expect(head.map((e) => e.id)).toEqual([1, 2, 3]);
       // Replica two tails the run replica one is running: through the store alone.
@@ -100,9 +105,9 @@ for (const backend of BACKENDS) {
     });
 
     it('a run paused on one replica is approved and finished through the other', async () => {
-      const { runId, sessionId } = await (
+      const { runId, sessionId } = (await (
         await post(`${one.url}/v1/agents/deployer/runs`, { input: 'ship' })
-      ).json();
+      ).json()) as Loose;
       const first = await readEvents(`${two.url}/v1/runs/${runId}/events`, TOKEN_A);
       expect(first.at(-1)?.data).toMatchObject({ type: 'finish', reason: 'awaitingApproval' });
       const approvals = { approvals: [{ callId: 'c0u1', approved: true }] };
@@ -120,7 +125,9 @@ for (const backend of BACKENDS) {
     });
 
     it('a cancel through one replica stops the run the other is running', async () => {
-      const { runId } = await (await post(`${one.url}/v1/agents/noter/runs`, { input: 'long' })).json();
+      const { runId } = (await (
+        await post(`${one.url}/v1/agents/noter/runs`, { input: 'long' })
+      ).json()) as Loose;
       await readEvents(`${one.url}/v1/runs/${runId}/events`, TOKEN_A, { stopAfter: 1 });
       const cancelled = await post(`${two.url}/v1/runs/${runId}/cancel`, {});
       expect(cancelled.status).toBe(200);
