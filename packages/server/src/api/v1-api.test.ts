@@ -106,6 +106,30 @@ describe('/v1 API', () => {
     expect(((await (await call(`/v1/runs/${runId}`)).json()) as Loose).status).toBe('finished');
   });
 
+  it('cancels a paused run without running its calls, and the session takes the next run', async () => {
+    const post = (path: string, body: unknown) => call(path, { method: 'POST', body: JSON.stringify(body) });
+    const { runId, sessionId } = (await (
+      await post('/v1/agents/deployer/runs', { input: 'ship' })
+    ).json()) as Loose;
+    const first = await readEvents(`${served.url}/v1/runs/${runId}/events`, TOKEN_A);
+    expect(first.at(-1)?.data).toMatchObject({ reason: 'awaitingApproval' });
+    const cancelled = await post(`/v1/runs/${runId}/cancel`, {});
+    expect(cancelled.status).toBe(200);
+    expect(((await cancelled.json()) as Loose).status).toBe('cancelled');
+    const rest = await readEvents(`${served.url}/v1/runs/${runId}/events`, TOKEN_A, {
+      lastEventId: first.length,
+    });
+    expect(rest.map((e) => e.data.type)).toEqual(['tool-result', 'finish']);
+    expect(rest[0]?.data).toMatchObject({ callId: 'c0u1', result: { ok: false } });
+    expect(rest.at(-1)?.data).toMatchObject({ type: 'finish', reason: 'cancelled' });
+    expect(fixture.calls).toEqual([]);
+    expect(
+      (await post(`/v1/runs/${runId}/approvals`, { approvals: [{ callId: 'c0u1', approved: true }] })).status,
+    ).toBe(409);
+    const next = await post('/v1/agents/deployer/runs', { input: 'ship again', sessionId });
+    expect(next.status).toBe(201);
+  });
+
   it('refuses what it does not know: bad bodies, unknown fields, too large, no token', async () => {
     const post = (body: string, headers: Record<string, string> = {}) =>
       call('/v1/agents/noter/runs', { method: 'POST', body, headers });

@@ -121,6 +121,19 @@ export class RunRegistry {
    * session is in the store). Exactly one answer resumes a batch; a second is 409.
    */
   async approve(runId: string, tenant: string, approvals: ApprovalResponse[]): Promise<ServedRun> {
+    return this.resume(runId, tenant, () => approvals);
+  }
+
+  /**
+   * Resumes a paused run with the answers `answer` gives for its pending requests; `cancel`: the
+   * run stops once those answers are its calls' results (denials: no tool and no model runs).
+   */
+  private async resume(
+    runId: string,
+    tenant: string,
+    answer: (pending: ToolApprovalRequestUpdate[]) => ApprovalResponse[],
+    cancel = false,
+  ): Promise<ServedRun> {
     const record = await this.record(runId, tenant);
     if (!record) throw notFound(`run ${runId}`);
     if (record.status !== 'paused')
@@ -139,6 +152,7 @@ export class RunRegistry {
       const current = await this.runs.get(runId);
       if (!snapshot || !batch || current?.status !== 'paused')
         throw new HttpError(409, 'not_awaiting_approval', `run ${runId} is not waiting for approvals`);
+      const approvals = answer(pendingApprovalRequests(batch));
       checkAnswers(runId, pendingApprovalRequests(batch), approvals);
       if (!(await this.store.sessions.claimApproval(storeId, approvalBatchKey(batch))))
         throw new HttpError(409, 'already_resumed', `run ${runId}: its approvals were already answered`);
@@ -149,6 +163,13 @@ export class RunRegistry {
         revision: snapshot.revision ?? 0,
         lease,
         approvals,
+        // The denials are recorded as the calls' results; then the run stops before the model.
+        ...(cancel && {
+          cancelOnceAnswered: [
+            ...batch.gatedCallIds.filter((id) => batch.toolCalls.some((c) => c.id === id)),
+            ...Object.keys(batch.suspended ?? {}),
+          ],
+        }),
       });
       lease = undefined;
       return this.view(resumed ?? record);
@@ -161,8 +182,9 @@ export class RunRegistry {
 
   /**
    * Cancels the run: running here, it stops now; running on another replica, that replica stops
-   * it when it sees the request; paused, it is cancelled (the session keeps its paused batch until
-   * a new run's approvals, so nothing of it is lost). A stopped run is left as it is.
+   * it when it sees the request; paused, its pending calls are answered as denied ("cancelled")
+   * and it ends `cancelled` without running a tool or the model, so the session takes a new run.
+   * A stopped run is left as it is.
    */
   async cancel(runId: string, tenant: string): Promise<RunRecord> {
     const record = await this.record(runId, tenant);
@@ -172,7 +194,12 @@ export class RunRegistry {
       here.controller.abort(new Error('cancelled through the API'));
       await here.done;
     } else if (record.status === 'running') await this.runs.update(runId, { cancelRequested: true });
-    else if (record.status === 'paused') await this.runs.update(runId, { status: 'cancelled' });
+    else if (record.status === 'paused') {
+      const denied = (pending: ToolApprovalRequestUpdate[]) =>
+        pending.map((r) => ({ callId: r.callId, approved: false, reason: 'The run was cancelled' }));
+      await this.resume(runId, tenant, denied, true);
+      await this.live.get(runId)?.done;
+    }
     return (await this.runs.get(runId)) ?? record;
   }
 
