@@ -144,6 +144,9 @@ describe('/v1 API', () => {
     );
     expect((await fetch(`${served.url}/v1/agents`)).status).toBe(401);
     expect((await call('/v1/agents', { token: 'wrong-token-wrong-token' })).status).toBe(401);
+    expect((await call('/v1/runs/%E0%A4%A')).status).toBe(404);
+    expect((await call('/v1/sessions/..%2F..%2Fetc')).status).toBe(400);
+    expect((await call('/v1/agents', { method: 'DELETE' })).status).toBe(405);
     expect((await fetch(`${served.url}/healthz`)).status).toBe(200);
     expect((await fetch(`${served.url}/readyz`)).status).toBe(200);
   });

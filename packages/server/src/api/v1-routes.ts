@@ -70,11 +70,16 @@ export function v1Routes(): RouteHandler {
   return async (context) => {
     const { req, res, registry } = context;
     const method = req.method ?? 'GET';
-    const parts = context.url.pathname
-      .split('/')
-      .filter(Boolean)
-      .slice(1)
-      .map((p) => decodeURIComponent(p));
+    let parts: string[];
+    try {
+      parts = context.url.pathname
+        .split('/')
+        .filter(Boolean)
+        .slice(1)
+        .map((p) => decodeURIComponent(p));
+    } catch {
+      throw notFound(context.url.pathname);
+    }
     const [root, id, leaf, ...rest] = parts;
     if (rest.length > 0) throw notFound(context.url.pathname);
     if (root === 'openapi.json' && id === undefined) {
