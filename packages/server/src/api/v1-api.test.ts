@@ -130,6 +130,34 @@ describe('/v1 API', () => {
     expect(next.status).toBe(201);
   });
 
+  it('describes itself in OpenAPI 3.1, every $ref resolving inside the document', async () => {
+    const doc = (await (
+      await fetch(`${served.url}/v1/openapi.json`, { headers: { authorization: `Bearer ${TOKEN_A}` } })
+    ).json()) as Loose;
+    expect(doc.openapi).toBe('3.1.0');
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/(\w+)"/g)].map(
+      (m) => m[1],
+    );
+    expect(refs.length).toBeGreaterThan(10);
+    for (const ref of refs) expect(doc.components.schemas[ref!], ref).toBeDefined();
+    expect(doc.components.schemas.StartRun).toMatchObject({
+      type: 'object',
+      required: ['input'],
+      additionalProperties: false,
+    });
+    expect(doc.components.schemas.Run.properties.pendingApprovals.items).toEqual({
+      $ref: '#/components/schemas/ApprovalRequest',
+    });
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        '/v1/agents',
+        '/v1/agents/{name}/runs',
+        '/v1/runs/{id}/events',
+        '/v1/sessions/{id}',
+      ]),
+    );
+  });
+
   it('refuses what it does not know: bad bodies, unknown fields, too large, no token', async () => {
     const post = (body: string, headers: Record<string, string> = {}) =>
       call('/v1/agents/noter/runs', { method: 'POST', body, headers });
