@@ -41,14 +41,19 @@ function lastEventId(context: RequestContext): number {
  */
 export async function streamRunEvents(context: RequestContext, run: ServedRun): Promise<void> {
   const after = lastEventId(context);
-  const stream = openSse(context.res);
+  const release = context.registry.openStream(run.tenant);
   try {
-    for await (const page of run.pages({ after, signal: context.signal })) {
-      await stream.sendAll(page.map(({ seq, event }) => ({ id: seq, data: event })));
-      if (stream.closed) break;
+    const stream = openSse(context.res);
+    try {
+      for await (const page of run.pages({ after, signal: context.signal })) {
+        await stream.sendAll(page.map(({ seq, event }) => ({ id: seq, data: event })));
+        if (stream.closed) break;
+      }
+    } finally {
+      stream.end();
     }
   } finally {
-    stream.end();
+    release();
   }
 }
 

@@ -17,6 +17,8 @@ import { storeSessionId } from './tenant-sessions.js';
 export interface RunLimits {
   /** Runs one tenant may have running at once in this replica (default 16); more: 429. */
   maxConcurrentRunsPerTenant?: number;
+  /** Event streams one tenant may have open at once in this replica (default 1024); more: 429. */
+  maxStreamsPerTenant?: number;
 }
 
 export interface StartRunOptions {
@@ -53,6 +55,8 @@ export class RunRegistry {
   /** Runs executing in this replica, by run id. */
   private readonly live = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private readonly activeByTenant = new Map<string, number>();
+  private readonly maxStreams: number;
+  private readonly streamsByTenant = new Map<string, number>();
   private closed = false;
 
   constructor(options: RunRegistryOptions) {
@@ -60,6 +64,26 @@ export class RunRegistry {
     this.store = options.store;
     this.runs = options.runs;
     this.maxPerTenant = options.limits?.maxConcurrentRunsPerTenant ?? 16;
+    this.maxStreams = options.limits?.maxStreamsPerTenant ?? 1024;
+  }
+
+  /**
+   * Counts an open event stream of the tenant (a 429 past the limit: one token cannot hold every
+   * socket of the replica); call the returned function when the stream ends.
+   */
+  openStream(tenant: string): () => void {
+    const open = this.streamsByTenant.get(tenant) ?? 0;
+    if (open >= this.maxStreams)
+      throw new HttpError(429, 'too_many_streams', `at most ${this.maxStreams} open event streams per token`);
+    this.streamsByTenant.set(tenant, open + 1);
+    let closed = false;
+    return () => {
+      if (closed) return;
+      closed = true;
+      const now = (this.streamsByTenant.get(tenant) ?? 1) - 1;
+      if (now <= 0) this.streamsByTenant.delete(tenant);
+      else this.streamsByTenant.set(tenant, now);
+    };
   }
 
   /** Starts a turn on the agent; returns once the run is recorded (its events follow). */
