@@ -28,6 +28,7 @@ const FLOOR: Record<string, number> = {
   '@raf/openapi': 3,
   '@raf/llama': 3,
   '@raf/studio': 3,
+  '@raf/server': 3,
   '@raf/cli': 4,
 };
 

@@ -61,6 +61,9 @@ export {
   writeSlot,
 } from './run/run-state.js';
 export type { OutputSpec } from './run/structured-output.js';
+export { pendingApprovalRequests } from './run/pending-requests.js';
+export type { RunEvent } from './run/run-events.js';
+export { RunEventMapper } from './run/run-events.js';
 export { inheritToolPolicy } from './runtime-policy/agent-projection.js';
 export { BUILTIN_TOOL_MANIFESTS, manifestOf } from './runtime-policy/builtin-manifests.js';
 export type { GovernanceStore } from './runtime-policy/governance-store.js';
