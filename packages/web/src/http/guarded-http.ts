@@ -339,7 +339,9 @@ function capped(response: Response, limit: number, url: string): Response {
       size += chunk.byteLength;
       if (size > limit) {
         controller.error(
-          new WebRequestError('too-large', `${url}: the body is larger than ${limit} bytes (maxBytes)`, { url }),
+          new WebRequestError('too-large', `${url}: the body is larger than ${limit} bytes (maxBytes)`, {
+            url,
+          }),
         );
         return;
       }
