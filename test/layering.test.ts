@@ -29,6 +29,7 @@ const FLOOR: Record<string, number> = {
   '@raf/llama': 3,
   '@raf/a2a': 3,
   '@raf/studio': 3,
+  '@raf/server': 3,
   '@raf/cli': 4,
 };
 

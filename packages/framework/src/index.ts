@@ -53,6 +53,9 @@ export type { ToolLoopRunOptions, ToolView } from './pipeline/tool-loop-options.
 export { ToolSuspension } from './pipeline/tool-suspension.js';
 export { DEFAULT_TOOL_TIMEOUT_MS } from './pipeline/tool-timeouts.js';
 export { InMemoryHistoryProvider } from './providers/in-memory-history-provider.js';
+export { pendingApprovalRequests } from './run/pending-requests.js';
+export type { RunEvent } from './run/run-events.js';
+export { RunEventMapper } from './run/run-events.js';
 export { inheritToolPolicy } from './runtime-policy/agent-projection.js';
 export { BUILTIN_TOOL_MANIFESTS, manifestOf } from './runtime-policy/builtin-manifests.js';
 export type { GovernanceStore } from './runtime-policy/governance-store.js';
