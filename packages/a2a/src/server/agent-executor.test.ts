@@ -3,12 +3,12 @@ import type { Message, StreamResponse } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { ScriptedChatClient } from '@raf/client/testing';
 import { defineTool, toolSuccess } from '@raf/core';
-import { AgentBuilder, type AgentSession } from '@raf/framework';
+import { AgentBuilder, type AgentSession, type RunEvent, RunEventMapper } from '@raf/framework';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { stateName, textOfParts } from '../client/a2a-events.js';
 import { type SdkA2AServer, startSdkA2AServer } from '../test-support/sdk-a2a-server.js';
-import { RafAgentExecutor } from './agent-executor.js';
+import { type A2ARunEvent, RafAgentExecutor } from './agent-executor.js';
 
 let server: SdkA2AServer | undefined;
 afterEach(async () => {
@@ -45,11 +45,19 @@ function rafAgent() {
   const executor = new RafAgentExecutor((turn) => {
     const session = sessions.get(turn.contextId) ?? agent.createSession(turn.contextId);
     sessions.set(turn.contextId, session);
-    return agent.run(turn.approvals ? undefined : turn.text, {
+    const updates = agent.run(turn.approvals ? undefined : turn.text, {
       session,
       signal: turn.signal,
       ...(turn.approvals && { approvals: turn.approvals }),
     });
+    // What the server stores for a run: the §11.1 events.
+    return (async function* () {
+      const mapper = new RunEventMapper();
+      for await (const update of updates) {
+        const event: RunEvent | undefined = mapper.map(update, session.id);
+        if (event) yield event as A2ARunEvent;
+      }
+    })();
   });
   return { executor, published };
 }

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Message, Part, TaskState } from '@a2a-js/sdk';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
-import type { AgentResponseUpdate, ApprovalResponse, JSONValue, ToolApprovalRequestUpdate } from '@raf/core';
+import type {
+  ApprovalResponse,
+  FinishReason,
+  JSONValue,
+  ToolApprovalRequestUpdate,
+  ToolResult,
+} from '@raf/core';
 import { getErrorMessage } from '@raf/core';
 import { z } from 'zod';
 import { textOfParts } from '../client/a2a-events.js';
@@ -21,8 +27,21 @@ export interface A2ATurn {
   signal: AbortSignal;
 }
 
+/**
+ * The events of a run as `raf run --json` prints them (SPEC §11.1), the ones the executor reads:
+ * what `@raf/server` stores for every served run, whichever protocol started it.
+ */
+export type A2ARunEvent =
+  | { type: 'text-delta'; delta: string }
+  | { type: 'tool-call'; callId: string; name: string; arguments: JSONValue }
+  | { type: 'tool-result'; callId: string; name: string; result: ToolResult }
+  | ToolApprovalRequestUpdate
+  | { type: 'error'; code: string; message: string }
+  | { type: 'finish'; reason: FinishReason }
+  | { type: 'reasoning-delta' | 'tool-progress' | 'warning' };
+
 /** Runs RAF turns for the executor: `@raf/server` starts them in its run registry. */
-export type A2ATurnRunner = (turn: A2ATurn) => AsyncIterable<AgentResponseUpdate>;
+export type A2ATurnRunner = (turn: A2ATurn) => AsyncIterable<A2ARunEvent>;
 
 /**
  * How a client answers approvals: a data part `{"approvals": [{"callId", "approved", "reason"?}]}`
@@ -85,27 +104,6 @@ export function approvalsOf(
       ? false
       : undefined;
   return approved === undefined ? undefined : pending.map((r) => ({ callId: r.callId, approved }));
-}
-
-/** The §11.1 line of an update worth showing as progress (tool calls and results). */
-function progressOf(update: AgentResponseUpdate): JSONValue | undefined {
-  if (update.type === 'tool-call-end') {
-    let args: JSONValue = update.arguments;
-    try {
-      args = JSON.parse(update.arguments) as JSONValue;
-    } catch {
-      // the raw text, as the model wrote it
-    }
-    return { type: 'tool-call', callId: update.callId, name: update.name, arguments: args };
-  }
-  if (update.type === 'tool-called')
-    return {
-      type: 'tool-result',
-      callId: update.callId,
-      name: update.name,
-      result: update.result as unknown as JSONValue,
-    };
-  return undefined;
 }
 
 /**
@@ -202,8 +200,8 @@ export class RafAgentExecutor implements AgentExecutor {
           });
           continue;
         }
-        const progress = progressOf(update);
-        if (progress !== undefined) status(STATE.working, [dataPart(progress)]);
+        if (update.type === 'tool-call' || update.type === 'tool-result')
+          status(STATE.working, [dataPart(update)]);
         else if (update.type === 'tool-approval-request') requests.push(update);
         else if (update.type === 'error') ended = { state: STATE.failed, parts: [textPart(update.message)] };
         else if (update.type === 'finish') {
