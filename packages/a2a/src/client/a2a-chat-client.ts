@@ -97,7 +97,10 @@ export class A2AChatClient implements IChatClient {
         transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
         cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
       });
-      return await factory.createFromUrl(this.options.url, this.options.cardPath);
+      // The SDK resolves the card path against the URL: `…/agents/billing` must read as a folder
+      // (`…/agents/billing/.well-known/agent-card.json`), not as a file beside `.well-known`.
+      const base = this.options.url.endsWith('/') ? this.options.url : `${this.options.url}/`;
+      return await factory.createFromUrl(base, this.options.cardPath);
     })();
     // A failed discovery is tried again next run (the agent may have been down).
     this.client.catch(() => {

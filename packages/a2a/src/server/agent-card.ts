@@ -8,6 +8,8 @@ export interface AgentCardOptions {
   version?: string;
   /** Advertise a bearer token requirement (what `raf serve --tokens` checks). */
   bearer?: boolean;
+  /** Also declare the endpoint for A2A 0.3 clients (`answerA2AJsonRpc`'s `legacyCompat`). */
+  legacyCompat?: boolean;
 }
 
 /**

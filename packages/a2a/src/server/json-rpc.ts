@@ -1,4 +1,5 @@
-import type { A2ARequestHandler, User } from '@a2a-js/sdk/server';
+import type { AgentCard } from '@a2a-js/sdk';
+import type { A2ARequestHandler, AgentExecutor, User } from '@a2a-js/sdk/server';
 
 /** What to answer an A2A JSON-RPC POST with: one JSON body, or an SSE stream. */
 export type A2AHttpReply =
@@ -104,4 +105,16 @@ export async function answerA2AJsonRpc(
 
 function lower(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+}
+
+/**
+ * The SDK's request handler for one agent, with an in-memory task store kept per user (tenant):
+ * what `answerA2AJsonRpc` answers with. `card` answers the handler's capability checks.
+ */
+export async function createA2ARequestHandler(
+  card: AgentCard,
+  executor: AgentExecutor,
+): Promise<A2ARequestHandler> {
+  const { DefaultRequestHandler, InMemoryTaskStore } = await import('@a2a-js/sdk/server');
+  return new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
 }
