@@ -18,7 +18,6 @@ import {
   TOKEN_A,
   TOKEN_B,
 } from '../test-support/served-fixture.js';
-import { mountProtocols } from './mount-protocols.js';
 
 // Real clients against a real server on 127.0.0.1, each running the gated `deployer` (one tool
 // round of `deploy`, which needs approval) on the mock model server to the end.
@@ -26,8 +25,8 @@ let fixture: Fixture;
 let served: Served;
 beforeAll(async () => {
   fixture = await startFixture();
+  // createServer mounts the protocols beside the /v1 API.
   served = await serve(fixture);
-  mountProtocols(served.app);
 });
 afterAll(async () => {
   await served?.close();
@@ -286,5 +285,55 @@ describe('A2A 1.0 at /a2a/{name}', () => {
     await expect(other.getTask({ tenant: '', id: paused.taskId, historyLength: undefined })).rejects.toThrow(
       /not found/i,
     );
+  }, 60_000);
+});
+
+describe('MCP at /mcp', () => {
+  it('runs the tool-using agent to the end through the MCP SDK client, the approval by elicitation', async () => {
+    fixture.calls.length = 0;
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StreamableHTTPClientTransport } = await import(
+      '@modelcontextprotocol/sdk/client/streamableHttp.js'
+    );
+    const { ElicitRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+    const client = new Client(
+      { name: 'test', version: '1.0.0' },
+      { capabilities: { elicitation: { form: {} } } },
+    );
+    const asked: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(String(request.params.message));
+      return { action: 'accept', content: { approve: true } };
+    });
+    const transport = new StreamableHTTPClientTransport(new URL(`${served.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${TOKEN_A}` } },
+    });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(['deployer', 'noter']);
+      const result = await client.callTool({ name: 'deployer', arguments: { input: 'deploy it' } });
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ finishReason: 'stop', text: 'deployed it' });
+      expect(asked).toEqual([expect.stringContaining('deploy')]);
+      expect(fixture.calls).toEqual(['deploy:round 0']);
+      const { runId } = result.structuredContent as { runId: string };
+      expect(await (await api(`/v1/runs/${runId}`)).json()).toMatchObject({ status: 'finished' });
+
+      // The MCP session is tenant A's: tenant B's token naming it is told it does not exist.
+      const stolen = await fetch(`${served.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${TOKEN_B}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': transport.sessionId!,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+      });
+      expect(stolen.status).toBe(404);
+    } finally {
+      await client.close();
+    }
   }, 60_000);
 });
