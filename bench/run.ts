@@ -1,6 +1,6 @@
 // `pnpm bench` runs every benchmark against a mock model server in a separate process and prints
 // ratios measured in this one run. Flags: `--json` (figures as JSON), `--quick` (a smoke test:
-// one short round), `--only client|loop|cold-run|search|cold-start|sandbox|web|memory|wiki|mcp|rag|workflow|delegate|store` (or several, comma-separated), `--search-tree generated` (the search
+// one short round), `--only client|loop|cold-run|search|cold-start|sandbox|web|memory|wiki|mcp|rag|workflow|delegate|store|serve` (or several, comma-separated), `--search-tree generated` (the search
 // benchmark on 50k generated files instead of a real node_modules tree), `--instructions` (count instructions with valgrind's
 // callgrind instead of timing: repeatable where CPU times swing by ±30% between runs).
 import { LOOP_ROUNDS, type LoopBenchResult, runColdWarmLoopBench, runLoopBench } from './agent-loop.js';
@@ -15,6 +15,7 @@ import { type McpBenchResult, runMcpBench } from './mcp.js';
 import { type MemoryBenchResult, runMemoryBench } from './memory.js';
 import { type RagBenchResult, runRagBench } from './rag.js';
 import { runSandboxBench, type SandboxBenchResult } from './sandbox.js';
+import { runServeBench, type ServeBenchResult } from './serve.js';
 import { runStoreBench, type StoreBenchResult } from './store.js';
 import { runWebBench, type WebBenchResult } from './web-fetch.js';
 import { runWikiBench } from './wiki.js';
@@ -276,7 +277,19 @@ function printStore(r: StoreBenchResult): void {
   );
 }
 
-const wantsModel = wants('client') || wants('loop') || wants('cold-run') || wants('store');
+function printServe(r: ServeBenchResult): void {
+  console.log(
+    `raf serve: ${r.streams} concurrent SSE streams of a ${LOOP_ROUNDS}-round run (one replica, memory store)`,
+  );
+  console.log(
+    `failed ${r.failed}; first event p50 ${r.firstEventP50Ms.toFixed(1)} ms, p99 ${r.firstEventP99Ms.toFixed(1)} ms; server peak RSS ${r.peakRssMiB.toFixed(0)} MiB`,
+  );
+  console.log(
+    `CPU per run: served ${r.cpuMsPerRun.served.toFixed(2)} ms, in-process ${r.cpuMsPerRun.plain.toFixed(2)} ms: ${ratio(r.cpuMsPerRun.served, r.cpuMsPerRun.plain)} (target ≤ 1.3×; 0 failed)\n`,
+  );
+}
+
+const wantsModel = wants('client') || wants('loop') || wants('cold-run') || wants('store') || wants('serve');
 const server = wantsModel ? await startServerProcess() : undefined;
 try {
   const output: Record<string, unknown> = { unit: instructions ? 'M instructions' : 'CPU ms' };
@@ -414,6 +427,16 @@ try {
     );
     if (json) output.store = store;
     else printStore(store);
+  }
+  if (wants('serve') && !instructions && server) {
+    const serve = await runServeBench(
+      server.baseURL,
+      quick ? { streams: 20, warmup: 0 } : { streams: 500, warmup: 100 },
+    );
+    if (json) {
+      const { cpuMsPerRun: _, ...row } = serve;
+      output.serve = row;
+    } else printServe(serve);
   }
   if (wants('mcp')) {
     const mcp = await runMcpBench(mcpOptions());

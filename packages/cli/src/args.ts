@@ -38,6 +38,8 @@ export interface CliArgs {
   exposeAgentToNetwork?: boolean;
   /** `raf studio --port N` (0 or unset: any free port). */
   port?: number;
+  /** `raf serve --tokens FILE`: bearer tokens and their tenants. */
+  tokens?: string;
   /** `raf init`: take the defaults without asking (`--yes`), and what to put in the agent. */
   yes?: boolean;
   name?: string;
@@ -119,6 +121,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     ...(values.host !== undefined && { host: values.host }),
     ...(values['expose-agent-to-network'] && { exposeAgentToNetwork: true }),
     ...(port !== undefined && { port }),
+    ...(values.tokens !== undefined && { tokens: values.tokens }),
     ...(values.open && { open: true }),
     ...(values.mode !== undefined && { mode: values.mode }),
     ...(values.yes && { yes: true }),

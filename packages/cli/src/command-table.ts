@@ -28,6 +28,7 @@ export const OPTIONS = {
   host: { type: 'string' },
   'expose-agent-to-network': { type: 'boolean' },
   port: { type: 'string' },
+  tokens: { type: 'string' },
   open: { type: 'boolean' },
   mode: { type: 'string' },
   yes: { type: 'boolean', short: 'y' },
@@ -172,9 +173,22 @@ ${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]… [--ses
   studio: {
     synopsis: 'studio [agent.yaml…]',
     summary: 'the local web app: Tools, Agent and Conversation pages (127.0.0.1, token)',
-    options: ['port', 'open', 'governance', 'sessions-dir', ...MODEL, 'var'],
-    usage: `raf studio [agent.yaml…] [--port N] [--open] [--governance FILE] [--sessions-dir DIR]
+    options: ['port', 'open', 'governance', 'sessions-dir', 'store', ...MODEL, 'var'],
+    usage: `raf studio [agent.yaml…] [--port N] [--open] [--governance FILE] [--sessions-dir DIR] [--store URL]
 ${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]…`,
+    exclusive: [
+      ['store', 'sessions-dir'],
+      ['store', 'governance'],
+    ],
+  },
+  serve: {
+    synopsis: 'serve <files or folder>',
+    summary: 'the agents as an HTTP service: the /v1 API, SSE run events, tokens per tenant',
+    options: ['store', 'host', 'port', 'tokens', ...MODEL, 'var'],
+    usage: `raf serve <agent files or a folder> [--store URL] [--host 127.0.0.1] [--port P] [--tokens FILE]
+${INDENT}(--tokens FILE: {"<token>": "<tenant>"}; without it: loopback only, one generated token printed)
+${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]…`,
+    exits: 'Exit codes: 0 stopped by Ctrl-C or SIGTERM, 2 bad agent file, tokens file or usage.',
   },
   mock: {
     synopsis: 'mock [script.yaml]',

@@ -56,6 +56,8 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
           return await (await import('./commands/memory.js')).memoryCommand(args, io);
         case 'studio':
           return await (await import('./commands/studio.js')).studioCommand(args, io);
+        case 'serve':
+          return await (await import('./commands/serve.js')).serveCommand(args, io);
         case 'mock':
           return await (await import('./commands/mock.js')).mockCommand(args, io);
         case 'mcp':

@@ -8,6 +8,9 @@ import {
   TOKEN_A,
 } from '../test-support/served-fixture.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers read loosely in assertions
+type Loose = any;
+
 let fixture: Fixture;
 let served: Served;
 
@@ -32,14 +35,14 @@ const call = (path: string, init: RequestInit & { token?: string } = {}) =>
 
 describe('/v1 API', () => {
   it('lists agents, runs one to the end and replays its events in full with sequence ids', async () => {
-    const agents = await (await call('/v1/agents')).json();
+    const agents = (await (await call('/v1/agents')).json()) as Loose;
     expect(agents.agents.map((a: { name: string }) => a.name)).toEqual(['deployer', 'noter']);
     const started = await call('/v1/agents/noter/runs', {
       method: 'POST',
       body: JSON.stringify({ input: 'go' }),
     });
     expect(started.status).toBe(201);
-    const { runId, sessionId } = await started.json();
+    const { runId, sessionId } = (await started.json()) as Loose;
     const events = await readEvents(`${served.url}/v1/runs/${runId}/events`, TOKEN_A);
     expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
     expect(events.map((e) => e.data.type)).toEqual([
@@ -52,7 +55,7 @@ describe('/v1 API', () => {
       'finish',
     ]);
     expect(events.at(-1)?.data).toMatchObject({ type: 'finish', reason: 'stop', sessionId });
-    const run = await (await call(`/v1/runs/${runId}`)).json();
+    const run = (await (await call(`/v1/runs/${runId}`)).json()) as Loose;
     expect(run).toMatchObject({
       runId,
       sessionId,
@@ -65,18 +68,18 @@ describe('/v1 API', () => {
     expect(await readEvents(`${served.url}/v1/runs/${runId}/events`, TOKEN_A, { lastEventId: 3 })).toEqual(
       events.slice(3),
     );
-    const session = await (await call(`/v1/sessions/${sessionId}`)).json();
+    const session = (await (await call(`/v1/sessions/${sessionId}`)).json()) as Loose;
     expect(session.id).toBe(sessionId);
     expect(session.messages.at(-1)).toMatchObject({ role: 'assistant' });
   });
 
   it('pauses for approval, resumes on the answer and continues the sequence', async () => {
-    const { runId } = await (
+    const { runId } = (await (
       await call('/v1/agents/deployer/runs', { method: 'POST', body: JSON.stringify({ input: 'ship' }) })
-    ).json();
+    ).json()) as Loose;
     const first = await readEvents(`${served.url}/v1/runs/${runId}/events`, TOKEN_A);
     expect(first.map((e) => e.data.type)).toEqual(['tool-call', 'tool-approval-request', 'finish']);
-    const run = await (await call(`/v1/runs/${runId}`)).json();
+    const run = (await (await call(`/v1/runs/${runId}`)).json()) as Loose;
     expect(run.status).toBe('paused');
     expect(run.pendingApprovals).toMatchObject([{ callId: 'c0u1', name: 'deploy' }]);
     const bad = await call(`/v1/runs/${runId}/approvals`, {
@@ -100,7 +103,7 @@ describe('/v1 API', () => {
     expect(rest[0]?.id).toBe(first.length + 1);
     expect(rest.map((e) => e.data.type)).toEqual(['tool-result', 'text-delta', 'text-delta', 'finish']);
     expect(fixture.calls).toEqual(['deploy:round 0']);
-    expect((await (await call(`/v1/runs/${runId}`)).json()).status).toBe('finished');
+    expect(((await (await call(`/v1/runs/${runId}`)).json()) as Loose).status).toBe('finished');
   });
 
   it('refuses what it does not know: bad bodies, unknown fields, too large, no token', async () => {
@@ -109,7 +112,7 @@ describe('/v1 API', () => {
     expect((await post('{"input":""}')).status).toBe(400);
     const unknown = await post('{"input":"x","sesionId":"s"}');
     expect(unknown.status).toBe(400);
-    expect((await unknown.json()).error.message).toMatch(/sesionId/);
+    expect(((await unknown.json()) as Loose).error.message).toMatch(/sesionId/);
     expect((await post('not json')).status).toBe(400);
     expect((await post(JSON.stringify({ input: 'x'.repeat(2_000_000) }))).status).toBe(413);
     expect((await call('/v1/agents/nobody/runs', { method: 'POST', body: '{"input":"x"}' })).status).toBe(

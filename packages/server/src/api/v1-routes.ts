@@ -43,8 +43,8 @@ export async function streamRunEvents(context: RequestContext, run: ServedRun): 
   const after = lastEventId(context);
   const stream = openSse(context.res);
   try {
-    for await (const { seq, event } of run.events({ after, signal: context.signal })) {
-      await stream.send(event, { id: seq });
+    for await (const page of run.pages({ after, signal: context.signal })) {
+      await stream.sendAll(page.map(({ seq, event }) => ({ id: seq, data: event })));
       if (stream.closed) break;
     }
   } finally {

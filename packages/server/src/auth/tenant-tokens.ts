@@ -3,11 +3,22 @@ import { ConfigError, getErrorMessage } from '@raf/core';
 import { newLocalToken, sameToken } from '@raf/framework';
 import { z } from 'zod';
 
+/** Shorter tokens could be guessed. */
+const MIN_TOKEN_LENGTH = 16;
+
 /** `--tokens FILE`: `{"<token>": "<tenant>"}`; short tokens are refused (guessable). */
-const tokensFileSchema = z.record(
-  z.string().min(16, 'a token must be at least 16 characters'),
-  z.string().min(1, 'a tenant name must not be empty').max(200),
-);
+const tokensFileSchema = z
+  .record(z.string(), z.string().min(1, 'a tenant name must not be empty').max(200))
+  .superRefine((tokens, ctx) => {
+    Object.keys(tokens).forEach((token, i) => {
+      // The token itself is never said back: the message may end up in a log.
+      if (token.length < MIN_TOKEN_LENGTH)
+        ctx.addIssue({
+          code: 'custom',
+          message: `token number ${i + 1} is shorter than ${MIN_TOKEN_LENGTH} characters`,
+        });
+    });
+  });
 
 /**
  * Bearer tokens and the tenant each belongs to. A lookup compares against every token in
@@ -20,7 +31,11 @@ export class TenantTokens {
     const parsed = tokensFileSchema.safeParse(value);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      const where = issue?.path.length ? ` at ${issue.path.map(String).join('.')}` : '';
+      // A path would be the token itself (a record key): say where by tenant only.
+      const where =
+        issue?.path.length && issue.code !== 'custom'
+          ? ` (the tenant of token number ${Object.keys(value as object).indexOf(String(issue.path[0])) + 1})`
+          : '';
       throw new ConfigError(
         `${source}${where}: ${issue?.message ?? 'invalid'} (expected a JSON object {"<token>": "<tenant>"})`,
       );

@@ -1,8 +1,11 @@
+/** What changed: new events, or the run's record (status, a cancel request). */
+export type RunChange = 'events' | 'record';
+
 /** Listeners per run in this process: the wake-up every store gives its own replica. */
 export class LocalWatchers {
-  private readonly byRun = new Map<string, Set<() => void>>();
+  private readonly byRun = new Map<string, Set<(change: RunChange) => void>>();
 
-  watch(runId: string, listener: () => void): () => void {
+  watch(runId: string, listener: (change: RunChange) => void): () => void {
     let set = this.byRun.get(runId);
     if (!set) {
       set = new Set();
@@ -17,13 +20,13 @@ export class LocalWatchers {
     };
   }
 
-  wake(runId: string): void {
+  wake(runId: string, change: RunChange): void {
     const set = this.byRun.get(runId);
     if (!set) return;
     // A listener that throws is the listener's bug; the others still hear of the change.
     for (const listener of [...set])
       try {
-        listener();
+        listener(change);
       } catch {}
   }
 

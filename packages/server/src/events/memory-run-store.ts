@@ -1,6 +1,6 @@
 import { HttpError } from '../http/http-error.js';
 import { LocalWatchers } from './local-watchers.js';
-import type { RunPatch, RunRecord, RunStore, SequencedEvent } from './run-store.js';
+import type { RunChange, RunPatch, RunRecord, RunStore, SequencedEvent } from './run-store.js';
 
 /** Runs and events in this process only (`memory:` and `file:` stores; one replica, lost on exit). */
 export class InMemoryRunStore implements RunStore {
@@ -21,7 +21,7 @@ export class InMemoryRunStore implements RunStore {
     const run = this.runs.get(runId);
     if (!run) return undefined;
     run.record = { ...run.record, ...patch, updatedAt: new Date().toISOString() };
-    this.watchers.wake(runId);
+    this.watchers.wake(runId, 'record');
     return { ...run.record };
   }
 
@@ -38,7 +38,7 @@ export class InMemoryRunStore implements RunStore {
       run.events.push(event);
       run.record.lastSeq = event.seq;
     }
-    this.watchers.wake(runId);
+    this.watchers.wake(runId, 'events');
   }
 
   async read(runId: string, after: number, limit: number): Promise<SequencedEvent[]> {
@@ -47,7 +47,7 @@ export class InMemoryRunStore implements RunStore {
     return events.slice(Math.max(0, after), Math.max(0, after) + limit);
   }
 
-  watch(runId: string, listener: () => void): () => void {
+  watch(runId: string, listener: (change: RunChange) => void): () => void {
     return this.watchers.watch(runId, listener);
   }
 

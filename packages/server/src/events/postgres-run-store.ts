@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { HttpError } from '../http/http-error.js';
 import { LocalWatchers } from './local-watchers.js';
 import { parseRunEvent, parseRunRow } from './run-event-schema.js';
-import type { RunPatch, RunRecord, RunStore, SequencedEvent } from './run-store.js';
+import type { RunChange, RunPatch, RunRecord, RunStore, SequencedEvent } from './run-store.js';
 
 const CHANNEL = 'raf_serve_run';
 
@@ -100,10 +100,10 @@ export class PostgresRunStore implements RunStore {
       values.push(patch.cancelRequested) && sets.push(`cancel_requested = $${values.length}`);
     const { rows } = await this.pool.query(
       `WITH updated AS (UPDATE raf_serve_runs SET ${[...sets, 'updated_at = $2'].join(', ')} WHERE run_id = $1 RETURNING *)
-       SELECT updated.*, pg_notify('${CHANNEL}', updated.run_id) FROM updated`,
+       SELECT updated.*, pg_notify('${CHANNEL}', 'record:' || updated.run_id) FROM updated`,
       values,
     );
-    this.watchers.wake(runId);
+    this.watchers.wake(runId, 'record');
     if (rows[0] === undefined) return undefined;
     const { pg_notify: _, ...row } = rows[0] as Record<string, unknown>;
     return parseRunRow(row);
@@ -125,7 +125,7 @@ export class PostgresRunStore implements RunStore {
          INSERT INTO raf_serve_events (run_id, seq, event)
          SELECT bumped.run_id, $2 + e.ord - 1, e.event FROM bumped, unnest($4::text[]) WITH ORDINALITY AS e(event, ord)
          RETURNING 1)
-       SELECT (SELECT count(*) FROM inserted) AS n, pg_notify('${CHANNEL}', $1)`,
+       SELECT (SELECT count(*) FROM inserted) AS n, pg_notify('${CHANNEL}', 'events:' || $1)`,
       [runId, first, last, events.map((e) => JSON.stringify(e.event)), new Date().toISOString()],
     );
     if (Number((rows[0] as { n: unknown } | undefined)?.n ?? 0) !== events.length)
@@ -134,7 +134,7 @@ export class PostgresRunStore implements RunStore {
         'sequence_gap',
         `run ${runId}: event ${first} does not follow the stored events`,
       );
-    this.watchers.wake(runId);
+    this.watchers.wake(runId, 'events');
   }
 
   async read(runId: string, after: number, limit: number): Promise<SequencedEvent[]> {
@@ -148,7 +148,7 @@ export class PostgresRunStore implements RunStore {
     }));
   }
 
-  watch(runId: string, listener: () => void): () => void {
+  watch(runId: string, listener: (change: RunChange) => void): () => void {
     void this.listen();
     return this.watchers.watch(runId, listener);
   }
@@ -159,7 +159,12 @@ export class PostgresRunStore implements RunStore {
     this.listener ??= (async () => {
       const client = new this.Client(this.config);
       client.on('notification', (message) => {
-        if (message.payload) this.watchers.wake(message.payload);
+        // `events:<run>` or `record:<run>`: the change and the run, from any replica (this one too).
+        const at = message.payload?.indexOf(':') ?? -1;
+        if (at <= 0) return;
+        const change = message.payload!.slice(0, at);
+        if (change === 'events' || change === 'record')
+          this.watchers.wake(message.payload!.slice(at + 1), change);
       });
       client.on('error', () => {
         this.listener = undefined;

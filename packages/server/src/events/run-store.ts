@@ -1,5 +1,8 @@
 import type { FinishReason } from '@raf/core';
 import type { RunEvent } from '@raf/framework';
+import type { RunChange } from './local-watchers.js';
+
+export type { RunChange };
 
 export type RunStatus = 'running' | 'paused' | 'finished' | 'failed' | 'cancelled';
 
@@ -54,6 +57,6 @@ export interface RunStore {
    * from other replicas where the backend can tell (Postgres `LISTEN/NOTIFY`; SQLite: polling).
    * Returns the unsubscribe function.
    */
-  watch(runId: string, listener: () => void): () => void;
+  watch(runId: string, listener: (change: RunChange) => void): () => void;
   close(): Promise<void>;
 }

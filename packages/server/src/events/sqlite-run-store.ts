@@ -2,7 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { HttpError } from '../http/http-error.js';
 import { LocalWatchers } from './local-watchers.js';
 import { parseRunEvent, parseRunRow } from './run-event-schema.js';
-import type { RunPatch, RunRecord, RunStore, SequencedEvent } from './run-store.js';
+import type { RunChange, RunPatch, RunRecord, RunStore, SequencedEvent } from './run-store.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS raf_serve_runs (
@@ -46,7 +46,7 @@ export class SqliteRunStore implements RunStore {
 
   async create(record: RunRecord): Promise<void> {
     this.statements.insert.run(toRow(record));
-    this.watchers.wake(record.runId);
+    this.watchers.wake(record.runId, 'record');
   }
 
   async get(runId: string): Promise<RunRecord | undefined> {
@@ -68,7 +68,7 @@ export class SqliteRunStore implements RunStore {
         return next;
       })
       .immediate();
-    this.watchers.wake(runId);
+    this.watchers.wake(runId, 'record');
     return updated;
   }
 
@@ -88,7 +88,7 @@ export class SqliteRunStore implements RunStore {
         this.statements.bump.run(last, new Date().toISOString(), runId);
       })
       .immediate();
-    this.watchers.wake(runId);
+    this.watchers.wake(runId, 'events');
   }
 
   async read(runId: string, after: number, limit: number): Promise<SequencedEvent[]> {
@@ -99,7 +99,7 @@ export class SqliteRunStore implements RunStore {
     }));
   }
 
-  watch(runId: string, listener: () => void): () => void {
+  watch(runId: string, listener: (change: RunChange) => void): () => void {
     const unwatch = this.watchers.watch(runId, listener);
     this.poller ??= setInterval(() => this.poll(), POLL_MS);
     this.poller.unref();
@@ -122,7 +122,11 @@ export class SqliteRunStore implements RunStore {
     }
     if (version === this.version) return;
     this.version = version;
-    for (const runId of this.watchers.watched()) this.watchers.wake(runId);
+    // Which run changed, and how, SQLite does not say: every watcher looks at both.
+    for (const runId of this.watchers.watched()) {
+      this.watchers.wake(runId, 'events');
+      this.watchers.wake(runId, 'record');
+    }
   }
 
   async close(): Promise<void> {

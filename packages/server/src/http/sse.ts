@@ -6,6 +6,8 @@ const HEARTBEAT_MS = 15_000;
 export interface SseStream {
   /** Writes one event (`id:` when given); waits while the client reads slower than the run writes. */
   send(data: unknown, options?: { id?: number | string; event?: string }): Promise<void>;
+  /** Writes several events in one piece (one write, one syscall), each with its `id:`. */
+  sendAll(events: readonly { id: number | string; data: unknown }[]): Promise<void>;
   end(): void;
   readonly closed: boolean;
 }
@@ -26,20 +28,29 @@ export function openSse(res: ServerResponse, headers: Record<string, string> = {
   }, HEARTBEAT_MS);
   heartbeat.unref();
   res.once('close', () => clearInterval(heartbeat));
+  /** Writes, then waits while the client reads slower than the run writes. */
+  const write = async (text: string) => {
+    if (res.writableEnded || res.destroyed || text === '') return;
+    if (!res.write(text))
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.on('drain', done);
+        res.on('close', done);
+      });
+  };
   return {
     async send(data, options = {}) {
-      if (res.writableEnded || res.destroyed) return;
       const head = `${options.id !== undefined ? `id: ${options.id}\n` : ''}${options.event ? `event: ${options.event}\n` : ''}`;
-      if (!res.write(`${head}data: ${JSON.stringify(data)}\n\n`))
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            res.off('drain', done);
-            res.off('close', done);
-            resolve();
-          };
-          res.on('drain', done);
-          res.on('close', done);
-        });
+      await write(`${head}data: ${JSON.stringify(data)}\n\n`);
+    },
+    async sendAll(events) {
+      let text = '';
+      for (const { id, data } of events) text += `id: ${id}\ndata: ${JSON.stringify(data)}\n\n`;
+      await write(text);
     },
     end() {
       clearInterval(heartbeat);

@@ -34,7 +34,8 @@ export async function executeRun(options: ExecuteRunOptions): Promise<void> {
   const writer = new EventWriter(runs, record.runId, record.lastSeq);
   const mapper = new RunEventMapper();
   // Another replica asked for a cancel: stop here.
-  const unwatch = runs.watch(record.runId, () => {
+  const unwatch = runs.watch(record.runId, (change) => {
+    if (change !== 'record') return;
     void runs.get(record.runId).then((now) => {
       if (now?.cancelRequested) controller.abort(new Error('cancelled through the API'));
     });

@@ -40,6 +40,14 @@ export class ServedRun {
   }
 
   async *events(options: RunEventsOptions = {}): AsyncGenerator<SequencedEvent> {
+    for await (const page of this.pages(options)) yield* page;
+  }
+
+  /**
+   * The same events, a page at a time (what the store returned in one read): a stream writes
+   * each page in one piece.
+   */
+  async *pages(options: RunEventsOptions = {}): AsyncGenerator<SequencedEvent[]> {
     let cursor = options.after ?? 0;
     const signal = options.signal;
     let woken = true;
@@ -55,17 +63,20 @@ export class ServedRun {
       for (;;) {
         if (signal?.aborted) return;
         woken = false;
-        const page = await this.store.read(this.runId, cursor, PAGE);
-        for (const event of page) {
-          if (event.seq <= cursor) continue;
-          cursor = event.seq;
-          yield event;
+        const page = (await this.store.read(this.runId, cursor, PAGE)).filter((e) => e.seq > cursor);
+        if (page.length > 0) {
+          cursor = page.at(-1)!.seq;
+          yield page;
         }
         if (page.length === PAGE) continue;
-        const record = await this.store.get(this.runId);
-        if (!record) return;
-        if (record.lastSeq > cursor) continue;
-        if (record.status !== 'running') return;
+        // Events after the last that is not a `finish` are still to come: no need to ask the record.
+        const last = page.at(-1)?.event.type;
+        if (last === undefined || last === 'finish') {
+          const record = await this.store.get(this.runId);
+          if (!record) return;
+          if (record.lastSeq > cursor) continue;
+          if (record.status !== 'running') return;
+        }
         if (woken) continue;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, POLL_MS);

@@ -113,7 +113,7 @@ export async function serve(
   storeUrl = 'memory:',
   extra: Partial<Parameters<typeof createServer>[0]> = {},
 ): Promise<Served> {
-  const store = await createStore(storeUrl, { importPackage: (name) => import(/* @vite-ignore */ name) });
+  const store = await createStore(storeUrl, { importPackage: async () => import('@raf/postgres') });
   const runs = await openRunStore(store);
   const app = createServer({
     agents: fixture.agents,
