@@ -23,6 +23,9 @@ export function agentCardFor(options: AgentCardOptions): AgentCard {
     description,
     supportedInterfaces: [
       { url: options.url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
+      ...(options.legacyCompat
+        ? [{ url: options.url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '0.3' }]
+        : []),
     ],
     provider: undefined,
     version: options.version ?? '1.0.0',

@@ -337,3 +337,46 @@ describe('MCP at /mcp', () => {
     }
   }, 60_000);
 });
+
+describe('A2A JSON-RPC without an SDK (what curl sends)', () => {
+  const rpc = (body: object, headers: Record<string, string> = {}) =>
+    api('/a2a/noter', TOKEN_A, { method: 'POST', body: JSON.stringify(body), headers });
+  it('answers SendMessage (1.0) and message/send (0.3) with a task run to the end', async () => {
+    const v1 = await rpc(
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'note it' }] } },
+      },
+      { 'A2A-Version': '1.0' },
+    );
+    type Artifacts = { artifacts?: { parts: { text?: string }[] }[] };
+    const answer = (task: Artifacts | undefined) =>
+      (task?.artifacts ?? []).flatMap((a) => a.parts.map((p) => p.text ?? '')).join('');
+    const one = (await v1.json()) as {
+      result?: { task?: Artifacts & { status?: { state?: string } } };
+      error?: unknown;
+    };
+    expect(one.error).toBeUndefined();
+    expect(one.result?.task?.status?.state).toBe('TASK_STATE_COMPLETED');
+    expect(answer(one.result?.task)).toBe('all done');
+    const legacy = await rpc({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'message/send',
+      params: {
+        message: {
+          kind: 'message',
+          messageId: 'm2',
+          role: 'user',
+          parts: [{ kind: 'text', text: 'note it' }],
+        },
+      },
+    });
+    const two = (await legacy.json()) as { result?: Artifacts & { kind?: string }; error?: unknown };
+    expect(two.error).toBeUndefined();
+    expect(two.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
+    expect(answer(two.result)).toBe('all done');
+  }, 60_000);
+});
