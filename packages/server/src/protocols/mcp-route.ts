@@ -19,6 +19,8 @@ export interface McpRouteOptions {
 }
 
 const MAX_APPROVAL_ROUNDS = 20;
+/** Open MCP sessions per tenant: a client that never closes its sessions evicts its own oldest. */
+const MAX_SESSIONS_PER_TENANT = 64;
 const failure = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
 const toolName = (name: string) => name.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 64) || 'agent';
 
@@ -135,6 +137,11 @@ export function mcpRoute(registry: RunRegistry, options: McpRouteOptions = {}): 
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sessionId) => {
         sessions.set(sessionId, { tenant, transport });
+        const own = [...sessions].filter(([, s]) => s.tenant === tenant);
+        for (const [id, oldest] of own.slice(0, Math.max(0, own.length - MAX_SESSIONS_PER_TENANT))) {
+          sessions.delete(id);
+          void oldest.transport.close().catch(() => undefined);
+        }
       },
     });
     transport.onclose = () => {
