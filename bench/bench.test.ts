@@ -52,6 +52,14 @@ describe('benchmarks', () => {
       journalRoundP50Ms: { file: expect.any(Number), sqlite: expect.any(Number) },
       loopFileJournalOverPlain: expect.any(Number),
     });
+    expect(result.serve).toMatchObject({
+      streams: expect.any(Number),
+      failed: 0,
+      firstEventP50Ms: expect.any(Number),
+      firstEventP99Ms: expect.any(Number),
+      peakRssMiB: expect.any(Number),
+      servedOverPlain: expect.any(Number),
+    });
     expect(result.delegate).toMatchObject({
       workerStartMs: expect.any(Number),
       inlineMs: expect.any(Number),

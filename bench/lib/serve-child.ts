@@ -9,12 +9,8 @@ import { createServer, openRunStore, sendJson, TenantTokens } from '@raf/server'
 import { z } from 'zod';
 
 const [mode, baseURL, runsArg, warmupArg] = process.argv.slice(2);
-const client = new OpenAICompatibleChatClient({
-  model: 'loop',
-  baseURL: baseURL!,
-  apiKey: 'x',
-  maxRetries: 0,
-});
+// The default retries, as a deployment has them: a keep-alive socket the mock server closed is retried.
+const client = new OpenAICompatibleChatClient({ model: 'loop', baseURL: baseURL!, apiKey: 'x' });
 const agent = new AgentBuilder('bench')
   .chatClient(client)
   .withTool(
@@ -38,8 +34,10 @@ async function plainRun(): Promise<void> {
   const session = new AgentSession();
   const lease = await store.sessions.acquireLease(session.id, { waitMs: 0 });
   const journal = await store.sessions.openJournal(lease);
+  // `raf run` passes one too (Ctrl-C): cancellation is part of the run's cost on both sides.
+  const controller = new AbortController();
   let finished = false;
-  for await (const update of agent.run('go', { session, journal }))
+  for await (const update of agent.run('go', { session, journal, signal: controller.signal }))
     if (update.type === 'finish') finished = update.reason === 'stop';
   await store.sessions.save(session.toJSON(), { expectedRevision: 0 });
   await lease.release();

@@ -1,15 +1,5 @@
 import { z } from 'zod';
-import {
-  agentList,
-  approvalsBody,
-  errorBody,
-  runView,
-  sessionView,
-  startedRun,
-  startRunBody,
-} from './schemas.js';
-
-const SCHEMAS = { agentList, approvalsBody, errorBody, runView, sessionView, startedRun, startRunBody };
+import { apiSchemas } from './schemas.js';
 
 const json = (name: string) => ({
   content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } },
@@ -32,16 +22,16 @@ let cached: Record<string, unknown> | undefined;
 /** The OpenAPI 3.1 document of `/v1`, its schemas generated from the zod schemas the API validates with. */
 export function openApiDocument(): Record<string, unknown> {
   if (cached) return cached;
-  const schemas: Record<string, unknown> = {};
-  for (const schema of Object.values(SCHEMAS)) {
-    const generated = z.toJSONSchema(schema, {
-      target: 'draft-2020-12',
-      unrepresentable: 'any',
-      io: 'input',
-    }) as Record<string, unknown>;
-    const { $schema: _, id, ...rest } = generated;
-    const name = (z.globalRegistry.get(schema)?.id as string | undefined) ?? String(id);
-    schemas[name] = rest;
+  // One document of every registered schema, each referring to the others by its component.
+  const { schemas } = z.toJSONSchema(apiSchemas, {
+    target: 'draft-2020-12',
+    unrepresentable: 'any',
+    io: 'input',
+    uri: (id) => `#/components/schemas/${id}`,
+  });
+  for (const schema of Object.values(schemas) as Record<string, unknown>[]) {
+    delete schema.$schema;
+    delete schema.$id;
   }
   cached = {
     openapi: '3.1.0',

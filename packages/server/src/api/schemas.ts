@@ -6,6 +6,9 @@ import { CLIENT_SESSION_ID } from '../runs/tenant-sessions.js';
 // The request bodies the API validates with, and the answers it gives: `/v1/openapi.json` is
 // generated from these same schemas, so the document cannot drift from what is checked.
 
+/** The schemas of the API by their OpenAPI name (`#/components/schemas/<id>`). */
+export const apiSchemas = z.registry<{ id: string }>();
+
 export const startRunBody = z
   .strictObject({
     input: z.string().min(1, 'expected the text of the message').max(1_000_000),
@@ -14,7 +17,7 @@ export const startRunBody = z
       .regex(CLIENT_SESSION_ID, 'expected 1–128 letters, digits, ".", "_" or "-"')
       .optional(),
   })
-  .meta({ id: 'StartRun' });
+  .register(apiSchemas, { id: 'StartRun' });
 
 export const approvalsBody = z
   .strictObject({
@@ -29,9 +32,11 @@ export const approvalsBody = z
       .min(1, 'expected a list of { callId, approved, reason? }')
       .max(256),
   })
-  .meta({ id: 'Approvals' });
+  .register(apiSchemas, { id: 'Approvals' });
 
-export const startedRun = z.object({ runId: z.string(), sessionId: z.string() }).meta({ id: 'StartedRun' });
+export const startedRun = z
+  .object({ runId: z.string(), sessionId: z.string() })
+  .register(apiSchemas, { id: 'StartedRun' });
 
 export const approvalRequest = z
   .object({
@@ -43,7 +48,7 @@ export const approvalRequest = z
     resolvedTarget: z.string().optional(),
     agentPath: z.array(z.string()).optional(),
   })
-  .meta({ id: 'ApprovalRequest' });
+  .register(apiSchemas, { id: 'ApprovalRequest' });
 
 export const runView = z
   .object({
@@ -57,7 +62,7 @@ export const runView = z
     createdAt: z.string(),
     updatedAt: z.string(),
   })
-  .meta({ id: 'Run' });
+  .register(apiSchemas, { id: 'Run' });
 
 export const agentView = z
   .object({
@@ -66,9 +71,9 @@ export const agentView = z
     description: z.string().optional(),
     file: z.string().optional(),
   })
-  .meta({ id: 'Agent' });
+  .register(apiSchemas, { id: 'Agent' });
 
-export const agentList = z.object({ agents: z.array(agentView) }).meta({ id: 'AgentList' });
+export const agentList = z.object({ agents: z.array(agentView) }).register(apiSchemas, { id: 'AgentList' });
 
 export const sessionView = z
   .object({
@@ -79,8 +84,8 @@ export const sessionView = z
     createdAt: z.string(),
     updatedAt: z.string(),
   })
-  .meta({ id: 'Session' });
+  .register(apiSchemas, { id: 'Session' });
 
 export const errorBody = z
   .object({ error: z.object({ code: z.string(), message: z.string() }) })
-  .meta({ id: 'Error' });
+  .register(apiSchemas, { id: 'Error' });

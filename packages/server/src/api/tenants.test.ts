@@ -90,6 +90,39 @@ describe('tenants (SPEC §14.3: another tenant’s run or session is 404 on ever
     expect(fixture.calls).toContain('deploy:round 0');
   });
 
+  it('caps the open event streams of one token (429), not of the others', async () => {
+    const capped = await serve(fixture, 'memory:', { limits: { maxStreamsPerTenant: 1 } });
+    try {
+      const start = async (token: string) =>
+        (
+          (await (
+            await fetch(`${capped.url}/v1/agents/noter/runs`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+              body: '{"input":"x"}',
+            })
+          ).json()) as Loose
+        ).runId as string;
+      const [a, b] = [await start(TOKEN_A), await start(TOKEN_B)];
+      const events = (token: string, runId: string) =>
+        fetch(`${capped.url}/v1/runs/${runId}/events`, { headers: { authorization: `Bearer ${token}` } });
+      // Tenant a's one stream is open (held here as a stream would hold it).
+      const release = capped.app.registry.openStream('a');
+      const refused = await events(TOKEN_A, a);
+      expect(refused.status).toBe(429);
+      expect(((await refused.json()) as Loose).error.code).toBe('too_many_streams');
+      const other = await events(TOKEN_B, b);
+      expect(other.status).toBe(200);
+      await other.text();
+      release();
+      const again = await events(TOKEN_A, a);
+      expect(again.status).toBe(200);
+      await again.text();
+    } finally {
+      await capped.close();
+    }
+  });
+
   it('checks Host and Origin before the token (DNS rebinding, another site’s page)', async () => {
     const port = new URL(served.url).port;
     const { request } = await import('node:http');

@@ -106,6 +106,58 @@ describe('/v1 API', () => {
     expect(((await (await call(`/v1/runs/${runId}`)).json()) as Loose).status).toBe('finished');
   });
 
+  it('cancels a paused run without running its calls, and the session takes the next run', async () => {
+    const post = (path: string, body: unknown) => call(path, { method: 'POST', body: JSON.stringify(body) });
+    const { runId, sessionId } = (await (
+      await post('/v1/agents/deployer/runs', { input: 'ship' })
+    ).json()) as Loose;
+    const first = await readEvents(`${served.url}/v1/runs/${runId}/events`, TOKEN_A);
+    expect(first.at(-1)?.data).toMatchObject({ reason: 'awaitingApproval' });
+    const cancelled = await post(`/v1/runs/${runId}/cancel`, {});
+    expect(cancelled.status).toBe(200);
+    expect(((await cancelled.json()) as Loose).status).toBe('cancelled');
+    const rest = await readEvents(`${served.url}/v1/runs/${runId}/events`, TOKEN_A, {
+      lastEventId: first.length,
+    });
+    expect(rest.map((e) => e.data.type)).toEqual(['tool-result', 'finish']);
+    expect(rest[0]?.data).toMatchObject({ callId: 'c0u1', result: { ok: false } });
+    expect(rest.at(-1)?.data).toMatchObject({ type: 'finish', reason: 'cancelled' });
+    expect(fixture.calls).toEqual([]);
+    expect(
+      (await post(`/v1/runs/${runId}/approvals`, { approvals: [{ callId: 'c0u1', approved: true }] })).status,
+    ).toBe(409);
+    const next = await post('/v1/agents/deployer/runs', { input: 'ship again', sessionId });
+    expect(next.status).toBe(201);
+  });
+
+  it('describes itself in OpenAPI 3.1, every $ref resolving inside the document', async () => {
+    const doc = (await (
+      await fetch(`${served.url}/v1/openapi.json`, { headers: { authorization: `Bearer ${TOKEN_A}` } })
+    ).json()) as Loose;
+    expect(doc.openapi).toBe('3.1.0');
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/(\w+)"/g)].map(
+      (m) => m[1],
+    );
+    expect(refs.length).toBeGreaterThan(10);
+    for (const ref of refs) expect(doc.components.schemas[ref!], ref).toBeDefined();
+    expect(doc.components.schemas.StartRun).toMatchObject({
+      type: 'object',
+      required: ['input'],
+      additionalProperties: false,
+    });
+    expect(doc.components.schemas.Run.properties.pendingApprovals.items).toEqual({
+      $ref: '#/components/schemas/ApprovalRequest',
+    });
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        '/v1/agents',
+        '/v1/agents/{name}/runs',
+        '/v1/runs/{id}/events',
+        '/v1/sessions/{id}',
+      ]),
+    );
+  });
+
   it('refuses what it does not know: bad bodies, unknown fields, too large, no token', async () => {
     const post = (body: string, headers: Record<string, string> = {}) =>
       call('/v1/agents/noter/runs', { method: 'POST', body, headers });
@@ -120,6 +172,9 @@ describe('/v1 API', () => {
     );
     expect((await fetch(`${served.url}/v1/agents`)).status).toBe(401);
     expect((await call('/v1/agents', { token: 'wrong-token-wrong-token' })).status).toBe(401);
+    expect((await call('/v1/runs/%E0%A4%A')).status).toBe(404);
+    expect((await call('/v1/sessions/..%2F..%2Fetc')).status).toBe(400);
+    expect((await call('/v1/agents', { method: 'DELETE' })).status).toBe(405);
     expect((await fetch(`${served.url}/healthz`)).status).toBe(200);
     expect((await fetch(`${served.url}/readyz`)).status).toBe(200);
   });

@@ -41,14 +41,19 @@ function lastEventId(context: RequestContext): number {
  */
 export async function streamRunEvents(context: RequestContext, run: ServedRun): Promise<void> {
   const after = lastEventId(context);
-  const stream = openSse(context.res);
+  const release = context.registry.openStream(run.tenant);
   try {
-    for await (const page of run.pages({ after, signal: context.signal })) {
-      await stream.sendAll(page.map(({ seq, event }) => ({ id: seq, data: event })));
-      if (stream.closed) break;
+    const stream = openSse(context.res);
+    try {
+      for await (const page of run.pages({ after, signal: context.signal })) {
+        await stream.sendAll(page.map(({ seq, event }) => ({ id: seq, data: event })));
+        if (stream.closed) break;
+      }
+    } finally {
+      stream.end();
     }
   } finally {
-    stream.end();
+    release();
   }
 }
 
@@ -70,11 +75,16 @@ export function v1Routes(): RouteHandler {
   return async (context) => {
     const { req, res, registry } = context;
     const method = req.method ?? 'GET';
-    const parts = context.url.pathname
-      .split('/')
-      .filter(Boolean)
-      .slice(1)
-      .map((p) => decodeURIComponent(p));
+    let parts: string[];
+    try {
+      parts = context.url.pathname
+        .split('/')
+        .filter(Boolean)
+        .slice(1)
+        .map((p) => decodeURIComponent(p));
+    } catch {
+      throw notFound(context.url.pathname);
+    }
     const [root, id, leaf, ...rest] = parts;
     if (rest.length > 0) throw notFound(context.url.pathname);
     if (root === 'openapi.json' && id === undefined) {

@@ -2,14 +2,26 @@ import { HttpError } from '../http/http-error.js';
 import { LocalWatchers } from './local-watchers.js';
 import type { RunChange, RunPatch, RunRecord, RunStore, SequencedEvent } from './run-store.js';
 
-/** Runs and events in this process only (`memory:` and `file:` stores; one replica, lost on exit). */
+/**
+ * Runs and events in this process only (`memory:` and `file:` stores; one replica, lost on exit).
+ * A long-lived server keeps the last `maxRuns` (default 10,000): past that, the oldest stopped
+ * runs are forgotten (their sessions stay in the store).
+ */
 export class InMemoryRunStore implements RunStore {
   private readonly runs = new Map<string, { record: RunRecord; events: SequencedEvent[] }>();
   private readonly watchers = new LocalWatchers();
 
+  constructor(private readonly maxRuns = 10_000) {}
+
   async create(record: RunRecord): Promise<void> {
     if (this.runs.has(record.runId)) throw new HttpError(409, 'run_exists', `run ${record.runId} exists`);
     this.runs.set(record.runId, { record: { ...record }, events: [] });
+    // A Map iterates in insertion order: the oldest first.
+    for (const [id, run] of this.runs) {
+      if (this.runs.size <= this.maxRuns) break;
+      if (id !== record.runId && run.record.status !== 'running' && run.record.status !== 'paused')
+        this.runs.delete(id);
+    }
   }
 
   async get(runId: string): Promise<RunRecord | undefined> {

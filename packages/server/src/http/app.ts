@@ -75,8 +75,9 @@ export class ServerApp {
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.origins = new Set(options.allowedOrigins ?? []);
     this.server = createServer((req, res) => void this.handle(req, res));
-    // Many concurrent SSE streams: no per-socket timeout cuts a long run's stream.
-    this.server.requestTimeout = 0;
+    // The request itself (headers and body) must arrive within a minute (a client that trickles
+    // its body cannot hold a connection); the answer, a long run's stream, has no time limit.
+    this.server.requestTimeout = 60_000;
     this.server.headersTimeout = 30_000;
   }
 
@@ -198,8 +199,13 @@ export class ServerApp {
     }
     const known = HttpError.isHttpError(error);
     const status = known ? error.status : 500;
+    // An unexpected failure (a store's SQL error) is logged here, not told to the client.
+    if (!known) this.options.log?.(`internal error: ${getErrorMessage(error)}`);
     const body = JSON.stringify({
-      error: { code: known ? error.reason : 'internal_error', message: getErrorMessage(error) },
+      error: {
+        code: known ? error.reason : 'internal_error',
+        message: known ? error.message : 'internal error (the server log has the details)',
+      },
     });
     res.writeHead(status, {
       'content-type': 'application/json; charset=utf-8',

@@ -22,7 +22,8 @@ export function openSse(res: ServerResponse, headers: Record<string, string> = {
     'x-accel-buffering': 'no',
     ...headers,
   });
-  res.flushHeaders();
+  // A browser's EventSource reconnects after a second (its default is 3 s) with Last-Event-ID.
+  res.write('retry: 1000\n\n');
   const heartbeat = setInterval(() => {
     if (!res.writableEnded) res.write(': keep-alive\n\n');
   }, HEARTBEAT_MS);

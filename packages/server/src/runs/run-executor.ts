@@ -18,6 +18,8 @@ export interface ExecuteRunOptions {
   input?: string;
   approvals?: ApprovalResponse[];
   signal?: AbortSignal | undefined;
+  /** Cancel the run once these calls have their results (a paused run cancelled: its denials). */
+  cancelOnceAnswered?: string[];
   controller: AbortController;
 }
 
@@ -54,8 +56,15 @@ export async function executeRun(options: ExecuteRunOptions): Promise<void> {
         journal,
         ...(options.approvals && { approvals: options.approvals }),
       });
+      const unanswered = options.cancelOnceAnswered && new Set(options.cancelOnceAnswered);
       for await (const update of stream as AsyncIterable<AgentResponseUpdate>) {
         if (update.type === 'error') failed = true;
+        if (unanswered) {
+          if (update.type === 'tool-called') unanswered.delete(update.callId);
+          // Every answer is in the history (or the model already speaks): stop here.
+          if (unanswered.size === 0 || update.type === 'text-delta' || update.type === 'tool-call-end')
+            controller.abort(new Error('cancelled through the API'));
+        }
         const event = mapper.map(update, clientSessionId);
         if (!event) continue;
         // `finish` waits for the save below: it is the run's last event.

@@ -17,6 +17,8 @@ import { storeSessionId } from './tenant-sessions.js';
 export interface RunLimits {
   /** Runs one tenant may have running at once in this replica (default 16); more: 429. */
   maxConcurrentRunsPerTenant?: number;
+  /** Event streams one tenant may have open at once in this replica (default 1024); more: 429. */
+  maxStreamsPerTenant?: number;
 }
 
 export interface StartRunOptions {
@@ -53,6 +55,8 @@ export class RunRegistry {
   /** Runs executing in this replica, by run id. */
   private readonly live = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private readonly activeByTenant = new Map<string, number>();
+  private readonly maxStreams: number;
+  private readonly streamsByTenant = new Map<string, number>();
   private closed = false;
 
   constructor(options: RunRegistryOptions) {
@@ -60,6 +64,26 @@ export class RunRegistry {
     this.store = options.store;
     this.runs = options.runs;
     this.maxPerTenant = options.limits?.maxConcurrentRunsPerTenant ?? 16;
+    this.maxStreams = options.limits?.maxStreamsPerTenant ?? 1024;
+  }
+
+  /**
+   * Counts an open event stream of the tenant (a 429 past the limit: one token cannot hold every
+   * socket of the replica); call the returned function when the stream ends.
+   */
+  openStream(tenant: string): () => void {
+    const open = this.streamsByTenant.get(tenant) ?? 0;
+    if (open >= this.maxStreams)
+      throw new HttpError(429, 'too_many_streams', `at most ${this.maxStreams} open event streams per token`);
+    this.streamsByTenant.set(tenant, open + 1);
+    let closed = false;
+    return () => {
+      if (closed) return;
+      closed = true;
+      const now = (this.streamsByTenant.get(tenant) ?? 1) - 1;
+      if (now <= 0) this.streamsByTenant.delete(tenant);
+      else this.streamsByTenant.set(tenant, now);
+    };
   }
 
   /** Starts a turn on the agent; returns once the run is recorded (its events follow). */
@@ -121,6 +145,19 @@ export class RunRegistry {
    * session is in the store). Exactly one answer resumes a batch; a second is 409.
    */
   async approve(runId: string, tenant: string, approvals: ApprovalResponse[]): Promise<ServedRun> {
+    return this.resume(runId, tenant, () => approvals);
+  }
+
+  /**
+   * Resumes a paused run with the answers `answer` gives for its pending requests; `cancel`: the
+   * run stops once those answers are its calls' results (denials: no tool and no model runs).
+   */
+  private async resume(
+    runId: string,
+    tenant: string,
+    answer: (pending: ToolApprovalRequestUpdate[]) => ApprovalResponse[],
+    cancel = false,
+  ): Promise<ServedRun> {
     const record = await this.record(runId, tenant);
     if (!record) throw notFound(`run ${runId}`);
     if (record.status !== 'paused')
@@ -139,6 +176,7 @@ export class RunRegistry {
       const current = await this.runs.get(runId);
       if (!snapshot || !batch || current?.status !== 'paused')
         throw new HttpError(409, 'not_awaiting_approval', `run ${runId} is not waiting for approvals`);
+      const approvals = answer(pendingApprovalRequests(batch));
       checkAnswers(runId, pendingApprovalRequests(batch), approvals);
       if (!(await this.store.sessions.claimApproval(storeId, approvalBatchKey(batch))))
         throw new HttpError(409, 'already_resumed', `run ${runId}: its approvals were already answered`);
@@ -149,6 +187,13 @@ export class RunRegistry {
         revision: snapshot.revision ?? 0,
         lease,
         approvals,
+        // The denials are recorded as the calls' results; then the run stops before the model.
+        ...(cancel && {
+          cancelOnceAnswered: [
+            ...batch.gatedCallIds.filter((id) => batch.toolCalls.some((c) => c.id === id)),
+            ...Object.keys(batch.suspended ?? {}),
+          ],
+        }),
       });
       lease = undefined;
       return this.view(resumed ?? record);
@@ -161,8 +206,9 @@ export class RunRegistry {
 
   /**
    * Cancels the run: running here, it stops now; running on another replica, that replica stops
-   * it when it sees the request; paused, it is cancelled (the session keeps its paused batch until
-   * a new run's approvals, so nothing of it is lost). A stopped run is left as it is.
+   * it when it sees the request; paused, its pending calls are answered as denied ("cancelled")
+   * and it ends `cancelled` without running a tool or the model, so the session takes a new run.
+   * A stopped run is left as it is.
    */
   async cancel(runId: string, tenant: string): Promise<RunRecord> {
     const record = await this.record(runId, tenant);
@@ -172,7 +218,12 @@ export class RunRegistry {
       here.controller.abort(new Error('cancelled through the API'));
       await here.done;
     } else if (record.status === 'running') await this.runs.update(runId, { cancelRequested: true });
-    else if (record.status === 'paused') await this.runs.update(runId, { status: 'cancelled' });
+    else if (record.status === 'paused') {
+      const denied = (pending: ToolApprovalRequestUpdate[]) =>
+        pending.map((r) => ({ callId: r.callId, approved: false, reason: 'The run was cancelled' }));
+      await this.resume(runId, tenant, denied, true);
+      await this.live.get(runId)?.done;
+    }
     return (await this.runs.get(runId)) ?? record;
   }
 
