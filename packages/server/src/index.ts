@@ -23,6 +23,19 @@ export {
 export { DEFAULT_MAX_BODY_BYTES, readBody, readJsonBody } from './http/body.js';
 export { HttpError, notFound } from './http/http-error.js';
 export { openSse, type SseStream } from './http/sse.js';
+export { type AgUiRunIds, agUiIntent, interruptId, toAgUiEvents } from './protocols/ag-ui.js';
+export { type McpRouteOptions, mcpRoute } from './protocols/mcp-route.js';
+export { mountProtocols, type ProtocolOptions } from './protocols/mount-protocols.js';
+export {
+  type ChatIntent,
+  type ChatMessageMetadata,
+  type ChatRequest,
+  chatIntent,
+  chatRequestSchema,
+  toUIMessageChunks,
+  UI_MESSAGE_STREAM_HEADERS,
+  type UIMessageChunk,
+} from './protocols/ui-message-stream.js';
 export {
   type RunLimits,
   RunRegistry,

@@ -3,6 +3,7 @@ import { healthRoutes, v1Routes } from './api/v1-routes.js';
 import type { TenantTokens } from './auth/tenant-tokens.js';
 import type { RunStore } from './events/run-store.js';
 import { ServerApp, type ServerAppOptions } from './http/app.js';
+import { mountProtocols, type ProtocolOptions } from './protocols/mount-protocols.js';
 import { type RunLimits, RunRegistry } from './runs/run-registry.js';
 import { type ServedAgent, ServedAgents } from './runs/served-agents.js';
 
@@ -14,6 +15,8 @@ export interface CreateServerOptions extends Omit<ServerAppOptions, 'registry' |
   runs: RunStore;
   tokens: TenantTokens;
   limits?: RunLimits;
+  /** The protocol endpoints (chat, AG-UI, A2A, MCP): their settings. */
+  protocols?: ProtocolOptions;
 }
 
 /**
@@ -22,7 +25,7 @@ export interface CreateServerOptions extends Omit<ServerAppOptions, 'registry' |
  * then `listen()`.
  */
 export function createServer(options: CreateServerOptions): ServerApp {
-  const { agents, store, runs, tokens, limits, ...rest } = options;
+  const { agents, store, runs, tokens, limits, protocols, ...rest } = options;
   const registry = new RunRegistry({
     agents: new ServedAgents(agents),
     store,
@@ -36,5 +39,6 @@ export function createServer(options: CreateServerOptions): ServerApp {
   });
   app.mount('/healthz', health, { public: true });
   app.mount('/readyz', health, { public: true });
+  mountProtocols(app, protocols);
   return app;
 }

@@ -9,7 +9,13 @@ import {
 } from '@raf/framework';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { diagnosticAt } from '../load/source-document.js';
-import type { AgentDefinition, ContextDecl, SubAgentDefinition } from '../schema/agent-schema.js';
+import {
+  type A2ASubAgentDefinition,
+  type AgentDefinition,
+  type ContextDecl,
+  type SubAgentDefinition,
+  subAgentSchema,
+} from '../schema/agent-schema.js';
 import { writtenPath } from '../schema/normalize.js';
 import { type AgentPlan, type PlanInputs, planAgent } from './agent-plan.js';
 import { type Orchestration, orchestrationOf } from './orchestration.js';
@@ -90,7 +96,10 @@ export async function planWithSubAgents(given: PlanInputs): Promise<PlanWithSubA
       continue;
     }
     names.set(sub.name, index);
-    const one = await planSubAgent(inputs, definition, root.plan, sub, index, at);
+    const one =
+      sub.kind === 'a2a'
+        ? await planRemoteSubAgent(inputs, sub, index)
+        : await planSubAgent(inputs, definition, root.plan, sub, index, at);
     diagnostics.push(...one.diagnostics.filter((d) => !diagnostics.includes(d)));
     if (one.planned) planned.push(one.planned);
   }
@@ -104,7 +113,7 @@ export async function planWithSubAgents(given: PlanInputs): Promise<PlanWithSubA
  */
 function withWorkerModules(inputs: PlanInputs): PlanInputs {
   const subs = inputs.loaded.definition?.subAgents ?? inputs.loaded.partial?.subAgents ?? [];
-  if (!subs.some((sub) => sub.runtime !== 'inline')) return inputs;
+  if (!subs.some((sub) => sub.kind !== 'a2a' && sub.runtime !== 'inline')) return inputs;
   const folders = [...new Set([workerModuleFolder(), dirname(workerFactoryModule())])];
   return {
     ...inputs,
@@ -113,6 +122,53 @@ function withWorkerModules(inputs: PlanInputs): PlanInputs {
       ...folders.map((path) => ({ path, reason: 'sub-agent worker modules', readable: true })),
     ],
   };
+}
+
+/**
+ * A remote A2A sub-agent (`kind: a2a`), planned as an inline sub-agent whose model is the remote
+ * agent (the `a2a` model provider of `@raf/a2a`): it has no tools and inherits no context of the
+ * parent (nothing of this machine reaches it but the task), and the CLI's `--model` override,
+ * meant for models, does not replace it.
+ */
+async function planRemoteSubAgent(
+  inputs: PlanInputs,
+  sub: A2ASubAgentDefinition,
+  index: number,
+): Promise<{ planned?: PlannedSubAgent; diagnostics: Diagnostic[] }> {
+  const config = {
+    ...(sub.cardPath && { cardPath: sub.cardPath }),
+    ...(sub.allowPrivate && { allowPrivate: sub.allowPrivate }),
+    ...(sub.maxBytes !== undefined && { maxBytes: sub.maxBytes }),
+  };
+  const definition: SubAgentDefinition = subAgentSchema.parse({
+    kind: 'prompt',
+    name: sub.name,
+    ...(sub.description !== undefined && { description: sub.description }),
+    model: {
+      id: sub.name,
+      provider: 'a2a',
+      connection: { endpoint: sub.url, ...(sub.headers && { headers: sub.headers }) },
+      config,
+    },
+    maxToolRounds: 1,
+    ...(sub.timeoutSecs !== undefined && { timeoutSecs: sub.timeoutSecs }),
+  });
+  const { runtime: _runtime, timeoutSecs: _timeout, subAgents: _nested, ...rest } = definition;
+  const pathOf = (path: (string | number)[]) => [
+    'subAgents',
+    index,
+    ...(path[0] === 'model' ? ['url'] : path),
+  ];
+  const { plan, diagnostics } = await planAgent({
+    ...inputs,
+    model: {},
+    loaded: { ...inputs.loaded, definition: { ...rest, contexts: [] }, diagnostics: [] },
+    codeTools: new Map(),
+    codeProviders: [],
+    pathOf,
+  });
+  if (!plan) return { diagnostics };
+  return { planned: { index, name: sub.name, definition, plan, runtime: 'inline' }, diagnostics };
 }
 
 async function planSubAgent(

@@ -125,7 +125,8 @@ async function describe(
 
 /** A sub-agent's `toolPolicy` as its entry in the file writes it. */
 export function writtenSubAgentPolicy(definition: AgentDefinition, name: string): ToolPolicyDecl | null {
-  return definition.subAgents?.find((s) => s.name === name)?.toolPolicy ?? null;
+  const sub = definition.subAgents?.find((s) => s.name === name);
+  return (sub?.kind === 'prompt' ? sub.toolPolicy : undefined) ?? null;
 }
 
 /** The provider's tools as known before a run (workspace: routed; skills: injected). */

@@ -30,6 +30,7 @@ export const EXTENSION_PACKAGES: Readonly<
   gguf: { package: '@raf/llama', plugin: 'llamaPlugin', categories: ['model provider'] },
   lm: { package: '@raf/llama', plugin: 'llamaPlugin', categories: ['model provider'] },
   local: { package: '@raf/llama', plugin: 'llamaPlugin', categories: ['model provider'] },
+  a2a: { package: '@raf/a2a', plugin: 'a2aPlugin', categories: ['model provider'] },
 };
 
 /**
