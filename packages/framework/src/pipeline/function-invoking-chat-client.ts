@@ -11,11 +11,10 @@ import {
   type IChatClient,
   type ITool,
   type PendingApprovalBatch,
-  serializeToolResult,
   type ToolCall,
   type ToolDefinition,
   type ToolResult,
-  toolMessage,
+  toolResultMessage,
   type Usage,
 } from '@raf/core';
 import { flattenBatches, updateBatches } from '@raf/core/internal';
@@ -452,7 +451,7 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
     for (let i = 0; i < prepared.length; i++) {
       const { call } = prepared[i]!;
       const result = results[i]!;
-      produced.push(toolMessage(serializeToolResult(result), call.id));
+      produced.push(toolResultMessage(result, call.id));
       called.push({ type: 'tool-called', callId: call.id, name: call.name, result });
     }
     const warnings = run.observer?.warnings;
