@@ -18,6 +18,7 @@ import {
   type ModelOptions,
   type ToolChoice,
   unsupportedContentProblem,
+  withinCapabilities,
 } from '@raf/core';
 import { toPrompt } from './prompt.js';
 import { StreamPartMapper } from './stream-parts.js';
@@ -120,7 +121,8 @@ export class AISDKChatClient implements IChatClient {
     if (unsupported) throw new ConfigError(`${this.provider}: ${unsupported}`);
     let stream: ReadableStream<LanguageModelV4StreamPart>;
     try {
-      ({ stream } = await this.model.doStream(callOptions(messages, options, this.options)));
+      const readable = withinCapabilities(messages, this.capabilities);
+      ({ stream } = await this.model.doStream(callOptions(readable, options, this.options)));
     } catch (error) {
       if (signal?.aborted) throw new CancelledError(undefined, { cause: error });
       throw new ChatClientError(

@@ -110,3 +110,56 @@ describe('raf run --attach', () => {
     },
   );
 });
+
+describe('read_file on an image in the workspace', () => {
+  const workspaceAgent = (capabilities: string) => `name: looker
+model:
+  provider: custom
+  id: vision-model
+  connection: { endpoint: ${server.baseURL} }
+${capabilities}contexts:
+  - kind: workspace
+    name: here
+    config: { root: ., policy: approve }
+tools:
+  - kind: file
+`;
+
+  it.each([
+    ['takes images: the image follows the tool result', '  capabilities: { images: true }\n', true],
+    ['takes none: a line describes it instead', '', false],
+  ])('a model that %s', async (_name, capabilities, sees) => {
+    await server.close();
+    server = await startMockModelServer({
+      turns: [
+        { toolCalls: [{ id: 'c1', name: 'read_file', arguments: { path: 'chart.png' } }] },
+        { text: 'a chart' },
+      ],
+    });
+    await writeFile(join(dir, 'agent.yaml'), workspaceAgent(capabilities));
+    const run = createMemoryIO({ cwd: dir, env: env() });
+    expect(await main(['run', 'agent.yaml', '-i', 'look at chart.png'], run.io), run.err()).toBe(0);
+    const messages = (server.requests[1]!.body as { messages: { role: string; content: unknown }[] })
+      .messages;
+    const tool = messages.find((m) => m.role === 'tool')!;
+    expect(JSON.parse(String(tool.content).split('\n')[0]!)).toMatchObject({
+      ok: true,
+      data: { mediaType: 'image/png', bytes: PNG.length },
+    });
+    const image = {
+      type: 'image_url',
+      image_url: { url: `data:image/png;base64,${PNG.toString('base64')}` },
+    };
+    if (sees) {
+      expect(messages.at(-1)).toEqual({
+        role: 'user',
+        content: [{ type: 'text', text: 'Attached by tool call c1:' }, image],
+      });
+    } else {
+      expect(String(tool.content)).toContain(
+        `[image image/png, ${PNG.length} bytes] (this model cannot see it)`,
+      );
+      expect(JSON.stringify(messages)).not.toContain(PNG.toString('base64'));
+    }
+  });
+});

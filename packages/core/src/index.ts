@@ -61,11 +61,13 @@ export {
   filePart,
   hasMediaParts,
   imagePart,
+  isContentPart,
   mediaTypeOfName,
   messageText,
   partForFile,
   textPart,
   unsupportedContentProblem,
+  withinCapabilities,
 } from './messages/content-part.js';
 export type {
   ContextKindFactory,
@@ -135,6 +137,7 @@ export {
   safeParseToolResult,
   serializeToolResult,
   toolFailure,
+  toolResultMessage,
   toolSuccess,
 } from './tool/tool-result.js';
 export type {

@@ -13,6 +13,7 @@ import {
   TimeoutError,
   type TimeoutPhase,
   unsupportedContentProblem,
+  withinCapabilities,
 } from '@raf/core';
 import { flattenBatches, subscribeAbort, unsubscribeAbort } from '@raf/core/internal';
 import type { Dispatcher, Agent as UndiciAgent } from 'undici';
@@ -180,7 +181,7 @@ export abstract class HttpChatClient implements IChatClient {
         if (userSignal?.aborted) throw this.cancelled(userSignal.reason);
         const unsupported = unsupportedContentProblem(messages, this.capabilities, this.modelId);
         if (unsupported) throw new ConfigError(`${this.provider}: ${unsupported}`);
-        const body = this.requestBody(messages, options);
+        const body = this.requestBody(withinCapabilities(messages, this.capabilities), options);
         const headers = options.extraHeaders ? { ...this.headers, ...options.extraHeaders } : this.headers;
         // A run may bring its own credentials (a tenant's key in extraHeaders).
         if (this.missingKey && !hasAuthHeader(options.extraHeaders)) throw new ConfigError(this.missingKey);

@@ -40,7 +40,7 @@ export function assistantMessage(content: string, toolCalls?: ToolCall[]): ChatM
     : { role: 'assistant', content };
 }
 
-export function toolMessage(content: string, toolCallId: string): ChatMessage {
+export function toolMessage(content: MessageContent, toolCallId: string): ChatMessage {
   return { role: 'tool', content, toolCallId, source: 'toolResult' };
 }
 

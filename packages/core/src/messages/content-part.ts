@@ -115,7 +115,8 @@ export function unsupportedContentProblem(
   modelId: string,
 ): string | undefined {
   for (const [index, message] of messages.entries()) {
-    if (typeof message.content === 'string') continue;
+    // A tool's media is described instead (`withinCapabilities`): only what the user sent fails.
+    if (typeof message.content === 'string' || (message as { role?: string }).role === 'tool') continue;
     for (const part of message.content) {
       if (part.type === 'image' && !capabilities?.images) {
         return `model "${modelId}" does not take images (message ${index} has one): use a model that does, or set model.capabilities.images: true if it does`;
@@ -157,4 +158,52 @@ export function mediaTypeOfName(name: string): string | undefined {
 /** A part for a file's bytes: an image part for an image type, else a file part. */
 export function partForFile(bytes: Uint8Array, mediaType: string, name: string): ImagePart | FilePart {
   return mediaType.startsWith('image/') ? imagePart(bytes, mediaType) : filePart(bytes, mediaType, name);
+}
+
+function takes(part: ContentPart, capabilities: ContentCapabilities | undefined): boolean {
+  if (part.type === 'image') return capabilities?.images === true;
+  if (part.type === 'file') return capabilities?.files === true;
+  return true;
+}
+
+/**
+ * The messages a model with these capabilities can read: media in tool results it cannot take (a
+ * `read_file` of a picture for a text-only model) become a line describing them. The same array
+ * when nothing changes.
+ */
+export function withinCapabilities<M extends { role: string; content: MessageContent }>(
+  messages: readonly M[],
+  capabilities: ContentCapabilities | undefined,
+): readonly M[] {
+  let changed: M[] | undefined;
+  for (const [index, message] of messages.entries()) {
+    const content = message.content;
+    if (
+      message.role !== 'tool' ||
+      typeof content === 'string' ||
+      content.every((p) => takes(p, capabilities))
+    )
+      continue;
+    changed ??= [...messages];
+    changed[index] = {
+      ...message,
+      content: content.map((part) =>
+        takes(part, capabilities)
+          ? part
+          : { type: 'text', text: `${describePart(part)} (this model cannot see it)` },
+      ),
+    };
+  }
+  return changed ?? messages;
+}
+
+/** Whether a value read back (a tool's result, a worker's message) is a well-formed part. */
+export function isContentPart(value: unknown): value is ContentPart {
+  if (value === null || typeof value !== 'object') return false;
+  const part = value as Record<string, unknown>;
+  const text = (key: string) => typeof part[key] === 'string';
+  if (part.type === 'text') return text('text');
+  if (part.type === 'image') return text('url') || (text('data') && text('mediaType'));
+  if (part.type === 'file') return text('data') && text('mediaType') && text('name');
+  return false;
 }

@@ -18,7 +18,7 @@ const lookup = defineTool({
   name: 'lookup',
   description: 'Look a city up',
   parameters: z.object({ city: z.string() }),
-  execute: async ({ city }) => ({ city, celsius: 21 }),
+  execute: async ({ city }) => ({ ok: true, data: { city, celsius: 21 } }),
 });
 
 let server: MockModelServer | undefined;

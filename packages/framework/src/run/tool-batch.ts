@@ -3,10 +3,9 @@ import {
   type ChatMessage,
   getErrorMessage,
   type PendingApprovalBatch,
-  serializeToolResult,
   type ToolCall,
   type ToolResult,
-  toolMessage,
+  toolResultMessage,
 } from '@raf/core';
 import type { PlannedApproval } from '../pipeline/prepare-calls.js';
 import { PROGRESS, type ProgressChannel } from '../pipeline/progress-channel.js';
@@ -61,7 +60,7 @@ export async function* runBatch(
   for (let i = 0; i < prepared.length; i++) {
     const { call } = prepared[i]!;
     const result = results[i]!;
-    produced.push(toolMessage(serializeToolResult(result), call.id));
+    produced.push(toolResultMessage(result, call.id));
     called.push({ type: 'tool-called', callId: call.id, name: call.name, result });
   }
   const warnings = run.observer?.warnings;
