@@ -120,6 +120,7 @@ export { sessionStoreKit } from './store/store-kit.js';
 export type { DelegationToolsOptions } from './sub-agents/delegation-tools.js';
 export { createDelegationTools } from './sub-agents/delegation-tools.js';
 export type {
+  DelegationRunner,
   SubAgentFactory,
   SubAgentFactoryResult,
   SubAgentOutcome,
@@ -132,6 +133,8 @@ export type { SubAgentRunnerOptions } from './sub-agents/sub-agent-runner.js';
 export { createSubAgentRunner } from './sub-agents/sub-agent-runner.js';
 export { SubAgentsProvider } from './sub-agents/sub-agents-provider.js';
 export { workerModuleFolder } from './sub-agents/worker-process.js';
+export type { Delegation } from './sub-agents/worker-protocol.js';
+export { delegationSchema } from './sub-agents/worker-protocol.js';
 export type { TelemetryOptions } from './telemetry/run-trace.js';
 export type { ArgumentCheck } from './tools/argument-validator.js';
 export { checkArguments } from './tools/argument-validator.js';
