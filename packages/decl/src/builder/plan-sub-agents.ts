@@ -13,6 +13,7 @@ import type { AgentDefinition, ContextDecl, SubAgentDefinition } from '../schema
 import { writtenPath } from '../schema/normalize.js';
 import { type AgentPlan, type PlanInputs, planAgent } from './agent-plan.js';
 import { type Orchestration, orchestrationOf } from './orchestration.js';
+import type { SubAgentPlanSettings } from './sub-agent-data.js';
 import { workerFactoryModule } from './worker-factory-ref.js';
 
 /** A sub-agent as planned: its own plan (with the contexts it inherits) and where it runs. */
@@ -24,6 +25,8 @@ export interface PlannedSubAgent {
   /** Its `toolPolicy` under the parent's: never looser. */
   toolPolicy?: AgentToolPolicy;
   runtime: 'worker' | 'inline';
+  /** What it was planned under: its worker gets these with its plan, as data. */
+  settings: SubAgentPlanSettings;
 }
 
 /** The root plan and, for a coordinator, its sub-agents. */
@@ -156,6 +159,15 @@ async function planSubAgent(
     );
     mode = 'inline';
   }
+  const unportable = mode === 'worker' ? codeOptionedPlugin(definition, inputs.registry) : undefined;
+  if (unportable) {
+    at(
+      ['subAgents', index, 'runtime'],
+      `sub-agent '${sub.name}' runs inline: ${unportable} was registered with options that are code, which a worker process cannot get (say runtime: inline to keep this quiet)`,
+      'warning',
+    );
+    mode = 'inline';
+  }
   const toolPolicy = inheritToolPolicy(parent.toolPolicy, sub.toolPolicy);
   return {
     planned: {
@@ -165,9 +177,31 @@ async function planSubAgent(
       plan,
       ...(toolPolicy && { toolPolicy }),
       runtime: mode,
+      settings: {
+        model: inputs.model,
+        variables: inputs.variables,
+        ...(inputs.env && { env: inputs.env }),
+        strict: { unknownKeys: inputs.strictKeys ?? false, missingFolders: inputs.strict ?? false },
+        protectedPaths: inputs.protectedPaths ?? [],
+        ...(inputs.mcpServers && { mcpServers: inputs.mcpServers }),
+        plugins: inputs.registry.registered,
+      },
     },
     diagnostics,
   };
+}
+
+/** The package of a plugin one of the definition's kinds needs whose options are code (`options: false`). */
+function codeOptionedPlugin(
+  definition: AgentDefinition,
+  registry: PlanInputs['registry'],
+): string | undefined {
+  const used = [
+    ...definition.tools.map((t) => registry.pluginOf('tool kind', t.kind)),
+    ...definition.contexts.map((c) => registry.pluginOf('context kind', c.kind)),
+    ...(definition.model.provider ? [registry.pluginOf('model provider', definition.model.provider)] : []),
+  ];
+  return used.find((plugin) => plugin?.options === false)?.packageName;
 }
 
 /** A child's workspace never reaches past its parent's roots, and is never looser. */
