@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
-import { scopeRoots } from '@raf/core';
+import { type RafPlugin, scopeRoots } from '@raf/core';
 import {
   type AgentToolPolicy,
   inheritToolPolicy,
@@ -159,7 +159,8 @@ async function planSubAgent(
     );
     mode = 'inline';
   }
-  const unportable = mode === 'worker' ? codeOptionedPlugin(definition, inputs.registry) : undefined;
+  const plugins = pluginsUsed(definition, inputs.registry);
+  const unportable = mode === 'worker' ? plugins.find((p) => p.options === false)?.packageName : undefined;
   if (unportable) {
     at(
       ['subAgents', index, 'runtime'],
@@ -184,24 +185,23 @@ async function planSubAgent(
         strict: { unknownKeys: inputs.strictKeys ?? false, missingFolders: inputs.strict ?? false },
         protectedPaths: inputs.protectedPaths ?? [],
         ...(inputs.mcpServers && { mcpServers: inputs.mcpServers }),
-        plugins: inputs.registry.registered,
+        plugins,
       },
     },
     diagnostics,
   };
 }
 
-/** The package of a plugin one of the definition's kinds needs whose options are code (`options: false`). */
-function codeOptionedPlugin(
-  definition: AgentDefinition,
-  registry: PlanInputs['registry'],
-): string | undefined {
+/** The extension plugins the definition's kinds come from: all a worker registers to make it. */
+function pluginsUsed(definition: AgentDefinition, registry: PlanInputs['registry']): RafPlugin[] {
   const used = [
     ...definition.tools.map((t) => registry.pluginOf('tool kind', t.kind)),
     ...definition.contexts.map((c) => registry.pluginOf('context kind', c.kind)),
-    ...(definition.model.provider ? [registry.pluginOf('model provider', definition.model.provider)] : []),
+    ...[definition.model, ...(definition.model.fallback ?? [])].map((m) =>
+      m.provider ? registry.pluginOf('model provider', m.provider) : undefined,
+    ),
   ];
-  return used.find((plugin) => plugin?.options === false)?.packageName;
+  return [...new Set(used)].filter((p): p is RafPlugin => p !== undefined && p.packageName !== '@raf/decl');
 }
 
 /** A child's workspace never reaches past its parent's roots, and is never looser. */

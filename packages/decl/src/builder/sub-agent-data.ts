@@ -33,7 +33,7 @@ function build() {
     baseDir: z.string().min(1),
     /** Its `toolPolicy` under the parent's (never looser). */
     toolPolicy: toolPolicySchema.optional(),
-    /** The extension packages registered in the parent, each with the options it was made with. */
+    /** The extension packages its kinds come from, each with the options the parent's was made with. */
     plugins: z.array(z.strictObject({ package: z.string().min(1), options: json.optional() })),
     model: z.strictObject({
       id: z.string().optional(),
@@ -98,9 +98,9 @@ export function subAgentData(
     definition,
     baseDir: plan.baseDir,
     ...(extra.toolPolicy && { toolPolicy: extra.toolPolicy }),
-    plugins: settings.plugins
-      .filter((p) => p.packageName !== '@raf/decl')
-      .map((p) => (p.options ? { package: p.packageName, options: p.options } : { package: p.packageName })),
+    plugins: settings.plugins.map((p) =>
+      p.options ? { package: p.packageName, options: p.options } : { package: p.packageName },
+    ),
     model: settings.model,
     variables: settings.variables,
     ...(env && { env }),
