@@ -1,4 +1,4 @@
-import type { AgentResponseUpdate, ApprovalResponse, ITool, JSONValue } from '@raf/core';
+import type { AgentResponseUpdate, ApprovalResponse, ITool } from '@raf/core';
 import type { AgentProjection } from '../runtime-policy/agent-projection.js';
 import { AgentSession } from '../sessions/agent-session.js';
 import { type PausedDelegation, raisedRequests } from './paused-run.js';
@@ -43,7 +43,7 @@ export async function runInline(
       status: 'paused',
       agent,
       requests: raisedRequests(agent, request.callId, tally.requests),
-      state: state as unknown as JSONValue,
+      state,
     };
   }
   if (tally.reason === 'cancelled')

@@ -1,11 +1,4 @@
-import {
-  type ApprovalResponse,
-  getErrorMessage,
-  type ITool,
-  type JSONValue,
-  type ToolResult,
-  toolFailure,
-} from '@raf/core';
+import { type ApprovalResponse, getErrorMessage, type ITool, toolFailure } from '@raf/core';
 import { subscribeAbort, unsubscribeAbort } from '@raf/core/internal';
 import { planApprovals, prepareCalls } from '../pipeline/prepare-calls.js';
 import { executeCalls } from '../pipeline/tool-executor.js';
@@ -152,7 +145,7 @@ export function runInWorker(delegation: WorkerDelegation): Promise<SubAgentOutco
             status: 'paused',
             agent,
             requests: raisedRequests(agent, request.callId, message.requests),
-            state: paused as unknown as JSONValue,
+            state: paused,
           });
         }
         case 'done':
