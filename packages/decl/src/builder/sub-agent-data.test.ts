@@ -115,6 +115,31 @@ subAgents:
     expect(inWorker.sort()).toEqual(['parent-options context shared', 'parent-options tool research']);
   }, 60_000);
 
+  it('keeps a sub-agent inline, with a warning, when its kinds come from a plugin whose options are code', async () => {
+    const file = join(dir, 'agent.yaml');
+    await writeFile(
+      file,
+      `name: coordinator
+model: { id: c, provider: custom, connection: { endpoint: "http://127.0.0.1:9/v1" } }
+subAgents:
+  - name: researcher
+    model: { id: r, provider: custom, connection: { endpoint: "http://127.0.0.1:9/v1" } }
+    tools: [{ kind: counted, name: research }]
+  - name: writer
+    model: { id: w, provider: custom, connection: { endpoint: "http://127.0.0.1:9/v1" } }
+`,
+    );
+    const plugin = (await loadExtension('raf-counting', dir)) as RafPlugin;
+    const report = await new DeclAgentBuilder()
+      .fromFile(file)
+      .use({ ...plugin, options: false })
+      .validate();
+    expect(report.ok).toBe(true);
+    expect(report.warnings.map((w) => w.message)).toEqual([
+      "sub-agent 'researcher' runs inline: raf-counting was registered with options that are code, which a worker process cannot get (say runtime: inline to keep this quiet)",
+    ]);
+  });
+
   it('is checked on arrival: a definition that is not one is refused with the field named', () => {
     expect(() => parseSubAgentData({ version: 1, name: 'x' })).toThrow(/definition: /);
     expect(() => parseSubAgentData({ version: 2 })).toThrow(/version: /);
