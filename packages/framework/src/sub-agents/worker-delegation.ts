@@ -53,6 +53,8 @@ export function runInWorker(delegation: WorkerDelegation): Promise<SubAgentOutco
     if (t.tool && t.runtime.route === 'main-process-proxy') proxied.set(t.name, t.tool);
   // Proxied calls stop with the delegation.
   const calls = new AbortController();
+  // Each approval is spent by the call it was given for: a worker cannot run it twice.
+  const approved = new Map(delegation.approved);
 
   return new Promise<SubAgentOutcome>((resolve) => {
     let settled = false;
@@ -95,9 +97,10 @@ export function runInWorker(delegation: WorkerDelegation): Promise<SubAgentOutco
       );
       if (!prepared) return { result: toolFailure('no result') };
       // An approval counts only when the human gave it for this very call.
-      if (message.approved && delegation.approved.has(message.callId) && !prepared.preset) {
+      if (message.approved && approved.has(message.callId) && !prepared.preset) {
         prepared.approved = true;
-        const target = delegation.approved.get(message.callId);
+        const target = approved.get(message.callId);
+        approved.delete(message.callId);
         if (target !== undefined) prepared.approvedTarget = target;
       } else if (!prepared.preset) {
         const [gate] = await planApprovals([prepared], { sessionId: undefined, context: undefined });
