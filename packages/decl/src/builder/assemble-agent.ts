@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { JSONValue, ProtectedPath } from '@raf/core';
+import type { JSONValue } from '@raf/core';
 import {
   type ChatClientAgent,
   DEFAULT_GOVERNANCE_FILE,
@@ -10,9 +10,7 @@ import {
   ToolGovernance,
   type WorkerFactoryRef,
 } from '@raf/framework';
-import type { Environment } from '../env/resolve-env.js';
 import { agentFromPlan } from './agent-from-plan.js';
-import type { ModelOverride } from './plan-model.js';
 import type { PlannedSubAgent, PlanWithSubAgents } from './plan-sub-agents.js';
 import { subAgentData } from './sub-agent-data.js';
 import { WORKER_FACTORY_EXPORT, workerFactoryModule } from './worker-factory-ref.js';
