@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
-import { Agent } from 'undici';
+import { Agent, fetch } from 'undici';
 
 export interface ServeBenchResult {
   streams: number;
@@ -53,7 +53,7 @@ export async function runServeBench(
   const dispatcher = new Agent({ connections: null, pipelining: 0 });
   const headers = { authorization: `Bearer ${token}` };
   const stats = async () =>
-    (await (await fetch(`${url}/bench/stats`, { headers, dispatcher } as RequestInit)).json()) as {
+    (await (await fetch(`${url}/bench/stats`, { headers, dispatcher })).json()) as {
       cpuMs: number;
       peakRssMiB: number;
     };
@@ -66,10 +66,10 @@ export async function runServeBench(
         headers: { ...headers, 'content-type': 'application/json' },
         body: '{"input":"go"}',
         dispatcher,
-      } as RequestInit);
+      });
       if (res.status !== 201) return new Error(`start: ${res.status}`);
       const { runId } = (await res.json()) as { runId: string };
-      const events = await fetch(`${url}/v1/runs/${runId}/events`, { headers, dispatcher } as RequestInit);
+      const events = await fetch(`${url}/v1/runs/${runId}/events`, { headers, dispatcher });
       if (events.status !== 200) return new Error(`events: ${events.status}`);
       let first: number | undefined;
       let finish: string | undefined;

@@ -51,6 +51,9 @@ export { ToolSuspension } from './pipeline/tool-suspension.js';
 export { DEFAULT_TOOL_TIMEOUT_MS } from './pipeline/tool-timeouts.js';
 export type { ToolView } from './pipeline/tool-view.js';
 export { InMemoryHistoryProvider } from './providers/in-memory-history-provider.js';
+export { pendingApprovalRequests } from './run/pending-requests.js';
+export type { RunEvent } from './run/run-events.js';
+export { RunEventMapper } from './run/run-events.js';
 export type { RunState, StateSlot } from './run/run-state.js';
 export {
   defineStateSlot,
@@ -61,9 +64,6 @@ export {
   writeSlot,
 } from './run/run-state.js';
 export type { OutputSpec } from './run/structured-output.js';
-export { pendingApprovalRequests } from './run/pending-requests.js';
-export type { RunEvent } from './run/run-events.js';
-export { RunEventMapper } from './run/run-events.js';
 export { inheritToolPolicy } from './runtime-policy/agent-projection.js';
 export { BUILTIN_TOOL_MANIFESTS, manifestOf } from './runtime-policy/builtin-manifests.js';
 export type { GovernanceStore } from './runtime-policy/governance-store.js';
@@ -131,6 +131,7 @@ export { sessionStoreKit } from './store/store-kit.js';
 export type { DelegationToolsOptions } from './sub-agents/delegation-tools.js';
 export { createDelegationTools } from './sub-agents/delegation-tools.js';
 export type {
+  DelegationRunner,
   SubAgentFactory,
   SubAgentFactoryResult,
   SubAgentOutcome,
@@ -143,6 +144,8 @@ export type { SubAgentRunnerOptions } from './sub-agents/sub-agent-runner.js';
 export { createSubAgentRunner } from './sub-agents/sub-agent-runner.js';
 export { SubAgentsProvider } from './sub-agents/sub-agents-provider.js';
 export { workerModuleFolder } from './sub-agents/worker-process.js';
+export type { Delegation } from './sub-agents/worker-protocol.js';
+export { delegationSchema } from './sub-agents/worker-protocol.js';
 export type { TelemetryOptions } from './telemetry/run-trace.js';
 export type { ArgumentCheck } from './tools/argument-validator.js';
 export { checkArguments } from './tools/argument-validator.js';

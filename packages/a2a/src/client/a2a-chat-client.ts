@@ -8,6 +8,7 @@ import {
   type ChatMessage,
   getErrorMessage,
   type IChatClient,
+  messageText,
 } from '@raf/core';
 import { GuardedHttpClient, type HostResolver } from '@raf/web/http';
 import { type A2AReply, replyOf } from './a2a-events.js';
@@ -114,7 +115,9 @@ export class A2AChatClient implements IChatClient {
     options: ChatClientRunOptions = {},
   ): AsyncIterable<AgentResponseUpdate> {
     const signal = options.signal;
-    const task = [...messages].reverse().find((m) => m.role === 'user')?.content;
+    const last = [...messages].reverse().find((m) => m.role === 'user');
+    // The task is the user's text; attached images or files do not travel to a remote agent.
+    const task = last && messageText(last);
     if (task === undefined)
       throw new ChatClientError(`a2a sub-agent '${this.modelId}': no task to send`, { provider: PROVIDER });
     let client: Client;

@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
-import { scopeRoots } from '@raf/core';
+import { type RafPlugin, scopeRoots } from '@raf/core';
 import {
   type AgentToolPolicy,
   inheritToolPolicy,
@@ -19,6 +19,7 @@ import {
 import { writtenPath } from '../schema/normalize.js';
 import { type AgentPlan, type PlanInputs, planAgent } from './agent-plan.js';
 import { type Orchestration, orchestrationOf } from './orchestration.js';
+import type { SubAgentPlanSettings } from './sub-agent-data.js';
 import { workerFactoryModule } from './worker-factory-ref.js';
 
 /** A sub-agent as planned: its own plan (with the contexts it inherits) and where it runs. */
@@ -30,6 +31,8 @@ export interface PlannedSubAgent {
   /** Its `toolPolicy` under the parent's: never looser. */
   toolPolicy?: AgentToolPolicy;
   runtime: 'worker' | 'inline';
+  /** What it was planned under: its worker gets these with its plan, as data. */
+  settings: SubAgentPlanSettings;
 }
 
 /** The root plan and, for a coordinator, its sub-agents. */
@@ -168,7 +171,10 @@ async function planRemoteSubAgent(
     pathOf,
   });
   if (!plan) return { diagnostics };
-  return { planned: { index, name: sub.name, definition, plan, runtime: 'inline' }, diagnostics };
+  // Always inline (a remote agent needs no worker); its settings are those of the plan, for the record.
+  const a2a = inputs.registry.pluginOf('model provider', 'a2a');
+  const settings = planSettings(inputs, a2a ? [a2a] : []);
+  return { planned: { index, name: sub.name, definition, plan, runtime: 'inline', settings }, diagnostics };
 }
 
 async function planSubAgent(
@@ -212,6 +218,16 @@ async function planSubAgent(
     );
     mode = 'inline';
   }
+  const plugins = pluginsUsed(definition, inputs.registry);
+  const unportable = mode === 'worker' ? plugins.find((p) => p.options === false)?.packageName : undefined;
+  if (unportable) {
+    at(
+      ['subAgents', index, 'runtime'],
+      `sub-agent '${sub.name}' runs inline: ${unportable} was registered with options that are code, which a worker process cannot get (say runtime: inline to keep this quiet)`,
+      'warning',
+    );
+    mode = 'inline';
+  }
   const toolPolicy = inheritToolPolicy(parent.toolPolicy, sub.toolPolicy);
   return {
     planned: {
@@ -221,9 +237,35 @@ async function planSubAgent(
       plan,
       ...(toolPolicy && { toolPolicy }),
       runtime: mode,
+      settings: planSettings(inputs, plugins),
     },
     diagnostics,
   };
+}
+
+/** What a sub-agent was planned under (its worker gets these with its plan, as data). */
+function planSettings(inputs: PlanInputs, plugins: readonly RafPlugin[]): SubAgentPlanSettings {
+  return {
+    model: inputs.model,
+    variables: inputs.variables,
+    ...(inputs.env && { env: inputs.env }),
+    strict: { unknownKeys: inputs.strictKeys ?? false, missingFolders: inputs.strict ?? false },
+    protectedPaths: inputs.protectedPaths ?? [],
+    ...(inputs.mcpServers && { mcpServers: inputs.mcpServers }),
+    plugins,
+  };
+}
+
+/** The extension plugins the definition's kinds come from: all a worker registers to make it. */
+function pluginsUsed(definition: AgentDefinition, registry: PlanInputs['registry']): RafPlugin[] {
+  const used = [
+    ...definition.tools.map((t) => registry.pluginOf('tool kind', t.kind)),
+    ...definition.contexts.map((c) => registry.pluginOf('context kind', c.kind)),
+    ...[definition.model, ...(definition.model.fallback ?? [])].map((m) =>
+      m.provider ? registry.pluginOf('model provider', m.provider) : undefined,
+    ),
+  ];
+  return [...new Set(used)].filter((p): p is RafPlugin => p !== undefined && p.packageName !== '@raf/decl');
 }
 
 /** A child's workspace never reaches past its parent's roots, and is never looser. */

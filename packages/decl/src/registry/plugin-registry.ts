@@ -82,6 +82,26 @@ export class PluginRegistry {
     return this.plugins.map((p) => p.packageName);
   }
 
+  /** The plugins registered, in order (a sub-agent's worker registers them again). */
+  get registered(): readonly RafPlugin[] {
+    return this.plugins;
+  }
+
+  /** The plugin that builds a kind (the last one registered for it wins, as its factory does). */
+  pluginOf(category: Category, kind: string): RafPlugin | undefined {
+    const field =
+      category === 'tool kind'
+        ? 'toolKinds'
+        : category === 'context kind'
+          ? 'contextKinds'
+          : 'modelProviders';
+    for (let i = this.plugins.length - 1; i >= 0; i--) {
+      const plugin = this.plugins[i];
+      if (plugin?.[field]?.[kind]) return plugin;
+    }
+    return undefined;
+  }
+
   toolKind(kind: string): ToolKindFactory | undefined {
     return this.tools.get(kind);
   }

@@ -1,15 +1,13 @@
-import type { ApprovalResponse, JSONValue, SessionSnapshot, ToolApprovalRequestUpdate } from '@raf/core';
+import type { ApprovalResponse, JSONValue, ToolApprovalRequestUpdate } from '@raf/core';
 import { onFirstUse } from '@raf/core/internal';
 import * as z from 'zod';
 import { sessionSchemaParts, sessionSnapshotSchema } from '../sessions/session-snapshot-schema.js';
 
-/** What a paused delegation keeps (in the root session): the sub-agent's session and what it asked. */
-export interface PausedDelegation {
-  agent: string;
-  session: SessionSnapshot;
-  /** The sub-agent's own requests, with its own call ids. */
-  requests: ToolApprovalRequestUpdate[];
-}
+/**
+ * What a paused delegation keeps (in the root session): the sub-agent's session and what it asked
+ * (its own requests, with its own call ids). The schema's type: plain JSON by construction.
+ */
+export type PausedDelegation = z.output<ReturnType<typeof schemas>['paused']>;
 
 /** The sub-agent's requests as the root shows them: ids made unique in the root session, `agentPath` set. */
 export function raisedRequests(
@@ -93,7 +91,7 @@ export function savedTasks(state: JSONValue | undefined): TaskState[] | undefine
 
 /** A task state as the JSON a suspension keeps (every variant is plain JSON). */
 export function taskJSON(state: TaskState | { tasks: TaskState[] }): JSONValue {
-  return state as unknown as JSONValue;
+  return state;
 }
 
 /**
