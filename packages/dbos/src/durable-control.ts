@@ -1,3 +1,4 @@
+import type { DBOSClient, WorkflowStatus } from '@dbos-inc/dbos-sdk';
 import {
   type ApprovalResponse,
   ConfigError,
@@ -6,7 +7,6 @@ import {
   SessionConflictError,
   type ToolApprovalRequestUpdate,
 } from '@raf/core';
-import type { DBOSClient, WorkflowStatus } from '@dbos-inc/dbos-sdk';
 import { DurableTables } from './durable-tables.js';
 import { loadDbos } from './load-sdk.js';
 import {
@@ -42,8 +42,11 @@ export interface DurableRunInfo {
 }
 
 export interface ApproveOptions {
-  /** `all` / `none` answer every pending call; else the named calls are approved, the rest denied. */
-  answer: 'all' | 'none' | { approve: readonly string[] };
+  /**
+   * `all` / `none` answer every pending call; `approve`: the named calls are approved, the rest
+   * denied; `responses`: each call's answer as given (a call left out is denied).
+   */
+  answer: 'all' | 'none' | { approve: readonly string[] } | { responses: readonly ApprovalResponse[] };
   reason?: string;
 }
 
@@ -107,25 +110,47 @@ export class DurableControl {
     const run = await this.require(runId);
     const state = await this.state(runId);
     if (run.status !== 'paused' || state?.state !== 'paused')
-      throw new SessionConflictError(runId, 'claimed', `run ${runId} is not waiting for approval (${run.status})`);
+      throw new SessionConflictError(
+        runId,
+        'claimed',
+        `run ${runId} is not waiting for approval (${run.status})`,
+      );
     const ids = state.requests.map((r) => r.callId);
     const { answer } = options;
-    if (typeof answer === 'object') {
-      const unknown = answer.approve.filter((id) => !ids.includes(id));
+    const named =
+      typeof answer !== 'object'
+        ? []
+        : 'approve' in answer
+          ? answer.approve
+          : answer.responses.map((r) => r.callId);
+    {
+      const unknown = named.filter((id) => !ids.includes(id));
       if (unknown.length > 0)
         throw new ConfigError(
           `run ${runId} has no pending call ${unknown.join(', ')} (pending: ${ids.join(', ')})`,
         );
     }
     const approvals = ids.map((callId) => {
-      const approved = answer === 'all' || (typeof answer === 'object' && answer.approve.includes(callId));
+      const given =
+        typeof answer === 'object' && 'responses' in answer
+          ? answer.responses.find((r) => r.callId === callId)
+          : undefined;
+      if (given) return { ...given };
+      const approved =
+        answer === 'all' ||
+        (typeof answer === 'object' && 'approve' in answer && answer.approve.includes(callId));
       const response: ApprovalResponse = { callId, approved };
       if (!approved && options.reason) response.reason = options.reason;
       return response;
     });
     if (!(await this.tables.claimApproval(runId, state.pause)))
       throw new SessionConflictError(runId, 'claimed', `run ${runId}: this approval was already answered`);
-    await this.client.send(runId, approvals, approvalTopic(state.pause), `raf-approve-${runId}-${state.pause}`);
+    await this.client.send(
+      runId,
+      approvals,
+      approvalTopic(state.pause),
+      `raf-approve-${runId}-${state.pause}`,
+    );
     return approvals;
   }
 

@@ -70,7 +70,10 @@ const ended = (info: DurableRunInfo | undefined) =>
 describe.skipIf(postgresSkipReason !== undefined)('durable runs under kill -9', () => {
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), 'raf-durable-crash-'));
-    server = await startMockModelServer({ turns: (request) => fourRoundModel(request), recordRequests: false });
+    server = await startMockModelServer({
+      turns: (request) => fourRoundModel(request),
+      recordRequests: false,
+    });
     cluster = await startPgCluster();
     url = cluster.createDatabase('durable');
     // DBOS's first launch creates its schema: once here, before processes start together.
@@ -130,7 +133,11 @@ describe.skipIf(postgresSkipReason !== undefined)('durable runs under kill -9', 
         const step = steps.find((s) => s.name === `tool:${round}`);
         expect(step, `${runId}: step of ${round}`).toBeDefined();
         const result = step?.output as { ok: boolean; error?: string };
-        if (result.ok) expect(bumps.filter((b) => b === round), `${runId} ${round}`).toHaveLength(1);
+        if (result.ok)
+          expect(
+            bumps.filter((b) => b === round),
+            `${runId} ${round}`,
+          ).toHaveLength(1);
         else {
           expect(result.error).toBe(INTERRUPTED_ERROR);
           inDoubt++;

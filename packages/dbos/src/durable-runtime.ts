@@ -269,8 +269,10 @@ export class DurableRuntime {
     const wrapped = new WeakMap<ITool, ITool>();
     const toolView = (tools: readonly ITool[]) =>
       tools.map((tool) => {
-        let durable = wrapped.get(tool);
-        if (!durable) wrapped.set(tool, (durable = durableTool(tool, () => this.currentSteps())));
+        const known = wrapped.get(tool);
+        if (known) return known;
+        const durable = durableTool(tool, () => this.currentSteps());
+        wrapped.set(tool, durable);
         return durable;
       });
     try {
@@ -335,7 +337,9 @@ export class DurableRuntime {
 }
 
 function keyOf(ref: DurableAgentRef): string {
-  return ref.file ? `file:${ref.cwd ?? ''}:${ref.file}:${JSON.stringify(ref.overrides ?? {})}` : `name:${ref.name}`;
+  return ref.file
+    ? `file:${ref.cwd ?? ''}:${ref.file}:${JSON.stringify(ref.overrides ?? {})}`
+    : `name:${ref.name}`;
 }
 
 function pidAlive(pid: number): boolean {

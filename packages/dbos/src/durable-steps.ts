@@ -68,7 +68,10 @@ export class DurableModelClient extends DelegatingChatClient {
     super(inner);
   }
 
-  override run(messages: readonly ChatMessage[], options?: ChatClientRunOptions): AsyncIterable<AgentResponseUpdate> {
+  override run(
+    messages: readonly ChatMessage[],
+    options?: ChatClientRunOptions,
+  ): AsyncIterable<AgentResponseUpdate> {
     const steps = this.steps();
     if (!steps || steps.dbos.isInStep()) return this.innerClient.run(messages, options);
     return this.stepped(steps, messages, options);

@@ -1,5 +1,16 @@
-export { DurableAgent, type DurableAgentOptions, type DurableRunOptions, type DurableRunStop, durableAgent } from './durable-agent.js';
-export { type ApproveOptions, DurableControl, type DurableRunInfo, type DurableRunStatus } from './durable-control.js';
+export {
+  DurableAgent,
+  type DurableAgentOptions,
+  type DurableRunOptions,
+  type DurableRunStop,
+  durableAgent,
+} from './durable-agent.js';
+export {
+  type ApproveOptions,
+  DurableControl,
+  type DurableRunInfo,
+  type DurableRunStatus,
+} from './durable-control.js';
 export { type AgentResolver, DurableRuntime, type DurableRuntimeOptions } from './durable-runtime.js';
 export {
   DEFAULT_RUN_QUEUE,

@@ -1,4 +1,9 @@
-import type { AgentResponseUpdate, ApprovalResponse, FinishReason, ToolApprovalRequestUpdate } from '@raf/core';
+import type {
+  AgentResponseUpdate,
+  ApprovalResponse,
+  FinishReason,
+  ToolApprovalRequestUpdate,
+} from '@raf/core';
 import * as z from 'zod';
 
 /** The DBOS workflow every durable run is (its id is the run id). */
