@@ -52,6 +52,13 @@ describe('benchmarks', () => {
       journalRoundP50Ms: { file: expect.any(Number), sqlite: expect.any(Number) },
       loopFileJournalOverPlain: expect.any(Number),
     });
+    // Null without PostgreSQL binaries (the section says so).
+    if (result.durable !== null)
+      expect(result.durable).toMatchObject({
+        stepOverheadMs: expect.any(Number),
+        recoveryMs: expect.any(Number),
+        dispatchMs: expect.any(Number),
+      });
     expect(result.delegate).toMatchObject({
       workerStartMs: expect.any(Number),
       inlineMs: expect.any(Number),

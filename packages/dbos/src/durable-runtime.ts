@@ -31,6 +31,7 @@ import {
   RUN_WORKFLOW,
   type RunListener,
   type RunState,
+  runOutcomeSchema,
   runSpecSchema,
   STATUS_EVENT,
 } from './run-spec.js';
@@ -78,6 +79,7 @@ export class DurableRuntime {
   private readonly agents = new Map<string, ChatClientAgent>();
   private readonly runs = new Map<string, RunSteps>();
   private readonly listeners = new Map<string, RunListener>();
+  private readonly handles = new Map<string, { getResult(): Promise<unknown> }>();
   private readonly timers: NodeJS.Timeout[] = [];
   private closing: Promise<void> | undefined;
   private recovering = false;
@@ -157,12 +159,28 @@ export class DurableRuntime {
   async start(spec: DurableRunSpec, listener?: RunListener): Promise<void> {
     if (listener) this.listeners.set(spec.runId, listener);
     const start = this.dbos.startWorkflow(registered!, { workflowID: spec.runId });
+    const handle = await start(spec);
+    // A run started here is awaited in memory (its handle), not by polling the database.
+    this.handles.set(spec.runId, handle);
+  }
+
+  /** Puts a run on a queue (default the run queue): any worker consuming it runs it. */
+  async enqueue(spec: DurableRunSpec, queue = this.options.queue ?? DEFAULT_RUN_QUEUE): Promise<void> {
+    const start = this.dbos.startWorkflow(registered!, { workflowID: spec.runId, queueName: queue });
     await start(spec);
   }
 
   /** The run's outcome when it ends (in this process or any other). */
   async result(runId: string): Promise<DurableRunOutcome | null> {
-    return this.dbos.getResult<DurableRunOutcome>(runId);
+    const handle = this.handles.get(runId);
+    try {
+      const outcome = handle
+        ? await handle.getResult()
+        : await this.dbos.getResult<unknown>(runId, { pollingIntervalMs: 100 });
+      return outcome === null ? null : (runOutcomeSchema.parse(outcome) as DurableRunOutcome);
+    } finally {
+      this.handles.delete(runId);
+    }
   }
 
   /** Tells `listener` of the run's updates and pauses while it runs in this process. */
