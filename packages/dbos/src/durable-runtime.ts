@@ -17,6 +17,7 @@ import {
   FunctionInvokingChatClient,
   parseSessionSnapshot,
   type RafStore,
+  SubAgentsProvider,
 } from '@raf/framework';
 import { DurableModelClient, durableTool, type RunSteps } from './durable-steps.js';
 import { DurableTables } from './durable-tables.js';
@@ -150,6 +151,12 @@ export class DurableRuntime {
 
   /** Makes `agent` durable (its model calls steps) and lets runs name it; returns its reference. */
   register(agent: ChatClientAgent, ref: DurableAgentRef = { name: agent.name }): DurableAgentRef {
+    // A sub-agent's approval suspends its delegation call, which a step cannot record: refused
+    // until delegations are child workflows, rather than failing at the first sub-agent approval.
+    if (agent.contextProviders.some((p) => p instanceof SubAgentsProvider))
+      throw new ConfigError(
+        `agent ${agent.name} has sub-agents: durable runs do not delegate yet (run it without --durable)`,
+      );
     makeDurable(agent, () => this.currentSteps());
     this.agents.set(keyOf(ref), agent);
     return ref;
