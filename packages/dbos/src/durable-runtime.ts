@@ -185,6 +185,12 @@ export class DurableRuntime {
         ? await handle.getResult()
         : await this.dbos.getResult<unknown>(runId, { pollingIntervalMs: 100 });
       return outcome === null ? null : (runOutcomeSchema.parse(outcome) as DurableRunOutcome);
+    } catch (error) {
+      // Cancelled (`raf runs cancel`): an ending like a plain run's `cancelled`, not a failure.
+      const status = await this.dbos.getWorkflowStatus(runId).catch(() => null);
+      if (status?.status !== 'CANCELLED') throw error;
+      const spec = runSpecSchema.safeParse(status.input?.[0]);
+      return { runId, sessionId: spec.success ? spec.data.sessionId : runId, reason: 'cancelled', text: '' };
     } finally {
       this.handles.delete(runId);
     }
