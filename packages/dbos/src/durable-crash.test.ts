@@ -93,6 +93,13 @@ describe.skipIf(postgresSkipReason !== undefined)('durable runs under kill -9', 
     await rm(root, { recursive: true, force: true });
   });
 
+  const effectsOf = async (runId: string) =>
+    (await readFile(join(root, 'effects.log'), 'utf8').catch(() => ''))
+      .split('\n')
+      .map((line) => line.split(' '))
+      .filter(([, session]) => session === runId)
+      .map(([pid, , what]) => ({ pid: Number(pid), what: what ?? '' }));
+
   const bumpsOf = async (runId: string) =>
     (await readFile(join(root, 'effects.log'), 'utf8').catch(() => ''))
       .split('\n')
@@ -152,4 +159,29 @@ describe.skipIf(postgresSkipReason !== undefined)('durable runs under kill -9', 
       `durable kill -9 x${KILLS}: all finished by the worker, ${inDoubt} bumps in doubt reported; kill → finished median ${recoveryMs[Math.floor(recoveryMs.length / 2)]} ms`,
     );
   }, 900_000);
+
+  it('a worker killed mid-run: another worker takes its runs over and finishes them', async () => {
+    // The shared worker goes first (kill -9), so the run can only go on in the next one.
+    const first = start(['start', server.baseURL, root, url, 'takeover']);
+    await first.effects(1);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const holder = workers[0]!;
+    await until('the worker to go on with the run', async () =>
+      (await effectsOf('takeover')).some((e) => e.pid === holder.pid) ? true : undefined,
+    );
+    holder.kill('SIGKILL');
+    const next = start(['worker', server.baseURL, root, url]);
+    workers.push(next.child);
+    await next.effects(0);
+    const info = await until('run takeover to end', async () => ended(await control.show('takeover')));
+    expect(info).toMatchObject({ status: 'finished', text: 'done' });
+    const effects = await effectsOf('takeover');
+    expect(
+      effects.some((e) => e.pid === next.child.pid),
+      JSON.stringify(effects),
+    ).toBe(true);
+    const bumps = effects.filter((e) => !e.what.startsWith('look:')).map((e) => e.what);
+    expect(new Set(bumps).size, bumps.join(' ')).toBe(bumps.length);
+  }, 120_000);
 });
