@@ -20,6 +20,17 @@ import {
   STATUS_EVENT,
 } from './run-spec.js';
 
+/** A database no durable run ever launched on has no DBOS schema yet: it holds no runs. */
+async function noSchemaYet<T, F>(query: Promise<T>, none: F): Promise<T | F> {
+  try {
+    return await query;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === '42P01' || (error as { code?: unknown }).code === '3F000')
+      return none;
+    throw error;
+  }
+}
+
 export type DurableRunStatus = 'pending' | 'running' | 'paused' | 'finished' | 'failed' | 'cancelled';
 
 /** One run as `raf runs list|show` prints it (`--json`). */
@@ -78,18 +89,21 @@ export class DurableControl {
   }
 
   async list(options: { limit?: number } = {}): Promise<DurableRunInfo[]> {
-    const runs = await this.client.listWorkflows({
-      workflowName: RUN_WORKFLOW,
-      sortDesc: true,
-      limit: options.limit ?? 100,
-      loadInput: true,
-      loadOutput: true,
-    });
+    const runs = await noSchemaYet(
+      this.client.listWorkflows({
+        workflowName: RUN_WORKFLOW,
+        sortDesc: true,
+        limit: options.limit ?? 100,
+        loadInput: true,
+        loadOutput: true,
+      }),
+      [],
+    );
     return Promise.all(runs.map((run) => this.describe(run)));
   }
 
   async show(runId: string): Promise<DurableRunInfo | undefined> {
-    const run = await this.client.getWorkflow(runId);
+    const run = await noSchemaYet(this.client.getWorkflow(runId), undefined);
     if (!run || run.workflowName !== RUN_WORKFLOW) return undefined;
     return this.describe(run);
   }

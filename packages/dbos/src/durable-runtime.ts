@@ -129,7 +129,7 @@ export class DurableRuntime {
     });
     active = runtime;
     try {
-      await dbos.launch();
+      await tables.exclusively(() => dbos.launch());
       await tables.registerExecutor(runtime.executorId, options.role ?? 'run');
       if (options.role === 'worker')
         await dbos.registerQueue(queue, {

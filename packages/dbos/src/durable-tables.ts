@@ -19,6 +19,7 @@ CREATE TABLE IF NOT EXISTS raf_durable_approvals (
 
 // Any constant: the advisory lock the tables are created under.
 const SCHEMA_LOCK = 0x72_61_66_30;
+const LAUNCH_LOCK = 0x72_61_66_31;
 
 const executorRow = z.object({
   executor_id: z.string(),
@@ -60,6 +61,24 @@ export class DurableTables {
       });
     }
     return tables;
+  }
+
+  /**
+   * Runs `work` holding a database-wide advisory lock: DBOS's first launch creates its schema, and
+   * processes launching together on a fresh database must not create it at the same time.
+   */
+  async exclusively<T>(work: () => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('SELECT pg_advisory_lock($1)', [LAUNCH_LOCK]);
+      try {
+        return await work();
+      } finally {
+        await client.query('SELECT pg_advisory_unlock($1)', [LAUNCH_LOCK]).catch(() => undefined);
+      }
+    } finally {
+      client.release();
+    }
   }
 
   get where(): string {
