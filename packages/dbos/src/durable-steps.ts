@@ -48,17 +48,10 @@ const recordedUpdates = z.object({
   updates: z.array(z.looseObject({ type: z.enum(UPDATE_TYPES) })),
 });
 
-async function collect(updates: AsyncIterable<AgentResponseUpdate>): Promise<AgentResponseUpdate[]> {
-  const all: AgentResponseUpdate[] = [];
-  for await (const update of updates) all.push(update);
-  return all;
-}
-
 /**
  * The chat-client decorator of a durable run: inside a DBOS workflow each model call is the step
  * `model:<n>`, whose recorded updates are replayed on recovery instead of calling the model
- * again. Outside a workflow it passes every call through. The updates of one call arrive when
- * the call ends (a step's result is recorded whole).
+ * again. Outside a workflow it passes every call through.
  */
 export class DurableModelClient extends DelegatingChatClient {
   constructor(
@@ -83,10 +76,54 @@ export class DurableModelClient extends DelegatingChatClient {
     options: ChatClientRunOptions | undefined,
   ): AsyncGenerator<AgentResponseUpdate> {
     const n = steps.modelCalls++;
-    const recorded = await steps.dbos.runStep(
-      async () => ({ updates: await collect(this.innerClient.run(messages, options)) }),
+    // Made now: the updates go on to the loop as they arrive (live text) while the step collects
+    // them. Replayed: the step's body does not run and its recorded updates go on instead.
+    const live: AgentResponseUpdate[] = [];
+    let wake: (() => void) | undefined;
+    let ran = false;
+    const step = steps.dbos.runStep(
+      async () => {
+        ran = true;
+        const all: AgentResponseUpdate[] = [];
+        for await (const update of this.innerClient.run(messages, options)) {
+          all.push(update);
+          live.push(update);
+          wake?.();
+        }
+        return { updates: all };
+      },
       { name: `model:${n}` },
     );
+    let done = false;
+    let failed = false;
+    let recorded: unknown;
+    let failure: unknown;
+    step.then(
+      (value) => {
+        recorded = value;
+        done = true;
+        wake?.();
+      },
+      (error: unknown) => {
+        failure = error;
+        failed = true;
+        done = true;
+        wake?.();
+      },
+    );
+    let sent = 0;
+    for (;;) {
+      while (sent < live.length) yield live[sent++]!;
+      if (done) break;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        if (done || sent < live.length) resolve();
+      });
+      wake = undefined;
+    }
+    while (sent < live.length) yield live[sent++]!;
+    if (failed) throw failure;
+    if (ran) return;
     const parsed = recordedUpdates.safeParse(recorded);
     if (!parsed.success)
       throw new Error(`run ${steps.runId}: the recorded step model:${n} is not a list of updates`);
