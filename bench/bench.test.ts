@@ -60,6 +60,13 @@ describe('benchmarks', () => {
       peakRssMiB: expect.any(Number),
       servedOverPlain: expect.any(Number),
     });
+    // Null without PostgreSQL binaries (the section says so).
+    if (result.durable !== null)
+      expect(result.durable).toMatchObject({
+        stepOverheadMs: expect.any(Number),
+        recoveryMs: expect.any(Number),
+        dispatchMs: expect.any(Number),
+      });
     expect(result.delegate).toMatchObject({
       workerStartMs: expect.any(Number),
       inlineMs: expect.any(Number),

@@ -1,6 +1,6 @@
 // `pnpm bench` runs every benchmark against a mock model server in a separate process and prints
 // ratios measured in this one run. Flags: `--json` (figures as JSON), `--quick` (a smoke test:
-// one short round), `--only client|loop|cold-run|search|cold-start|sandbox|web|memory|wiki|mcp|rag|workflow|delegate|store|serve` (or several, comma-separated), `--search-tree generated` (the search
+// one short round), `--only client|loop|cold-run|search|cold-start|sandbox|web|memory|wiki|mcp|rag|workflow|delegate|store|serve|durable` (or several, comma-separated), `--search-tree generated` (the search
 // benchmark on 50k generated files instead of a real node_modules tree), `--instructions` (count instructions with valgrind's
 // callgrind instead of timing: repeatable where CPU times swing by ±30% between runs).
 import { LOOP_ROUNDS, type LoopBenchResult, runColdWarmLoopBench, runLoopBench } from './agent-loop.js';
@@ -8,6 +8,7 @@ import { type ClientBenchResult, type ClientScenario, runClientBench } from './c
 import { type ColdRunResult, runColdRunBench } from './cold-run.js';
 import { type ColdStartResult, runColdStartBench } from './cold-start.js';
 import { type DelegateBenchResult, runDelegateBench } from './delegate.js';
+import { type DurableBenchResult, runDurableBench } from './durable.js';
 import { runSearchBench, type SearchBenchResult } from './file-search.js';
 import type { Measurement, MeasureOptions } from './lib/measure.js';
 import { startServerProcess } from './lib/server.js';
@@ -289,6 +290,20 @@ function printServe(r: ServeBenchResult): void {
   );
 }
 
+function printDurable(r: DurableBenchResult | null): void {
+  if (!r) {
+    console.log('Durable runs: n/a (no PostgreSQL binaries)\n');
+    return;
+  }
+  console.log('Durable runs (DBOS on a local throwaway Postgres): wall time, p50');
+  console.log(
+    `step overhead ${r.stepOverheadMs.toFixed(2)} ms per model/tool call (${r.stepOverheadCpuMs.toFixed(2)} CPU ms; target ≤ 5 ms); a ${r.stepsPerRun}-step run ${r.runMs.durable.toFixed(1)} ms vs ${r.runMs.plain.toFixed(1)} ms plain`,
+  );
+  console.log(
+    `recovery after kill -9 ${r.recoveryMs.toFixed(0)} ms (target ≤ 2000 ms); queue dispatch ${r.dispatchMs.toFixed(1)} ms (target ≤ 60 ms)\n`,
+  );
+}
+
 const wantsModel = wants('client') || wants('loop') || wants('cold-run') || wants('store') || wants('serve');
 const server = wantsModel ? await startServerProcess() : undefined;
 try {
@@ -437,6 +452,11 @@ try {
       const { cpuMsPerRun: _, ...row } = serve;
       output.serve = row;
     } else printServe(serve);
+  }
+  if (wants('durable') && !instructions) {
+    const durable = await runDurableBench(quick ? { runs: 2, kills: 1 } : { runs: 20, kills: 5 });
+    if (json) output.durable = durable;
+    else printDurable(durable);
   }
   if (wants('mcp')) {
     const mcp = await runMcpBench(mcpOptions());

@@ -55,6 +55,15 @@ export interface CliArgs {
   governance?: string;
   /** `raf inspect --lang`: the language of the runtime labels. */
   lang: 'en' | 'zh-CN';
+  /** `raf run --durable`: the run is a DBOS workflow on the Postgres store (`@raf/dbos`). */
+  durable?: boolean;
+  /** `raf worker --queue NAME --concurrency N`. */
+  queue?: string;
+  concurrency?: number;
+  /** `raf approve RUN_ID --all | --none | --call ID…`. */
+  approveAll?: boolean;
+  approveNone?: boolean;
+  calls?: string[];
   help: boolean;
   version: boolean;
 }
@@ -132,6 +141,12 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     ...(values.provider !== undefined && { provider: values.provider }),
     ...(values.web && { web: true }),
     ...(values.governance !== undefined && { governance: values.governance }),
+    ...(values.durable && { durable: true }),
+    ...(values.queue !== undefined && { queue: values.queue }),
+    ...(values.concurrency !== undefined && { concurrency: countOf('--concurrency', values.concurrency) }),
+    ...(values.all && { approveAll: true }),
+    ...(values.none && { approveNone: true }),
+    ...(values.call !== undefined && { calls: values.call }),
     lang,
     help: values.help ?? false,
     version: values.version ?? false,
@@ -143,6 +158,13 @@ function waitMsOf(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+(\.\d+)?$/.test(value)) throw new CliError(`--wait expects a number of seconds (got "${value}")`);
   return Math.round(Number(value) * 1000);
+}
+
+/** A positive count (`--concurrency N`). */
+function countOf(option: string, value: string): number {
+  if (!/^[1-9]\d{0,4}$/.test(value))
+    throw new CliError(`${option} expects a whole number above 0 (got "${value}")`);
+  return Number(value);
 }
 
 /** A TCP port option's value (0: any free port), or undefined when not given. */

@@ -36,6 +36,12 @@ export const OPTIONS = {
   name: { type: 'string' },
   provider: { type: 'string' },
   web: { type: 'boolean' },
+  durable: { type: 'boolean' },
+  queue: { type: 'string' },
+  concurrency: { type: 'string' },
+  all: { type: 'boolean' },
+  none: { type: 'boolean' },
+  call: { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
 } as const;
@@ -102,15 +108,20 @@ ${INDENT}(on a terminal it asks what to include; --yes takes the defaults and th
       ...MODEL,
       'trace',
       'answer',
+      'durable',
     ],
     usage: `raf run <agent.yaml> [-i TEXT | stdin] [--attach FILE]… [--strict] [--session ID] [--sessions-dir DIR] [--var k=v]…
 ${INDENT}[--store URL] [--wait SECONDS]   (file:DIR, sqlite:PATH, postgres://…; default file:.raf or RAF_STORE)
 ${INDENT}[--approve ask|all|none] [--json] [--model ID] [--base-url URL] [--mcp-config FILE] [--trace FILE]
-${INDENT}[--answer TEXT]   (a workflow paused for input: with --session ID)`,
+${INDENT}[--answer TEXT]   (a workflow paused for input: with --session ID)
+${INDENT}[--durable]   (a DBOS workflow on --store postgres://…: a worker finishes it if this process dies)`,
     exclusive: [
       ['input', 'answer'],
       ['attach', 'answer'],
       ['store', 'sessions-dir'],
+      ['durable', 'answer'],
+      ['durable', 'trace'],
+      ['durable', 'sessions-dir'],
     ],
     requires: { answer: 'session' },
     most: 1,
@@ -218,6 +229,48 @@ ${INDENT}(a script: a YAML list of turns, each \`text:\` and/or \`toolCalls: [{ 
 ${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]… [--strict]`,
     exclusive: [['store', 'sessions-dir']],
     most: 1,
+  },
+  worker: {
+    synopsis: 'worker',
+    summary: 'take over durable runs whose process died, and consume the run queue',
+    options: ['store', 'queue', 'concurrency'],
+    usage: `raf worker [--store postgres://…] [--queue NAME] [--concurrency N]   (default RAF_STORE; queue raf-runs; 10 runs)`,
+    most: 0,
+    exits:
+      'Exit codes: 0 stopped by Ctrl-C or SIGTERM, 2 bad store or usage, 5 another worker took this one over.',
+  },
+  approve: {
+    synopsis: 'approve <run-id>',
+    summary: 'answer a durable run paused for approval, from any folder (one answer wins)',
+    options: ['all', 'none', 'call', 'store', 'json'],
+    usage: `raf approve <run-id> --all | --none | --call ID… [--store postgres://…] [--json]   (--call: those approved, the rest denied)`,
+    exclusive: [['all', 'none', 'call']],
+    most: 1,
+    exits: 'Exit codes: 0 answered, 2 no such run or call (or bad usage), 5 not paused or already answered.',
+  },
+  'runs list': {
+    synopsis: 'runs list',
+    summary: 'durable runs on the store, newest first',
+    options: ['store', 'json'],
+    usage: 'raf runs list [--store postgres://…] [--json]',
+    most: 0,
+    exits: 'Exit codes: 0 printed, 2 bad store or usage.',
+  },
+  'runs show': {
+    synopsis: 'runs show <run-id>',
+    summary: "a durable run's status, answer and pending approvals",
+    options: ['store', 'json'],
+    usage: 'raf runs show <run-id> [--store postgres://…] [--json]',
+    most: 1,
+    exits: 'Exit codes: 0 printed, 2 no such run (or bad usage).',
+  },
+  'runs cancel': {
+    synopsis: 'runs cancel <run-id>',
+    summary: 'cancel a durable run wherever it runs',
+    options: ['store', 'json'],
+    usage: 'raf runs cancel <run-id> [--store postgres://…] [--json]',
+    most: 1,
+    exits: 'Exit codes: 0 cancelled (or already ended), 2 no such run (or bad usage).',
   },
   'mcp serve': {
     synopsis: 'mcp serve <agent.yaml>',

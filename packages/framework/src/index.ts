@@ -106,6 +106,8 @@ export {
 } from './runtime-policy/tool-governance.js';
 export type { WorkerPolicy, WorkerSessionContext } from './runtime-policy/worker-policy.js';
 export { buildSubprocessWorkerPolicy } from './runtime-policy/worker-policy.js';
+/** The tool error a call in doubt gets (SPEC §14.1): `@raf/dbos` answers its in-doubt steps with it. */
+export { INTERRUPTED_ERROR } from './run/interrupted-turn.js';
 export { AgentSession } from './sessions/agent-session.js';
 export { FileSessionStore } from './sessions/file-session-store.js';
 export type { SafeParseSessionResult } from './sessions/session-snapshot-schema.js';

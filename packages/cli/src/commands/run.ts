@@ -25,6 +25,7 @@ import { saveOrFinish } from './save-turn.js';
 export async function runCommand(args: CliArgs, io: CliIO): Promise<number> {
   const [file] = args.files;
   if (!file) throw new CliError('raf run needs an agent file: raf run agent.yaml -i "hello"');
+  if (args.durable) return (await import('../durable/run-durable.js')).runDurable(file, args, io);
   if (args.trace) await checkTraceTarget(args.trace, io);
   // Registered before the agent runs; loaded only when asked for (the SDK is not a cold-start cost).
   const recorder = args.trace
