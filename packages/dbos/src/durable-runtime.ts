@@ -14,7 +14,6 @@ import {
   AgentSession,
   type ChatClientAgent,
   createStore,
-  FunctionInvokingChatClient,
   parseSessionSnapshot,
   type RafStore,
   SubAgentsProvider,
@@ -157,8 +156,10 @@ export class DurableRuntime {
       throw new ConfigError(
         `agent ${agent.name} has sub-agents: durable runs do not delegate yet (run it without --durable)`,
       );
-    makeDurable(agent, () => this.currentSteps());
-    this.agents.set(keyOf(ref), agent);
+    this.agents.set(
+      keyOf(ref),
+      makeDurable(agent, () => this.currentSteps()),
+    );
     return ref;
   }
 
@@ -285,9 +286,10 @@ export class DurableRuntime {
     if (known) return known;
     if (!this.options.resolve)
       throw new ConfigError(`durable run of agent ${ref.name}: this process cannot rebuild it (no resolver)`);
-    const agent = await this.options.resolve(ref);
-    this.register(agent, ref);
-    return agent;
+    this.register(await this.options.resolve(ref), ref);
+    const durable = this.agents.get(key);
+    if (!durable) throw new ConfigError(`durable run of agent ${ref.name}: not registered`);
+    return durable;
   }
 
   /** The workflow: the agent's turns on the session, parked between them while approvals wait. */
@@ -383,27 +385,10 @@ function pidAlive(pid: number): boolean {
   }
 }
 
-const DURABLE = Symbol.for('raf.dbos.durable');
-
 /**
- * Puts the step decorator between the agent's tool loop and its model client (or in front of the
- * model client of an agent without a tool loop), once. From outside the loop: the loop reads its
- * `innerClient` on each model call.
+ * The agent with the step decorator around its model client: each model call of its runs is a
+ * step (`model:<n>`), from outside the loop (`ChatClientAgent.withChatClient`).
  */
-function makeDurable(agent: ChatClientAgent, steps: () => RunSteps | undefined): void {
-  const marked = agent as unknown as Record<symbol, boolean>;
-  if (marked[DURABLE]) return;
-  marked[DURABLE] = true;
-  let holder: { innerClient?: IChatClient } | undefined;
-  for (let client: IChatClient | undefined = agent.chatClient; client; client = client.innerClient) {
-    if (client instanceof FunctionInvokingChatClient) {
-      holder = client as unknown as { innerClient: IChatClient };
-      break;
-    }
-  }
-  if (holder?.innerClient) holder.innerClient = new DurableModelClient(holder.innerClient, steps);
-  else {
-    const writable = agent as unknown as { chatClient: IChatClient };
-    writable.chatClient = new DurableModelClient(agent.chatClient, steps);
-  }
+function makeDurable(agent: ChatClientAgent, steps: () => RunSteps | undefined): ChatClientAgent {
+  return agent.withChatClient((client) => new DurableModelClient(client, steps));
 }

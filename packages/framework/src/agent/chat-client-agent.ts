@@ -111,6 +111,16 @@ export class ChatClientAgent<Context = unknown> {
     };
   }
 
+  /**
+   * The same agent (its tools, providers, history and settings, shared) with its model client
+   * wrapped: every model call of its runs goes through `wrap`'s client, outside the decorators
+   * the builder added. For a wrapper that must see each model call from outside the loop (a
+   * durable runner's steps); the agent itself is unchanged.
+   */
+  withChatClient(wrap: (client: IChatClient) => IChatClient): ChatClientAgent<Context> {
+    return new ChatClientAgent<Context>({ ...this.config, chatClient: wrap(this.config.chatClient) });
+  }
+
   /** Providers in execution order: the history provider first. */
   get contextProviders(): readonly IContextProvider[] {
     return this.runtime.providers;
