@@ -51,6 +51,8 @@ export { ToolSuspension } from './pipeline/tool-suspension.js';
 export { DEFAULT_TOOL_TIMEOUT_MS } from './pipeline/tool-timeouts.js';
 export type { ToolView } from './pipeline/tool-view.js';
 export { InMemoryHistoryProvider } from './providers/in-memory-history-provider.js';
+/** The tool error a call in doubt gets (SPEC §14.1): `@raf/dbos` answers its in-doubt steps with it. */
+export { INTERRUPTED_ERROR } from './run/interrupted-turn.js';
 export { pendingApprovalRequests } from './run/pending-requests.js';
 export type { RunEvent } from './run/run-events.js';
 export { RunEventMapper } from './run/run-events.js';
@@ -106,8 +108,6 @@ export {
 } from './runtime-policy/tool-governance.js';
 export type { WorkerPolicy, WorkerSessionContext } from './runtime-policy/worker-policy.js';
 export { buildSubprocessWorkerPolicy } from './runtime-policy/worker-policy.js';
-/** The tool error a call in doubt gets (SPEC §14.1): `@raf/dbos` answers its in-doubt steps with it. */
-export { INTERRUPTED_ERROR } from './run/interrupted-turn.js';
 export { AgentSession } from './sessions/agent-session.js';
 export { FileSessionStore } from './sessions/file-session-store.js';
 export type { SafeParseSessionResult } from './sessions/session-snapshot-schema.js';
