@@ -130,6 +130,31 @@ describe('/v1 API', () => {
     expect(next.status).toBe(201);
   });
 
+  it('a cancel racing an approval of the same paused run is never refused, and the record tells the truth', async () => {
+    const post = (path: string, body: unknown) => call(path, { method: 'POST', body: JSON.stringify(body) });
+    for (let trial = 0; trial < 8; trial++) {
+      const { runId } = (await (await post('/v1/agents/deployer/runs', { input: 'ship' })).json()) as Loose;
+      const first = await readEvents(`${served.url}/v1/runs/${runId}/events`, TOKEN_A);
+      expect(first.at(-1)?.data).toMatchObject({ reason: 'awaitingApproval' });
+      const callId = (first.find((e) => e.data.type === 'tool-approval-request')?.data as Loose).callId;
+      // The approval first, the cancel a few milliseconds behind it: while the approval holds the session.
+      const approving = post(`/v1/runs/${runId}/approvals`, { approvals: [{ callId, approved: true }] });
+      await new Promise((resolve) => setTimeout(resolve, trial % 4));
+      const [cancelled, approved] = await Promise.all([post(`/v1/runs/${runId}/cancel`, {}), approving]);
+      // Either order is fine; a refused cancel is not (it was a 409 `session_busy` before).
+      expect(cancelled.status, `trial ${trial}`).toBe(200);
+      expect([202, 409]).toContain(approved.status);
+      const rest = await readEvents(`${served.url}/v1/runs/${runId}/events`, TOKEN_A, {
+        lastEventId: first.length,
+      });
+      const finish = rest.at(-1)?.data as Loose;
+      const run = (await (await call(`/v1/runs/${runId}`)).json()) as Loose;
+      // A run reported cancelled ended cancelled; one that finished normally is not called cancelled.
+      if (run.status === 'cancelled') expect(finish.reason, `trial ${trial}`).toBe('cancelled');
+      else expect(run.status).toBe('finished');
+    }
+  }, 60_000);
+
   it('describes itself in OpenAPI 3.1, every $ref resolving inside the document', async () => {
     const doc = (await (
       await fetch(`${served.url}/v1/openapi.json`, { headers: { authorization: `Bearer ${TOKEN_A}` } })

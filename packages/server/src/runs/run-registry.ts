@@ -211,20 +211,33 @@ export class RunRegistry {
    * A stopped run is left as it is.
    */
   async cancel(runId: string, tenant: string): Promise<RunRecord> {
-    const record = await this.record(runId, tenant);
-    if (!record) throw notFound(`run ${runId}`);
-    const here = this.live.get(runId);
-    if (here) {
-      here.controller.abort(new Error('cancelled through the API'));
-      await here.done;
-    } else if (record.status === 'running') await this.runs.update(runId, { cancelRequested: true });
-    else if (record.status === 'paused') {
-      const denied = (pending: ToolApprovalRequestUpdate[]) =>
-        pending.map((r) => ({ callId: r.callId, approved: false, reason: 'The run was cancelled' }));
-      await this.resume(runId, tenant, denied, true);
-      await this.live.get(runId)?.done;
+    // A cancel of a paused run can lose the race to an approval of it (the approval claimed the
+    // batch or holds the session): the run is running then, so the cancel is tried again as
+    // for a running run, never refused and never reported as done while the run goes on.
+    for (let attempt = 0; ; attempt++) {
+      const record = await this.record(runId, tenant);
+      if (!record) throw notFound(`run ${runId}`);
+      const here = this.live.get(runId);
+      if (here) {
+        here.controller.abort(new Error('cancelled through the API'));
+        await here.done;
+      } else if (record.status === 'running') await this.runs.update(runId, { cancelRequested: true });
+      else if (record.status === 'paused') {
+        const denied = (pending: ToolApprovalRequestUpdate[]) =>
+          pending.map((r) => ({ callId: r.callId, approved: false, reason: 'The run was cancelled' }));
+        try {
+          await this.resume(runId, tenant, denied, true);
+        } catch (error) {
+          if (attempt < 20 && error instanceof HttpError && error.status === 409) {
+            await new Promise((resolve) => setTimeout(resolve, 25));
+            continue;
+          }
+          throw error;
+        }
+        await this.live.get(runId)?.done;
+      }
+      return (await this.runs.get(runId)) ?? record;
     }
-    return (await this.runs.get(runId)) ?? record;
   }
 
   /** The tenant's session as the store has it, or `undefined`. */
