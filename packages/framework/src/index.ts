@@ -135,6 +135,8 @@ export { workerModuleFolder } from './sub-agents/worker-process.js';
 export type { TelemetryOptions } from './telemetry/run-trace.js';
 export type { ArgumentCheck } from './tools/argument-validator.js';
 export { checkArguments } from './tools/argument-validator.js';
+export type { InputRequestHandler } from './pipeline/input-requests.js';
+export { checkInputAnswer, parseInputAnswer } from './pipeline/input-requests.js';
 export type {
   ConfinedFile,
   ConfinedRefusal,

@@ -358,6 +358,7 @@ export class ChatClientAgent<Context = unknown> {
       trace,
     };
     if (options.context !== undefined) loop.context = options.context;
+    if (options.onInputRequest) loop.onInputRequest = options.onInputRequest;
     if (options.signal) loop.signal = options.signal;
     // The tool loop builds the tool definitions from its static tools plus these.
     if (provided.tools.length > 0) loop.providerTools = provided.tools;

@@ -162,6 +162,7 @@ export class FunctionInvokingChatClient extends DelegatingChatClient {
       watchdog: new CallWatchdog(),
       observer: undefined,
       recorder: options.recorder,
+      onInputRequest: options.onInputRequest,
     };
     const observe = () => {
       if (trace || hooks?.onToolStart || hooks?.onToolEnd) run.observer = { hooks, trace, warnings: [] };

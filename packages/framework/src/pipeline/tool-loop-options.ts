@@ -9,6 +9,7 @@ import type { ApprovalDecisions } from '../approval/approval-batch.js';
 import type { InterruptedTurn } from '../run/interrupted-turn.js';
 import type { CallRecorder } from '../run/turn-recorder.js';
 import type { RunTrace } from '../telemetry/run-trace.js';
+import type { InputRequestHandler } from './input-requests.js';
 
 /**
  * What `ChatClientAgent` hands the tool loop (`FunctionInvokingChatClient`): the request data of
@@ -42,6 +43,8 @@ export interface ToolLoopRunOptions extends ChatClientRunOptions {
   onApprovalPending?: (batch: PendingApprovalBatch) => void;
   /** The caller's run context, handed to every tool as `ctx.context`. */
   context?: unknown;
+  /** Answers the questions tools put to the user while they run (`ctx.requestInput`). */
+  onInputRequest?: InputRequestHandler;
   /** The session's id, handed to every tool as `ctx.sessionId`. */
   sessionId?: string;
   /** The agent's trace (`null`: the agent found no recording tracer; the loop traces nothing). */

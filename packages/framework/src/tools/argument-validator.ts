@@ -11,16 +11,31 @@ export type ArgumentCheck = { ok: true; args: JSONValue; validated?: unknown } |
 const validators = new WeakMap<object, Validator>();
 
 function validatorFor(tool: ITool): Validator {
-  let validator = validators.get(tool.parameters);
+  return validatorOf(tool.parameters);
+}
+
+function validatorOf(schema: object): Validator {
+  let validator = validators.get(schema);
   if (!validator) {
-    validator = new (jsonSchema().Validator)(
-      tool.parameters as ConstructorParameters<typeof Validator>[0],
-      '7',
-      false,
-    );
-    validators.set(tool.parameters, validator);
+    validator = new (jsonSchema().Validator)(schema as ConstructorParameters<typeof Validator>[0], '7', false);
+    validators.set(schema, validator);
   }
   return validator;
+}
+
+/** What is wrong with `value` against a JSON Schema (at most five problems), or `undefined` when it matches. */
+export function schemaProblems(schema: object, value: unknown): string | undefined {
+  const result = validatorOf(schema).validate(value);
+  if (result.valid) return undefined;
+  return describeProblems(result.errors) || 'it does not match the schema';
+}
+
+function describeProblems(errors: ReturnType<Validator['validate']>['errors']): string {
+  return errors
+    .filter((e) => e.keyword !== 'properties')
+    .map((e) => `${e.instanceLocation === '#' ? '' : `${e.instanceLocation.replace(/^#\//, '')}: `}${e.error}`)
+    .slice(0, 5)
+    .join('; ');
 }
 
 function correction(tool: ITool, problem: string): string {
@@ -56,15 +71,9 @@ export function checkArguments(tool: ITool, raw: string): ArgumentCheck {
   }
   const result = validatorFor(tool).validate(args);
   if (!result.valid) {
-    const problems = result.errors
-      .filter((e) => e.keyword !== 'properties')
-      .map(
-        (e) => `${e.instanceLocation === '#' ? '' : `${e.instanceLocation.replace(/^#\//, '')}: `}${e.error}`,
-      )
-      .slice(0, 5);
     return {
       ok: false,
-      error: correction(tool, problems.join('; ') || 'the arguments do not match the schema'),
+      error: correction(tool, describeProblems(result.errors) || 'the arguments do not match the schema'),
     };
   }
   return { ok: true, args: args as JSONValue };

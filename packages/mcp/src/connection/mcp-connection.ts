@@ -1,6 +1,8 @@
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type {
   CallToolResult,
+  ElicitRequest,
+  ElicitResult,
   GetPromptResult,
   Prompt,
   ReadResourceResult,
@@ -9,7 +11,7 @@ import type {
   ServerCapabilities,
   Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { CancelledError, getErrorMessage } from '@raf/core';
+import { CancelledError, getErrorMessage, type InputAnswer, type InputRequest, type JSONSchema } from '@raf/core';
 import type { McpServerSpec } from '../config/server-spec.js';
 import { McpServerError } from '../errors.js';
 import { trackChild, untrackChild } from './child-processes.js';
@@ -50,7 +52,12 @@ export interface McpCallOptions {
   signal?: AbortSignal;
   timeoutMs: number;
   onProgress?: (message: string) => void;
+  /** Who answers the server's elicitations while this call runs (the run's user). */
+  requestInput?: (request: InputRequest) => Promise<InputAnswer>;
 }
+
+/** A server's elicitation message is shown to the user: capped like any text from outside. */
+const MAX_QUESTION_CHARS = 2000;
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 const LIST_TIMEOUT_MS = 30_000;
@@ -91,6 +98,8 @@ export class McpConnection {
   private startFiles: Map<string, string> | undefined;
   /** Set when a restart was refused: every later call fails with it, nothing is started. */
   private refusal: McpServerError | undefined;
+  /** The users of the calls in flight: a server's elicitation goes to the latest one's. */
+  private readonly askers: ((request: InputRequest) => Promise<InputAnswer>)[] = [];
 
   constructor(
     readonly spec: McpServerSpec,
@@ -151,7 +160,17 @@ export class McpConnection {
     await this.ensureClient(signal);
   }
 
-  callTool(name: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
+  async callTool(name: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
+    const { requestInput } = options;
+    if (requestInput) this.askers.push(requestInput);
+    try {
+      return await this.callToolOnce(name, args, options);
+    } finally {
+      if (requestInput) this.askers.splice(this.askers.lastIndexOf(requestInput), 1);
+    }
+  }
+
+  private callToolOnce(name: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
     const { onProgress } = options;
     return this.request(
       name,
@@ -422,8 +441,10 @@ export class McpConnection {
 
   private newClient(sdk: Sdk): SdkClient {
     const client = new sdk.Client(this.options.clientInfo ?? { name: 'raf', version: '0.1.0' }, {
-      capabilities: {},
+      // Questions from the server reach the user of the call that is running (SPEC §14.4).
+      capabilities: { elicitation: { form: {}, url: {} } },
     });
+    client.setRequestHandler(sdk.types.ElicitRequestSchema, (request) => this.elicit(request.params));
     client.setNotificationHandler(sdk.types.ToolListChangedNotificationSchema, () => {
       if (this.client === client) void this.refreshSoon(client);
     });
@@ -440,6 +461,31 @@ export class McpConnection {
       this.options.log.event(this.closed ? 'closed' : 'connection lost; the next call reconnects');
     };
     return client;
+  }
+
+  /**
+   * A server's question: to the user of the latest call in flight, else declined (a server may
+   * not ask outside a call: nobody would know what it is about). The SDK checks the answer's shape;
+   * the framework checked the values against the schema before they come back here.
+   */
+  private async elicit(params: ElicitRequest['params']): Promise<ElicitResult> {
+    const ask = this.askers.at(-1);
+    if (!ask) {
+      this.options.log.event('elicitation outside a tool call: declined');
+      return { action: 'decline' };
+    }
+    const text = params.message.trim();
+    const message = text.length > MAX_QUESTION_CHARS ? `${text.slice(0, MAX_QUESTION_CHARS)}…` : text;
+    const source = `mcp:${this.name}`;
+    // The framework checked the values; the SDK's schema types them for the wire.
+    const reply = (answer: InputAnswer) => this.sdk!.types.ElicitResultSchema.parse(answer);
+    if (params.mode === 'url') return reply(await ask({ source, message, mode: 'url', url: params.url }));
+    const schema = params.requestedSchema;
+    if (Buffer.byteLength(JSON.stringify(schema), 'utf8') > MAX_SCHEMA_BYTES) {
+      this.options.log.event('elicitation with an oversized schema: declined');
+      return { action: 'decline' };
+    }
+    return reply(await ask({ source, message, mode: 'form', schema: schema as JSONSchema }));
   }
 
   private async openOnce(): Promise<SdkClient> {

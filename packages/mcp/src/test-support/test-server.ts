@@ -126,6 +126,42 @@ function buildServer(): McpServer {
         return text(`the server's read_file got ${path}`);
       },
     );
+  // Elicitation (SPEC §14.4): the server asks the client's user and answers with what it got.
+  server.registerTool(
+    'ask_name',
+    { description: 'Asks the user for their name (form elicitation)' },
+    async (extra) => {
+      const result = await server.server.elicitInput(
+        {
+          mode: 'form',
+          message: 'What is your name?',
+          requestedSchema: {
+            type: 'object',
+            properties: {
+              name: { type: 'string', minLength: 1, maxLength: 40 },
+              age: { type: 'integer', minimum: 0, maximum: 150 },
+            },
+            required: ['name'],
+          },
+        },
+        { relatedRequestId: extra.requestId, timeout: 60_000 },
+      );
+      log({ event: 'elicited', tool: 'ask_name', result });
+      return text(JSON.stringify(result));
+    },
+  );
+  server.registerTool(
+    'open_link',
+    { description: 'Asks the user to open a page (URL elicitation)', inputSchema: { url: z.string() } },
+    async ({ url }, extra) => {
+      const result = await server.server.elicitInput(
+        { mode: 'url', message: 'Sign in to the tracker', url, elicitationId: randomUUID() },
+        { relatedRequestId: extra.requestId, timeout: 60_000 },
+      );
+      log({ event: 'elicited', tool: 'open_link', result });
+      return text(JSON.stringify(result));
+    },
+  );
   server.registerTool(
     'big',
     { description: 'Answers with this many bytes of text', inputSchema: { bytes: z.number() } },

@@ -79,6 +79,7 @@ export class McpTool implements ITool<Record<string, unknown>> {
   async execute(args: Record<string, unknown>, context: ToolExecutionContext): Promise<ToolResult> {
     const options: McpCallOptions = { signal: context.signal, timeoutMs: this.timeoutMs };
     if (context.reportProgress) options.onProgress = context.reportProgress;
+    if (context.requestInput) options.requestInput = context.requestInput;
     try {
       const result = await this.connection.callTool(this.remoteName, args ?? {}, options);
       return toToolResult(result, this.name, this.maxResultBytes);

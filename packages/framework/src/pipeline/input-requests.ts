@@ -1,0 +1,108 @@
+import type { AgentResponseUpdate, InputAnswer, InputRequest, InputRequestUpdate, JSONValue } from '@raf/core';
+import * as z from 'zod';
+import { schemaProblems } from '../tools/argument-validator.js';
+
+/**
+ * Answers the questions tools put to the user while they run (`ctx.requestInput`, an MCP
+ * elicitation; SPEC §14.4): `raf chat` asks on the terminal, `raf run --answer` takes the next
+ * answer given, a server forwards it to its client. The call waits for it (its timeout runs).
+ */
+export type InputRequestHandler = (
+  request: InputRequestUpdate,
+  options: { signal: AbortSignal },
+) => Promise<InputAnswer>;
+
+/** Where the questions and their warnings are streamed (the loop's progress channel). */
+export interface InputSink {
+  push(update: AgentResponseUpdate): void;
+}
+
+const answerSchema = z.discriminatedUnion('action', [
+  z.object({ action: z.literal('accept'), content: z.record(z.string(), z.json()).optional() }),
+  z.object({ action: z.literal('decline') }),
+  z.object({ action: z.literal('cancel') }),
+]);
+
+const brief = (text: string) => (text.length > 120 ? `${text.slice(0, 120)}…` : text);
+
+/**
+ * One question of a running call: streamed as an `input-request` update, answered by the run's
+ * handler, the answer checked against the requested schema. Nobody to answer, or an answer that
+ * does not fit: declined, with a warning saying why (the asker is never given unchecked values).
+ */
+export async function askForInput(
+  call: { callId: string; signal: AbortSignal },
+  request: InputRequest,
+  sink: InputSink | undefined,
+  handler: InputRequestHandler | undefined,
+): Promise<InputAnswer> {
+  const update: InputRequestUpdate = { type: 'input-request', callId: call.callId, ...request };
+  sink?.push(update);
+  const decline = (why: string): InputAnswer => {
+    sink?.push({ type: 'warning', message: `${request.source} asked "${brief(request.message)}": ${why}` });
+    return { action: 'decline' };
+  };
+  if (!handler)
+    return decline(
+      'declined, nobody can answer in this run (raf run --answer VALUE answers in order; raf chat asks)',
+    );
+  const given = answerSchema.safeParse(await handler(update, { signal: call.signal }));
+  if (!given.success) return decline('declined, the answer was not accept, decline or cancel');
+  const answer = given.data as InputAnswer;
+  if (answer.action !== 'accept' || request.mode !== 'form') return answer;
+  const problem = checkInputAnswer(request, answer.content ?? {});
+  return problem ? decline(`declined, the answer does not fit the question: ${problem}`) : answer;
+}
+
+/** What is wrong with `content` as the answer to a form question, or `undefined` when it fits. */
+export function checkInputAnswer(
+  request: Pick<InputRequest, 'schema'>,
+  content: Record<string, JSONValue>,
+): string | undefined {
+  return request.schema ? schemaProblems(request.schema, content) : undefined;
+}
+
+const YES = new Set(['y', 'yes', 'accept', 'ok', 'true', 'open']);
+
+/**
+ * A typed answer (`--answer VALUE`, a line at the prompt, a form field) as an `InputAnswer`: for
+ * a URL question yes/accept; for a form a JSON object, or plain text when the form has one field;
+ * an empty answer declines. A wrong answer is `{ error }` (say it, ask again or decline).
+ */
+export function parseInputAnswer(
+  request: Pick<InputRequest, 'mode' | 'schema'>,
+  text: string,
+): { answer: InputAnswer } | { error: string } {
+  const typed = text.trim();
+  if (typed === '') return { answer: { action: 'decline' } };
+  if (request.mode === 'url')
+    return { answer: YES.has(typed.toLowerCase()) ? { action: 'accept' } : { action: 'decline' } };
+  const properties = Object.entries(
+    (request.schema?.properties as Record<string, { type?: unknown }> | undefined) ?? {},
+  );
+  let content: Record<string, JSONValue> | undefined;
+  if (typed.startsWith('{')) {
+    try {
+      const value = JSON.parse(typed) as unknown;
+      if (value && typeof value === 'object' && !Array.isArray(value)) content = value as Record<string, JSONValue>;
+    } catch {
+      return { error: 'not valid JSON (give a JSON object with the fields asked for)' };
+    }
+  } else if (properties.length === 1) {
+    const [name, field] = properties[0]!;
+    content = { [name]: fieldValue(field.type, typed) };
+  }
+  if (!content)
+    return {
+      error: `give a JSON object with the fields ${properties.map(([name]) => name).join(', ') || 'asked for'}`,
+    };
+  const problem = checkInputAnswer(request, content);
+  return problem ? { error: problem } : { answer: { action: 'accept', content } };
+}
+
+/** Plain text for a one-field form, typed as the field says (`42` for a number, `yes` for a boolean). */
+function fieldValue(type: unknown, text: string): JSONValue {
+  if ((type === 'number' || type === 'integer') && Number.isFinite(Number(text))) return Number(text);
+  if (type === 'boolean') return YES.has(text.toLowerCase()) ? true : text.toLowerCase() === 'no' ? false : text;
+  return text;
+}
