@@ -8,8 +8,11 @@ export interface CliArgs {
   command: string | undefined;
   files: string[];
   input?: string;
-  /** `raf run --answer TEXT`: the answer a paused workflow asked for (with `--session ID`). */
-  answer?: string;
+  /**
+   * `raf run --answer VALUE` (repeatable): the answers to this run's questions, in order: a
+   * workflow paused for input (with `--session ID`) takes the first; MCP elicitations the next.
+   */
+  answers: string[];
   /** `raf inspect --mermaid`: the workflow graph as a Mermaid flowchart. */
   mermaid?: boolean;
   session?: string;
@@ -99,7 +102,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     command: positionals[0],
     files: positionals.slice(1),
     ...(values.input !== undefined && { input: values.input }),
-    ...(values.answer !== undefined && { answer: values.answer }),
+    answers: values.answer ?? [],
     ...(values.mermaid && { mermaid: true }),
     ...(values.session !== undefined && { session: values.session }),
     sessionsDir: values['sessions-dir'] ?? '.raf/sessions',

@@ -7,7 +7,7 @@
 
 export const OPTIONS = {
   input: { type: 'string', short: 'i' },
-  answer: { type: 'string' },
+  answer: { type: 'string', multiple: true },
   mermaid: { type: 'boolean' },
   session: { type: 'string' },
   'sessions-dir': { type: 'string' },
@@ -103,12 +103,8 @@ ${INDENT}(on a terminal it asks what to include; --yes takes the defaults and th
     usage: `raf run <agent.yaml> [-i TEXT | stdin] [--strict] [--session ID] [--sessions-dir DIR] [--var k=v]…
 ${INDENT}[--store URL] [--wait SECONDS]   (file:DIR, sqlite:PATH, postgres://…; default file:.raf or RAF_STORE)
 ${INDENT}[--approve ask|all|none] [--json] [--model ID] [--base-url URL] [--mcp-config FILE] [--trace FILE]
-${INDENT}[--answer TEXT]   (a workflow paused for input: with --session ID)`,
-    exclusive: [
-      ['input', 'answer'],
-      ['store', 'sessions-dir'],
-    ],
-    requires: { answer: 'session' },
+${INDENT}[--answer VALUE]…   (this run's questions in order: an MCP server's, JSON for a form; a workflow paused for input, with --session ID)`,
+    exclusive: [['store', 'sessions-dir']],
     most: 1,
   },
   chat: {

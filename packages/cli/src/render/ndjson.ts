@@ -52,6 +52,7 @@ export class NdjsonRenderer {
       case 'tool-progress':
         return { type: 'tool-progress', callId: update.callId, name: update.name, message: update.message };
       case 'tool-approval-request':
+      case 'input-request':
         return { ...update };
       case 'warning':
         return { type: 'warning', message: update.message };

@@ -1,4 +1,11 @@
-import type { AgentResponseUpdate, InputAnswer, InputRequest, InputRequestUpdate, JSONValue } from '@raf/core';
+import {
+  type AgentResponseUpdate,
+  getErrorMessage,
+  type InputAnswer,
+  type InputRequest,
+  type InputRequestUpdate,
+  type JSONValue,
+} from '@raf/core';
 import * as z from 'zod';
 import { schemaProblems } from '../tools/argument-validator.js';
 
@@ -27,8 +34,9 @@ const brief = (text: string) => (text.length > 120 ? `${text.slice(0, 120)}…` 
 
 /**
  * One question of a running call: streamed as an `input-request` update, answered by the run's
- * handler, the answer checked against the requested schema. Nobody to answer, or an answer that
- * does not fit: declined, with a warning saying why (the asker is never given unchecked values).
+ * handler, the answer checked against the requested schema. Nobody to answer, a handler that
+ * throws (its message says why), or an answer that does not fit: declined, with a warning (the
+ * asker is never given unchecked values).
  */
 export async function askForInput(
   call: { callId: string; signal: AbortSignal },
@@ -46,7 +54,15 @@ export async function askForInput(
     return decline(
       'declined, nobody can answer in this run (raf run --answer VALUE answers in order; raf chat asks)',
     );
-  const given = answerSchema.safeParse(await handler(update, { signal: call.signal }));
+  let reply: unknown;
+  try {
+    reply = await handler(update, { signal: call.signal });
+  } catch (error) {
+    // A handler that cannot answer says why by throwing (`--answer` left none, did not fit, …).
+    if (call.signal.aborted) return { action: 'cancel' };
+    return decline(getErrorMessage(error));
+  }
+  const given = answerSchema.safeParse(reply);
   if (!given.success) return decline('declined, the answer was not accept, decline or cancel');
   const answer = given.data as InputAnswer;
   if (answer.action !== 'accept' || request.mode !== 'form') return answer;
@@ -66,7 +82,7 @@ const YES = new Set(['y', 'yes', 'accept', 'ok', 'true', 'open']);
 
 /**
  * A typed answer (`--answer VALUE`, a line at the prompt, a form field) as an `InputAnswer`: for
- * a URL question yes/accept; for a form a JSON object, or plain text when the form has one field;
+ * a URL question yes/accept; for a form a JSON object, or plain text for its one (required) field;
  * an empty answer declines. A wrong answer is `{ error }` (say it, ask again or decline).
  */
 export function parseInputAnswer(
@@ -84,13 +100,19 @@ export function parseInputAnswer(
   if (typed.startsWith('{')) {
     try {
       const value = JSON.parse(typed) as unknown;
-      if (value && typeof value === 'object' && !Array.isArray(value)) content = value as Record<string, JSONValue>;
+      if (value && typeof value === 'object' && !Array.isArray(value))
+        content = value as Record<string, JSONValue>;
     } catch {
       return { error: 'not valid JSON (give a JSON object with the fields asked for)' };
     }
-  } else if (properties.length === 1) {
-    const [name, field] = properties[0]!;
-    content = { [name]: fieldValue(field.type, typed) };
+  } else {
+    // Plain text fills the form's one field, or its one required field.
+    const required = (request.schema?.required as string[] | undefined) ?? [];
+    const only =
+      properties.length === 1
+        ? properties[0]
+        : properties.find(([name]) => required.length === 1 && name === required[0]);
+    if (only) content = { [only[0]]: fieldValue(only[1].type, typed) };
   }
   if (!content)
     return {
@@ -103,6 +125,7 @@ export function parseInputAnswer(
 /** Plain text for a one-field form, typed as the field says (`42` for a number, `yes` for a boolean). */
 function fieldValue(type: unknown, text: string): JSONValue {
   if ((type === 'number' || type === 'integer') && Number.isFinite(Number(text))) return Number(text);
-  if (type === 'boolean') return YES.has(text.toLowerCase()) ? true : text.toLowerCase() === 'no' ? false : text;
+  if (type === 'boolean')
+    return YES.has(text.toLowerCase()) ? true : text.toLowerCase() === 'no' ? false : text;
   return text;
 }

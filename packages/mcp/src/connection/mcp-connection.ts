@@ -11,7 +11,13 @@ import type {
   ServerCapabilities,
   Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { CancelledError, getErrorMessage, type InputAnswer, type InputRequest, type JSONSchema } from '@raf/core';
+import {
+  CancelledError,
+  getErrorMessage,
+  type InputAnswer,
+  type InputRequest,
+  type JSONSchema,
+} from '@raf/core';
 import type { McpServerSpec } from '../config/server-spec.js';
 import { McpServerError } from '../errors.js';
 import { trackChild, untrackChild } from './child-processes.js';
@@ -160,7 +166,11 @@ export class McpConnection {
     await this.ensureClient(signal);
   }
 
-  async callTool(name: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: McpCallOptions,
+  ): Promise<CallToolResult> {
     const { requestInput } = options;
     if (requestInput) this.askers.push(requestInput);
     try {
@@ -170,7 +180,11 @@ export class McpConnection {
     }
   }
 
-  private callToolOnce(name: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
+  private callToolOnce(
+    name: string,
+    args: Record<string, unknown>,
+    options: McpCallOptions,
+  ): Promise<CallToolResult> {
     const { onProgress } = options;
     return this.request(
       name,

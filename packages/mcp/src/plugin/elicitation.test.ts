@@ -81,7 +81,9 @@ describe('elicitation (SPEC §14.4)', { timeout: 60_000 }, () => {
   it('a URL question carries the URL and only consent goes back', async () => {
     const events = eventLog();
     const { agent } = await agentOn(stdioTestServer({ TEST_SERVER_LOG: events }), [
-      { toolCalls: [{ id: 'call_url', name: 'open_link', arguments: { url: 'https://auth.example.com/x' } }] },
+      {
+        toolCalls: [{ id: 'call_url', name: 'open_link', arguments: { url: 'https://auth.example.com/x' } }],
+      },
       { text: 'ok' },
     ]);
     const asked: InputRequestUpdate[] = [];
