@@ -59,7 +59,10 @@ describe('MCP elicitation in the CLI', { timeout: 90_000 }, () => {
     server = await startMockModelServer({ turns: [ask, { text: 'Hello Ada.' }] });
     const file = await agentWithServer(server.baseURL);
     const run = createMemoryIO({ cwd: dir });
-    const code = await main(['run', file, '-i', 'who am I', '--json', '--answer', '{"name":"Ada","age":36}'], run.io);
+    const code = await main(
+      ['run', file, '-i', 'who am I', '--json', '--answer', '{"name":"Ada","age":36}'],
+      run.io,
+    );
     expect(code, run.err()).toBe(0);
     const lines = run.lines();
     expect(lines.find((l) => l.type === 'input-request')).toEqual({
@@ -89,7 +92,9 @@ describe('MCP elicitation in the CLI', { timeout: 90_000 }, () => {
     const file = await agentWithServer(server.baseURL);
     const run = createMemoryIO({ cwd: dir });
     expect(await main(['run', file, '-i', 'x'], run.io)).toBe(0);
-    expect(run.err()).toContain('warning: mcp:people asked "What is your name?": declined, no --answer was left');
+    expect(run.err()).toContain(
+      'warning: mcp:people asked "What is your name?": declined, no --answer was left',
+    );
     expect(await elicited()).toEqual({ action: 'decline' });
   });
 
@@ -118,7 +123,7 @@ describe('MCP elicitation in the CLI', { timeout: 90_000 }, () => {
     await until(/empty declines\): /);
     stdin.write('{"age": -3}\n');
     // Explained (the missing name, the negative age), and asked again.
-    await until(/empty declines\): [^]*empty declines\): /);
+    await until(/empty declines\): [\s\S]*empty declines\): /);
     expect(err).toMatch(/ {2}.*(name|age).*\n/);
     stdin.write('Grace\n');
     await until(/Hello Grace\./);

@@ -36,6 +36,8 @@ export type { ChatClientDecorator } from './pipeline/chat-client-builder.js';
 export { ChatClientBuilder, DelegatingChatClient } from './pipeline/chat-client-builder.js';
 export type { FunctionInvokingOptions } from './pipeline/function-invoking-chat-client.js';
 export { FunctionInvokingChatClient } from './pipeline/function-invoking-chat-client.js';
+export type { InputRequestHandler } from './pipeline/input-requests.js';
+export { checkInputAnswer, parseInputAnswer } from './pipeline/input-requests.js';
 export type {
   LoopHooks,
   PrepareStep,
@@ -135,8 +137,6 @@ export { workerModuleFolder } from './sub-agents/worker-process.js';
 export type { TelemetryOptions } from './telemetry/run-trace.js';
 export type { ArgumentCheck } from './tools/argument-validator.js';
 export { checkArguments } from './tools/argument-validator.js';
-export type { InputRequestHandler } from './pipeline/input-requests.js';
-export { checkInputAnswer, parseInputAnswer } from './pipeline/input-requests.js';
 export type {
   ConfinedFile,
   ConfinedRefusal,

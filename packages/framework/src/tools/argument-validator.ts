@@ -17,7 +17,11 @@ function validatorFor(tool: ITool): Validator {
 function validatorOf(schema: object): Validator {
   let validator = validators.get(schema);
   if (!validator) {
-    validator = new (jsonSchema().Validator)(schema as ConstructorParameters<typeof Validator>[0], '7', false);
+    validator = new (jsonSchema().Validator)(
+      schema as ConstructorParameters<typeof Validator>[0],
+      '7',
+      false,
+    );
     validators.set(schema, validator);
   }
   return validator;
@@ -33,7 +37,9 @@ export function schemaProblems(schema: object, value: unknown): string | undefin
 function describeProblems(errors: ReturnType<Validator['validate']>['errors']): string {
   return errors
     .filter((e) => e.keyword !== 'properties')
-    .map((e) => `${e.instanceLocation === '#' ? '' : `${e.instanceLocation.replace(/^#\//, '')}: `}${e.error}`)
+    .map(
+      (e) => `${e.instanceLocation === '#' ? '' : `${e.instanceLocation.replace(/^#\//, '')}: `}${e.error}`,
+    )
     .slice(0, 5)
     .join('; ');
 }
