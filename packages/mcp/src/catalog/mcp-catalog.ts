@@ -1,4 +1,5 @@
 import type { ITool } from '@raf/core';
+import type { McpCredentialStore } from '../auth/credential-store.js';
 import { type McpServerSpec, secretValues, specKey } from '../config/server-spec.js';
 import { McpConnection } from '../connection/mcp-connection.js';
 import { type McpLogSink, ServerLog } from '../connection/server-log.js';
@@ -16,6 +17,8 @@ export interface CatalogOptions {
   agentToolNames?: () => ReadonlySet<string>;
   log?: McpLogSink;
   clientInfo?: { name: string; version: string };
+  /** Where OAuth servers' tokens are kept. */
+  credentials?: McpCredentialStore;
 }
 
 export interface ConnectionSettings {
@@ -83,6 +86,7 @@ export class McpCatalog {
         log: new ServerLog(spec.name, secretValues(spec), this.options.log),
         ...connection,
         ...(this.options.clientInfo && { clientInfo: this.options.clientInfo }),
+        ...(this.options.credentials && { credentials: this.options.credentials }),
       });
       this.connections.set(key, shared);
     }

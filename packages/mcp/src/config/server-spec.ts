@@ -1,4 +1,5 @@
 import { basename, isAbsolute, resolve } from 'node:path';
+import type { OAuthSettings } from '../auth/oauth-settings.js';
 import type { McpEntryConfig } from './mcp-config.js';
 
 /** How to start or reach one MCP server; `env` and `headers` values are secrets. */
@@ -17,6 +18,8 @@ export type McpServerSpec =
       name: string;
       url: string;
       headers: Record<string, string>;
+      /** OAuth 2.1 (`connection: { kind: oauth }`): tokens from the credential store. */
+      oauth?: OAuthSettings;
     };
 
 // Launchers whose first argument names the server better than they do.
@@ -64,6 +67,7 @@ export function serverSpec(config: McpEntryConfig, name: string | undefined, bas
       name: serverName,
       url: config.url,
       headers: stringValues(config.headers),
+      ...(config.connection && { oauth: config.connection }),
     };
   }
   const command = config.command as string;
@@ -85,6 +89,9 @@ export function specKey(spec: McpServerSpec): string {
 
 /** The values that must never appear in an error, a log line or `inspect`. */
 export function secretValues(spec: McpServerSpec): string[] {
-  const values = spec.transport === 'stdio' ? Object.values(spec.env) : Object.values(spec.headers);
+  const values =
+    spec.transport === 'stdio'
+      ? Object.values(spec.env)
+      : [...Object.values(spec.headers), ...(spec.oauth?.clientSecret ? [spec.oauth.clientSecret] : [])];
   return values.filter((value) => value.length >= 4);
 }

@@ -18,6 +18,8 @@ import {
   type InputRequest,
   type JSONSchema,
 } from '@raf/core';
+import type { McpCredentialStore } from '../auth/credential-store.js';
+import { McpLoginNeeded, RafOAuthProvider } from '../auth/oauth-provider.js';
 import type { McpServerSpec } from '../config/server-spec.js';
 import { McpServerError } from '../errors.js';
 import { trackChild, untrackChild } from './child-processes.js';
@@ -47,6 +49,8 @@ import type { ServerLog } from './server-log.js';
 
 export interface McpConnectionOptions {
   log: ServerLog;
+  /** Where an OAuth server's tokens are kept (`connection: { kind: oauth }`). */
+  credentials?: McpCredentialStore;
   /** Starting the server and the handshake, per try (default 30 s). */
   connectTimeoutMs?: number;
   /** Tries to (re)connect, with backoff between them (default 3). */
@@ -104,6 +108,7 @@ export class McpConnection {
   private startFiles: Map<string, string> | undefined;
   /** Set when a restart was refused: every later call fails with it, nothing is started. */
   private refusal: McpServerError | undefined;
+  private oauth: RafOAuthProvider | undefined;
   /** The users of the calls in flight: a server's elicitation goes to the latest one's. */
   private readonly askers: ((request: InputRequest) => Promise<InputAnswer>)[] = [];
 
@@ -536,15 +541,22 @@ export class McpConnection {
     }
     const url = new URL(spec.url);
     const requestInit = { headers: spec.headers };
+    const authProvider = await this.oauthProvider();
     const mode = this.httpMode ?? 'streamable-http';
     const client = this.newClient(sdk);
     try {
       if (mode === 'sse') {
         const { SSEClientTransport } = await loadSseTransport();
-        await client.connect(new SSEClientTransport(url, { requestInit }), { timeout });
+        await client.connect(
+          new SSEClientTransport(url, { requestInit, ...(authProvider && { authProvider }) }),
+          { timeout },
+        );
       } else {
         const { StreamableHTTPClientTransport } = await loadStreamableHttpTransport();
-        await client.connect(new StreamableHTTPClientTransport(url, { requestInit }), { timeout });
+        await client.connect(
+          new StreamableHTTPClientTransport(url, { requestInit, ...(authProvider && { authProvider }) }),
+          { timeout },
+        );
       }
     } catch (error) {
       await client.close().catch(() => undefined);
@@ -565,6 +577,23 @@ export class McpConnection {
     }
     if (spec.transport === 'http') this.httpMode = mode;
     return client;
+  }
+
+  /** The OAuth provider of a `connection: { kind: oauth }` server, its tokens read from the store once. */
+  private async oauthProvider(): Promise<RafOAuthProvider | undefined> {
+    const { spec } = this;
+    if (spec.transport === 'stdio' || !spec.oauth) return undefined;
+    if (!this.oauth) {
+      const store = this.options.credentials;
+      if (!store)
+        throw new McpLoginNeeded(
+          this.name,
+          `MCP server '${this.name}' uses OAuth, but no credential store was given`,
+        );
+      this.oauth = new RafOAuthProvider(spec.name, spec.url, spec.oauth, store);
+    }
+    await this.oauth.load();
+    return this.oauth;
   }
 
   private async all<T>(

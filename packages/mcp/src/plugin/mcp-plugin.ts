@@ -5,6 +5,7 @@ import {
   type PluginBuildContext,
   type RafPlugin,
 } from '@raf/core';
+import { credentialStoreFor, type McpCredentialStore } from '../auth/credential-store.js';
 import { DEFAULT_MAX_EXPOSED_TOOLS, McpCatalog } from '../catalog/mcp-catalog.js';
 import type { ServerToolsOptions } from '../catalog/server-tools.js';
 import { executedFiles } from '../config/executed-files.js';
@@ -26,6 +27,11 @@ export interface McpPluginOptions {
   log?: McpLogSink;
   /** How the agent introduces itself to servers (default `raf`). */
   clientInfo?: { name: string; version: string };
+  /**
+   * Where OAuth servers' tokens are kept (`connection: { kind: oauth }`); default the state
+   * store's folder: `<DIR>/mcp-auth` of `RAF_STORE=file:DIR`, else `.raf/mcp-auth`.
+   */
+  credentials?: McpCredentialStore;
 }
 
 /** `mcpPlugin()`'s plugin: `close()` stops every server it started, for every agent it built. */
@@ -87,6 +93,12 @@ export function mcpPlugin(options: McpPluginOptions = {}): McpPlugin {
         ...(context.agentToolNames && { agentToolNames: context.agentToolNames }),
         ...(log && { log }),
         ...(options.clientInfo && { clientInfo: options.clientInfo }),
+        credentials:
+          options.credentials ??
+          credentialStoreFor(
+            typeof context.env.RAF_STORE === 'string' ? context.env.RAF_STORE : undefined,
+            process.cwd(),
+          ),
       });
       catalogs.set(key, catalog);
       open.add(catalog);
