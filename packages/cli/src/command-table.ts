@@ -208,6 +208,22 @@ ${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]… [--str
     requires: { host: 'http', 'expose-agent-to-network': 'host' },
     most: 1,
   },
+  'mcp login': {
+    synopsis: 'mcp login <agent.yaml> <server>',
+    summary:
+      "an OAuth login to one of the agent's MCP servers (connection: {kind: oauth}); tokens kept in the store",
+    options: ['store', 'open', 'var'],
+    usage: `raf mcp login <agent.yaml> <server> [--store URL] [--open] [--var k=v]…
+${INDENT}(prints the authorization URL and waits for the redirect on 127.0.0.1; --open opens an https one)`,
+    most: 2,
+  },
+  'mcp logout': {
+    synopsis: 'mcp logout <agent.yaml> <server>',
+    summary: "forgets the OAuth tokens of one of the agent's MCP servers",
+    options: ['store', 'var'],
+    usage: 'raf mcp logout <agent.yaml> <server> [--store URL] [--var k=v]…',
+    most: 2,
+  },
 };
 
 /** The command the words name (`mcp serve` before `mcp`), and how many words name it. */

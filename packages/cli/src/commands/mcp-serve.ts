@@ -4,7 +4,7 @@ import { CliError, type CliIO, EXIT } from '../io.js';
 import { builderFor } from '../load-agent.js';
 import { importOptional } from '../optional-package.js';
 
-const HOW = 'raf mcp serve agent.yaml [--http PORT] [--host HOST]';
+const HOW = 'raf mcp serve agent.yaml [--http PORT] [--host HOST], raf mcp login|logout agent.yaml SERVER';
 
 /**
  * `raf mcp serve <file> [--http PORT]`: the agent as an MCP server with one tool that runs it,
@@ -14,6 +14,8 @@ const HOW = 'raf mcp serve agent.yaml [--http PORT] [--host HOST]';
  */
 export async function mcpCommand(args: CliArgs, io: CliIO): Promise<number> {
   const [sub, file] = args.files;
+  if (sub === 'login' || sub === 'logout')
+    return (await import('./mcp-login.js')).mcpLoginCommand(sub, args, io);
   if (sub !== 'serve')
     throw new CliError(
       `${sub ? `unknown command "raf mcp ${sub}"` : 'raf mcp needs a command'}; try: ${HOW}`,

@@ -5,7 +5,11 @@ import {
   type PluginBuildContext,
   type RafPlugin,
 } from '@raf/core';
-import { credentialStoreFor, type McpCredentialStore } from '../auth/credential-store.js';
+import {
+  credentialStoreFor,
+  FileCredentialStore,
+  type McpCredentialStore,
+} from '../auth/credential-store.js';
 import { DEFAULT_MAX_EXPOSED_TOOLS, McpCatalog } from '../catalog/mcp-catalog.js';
 import type { ServerToolsOptions } from '../catalog/server-tools.js';
 import { executedFiles } from '../config/executed-files.js';
@@ -79,6 +83,12 @@ async function protectExecuted(spec: McpServerSpec, context: PluginBuildContext)
     context.protect(files.map((path) => ({ path, reason: `MCP server '${spec.name}'`, readable: true })));
 }
 
+/** `RAF_MCP_CREDENTIALS` (the CLI sets it to its store's folder), else the store `RAF_STORE` names, else `.raf`. */
+function defaultCredentials(env: Readonly<Record<string, string | undefined>>): McpCredentialStore {
+  if (env.RAF_MCP_CREDENTIALS) return new FileCredentialStore(env.RAF_MCP_CREDENTIALS);
+  return credentialStoreFor(env.RAF_STORE, process.cwd());
+}
+
 export function mcpPlugin(options: McpPluginOptions = {}): McpPlugin {
   // One catalog per build: a build's entries share connections and one tool budget.
   const catalogs = new WeakMap<object, McpCatalog>();
@@ -93,12 +103,7 @@ export function mcpPlugin(options: McpPluginOptions = {}): McpPlugin {
         ...(context.agentToolNames && { agentToolNames: context.agentToolNames }),
         ...(log && { log }),
         ...(options.clientInfo && { clientInfo: options.clientInfo }),
-        credentials:
-          options.credentials ??
-          credentialStoreFor(
-            typeof context.env.RAF_STORE === 'string' ? context.env.RAF_STORE : undefined,
-            process.cwd(),
-          ),
+        credentials: options.credentials ?? defaultCredentials(context.env),
       });
       catalogs.set(key, catalog);
       open.add(catalog);
