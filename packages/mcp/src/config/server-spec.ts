@@ -1,5 +1,6 @@
 import { basename, isAbsolute, resolve } from 'node:path';
 import type { OAuthSettings } from '../auth/oauth-settings.js';
+import { type ContextHeader, splitHeaders } from '../connection/per-user.js';
 import type { McpEntryConfig } from './mcp-config.js';
 
 /** How to start or reach one MCP server; `env` and `headers` values are secrets. */
@@ -20,6 +21,8 @@ export type McpServerSpec =
       headers: Record<string, string>;
       /** OAuth 2.1 (`connection: { kind: oauth }`): tokens from the credential store. */
       oauth?: OAuthSettings;
+      /** Headers read from each run's context (`=Context.path`): a connection per distinct value. */
+      contextHeaders?: Record<string, ContextHeader>;
     };
 
 // Launchers whose first argument names the server better than they do.
@@ -61,13 +64,15 @@ export function safeName(name: string): string {
 export function serverSpec(config: McpEntryConfig, name: string | undefined, baseDir: string): McpServerSpec {
   const serverName = name ?? defaultName(config);
   if (config.url !== undefined) {
+    const { fixed, fromContext } = splitHeaders(stringValues(config.headers));
     return {
       transport:
         config.transport === 'sse' || config.transport === 'streamable-http' ? config.transport : 'http',
       name: serverName,
       url: config.url,
-      headers: stringValues(config.headers),
+      headers: fixed,
       ...(config.connection && { oauth: config.connection }),
+      ...(Object.keys(fromContext).length > 0 && { contextHeaders: fromContext }),
     };
   }
   const command = config.command as string;

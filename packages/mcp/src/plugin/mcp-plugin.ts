@@ -10,7 +10,7 @@ import {
   FileCredentialStore,
   type McpCredentialStore,
 } from '../auth/credential-store.js';
-import { DEFAULT_MAX_EXPOSED_TOOLS, McpCatalog } from '../catalog/mcp-catalog.js';
+import { DEFAULT_MAX_EXPOSED_TOOLS, McpCatalog, type RequestHeaders } from '../catalog/mcp-catalog.js';
 import type { ServerToolsOptions } from '../catalog/server-tools.js';
 import { executedFiles } from '../config/executed-files.js';
 import {
@@ -36,6 +36,11 @@ export interface McpPluginOptions {
    * store's folder: `<DIR>/mcp-auth` of `RAF_STORE=file:DIR`, else `.raf/mcp-auth`.
    */
   credentials?: McpCredentialStore;
+  /**
+   * Per-request credentials from code: headers for one call of an HTTP server, from the run's
+   * context (`agent.run(input, { context })`); each distinct set gets its own connection.
+   */
+  requestHeaders?: RequestHeaders;
 }
 
 /** `mcpPlugin()`'s plugin: `close()` stops every server it started, for every agent it built. */
@@ -104,6 +109,7 @@ export function mcpPlugin(options: McpPluginOptions = {}): McpPlugin {
         ...(log && { log }),
         ...(options.clientInfo && { clientInfo: options.clientInfo }),
         credentials: options.credentials ?? defaultCredentials(context.env),
+        ...(options.requestHeaders && { requestHeaders: options.requestHeaders }),
       });
       catalogs.set(key, catalog);
       open.add(catalog);
