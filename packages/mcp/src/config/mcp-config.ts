@@ -58,6 +58,8 @@ const contextOnlyShape = {
   prompts: z.boolean().optional(),
   /** Pass the server's own instructions on to the model (default true). */
   instructions: z.boolean().optional(),
+  /** Resources whose contents are injected on every run and kept current (`resources/subscribe`). */
+  subscribe: z.array(z.string().min(1)).max(20).optional(),
 };
 
 const snakeCase = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -101,6 +103,7 @@ export interface McpEntryConfig {
   resources?: boolean;
   prompts?: boolean;
   instructions?: boolean;
+  subscribe?: string[];
 }
 
 function closest(key: string, candidates: readonly string[]): string | undefined {

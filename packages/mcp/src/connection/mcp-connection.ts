@@ -109,6 +109,10 @@ export class McpConnection {
   /** Set when a restart was refused: every later call fails with it, nothing is started. */
   private refusal: McpServerError | undefined;
   private oauth: RafOAuthProvider | undefined;
+  /** Resources a context follows (`subscribe:`), and how often each changed. */
+  private readonly subscriptions = new Set<string>();
+  private readonly resourceChanges = new Map<string, number>();
+  private calls = 0;
   /** The users of the calls in flight: a server's elicitation goes to the latest one's. */
   private readonly askers: ((request: InputRequest) => Promise<InputAnswer>)[] = [];
 
@@ -177,6 +181,7 @@ export class McpConnection {
     options: McpCallOptions,
   ): Promise<CallToolResult> {
     const { requestInput } = options;
+    this.calls++;
     if (requestInput) this.askers.push(requestInput);
     try {
       return await this.callToolOnce(name, args, options);
@@ -270,6 +275,42 @@ export class McpConnection {
         ),
       options,
     );
+  }
+
+  /**
+   * Follows these resources (`resources/subscribe`, when the server offers it; subscribed again
+   * after a reconnect): `resourceVersion(uri)` grows on each `notifications/resources/updated`.
+   */
+  async subscribe(uris: readonly string[], signal?: AbortSignal): Promise<void> {
+    const fresh = uris.filter((uri) => !this.subscriptions.has(uri));
+    for (const uri of fresh) this.subscriptions.add(uri);
+    const client = await this.ensureClient(signal);
+    await this.subscribeOn(client, fresh);
+  }
+
+  /** Whether the server pushes changes (else a follower reads the resource again on every run). */
+  get pushesResourceChanges(): boolean {
+    return Boolean(this.capabilities?.resources?.subscribe);
+  }
+
+  /**
+   * Grows each time the server says the resource changed, on each reconnect, and with each tool
+   * call (over HTTP the change notification travels on another stream than the call's answer,
+   * and may come after it: a resource the agent itself changed is read again anyway).
+   */
+  resourceVersion(uri: string): number {
+    return (this.resourceChanges.get(uri) ?? 0) + this.contentVersionNumber + this.calls;
+  }
+
+  private async subscribeOn(client: SdkClient, uris: readonly string[]): Promise<void> {
+    if (!client.getServerCapabilities()?.resources?.subscribe) return;
+    for (const uri of uris) {
+      try {
+        await client.subscribeResource({ uri }, { timeout: LIST_TIMEOUT_MS });
+      } catch (error) {
+        this.options.log.event(`resources/subscribe ${uri} failed: ${getErrorMessage(error)}`);
+      }
+    }
   }
 
   /** Stops the server (stdio) or ends the session (HTTP); later calls fail. Idempotent. */
@@ -426,6 +467,7 @@ export class McpConnection {
         this.client = client;
         if (this.listed) this.contentVersionNumber++;
         await this.refreshTools(client);
+        if (this.subscriptions.size > 0) await this.subscribeOn(client, [...this.subscriptions]);
         this.options.log.event(`connected (${this.endpoint}), ${this.toolList.length} tools`);
         return client;
       } catch (error) {
@@ -472,6 +514,12 @@ export class McpConnection {
     };
     client.setNotificationHandler(sdk.types.ResourceListChangedNotificationSchema, contentChanged);
     client.setNotificationHandler(sdk.types.PromptListChangedNotificationSchema, contentChanged);
+    client.setNotificationHandler(sdk.types.ResourceUpdatedNotificationSchema, (notification) => {
+      const { uri } = notification.params;
+      if (this.client !== client || !this.subscriptions.has(uri)) return;
+      this.resourceChanges.set(uri, (this.resourceChanges.get(uri) ?? 0) + 1);
+      this.options.log.event(`resource updated: ${uri}`);
+    });
     client.onerror = (error) => this.options.log.event(`transport: ${getErrorMessage(error)}`);
     client.onclose = () => {
       if (this.client !== client) return;

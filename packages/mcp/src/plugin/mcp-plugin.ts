@@ -23,6 +23,7 @@ import { resolveNamedServer } from '../config/named-servers.js';
 import { type McpServerSpec, serverSpec } from '../config/server-spec.js';
 import { debugSink, type McpLogSink } from '../connection/server-log.js';
 import { McpContextProvider } from '../provider/mcp-context-provider.js';
+import { DEFAULT_MAX_RESULT_BYTES } from '../tools/result-cap.js';
 
 export interface McpPluginOptions {
   /** Agent-wide default of `maxExposedTools` (40): above it, `search_tools` / `call_tool` stand in. */
@@ -170,7 +171,11 @@ export function mcpPlugin(options: McpPluginOptions = {}): McpPlugin {
         `MCP server '${spec.name}' does not offer ${missing.map((m) => `'${m}'`).join(', ')} (yet)`,
       );
     catalog.offerContent(entry, { resources: config.resources ?? true, prompts: config.prompts ?? true });
-    const provider = new McpContextProvider(entry, catalog, { instructions: config.instructions ?? true });
+    const provider = new McpContextProvider(entry, catalog, {
+      instructions: config.instructions ?? true,
+      subscribe: config.subscribe ?? [],
+      maxResultBytes: config.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
+    });
     await provider.refresh(context.signal);
     if (catalog.dynamicDeferred()) {
       catalog.warnOnce(

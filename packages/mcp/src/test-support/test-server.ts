@@ -10,6 +10,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { SubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 const transportKind = process.env.TEST_SERVER_TRANSPORT ?? 'stdio';
@@ -187,6 +188,28 @@ function buildServer(): McpServer {
     { description: 'A greeting', mimeType: 'text/plain' },
     (uri) => ({ contents: [{ uri: uri.href, text: 'hello from the test server' }] }),
   );
+  // A resource that changes (`bump`), pushed to subscribers (`notifications/resources/updated`).
+  let count = 0;
+  const subscribers = new Set<string>();
+  server.registerResource(
+    'counter',
+    'test://counter',
+    { description: 'A counter', mimeType: 'text/plain' },
+    (uri) => ({
+      contents: [{ uri: uri.href, text: `count: ${count}` }],
+    }),
+  );
+  server.server.registerCapabilities({ resources: { subscribe: true, listChanged: true } });
+  server.server.setRequestHandler(SubscribeRequestSchema, (request) => {
+    subscribers.add(request.params.uri);
+    log({ event: 'subscribed', uri: request.params.uri });
+    return {};
+  });
+  server.registerTool('bump', { description: 'Adds one to test://counter' }, async () => {
+    count++;
+    if (subscribers.has('test://counter')) await server.server.sendResourceUpdated({ uri: 'test://counter' });
+    return text(`count is ${count}`);
+  });
   server.registerPrompt(
     'greet',
     { description: 'Greets someone', argsSchema: { name: z.string() } },
