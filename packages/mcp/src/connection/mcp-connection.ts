@@ -34,6 +34,13 @@ import {
   sessionExpired,
   unreachable,
 } from './failures.js';
+import {
+  CLIENT_CAPABILITIES,
+  type ClientEvents,
+  callModern,
+  openModernClient,
+  unsupportedRevision,
+} from './modern-client.js';
 import { dieWithParent } from './parent-death.js';
 import { RequestSignal } from './request-signal.js';
 import {
@@ -109,6 +116,8 @@ export class McpConnection {
   /** Set when a restart was refused: every later call fails with it, nothing is started. */
   private refusal: McpServerError | undefined;
   private oauth: RafOAuthProvider | undefined;
+  /** Set once the server refused the 2025 handshake: reconnects go straight to the SDK v2. */
+  private revision: 'legacy' | 'modern' = 'legacy';
   /** Resources a context follows (`subscribe:`), and how often each changed. */
   private readonly subscriptions = new Set<string>();
   private readonly resourceChanges = new Map<string, number>();
@@ -205,7 +214,11 @@ export class McpConnection {
           request.onprogress = (p) =>
             onProgress(p.message ?? `${p.progress}${p.total !== undefined ? `/${p.total}` : ''}`);
         }
-        return client.callTool({ name, arguments: args }, undefined, request) as Promise<CallToolResult>;
+        return (
+          this.revision === 'modern'
+            ? callModern(client, { name, arguments: args }, request)
+            : client.callTool({ name, arguments: args }, undefined, request)
+        ) as Promise<CallToolResult>;
       },
       options,
     );
@@ -500,33 +513,51 @@ export class McpConnection {
     );
   }
 
+  /** What a client's server sends, handled alike for both SDKs (`client` is the one it came on). */
+  private events(client: object): ClientEvents {
+    const current = () => this.client === (client as SdkClient);
+    return {
+      elicit: (params) => this.elicit(params),
+      toolsChanged: () => {
+        if (current()) void this.refreshSoon(client as SdkClient);
+      },
+      contentChanged: () => {
+        if (current()) this.contentVersionNumber++;
+      },
+      resourceUpdated: (uri) => {
+        if (!current() || !this.subscriptions.has(uri)) return;
+        this.resourceChanges.set(uri, (this.resourceChanges.get(uri) ?? 0) + 1);
+        this.options.log.event(`resource updated: ${uri}`);
+      },
+      error: (error) => this.options.log.event(`transport: ${getErrorMessage(error)}`),
+      closed: () => {
+        if (!current()) return;
+        this.client = undefined;
+        if (this.pid !== undefined) untrackChild(this.pid);
+        this.options.log.event(this.closed ? 'closed' : 'connection lost; the next call reconnects');
+      },
+    };
+  }
+
   private newClient(sdk: Sdk): SdkClient {
     const client = new sdk.Client(this.options.clientInfo ?? { name: 'raf', version: '0.1.0' }, {
       // Questions from the server reach the user of the call that is running (SPEC §14.4).
-      capabilities: { elicitation: { form: {}, url: {} } },
+      capabilities: CLIENT_CAPABILITIES,
     });
-    client.setRequestHandler(sdk.types.ElicitRequestSchema, (request) => this.elicit(request.params));
-    client.setNotificationHandler(sdk.types.ToolListChangedNotificationSchema, () => {
-      if (this.client === client) void this.refreshSoon(client);
-    });
-    const contentChanged = () => {
-      if (this.client === client) this.contentVersionNumber++;
-    };
-    client.setNotificationHandler(sdk.types.ResourceListChangedNotificationSchema, contentChanged);
-    client.setNotificationHandler(sdk.types.PromptListChangedNotificationSchema, contentChanged);
-    client.setNotificationHandler(sdk.types.ResourceUpdatedNotificationSchema, (notification) => {
-      const { uri } = notification.params;
-      if (this.client !== client || !this.subscriptions.has(uri)) return;
-      this.resourceChanges.set(uri, (this.resourceChanges.get(uri) ?? 0) + 1);
-      this.options.log.event(`resource updated: ${uri}`);
-    });
-    client.onerror = (error) => this.options.log.event(`transport: ${getErrorMessage(error)}`);
-    client.onclose = () => {
-      if (this.client !== client) return;
-      this.client = undefined;
-      if (this.pid !== undefined) untrackChild(this.pid);
-      this.options.log.event(this.closed ? 'closed' : 'connection lost; the next call reconnects');
-    };
+    const events = this.events(client);
+    client.setRequestHandler(sdk.types.ElicitRequestSchema, (request) => events.elicit(request.params));
+    client.setNotificationHandler(sdk.types.ToolListChangedNotificationSchema, () => events.toolsChanged());
+    client.setNotificationHandler(sdk.types.ResourceListChangedNotificationSchema, () =>
+      events.contentChanged(),
+    );
+    client.setNotificationHandler(sdk.types.PromptListChangedNotificationSchema, () =>
+      events.contentChanged(),
+    );
+    client.setNotificationHandler(sdk.types.ResourceUpdatedNotificationSchema, (notification) =>
+      events.resourceUpdated(notification.params.uri),
+    );
+    client.onerror = (error) => events.error(error);
+    client.onclose = () => events.closed();
     return client;
   }
 
@@ -590,6 +621,7 @@ export class McpConnection {
     const url = new URL(spec.url);
     const requestInit = { headers: spec.headers };
     const authProvider = await this.oauthProvider();
+    if (this.revision === 'modern') return this.openModern(url, authProvider, timeout);
     const mode = this.httpMode ?? 'streamable-http';
     const client = this.newClient(sdk);
     try {
@@ -608,6 +640,14 @@ export class McpConnection {
       }
     } catch (error) {
       await client.close().catch(() => undefined);
+      // A server of the 2026-07-28 revision only: the SDK v2 speaks it (and negotiates).
+      if (mode === 'streamable-http' && unsupportedRevision(error)) {
+        options.log.event(
+          'the server refused the 2025-11-25 handshake; negotiating with the SDK v2 (2026-07-28)',
+        );
+        this.revision = 'modern';
+        return this.openModern(url, authProvider, timeout);
+      }
       const status = httpStatus(error);
       // The spec's backwards compatibility: a 4xx to the initialize POST means an old HTTP+SSE server.
       if (
@@ -625,6 +665,30 @@ export class McpConnection {
     }
     if (spec.transport === 'http') this.httpMode = mode;
     return client;
+  }
+
+  private async openModern(
+    url: URL,
+    authProvider: RafOAuthProvider | undefined,
+    timeoutMs: number,
+  ): Promise<SdkClient> {
+    const { spec } = this;
+    const client = await openModernClient(url, {
+      clientInfo: this.options.clientInfo ?? { name: 'raf', version: '0.1.0' },
+      headers: spec.transport === 'stdio' ? {} : spec.headers,
+      authProvider,
+      timeoutMs,
+      events: (c) => this.events(c),
+    });
+    this.httpMode = 'streamable-http';
+    return client;
+  }
+
+  /** Which SDK speaks to this server: the 1.x client (2025-11-25 and older) or the v2 one (2026-07-28). */
+  get protocolRevision(): string | undefined {
+    return (
+      this.client as { getNegotiatedProtocolVersion?: () => string | undefined } | undefined
+    )?.getNegotiatedProtocolVersion?.();
   }
 
   /** The OAuth provider of a `connection: { kind: oauth }` server, its tokens read from the store once. */
