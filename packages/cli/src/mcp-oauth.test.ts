@@ -1,11 +1,22 @@
 import { mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type MockModelServer, startMockModelServer } from '@raf/client/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type OAuthTestServers, startOAuthServers } from '../../mcp/src/test-support/oauth-server.js';
 import { main } from './main.js';
 import { createMemoryIO } from './memory-io.js';
+
+// The authorization server and protected MCP server of @raf/mcp's tests (outside this package's sources).
+interface OAuthTestServers {
+  mcpUrl: string;
+  close(): Promise<void>;
+}
+const oauthServers = fileURLToPath(new URL('../../mcp/src/test-support/oauth-server.ts', import.meta.url));
+const startOAuthServers = async (): Promise<OAuthTestServers> =>
+  (
+    (await import(pathToFileURL(oauthServers).href)) as { startOAuthServers(): Promise<OAuthTestServers> }
+  ).startOAuthServers();
 
 let dir: string;
 let model: MockModelServer | undefined;

@@ -30,7 +30,11 @@ function oauthOf(entry: Declaration, baseDir: string, credentials: McpCredential
     throw new ConfigError(
       `${label}: has no connection: { kind: oauth } (only an HTTP server with OAuth logs in)`,
     );
-  return { spec, provider: new RafOAuthProvider(spec.name, spec.url, spec.oauth, credentials) };
+  return {
+    spec,
+    oauth: spec.oauth,
+    provider: new RafOAuthProvider(spec.name, spec.url, spec.oauth, credentials),
+  };
 }
 
 /** Listens on 127.0.0.1 for the one redirect of this login; resolves with its code. */
@@ -72,22 +76,21 @@ export async function loginMcpServer(
   options: McpLoginOptions,
 ): Promise<{ server: string; grant: 'authorization_code' | 'client_credentials' }> {
   const credentials = options.credentials ?? credentialStoreFor(process.env.RAF_STORE, process.cwd());
-  const { spec, provider } = oauthOf(entry, options.baseDir, credentials);
-  const oauth = spec.transport !== 'stdio' ? spec.oauth! : undefined;
+  const { spec, oauth, provider } = oauthOf(entry, options.baseDir, credentials);
   const { auth } = await import('@modelcontextprotocol/sdk/client/auth.js');
   await provider.load();
   await provider.dropTokens();
   const serverUrl = spec.url;
-  if (oauth?.grant === 'client_credentials') {
+  if (oauth.grant === 'client_credentials') {
     await auth(provider, { serverUrl, ...(oauth.scope && { scope: oauth.scope }) });
     return { server: spec.name, grant: 'client_credentials' };
   }
-  const listener = await listenForRedirect(oauth?.redirectPort ?? 0);
+  const listener = await listenForRedirect(oauth.redirectPort ?? 0);
   let timer: NodeJS.Timeout | undefined;
   try {
     provider.redirectUri = listener.uri;
     provider.authorize = (url) => options.onAuthorizationUrl(url.href);
-    const first = await auth(provider, { serverUrl, ...(oauth?.scope && { scope: oauth.scope }) });
+    const first = await auth(provider, { serverUrl, ...(oauth.scope && { scope: oauth.scope }) });
     if (first === 'AUTHORIZED') return { server: spec.name, grant: 'authorization_code' };
     const waited = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -117,7 +120,7 @@ export async function loginMcpServer(
       );
     const code = query.get('code');
     if (!code) throw new McpServerError(spec.name, 'the redirect carried no authorization code');
-    await auth(provider, { serverUrl, authorizationCode: code, ...(oauth?.scope && { scope: oauth.scope }) });
+    await auth(provider, { serverUrl, authorizationCode: code, ...(oauth.scope && { scope: oauth.scope }) });
     return { server: spec.name, grant: 'authorization_code' };
   } finally {
     clearTimeout(timer);
@@ -133,6 +136,6 @@ export async function logoutMcpServer(
 ): Promise<{ server: string }> {
   const credentials = options.credentials ?? credentialStoreFor(process.env.RAF_STORE, process.cwd());
   const { spec } = oauthOf(entry, options.baseDir, credentials);
-  if (spec.transport !== 'stdio') await credentials.delete(spec.name, spec.url);
+  await credentials.delete(spec.name, spec.url);
   return { server: spec.name };
 }

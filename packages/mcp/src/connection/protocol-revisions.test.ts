@@ -12,7 +12,7 @@ afterEach(async () => {
   modern = undefined;
 });
 
-const call = (id: string, name: string, args: Record<string, unknown>) => ({
+const call = (id: string, name: string, args: Record<string, string | number>) => ({
   toolCalls: [{ id, name, arguments: args }],
 });
 

@@ -123,8 +123,7 @@ export async function startOAuthServers(options: { accessTtlSecs?: number } = {}
       const q = url.searchParams;
       const client = clients.get(q.get('client_id') ?? '');
       const redirectUri = q.get('redirect_uri') ?? '';
-      if (!client || !client.redirect_uris.includes(redirectUri))
-        return json(res, 400, { error: 'invalid_request' });
+      if (!client?.redirect_uris.includes(redirectUri)) return json(res, 400, { error: 'invalid_request' });
       if (q.get('code_challenge_method') !== 'S256' || !q.get('code_challenge'))
         return json(res, 400, { error: 'invalid_request', error_description: 'PKCE S256 required' });
       const code = `code-${id()}`;
