@@ -168,9 +168,13 @@ ${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]… [--ses
   studio: {
     synopsis: 'studio [agent.yaml…]',
     summary: 'the local web app: Tools, Agent and Conversation pages (127.0.0.1, token)',
-    options: ['port', 'open', 'governance', 'sessions-dir', ...MODEL, 'var'],
-    usage: `raf studio [agent.yaml…] [--port N] [--open] [--governance FILE] [--sessions-dir DIR]
+    options: ['port', 'open', 'governance', 'sessions-dir', 'store', ...MODEL, 'var'],
+    usage: `raf studio [agent.yaml…] [--port N] [--open] [--governance FILE] [--sessions-dir DIR] [--store URL]
 ${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]…`,
+    exclusive: [
+      ['store', 'sessions-dir'],
+      ['store', 'governance'],
+    ],
   },
   mock: {
     synopsis: 'mock [script.yaml]',

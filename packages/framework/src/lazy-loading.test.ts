@@ -10,7 +10,6 @@ const SUBSYSTEMS = [
   '@opentelemetry/api', // tracing: only with a registered tracer provider or a given tracer
   'yaml', // SKILL.md and memory pages
   'minisearch', // memory_recall
-  'proper-lockfile', // memory writes
   '@cfworker/json-schema', // tools that come with a JSON Schema only
   'picomatch', // find_files and search_file
   'diff', // apply_patch

@@ -12,7 +12,7 @@ export type {
 export { parseCheckpoint } from './checkpoint/checkpoint-store.js';
 export type { OpenedCheckpointStore } from './checkpoint/create-checkpoint-store.js';
 export { createCheckpointStore } from './checkpoint/create-checkpoint-store.js';
-export { FileCheckpointStore } from './checkpoint/file-checkpoint-store.js';
+export { FileCheckpointStore, type FileCheckpointStoreOptions } from './checkpoint/file-checkpoint-store.js';
 export { InMemoryCheckpointStore } from './checkpoint/memory-checkpoint-store.js';
 export type { CompileActionsOptions, CompiledWorkflow } from './dsl/compile-actions.js';
 export { ACTION_KINDS, compileWorkflowDocument } from './dsl/compile-actions.js';

@@ -1,12 +1,16 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { DEFAULT_GOVERNANCE_FILE, FileGovernanceStore } from '@raf/framework';
+import { redactStoreUrl } from '@raf/core';
+import { DEFAULT_GOVERNANCE_FILE, FileGovernanceStore, type GovernanceStore } from '@raf/framework';
 import type { CliArgs } from '../args.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
 import { builderFor } from '../load-agent.js';
+import { openCliStore } from '../opened-session.js';
 import { importOptional } from '../optional-package.js';
 import { refuseWrongKind } from '../path-kind.js';
 import { escapeLine } from '../render/escape.js';
+import { storeChoice } from '../store-choice.js';
+import { storeGovernance } from '../store-governance.js';
 import { loadStudioAgents } from '../studio/studio-agents.js';
 import { startStudioServer } from '../studio/studio-server.js';
 
@@ -23,7 +27,7 @@ async function openInBrowser(url: string): Promise<void> {
 }
 
 /**
- * `raf studio [agent.yaml…] [--port N] [--open]`: the local web app of SPEC §13 on 127.0.0.1,
+ * `raf studio [agent.yaml…] [--port N] [--open] [--store URL]`: the local web app of SPEC §13 on 127.0.0.1,
  * until Ctrl-C. Every agent reads the one governance file the Tools page edits.
  */
 export async function studioCommand(args: CliArgs, io: CliIO): Promise<number> {
@@ -35,11 +39,17 @@ export async function studioCommand(args: CliArgs, io: CliIO): Promise<number> {
   if (args.governance)
     await refuseWrongKind('--governance', args.governance, io.cwd, { file: DEFAULT_GOVERNANCE_FILE });
   await refuseWrongKind('--sessions-dir', args.sessionsDir, io.cwd, 'folder');
-  const governanceFile = resolve(io.cwd, args.governance ?? DEFAULT_GOVERNANCE_FILE);
+  // `--governance FILE` wins; else a store chosen by URL keeps it (as for `raf run`, `raf tools`);
+  // else `.raf/governance.json`. The Tools page edits the same store the agents read.
+  const fromStore = args.governance ? undefined : storeGovernance(args, io);
+  const governanceFile =
+    typeof fromStore === 'string' ? fromStore : resolve(io.cwd, args.governance ?? DEFAULT_GOVERNANCE_FILE);
+  const governance: GovernanceStore =
+    typeof fromStore === 'object' ? fromStore : new FileGovernanceStore(governanceFile);
   const agents = await loadStudioAgents(
     files,
     async (file, text) => {
-      const builder = (await builderFor(file, args, io)).withGovernance(governanceFile);
+      const builder = (await builderFor(file, args, io)).withGovernance(governance);
       if (text === undefined) return builder;
       // A preview's text, read as if it were the file (its folder, its protection).
       const path = resolve(io.cwd, file);
@@ -53,22 +63,29 @@ export async function studioCommand(args: CliArgs, io: CliIO): Promise<number> {
     () => import('@raf/studio'),
     io.cwd,
   );
+  const choice = storeChoice(args, io);
+  const sessions = choice.sessionsDirectory ?? redactStoreUrl(choice.url);
+  const governed = typeof fromStore === 'object' ? redactStoreUrl(choice.url) : governanceFile;
+  // Opened now, so a wrong URL or an unreachable Postgres is said before the page opens.
+  const store = await openCliStore(args, io);
   let server: Awaited<ReturnType<typeof startStudioServer>>;
   try {
     server = await startStudioServer({
       agents,
-      governance: new FileGovernanceStore(governanceFile),
+      governance,
+      governanceLocation: governed,
       assetsDir: studioAssetsDir(),
-      sessionsDir: args.sessionsDir,
+      openStore: async () => store,
       cwd: io.cwd,
       port: args.port ?? 0,
     });
   } catch (error) {
+    await store.close();
     throw new CliError(`cannot start the studio: ${(error as Error).message}`);
   }
   io.stdout.write(`raf studio: ${escapeLine(server.url)}\n`);
   io.stderr.write(
-    `serving ${agents.map((a) => escapeLine(`${a.name} (${a.file})`)).join(', ')}; governance ${escapeLine(governanceFile)}; Ctrl-C stops\n`,
+    `serving ${agents.map((a) => escapeLine(`${a.name} (${a.file})`)).join(', ')}; sessions ${escapeLine(sessions)}; governance ${escapeLine(governed)}; Ctrl-C stops\n`,
   );
   if (args.open) await openInBrowser(server.url);
   await new Promise<void>((done) => {

@@ -6,7 +6,7 @@ import {
   aliasesOf,
   BUILTIN_TOOL_MANIFESTS,
   type ChatClientAgent,
-  type FileGovernanceStore,
+  type GovernanceStore,
   profileRoute,
   type RuntimeDiagnostic,
   runtimeDiagnostic,
@@ -94,7 +94,7 @@ export async function diagnosticOf(agent: StudioAgent, signal: AbortSignal): Pro
  * The manifest of a tool that is not built in comes from an agent's `runtimeDiagnostic()`.
  */
 export async function governanceReport(
-  store: FileGovernanceStore,
+  { store, location }: { store: GovernanceStore; location: string },
   diagnostics: readonly RuntimeDiagnostic[],
   signal: AbortSignal,
   extensionManifests: Readonly<Record<string, ToolManifest>> = {},
@@ -119,7 +119,7 @@ export async function governanceReport(
   }
   const names = [...new Set([...manifests.keys(), ...governance.names()])].sort();
   return {
-    file: store.file,
+    file: location,
     strategies: WORKER_ROUTING_STRATEGIES,
     tools: names.map((name) => {
       const entry = governance.entry(name);
@@ -148,7 +148,7 @@ const PATCH_FIELDS = ['tool', 'enabled', 'core', 'workerRoutingStrategy', 'promp
  * one tool's change through `ToolGovernance` (so a core tool cannot be disabled), saved atomically.
  */
 export async function patchGovernance(
-  store: FileGovernanceStore,
+  store: GovernanceStore,
   body: Record<string, unknown>,
   signal: AbortSignal,
 ): Promise<string> {

@@ -1,7 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { ApprovalResponse, ToolApprovalRequestUpdate } from '@raf/core';
-import { DEFAULT_STORE_URL } from '@raf/core';
-import { type AgentSession, createStore, type RafStore, runtimeDiagnostic } from '@raf/framework';
+import { type AgentSession, type RafStore, runtimeDiagnostic } from '@raf/framework';
 import { previewChange } from '../approval-prompt.js';
 import { OpenedSession } from '../opened-session.js';
 import { NdjsonRenderer } from '../render/ndjson.js';
@@ -28,15 +27,20 @@ export class StudioRuns {
 
   private store: Promise<RafStore> | undefined;
 
-  constructor(
-    private readonly sessionsDir: string,
-    private readonly cwd: string,
-  ) {}
+  /** `openStore`: the store `raf studio` was given (`--store`, `--sessions-dir`, `RAF_STORE`), opened on first use. */
+  constructor(private readonly openStore: () => Promise<RafStore>) {}
 
-  /** Sessions in the studio's folder; each save is compare-and-set on the revision it loaded. */
+  /** Sessions in the studio's store; each save is compare-and-set on the revision it loaded. */
   private open(id: string | undefined): Promise<OpenedSession> {
-    this.store ??= createStore(DEFAULT_STORE_URL, { cwd: this.cwd, sessionsDirectory: this.sessionsDir });
+    this.store ??= this.openStore();
     return this.store.then((store) => OpenedSession.openIn(store, id));
+  }
+
+  /** Closes the store (a SQLite file or a Postgres pool) once the turns have stopped. */
+  async close(): Promise<void> {
+    const store = this.store;
+    this.store = undefined;
+    await (await store?.catch(() => undefined))?.close();
   }
 
   /** `POST /api/agents/:id/runs` `{ input, sessionId? }`: a turn (a new conversation or the next turn of one). */

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { extname, join, normalize, sep } from 'node:path';
 import { ConfigError, getErrorMessage, type ToolManifest } from '@raf/core';
 import { DeclError, formatDiagnostic } from '@raf/decl';
-import type { FileGovernanceStore } from '@raf/framework';
+import type { GovernanceStore, RafStore } from '@raf/framework';
 import { bearerToken, newLocalToken, RUNTIME_LABELS, sameToken } from '@raf/framework';
 import { installedToolManifests } from '../extensions.js';
 import { readJsonObject, StudioHttpError, sendError, sendJson } from './http-json.js';
@@ -13,10 +13,13 @@ import { StudioRuns } from './studio-runs.js';
 
 export interface StudioServerOptions {
   agents: readonly StudioAgent[];
-  governance: FileGovernanceStore;
+  governance: GovernanceStore;
+  /** Where the governance lives, as the Tools page shows it (a file, or the store URL redacted). */
+  governanceLocation: string;
   /** The built app (`@raf/studio`'s `studioAssetsDir()`). */
   assetsDir: string;
-  sessionsDir: string;
+  /** The sessions' store (`raf studio --store`, `--sessions-dir`); opened on the first conversation, closed with the server. */
+  openStore: () => Promise<RafStore>;
   cwd: string;
   /** 0 (the default): any free port. */
   port?: number;
@@ -81,7 +84,7 @@ function cookieToken(req: IncomingMessage): string | undefined {
  */
 export async function startStudioServer(options: StudioServerOptions): Promise<StudioServer> {
   const token = options.token ?? newLocalToken();
-  const runs = new StudioRuns(options.sessionsDir, options.cwd);
+  const runs = new StudioRuns(options.openStore);
   const byId = new Map(options.agents.map((a) => [a.id, a]));
   let port = 0;
   let governanceWrites = Promise.resolve();
@@ -99,7 +102,12 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
     for (const agent of options.agents)
       if (agent.kind === 'agent') diagnostics.push(await diagnosticOf(agent, signal));
     extensionManifests ??= installedToolManifests(options.cwd);
-    return governanceReport(options.governance, diagnostics, signal, await extensionManifests);
+    return governanceReport(
+      { store: options.governance, location: options.governanceLocation },
+      diagnostics,
+      signal,
+      await extensionManifests,
+    );
   };
 
   async function api(req: IncomingMessage, res: ServerResponse, path: string, signal: AbortSignal) {
@@ -234,6 +242,7 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
       runs.abortAll();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await runs.close();
     },
   };
 }

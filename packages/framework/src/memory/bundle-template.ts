@@ -55,6 +55,34 @@ async function templateFiles(dir: string, rel = ''): Promise<string[]> {
 const sha = (text: string) => nodeCrypto().createHash('sha256').update(text).digest('hex');
 
 /**
+ * What seeding would write: each template file that is missing or still the version seeded
+ * before (never a user's edit, never through a planted link), and the new `.raf/seeded.json`.
+ */
+async function seedPlan(root: string, template: string, signal: AbortSignal | undefined) {
+  const before = (await readBundleText(root, SEEDED, signal)) ?? '{}';
+  const seeded = seededSchema().parse(JSON.parse(before));
+  const writes: [string, string][] = [];
+  for (const rel of await templateFiles(template)) {
+    signal?.throwIfAborted();
+    const text = await readFile(join(template, rel), 'utf8');
+    // A seeded file replaced by a link (planted) is refused here, never followed nor overwritten.
+    const current = await readBundleText(root, rel, signal).catch((error: unknown) => {
+      if (signal?.aborted) throw error;
+      return null;
+    });
+    if (current === null) continue;
+    if (current === text) {
+      seeded[rel] = sha(text);
+      continue;
+    }
+    if (current !== undefined && seeded[rel] !== sha(current)) continue; // the user's version
+    writes.push([rel, text]);
+    seeded[rel] = sha(text);
+  }
+  return { before, writes, after: `${JSON.stringify(seeded, null, 2)}\n` };
+}
+
+/**
  * Seeds `root` from the template without ever overwriting a user's edit: a file is written only
  * when it is missing, or still identical to the version seeded before (so a newer template
  * reaches untouched files). Also removes temporary files that a killed writer left behind.
@@ -65,36 +93,24 @@ export async function seedBundle(root: string, options: { signal?: AbortSignal }
   const created = await createWhole(root, template);
   if (created) return created;
   const written: string[] = [];
-  await withFileLock(
-    root,
-    SEEDED,
-    async () => {
-      const before = (await readBundleText(root, SEEDED, options.signal)) ?? '{}';
-      const seeded = seededSchema().parse(JSON.parse(before));
-      for (const rel of await templateFiles(template)) {
-        options.signal?.throwIfAborted();
-        const text = await readFile(join(template, rel), 'utf8');
-        // A seeded file replaced by a link (planted) is refused here, never followed nor overwritten.
-        const current = await readBundleText(root, rel, options.signal).catch((error: unknown) => {
-          if (options.signal?.aborted) throw error;
-          return null;
-        });
-        if (current === null) continue;
-        if (current === text) {
-          seeded[rel] = sha(text);
-          continue;
+  // Read first without the lock: an up-to-date bundle takes no lock and writes nothing, so a full
+  // or read-only disk still opens it without a warning.
+  const quick = await seedPlan(root, template, options.signal);
+  if (quick.writes.length > 0 || quick.after !== quick.before)
+    await withFileLock(
+      root,
+      SEEDED,
+      async () => {
+        const plan = await seedPlan(root, template, options.signal);
+        for (const [rel, text] of plan.writes) {
+          await writeBundleText(root, rel, text, options.signal);
+          written.push(rel);
         }
-        if (current !== undefined && seeded[rel] !== sha(current)) continue; // the user's version
-        await writeBundleText(root, rel, text, options.signal);
-        seeded[rel] = sha(text);
-        written.push(rel);
-      }
-      // Unchanged, it is not written again: a full or read-only disk still opens an up-to-date bundle.
-      const after = `${JSON.stringify(seeded, null, 2)}\n`;
-      if (after !== before) await writeBundleText(root, SEEDED, after, options.signal);
-    },
-    options.signal,
-  );
+        // Unchanged, it is not written again.
+        if (plan.after !== plan.before) await writeBundleText(root, SEEDED, plan.after, options.signal);
+      },
+      options.signal,
+    );
   await completeChanges(root, options.signal);
   await removeStaleTemporaries(root);
   return written;

@@ -116,7 +116,7 @@ describe.runIf(canMount)('memory on a faulty disk (a real tmpfs)', () => {
     await writeFile(join(mounted, 'filler'), Buffer.alloc(256 * 1024)).catch(() => undefined);
     const { tools, warnings } = await toolsOf(directory);
     expect([...tools.keys()]).toEqual(['load_skill', 'read_skill_resource', 'memory_save', 'memory_recall']);
-    expect(warnings).toEqual([]);
+    expect(warnings.map(String)).toEqual([]);
     const saved = await call(tools, 'memory_save', { topic: 'notes/big', content: 'x'.repeat(19_000) });
     expect(saved.ok).toBe(false);
     expect(saved.error).toMatch(/ENOSPC|no space/i);

@@ -1,4 +1,5 @@
-import { open, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, lstat, open, rm } from 'node:fs/promises';
 import * as z from 'zod';
 import { holderAlive, type LeaseHolder } from './lease-holder.js';
 
@@ -13,19 +14,39 @@ const holderSchema = z.object({
 // once older than this.
 const UNREADABLE_STALE_MS = 5_000;
 
-async function readHolder(path: string): Promise<LeaseHolder | 'missing' | 'unreadable'> {
+// A holder is a line of JSON; more is not a lock file of ours.
+const MAX_HOLDER_BYTES = 4096;
+
+/**
+ * The holder written in the lock file at `path`. Opened without following a link and without
+ * blocking (a FIFO planted there answers at once), and only a small regular file is read:
+ * anything else is `unreadable`, which goes stale like a torn file.
+ */
+export async function readLockHolder(path: string): Promise<LeaseHolder | 'missing' | 'unreadable'> {
+  let handle: FileHandle;
   try {
-    const parsed = holderSchema.safeParse(JSON.parse(await readFile(path, 'utf8')));
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return 'missing';
+    if (code === 'ELOOP' || code === 'ENXIO' || code === 'EISDIR') return 'unreadable';
+    throw error;
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile() || info.size > MAX_HOLDER_BYTES) return 'unreadable';
+    const parsed = holderSchema.safeParse(JSON.parse(await handle.readFile('utf8')));
     return parsed.success ? parsed.data : 'unreadable';
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
     if (error instanceof SyntaxError) return 'unreadable';
     throw error;
+  } finally {
+    await handle.close();
   }
 }
 
 async function olderThan(path: string, ms: number): Promise<boolean> {
-  const info = await stat(path).catch(() => undefined);
+  const info = await lstat(path).catch(() => undefined);
   return info !== undefined && Date.now() - info.mtimeMs > ms;
 }
 
@@ -39,14 +60,18 @@ export async function tryLockFile(path: string, holder: LeaseHolder): Promise<bo
     const handle = await open(path, 'wx', 0o600);
     try {
       await handle.writeFile(JSON.stringify(holder));
-    } finally {
+    } catch (error) {
+      // A full disk: no empty lock file is left for the next acquirer to wait out.
       await handle.close();
+      await rm(path, { force: true });
+      throw error;
     }
+    await handle.close();
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
-  const seen = await readHolder(path);
+  const seen = await readLockHolder(path);
   if (seen === 'missing') return false; // released meanwhile: the next attempt creates it
   const stale = seen === 'unreadable' ? await olderThan(path, UNREADABLE_STALE_MS) : !holderAlive(seen);
   if (!stale) return false;
@@ -60,7 +85,7 @@ export async function tryLockFile(path: string, holder: LeaseHolder): Promise<bo
     return false;
   }
   try {
-    const again = await readHolder(path);
+    const again = await readLockHolder(path);
     const same =
       again === 'unreadable'
         ? seen === 'unreadable'
@@ -74,16 +99,25 @@ export async function tryLockFile(path: string, holder: LeaseHolder): Promise<bo
 
 /** Removes the lock file if `token` still holds it. */
 export async function unlockFile(path: string, token: string): Promise<void> {
-  const seen = await readHolder(path).catch(() => 'missing' as const);
+  const seen = await readLockHolder(path).catch(() => 'missing' as const);
   if (typeof seen === 'object' && seen.token === token) await rm(path, { force: true });
 }
 
 /** Pushes the expiry forward (other hosts judge the holder by it). */
 export async function renewLockFile(path: string, holder: LeaseHolder, ttlMs: number): Promise<void> {
-  const seen = await readHolder(path);
+  const seen = await readLockHolder(path);
   if (typeof seen !== 'object' || seen.token !== holder.token) return;
   holder.expiresAt = Date.now() + ttlMs;
-  await writeFile(path, JSON.stringify(holder));
-  const now = new Date();
-  await utimes(path, now, now);
+  // Rewritten in place without following a link (one swapped in since the read is not written through).
+  const handle = await open(
+    path,
+    constants.O_WRONLY | constants.O_TRUNC | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+  );
+  try {
+    await handle.writeFile(JSON.stringify(holder));
+    const now = new Date();
+    await handle.utimes(now, now);
+  } finally {
+    await handle.close();
+  }
 }

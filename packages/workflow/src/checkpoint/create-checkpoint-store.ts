@@ -19,7 +19,13 @@ const importByName = (name: string): Promise<unknown> => import(/* @vite-ignore 
  */
 export async function createCheckpointStore(
   url: string,
-  options: { cwd?: string; signal?: AbortSignal; importPackage?: (name: string) => Promise<unknown> } = {},
+  options: {
+    cwd?: string;
+    signal?: AbortSignal;
+    importPackage?: (name: string) => Promise<unknown>;
+    /** For `file:` stores: see `FileCheckpointStoreOptions.sweepTempFiles`. */
+    sweepTempFiles?: (folder: string) => Promise<unknown>;
+  } = {},
 ): Promise<OpenedCheckpointStore> {
   const location = parseStoreUrl(url);
   const cwd = options.cwd ?? process.cwd();
@@ -28,7 +34,10 @@ export async function createCheckpointStore(
       return { store: new InMemoryCheckpointStore(), close: async () => {} };
     case 'file':
       return {
-        store: new FileCheckpointStore(join(resolve(cwd, location.directory), 'checkpoints')),
+        store: new FileCheckpointStore(
+          join(resolve(cwd, location.directory), 'checkpoints'),
+          options.sweepTempFiles ? { sweepTempFiles: options.sweepTempFiles } : {},
+        ),
         close: async () => {},
       };
     case 'sqlite': {

@@ -23,26 +23,52 @@ function checkId(kind: string, id: string): string {
  * One JSON file per checkpoint, `<dir>/<runId>/<checkpointId>.json`, each written atomically (a
  * process killed mid-write leaves the previous checkpoints whole).
  */
+export interface FileCheckpointStoreOptions {
+  /**
+   * Removes the temporary files a killed writer left in a run's folder; called once per folder
+   * before its first read or write. Pass `sweepTempFiles` of `@raf/framework` (the one sweeper:
+   * it knows this store's `.<name>.<pid>.<hex>.tmp` names); without it debris stays.
+   */
+  sweepTempFiles?: (folder: string) => Promise<unknown>;
+}
+
 export class FileCheckpointStore implements CheckpointStore {
   readonly directory: string;
+  readonly #sweep: FileCheckpointStoreOptions['sweepTempFiles'];
+  readonly #swept = new Map<string, Promise<unknown>>();
 
-  constructor(directory: string) {
+  constructor(directory: string, options: FileCheckpointStoreOptions = {}) {
     this.directory = resolve(directory);
+    this.#sweep = options.sweepTempFiles;
   }
 
   private runFolder(runId: string): string {
     return join(this.directory, checkId('run id', runId));
   }
 
+  /** The run's folder, swept of a killed writer's debris the first time it is touched. */
+  private async openFolder(runId: string): Promise<string> {
+    const folder = this.runFolder(runId);
+    if (this.#sweep) {
+      let swept = this.#swept.get(folder);
+      if (!swept) {
+        swept = this.#sweep(folder).catch(() => 0);
+        this.#swept.set(folder, swept);
+      }
+      await swept;
+    }
+    return folder;
+  }
+
   async save(checkpoint: Checkpoint, options: CheckpointStoreOptions = {}): Promise<void> {
-    const folder = this.runFolder(checkpoint.runId);
+    const folder = await this.openFolder(checkpoint.runId);
     await mkdir(folder, { recursive: true });
     const file = join(folder, `${checkId('checkpoint id', checkpoint.id)}.json`);
     await writeFileAtomic(file, JSON.stringify(checkpoint), options.signal);
   }
 
   private async ids(runId: string): Promise<string[]> {
-    const names = await readdir(this.runFolder(runId)).catch((error: NodeJS.ErrnoException) => {
+    const names = await readdir(await this.openFolder(runId)).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return [] as string[];
       throw error;
     });

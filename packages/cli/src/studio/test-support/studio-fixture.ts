@@ -51,10 +51,14 @@ export interface RunningStudio {
   err(): string;
 }
 
-/** `raf studio <files>` in-process, as a user starts it; `stop()` is Ctrl-C. */
-export async function startStudio(project: string, files: string[]): Promise<RunningStudio> {
+/** `raf studio <files> [options]` in-process, as a user starts it; `stop()` is Ctrl-C. */
+export async function startStudio(
+  project: string,
+  files: string[],
+  options: readonly string[] = [],
+): Promise<RunningStudio> {
   const run = createMemoryIO({ cwd: project });
-  const exit = main(['studio', ...files, '--port', '0'], run.io);
+  const exit = main(['studio', ...files, ...options, '--port', '0'], run.io);
   let url = '';
   for (let i = 0; i < 600 && !url; i++) {
     const line = run.out().match(/^raf studio: (\S+)$/m);
