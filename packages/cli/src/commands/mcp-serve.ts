@@ -4,7 +4,7 @@ import { CliError, type CliIO, EXIT } from '../io.js';
 import { builderFor } from '../load-agent.js';
 import { importOptional } from '../optional-package.js';
 
-const HOW = 'raf mcp serve agent.yaml [--http PORT] [--host HOST], raf mcp login|logout agent.yaml SERVER';
+const HOW = 'raf mcp serve agent.yaml [--http PORT] [--host HOST]';
 
 /**
  * `raf mcp serve <file> [--http PORT]`: the agent as an MCP server with one tool that runs it,
@@ -18,7 +18,7 @@ export async function mcpCommand(args: CliArgs, io: CliIO): Promise<number> {
     return (await import('./mcp-login.js')).mcpLoginCommand(sub, args, io);
   if (sub !== 'serve')
     throw new CliError(
-      `${sub ? `unknown command "raf mcp ${sub}"` : 'raf mcp needs a command'}; try: ${HOW}`,
+      `${sub ? `unknown command "raf mcp ${sub}"` : 'raf mcp needs a command'}; try: ${HOW}, or raf mcp login|logout agent.yaml SERVER`,
     );
   if (!file) throw new CliError(`raf mcp serve needs an agent file: ${HOW}`);
   const mcp = await importOptional(['@raf/mcp'], 'raf mcp serve', () => import('@raf/mcp'), io.cwd);
