@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -98,6 +100,17 @@ describe('MCP elicitation in the CLI', { timeout: 90_000 }, () => {
     expect(await elicited()).toEqual({ action: 'decline' });
   });
 
+  it('--approve none declines every question, even with an --answer', async () => {
+    server = await startMockModelServer({ turns: [ask, { text: 'ok' }] });
+    const file = await agentWithServer(server.baseURL);
+    const run = createMemoryIO({ cwd: dir });
+    expect(
+      await main(['run', file, '-i', 'x', '--approve', 'none', '--answer', '{"name":"Ada"}'], run.io),
+    ).toBe(0);
+    expect(run.err()).toContain('asked "What is your name?": declined (--approve none)');
+    expect(await elicited()).toEqual({ action: 'decline' });
+  });
+
   it('raf chat asks at its prompt: a bad line is explained and asked again, then the answer goes to the server', async () => {
     server = await startMockModelServer({ turns: [ask, { text: 'Hello Grace.' }] });
     const file = await agentWithServer(server.baseURL);
@@ -130,5 +143,51 @@ describe('MCP elicitation in the CLI', { timeout: 90_000 }, () => {
     stdin.write('/exit\n');
     expect(await exit).toBe(0);
     expect(await elicited()).toEqual({ action: 'accept', content: { name: 'Grace' } });
+  });
+});
+
+// The acceptance's pseudo-terminal: `raf chat` under util-linux `script`, so stdin is a real TTY.
+const scriptBinary = ['/usr/bin/script', '/bin/script'].find((p) => existsSync(p));
+describe.runIf(scriptBinary !== undefined)('MCP elicitation at a real terminal', { timeout: 120_000 }, () => {
+  it('raf chat on a pseudo-terminal asks the question and sends the typed answer', async () => {
+    server = await startMockModelServer({ turns: [ask, { text: 'Hello Lin.' }] });
+    const file = await agentWithServer(server.baseURL);
+    const bin = join(repo, 'packages/cli/src/bin.ts');
+    const command = [
+      process.execPath,
+      '--conditions=@raf/source',
+      '--import',
+      import.meta.resolve('tsx'),
+      bin,
+      'chat',
+      file,
+    ]
+      .map((part) => `'${part.replaceAll("'", "'\\''")}'`)
+      .join(' ');
+    const child = spawn(scriptBinary!, ['-qfec', command, '/dev/null'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', HOME: dir, TERM: 'dumb' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const until = async (pattern: RegExp) => {
+      for (let i = 0; i < 2400 && !pattern.test(output); i++) await new Promise((r) => setTimeout(r, 25));
+      expect(output).toMatch(pattern);
+    };
+    try {
+      await until(/› /);
+      child.stdin.write('who am I\r');
+      await until(/mcp:people asks: What is your name\?/);
+      await until(/empty declines\): /);
+      child.stdin.write('Lin\r');
+      await until(/Hello Lin\./);
+      child.stdin.write('/exit\r');
+      await new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    } finally {
+      child.kill('SIGKILL');
+    }
+    expect(await elicited()).toEqual({ action: 'accept', content: { name: 'Lin' } });
   });
 });
