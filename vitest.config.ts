@@ -10,6 +10,8 @@ const LONG_FIRST = [
   'bench/bench.test.ts',
   'packages/framework/src/memory/crash.test.ts',
   'packages/postgres/src/store-crash.test.ts',
+  'packages/dbos/src/durable-crash.test.ts',
+  'packages/cli/src/durable.test.ts',
   'test/package-contents.test.ts',
   'packages/framework/src/workspace/write-tools-races.test.ts',
   'packages/workflow/src/checkpoint/crash.test.ts',

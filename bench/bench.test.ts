@@ -52,6 +52,21 @@ describe('benchmarks', () => {
       journalRoundP50Ms: { file: expect.any(Number), sqlite: expect.any(Number) },
       loopFileJournalOverPlain: expect.any(Number),
     });
+    expect(result.serve).toMatchObject({
+      streams: expect.any(Number),
+      failed: 0,
+      firstEventP50Ms: expect.any(Number),
+      firstEventP99Ms: expect.any(Number),
+      peakRssMiB: expect.any(Number),
+      servedOverPlain: expect.any(Number),
+    });
+    // Null without PostgreSQL binaries (the section says so).
+    if (result.durable !== null)
+      expect(result.durable).toMatchObject({
+        stepOverheadMs: expect.any(Number),
+        recoveryMs: expect.any(Number),
+        dispatchMs: expect.any(Number),
+      });
     expect(result.delegate).toMatchObject({
       workerStartMs: expect.any(Number),
       inlineMs: expect.any(Number),

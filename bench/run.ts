@@ -1,6 +1,6 @@
 // `pnpm bench` runs every benchmark against a mock model server in a separate process and prints
 // ratios measured in this one run. Flags: `--json` (figures as JSON), `--quick` (a smoke test:
-// one short round), `--only client|loop|cold-run|search|cold-start|sandbox|web|memory|wiki|mcp|rag|workflow|delegate|store` (or several, comma-separated), `--search-tree generated` (the search
+// one short round), `--only client|loop|cold-run|search|cold-start|sandbox|web|memory|wiki|mcp|rag|workflow|delegate|store|serve|durable` (or several, comma-separated), `--search-tree generated` (the search
 // benchmark on 50k generated files instead of a real node_modules tree), `--instructions` (count instructions with valgrind's
 // callgrind instead of timing: repeatable where CPU times swing by ±30% between runs).
 import { LOOP_ROUNDS, type LoopBenchResult, runColdWarmLoopBench, runLoopBench } from './agent-loop.js';
@@ -8,6 +8,7 @@ import { type ClientBenchResult, type ClientScenario, runClientBench } from './c
 import { type ColdRunResult, runColdRunBench } from './cold-run.js';
 import { type ColdStartResult, runColdStartBench } from './cold-start.js';
 import { type DelegateBenchResult, runDelegateBench } from './delegate.js';
+import { type DurableBenchResult, runDurableBench } from './durable.js';
 import { runSearchBench, type SearchBenchResult } from './file-search.js';
 import type { Measurement, MeasureOptions } from './lib/measure.js';
 import { startServerProcess } from './lib/server.js';
@@ -15,6 +16,7 @@ import { type McpBenchResult, runMcpBench } from './mcp.js';
 import { type MemoryBenchResult, runMemoryBench } from './memory.js';
 import { type RagBenchResult, runRagBench } from './rag.js';
 import { runSandboxBench, type SandboxBenchResult } from './sandbox.js';
+import { runServeBench, type ServeBenchResult } from './serve.js';
 import { runStoreBench, type StoreBenchResult } from './store.js';
 import { runWebBench, type WebBenchResult } from './web-fetch.js';
 import { runWikiBench } from './wiki.js';
@@ -276,7 +278,33 @@ function printStore(r: StoreBenchResult): void {
   );
 }
 
-const wantsModel = wants('client') || wants('loop') || wants('cold-run') || wants('store');
+function printServe(r: ServeBenchResult): void {
+  console.log(
+    `raf serve: ${r.streams} concurrent SSE streams of a ${LOOP_ROUNDS}-round run (one replica, memory store)`,
+  );
+  console.log(
+    `failed ${r.failed}; first event p50 ${r.firstEventP50Ms.toFixed(1)} ms, p99 ${r.firstEventP99Ms.toFixed(1)} ms; server peak RSS ${r.peakRssMiB.toFixed(0)} MiB`,
+  );
+  console.log(
+    `CPU per run: served ${r.cpuMsPerRun.served.toFixed(2)} ms, in-process ${r.cpuMsPerRun.plain.toFixed(2)} ms: ${ratio(r.cpuMsPerRun.served, r.cpuMsPerRun.plain)} (target ≤ 1.3×; 0 failed)\n`,
+  );
+}
+
+function printDurable(r: DurableBenchResult | null): void {
+  if (!r) {
+    console.log('Durable runs: n/a (no PostgreSQL binaries)\n');
+    return;
+  }
+  console.log('Durable runs (DBOS on a local throwaway Postgres): wall time, p50');
+  console.log(
+    `step overhead ${r.stepOverheadMs.toFixed(2)} ms per model/tool call (${r.stepOverheadCpuMs.toFixed(2)} CPU ms; target ≤ 5 ms); a ${r.stepsPerRun}-step run ${r.runMs.durable.toFixed(1)} ms vs ${r.runMs.plain.toFixed(1)} ms plain`,
+  );
+  console.log(
+    `recovery after kill -9 ${r.recoveryMs.toFixed(0)} ms (target ≤ 2000 ms); queue dispatch ${r.dispatchMs.toFixed(1)} ms (target ≤ 60 ms)\n`,
+  );
+}
+
+const wantsModel = wants('client') || wants('loop') || wants('cold-run') || wants('store') || wants('serve');
 const server = wantsModel ? await startServerProcess() : undefined;
 try {
   const output: Record<string, unknown> = { unit: instructions ? 'M instructions' : 'CPU ms' };
@@ -414,6 +442,21 @@ try {
     );
     if (json) output.store = store;
     else printStore(store);
+  }
+  if (wants('serve') && !instructions && server) {
+    const serve = await runServeBench(
+      server.baseURL,
+      quick ? { streams: 20, warmup: 0 } : { streams: 500, warmup: 100 },
+    );
+    if (json) {
+      const { cpuMsPerRun: _, ...row } = serve;
+      output.serve = row;
+    } else printServe(serve);
+  }
+  if (wants('durable') && !instructions) {
+    const durable = await runDurableBench(quick ? { runs: 2, kills: 1 } : { runs: 20, kills: 5 });
+    if (json) output.durable = durable;
+    else printDurable(durable);
   }
   if (wants('mcp')) {
     const mcp = await runMcpBench(mcpOptions());

@@ -27,7 +27,9 @@ const FLOOR: Record<string, number> = {
   '@raf/sandbox': 3,
   '@raf/openapi': 3,
   '@raf/llama': 3,
+  '@raf/a2a': 3,
   '@raf/studio': 3,
+  '@raf/server': 3,
   '@raf/cli': 4,
 };
 
@@ -36,6 +38,12 @@ const SIDEWAYS: Record<string, Record<string, string>> = {
   // One network policy: every request of an extension goes through the SSRF guard of @raf/web.
   '@raf/openapi': { '@raf/web': 'the SSRF guard (@raf/web/http)' },
   '@raf/rag': { '@raf/web': 'the SSRF guard (@raf/web/http)' },
+  '@raf/a2a': { '@raf/web': 'the SSRF guard (@raf/web/http): every request to a remote agent' },
+  // SPEC §14.3: the served runs speak A2A and MCP with the one implementation of each.
+  '@raf/server': {
+    '@raf/a2a': 'A2A on served runs (RafAgentExecutor, cards, JSON-RPC)',
+    '@raf/mcp': "MCP at /mcp (raf mcp serve's approvals by elicitation)",
+  },
 };
 
 /** Extensions build on core, framework and decl only (SPEC §2); the client is theirs to ask for. */

@@ -8,6 +8,8 @@ export interface CliArgs {
   command: string | undefined;
   files: string[];
   input?: string;
+  /** `raf run --attach FILE…`: images and documents sent with the input. */
+  attach?: string[];
   /**
    * `raf run --answer VALUE` (repeatable): the answers to this run's questions, in order: a
    * workflow paused for input (with `--session ID`) takes the first; MCP elicitations the next.
@@ -41,6 +43,8 @@ export interface CliArgs {
   exposeAgentToNetwork?: boolean;
   /** `raf studio --port N` (0 or unset: any free port). */
   port?: number;
+  /** `raf serve --tokens FILE`: bearer tokens and their tenants. */
+  tokens?: string;
   /** `raf init`: take the defaults without asking (`--yes`), and what to put in the agent. */
   yes?: boolean;
   name?: string;
@@ -54,6 +58,15 @@ export interface CliArgs {
   governance?: string;
   /** `raf inspect --lang`: the language of the runtime labels. */
   lang: 'en' | 'zh-CN';
+  /** `raf run --durable`: the run is a DBOS workflow on the Postgres store (`@raf/dbos`). */
+  durable?: boolean;
+  /** `raf worker --queue NAME --concurrency N`. */
+  queue?: string;
+  concurrency?: number;
+  /** `raf approve RUN_ID --all | --none | --call ID…`. */
+  approveAll?: boolean;
+  approveNone?: boolean;
+  calls?: string[];
   help: boolean;
   version: boolean;
 }
@@ -102,6 +115,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     command: positionals[0],
     files: positionals.slice(1),
     ...(values.input !== undefined && { input: values.input }),
+    ...(values.attach !== undefined && { attach: values.attach }),
     answers: values.answer ?? [],
     ...(values.mermaid && { mermaid: true }),
     ...(values.session !== undefined && { session: values.session }),
@@ -122,6 +136,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     ...(values.host !== undefined && { host: values.host }),
     ...(values['expose-agent-to-network'] && { exposeAgentToNetwork: true }),
     ...(port !== undefined && { port }),
+    ...(values.tokens !== undefined && { tokens: values.tokens }),
     ...(values.open && { open: true }),
     ...(values.mode !== undefined && { mode: values.mode }),
     ...(values.yes && { yes: true }),
@@ -129,6 +144,12 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     ...(values.provider !== undefined && { provider: values.provider }),
     ...(values.web && { web: true }),
     ...(values.governance !== undefined && { governance: values.governance }),
+    ...(values.durable && { durable: true }),
+    ...(values.queue !== undefined && { queue: values.queue }),
+    ...(values.concurrency !== undefined && { concurrency: countOf('--concurrency', values.concurrency) }),
+    ...(values.all && { approveAll: true }),
+    ...(values.none && { approveNone: true }),
+    ...(values.call !== undefined && { calls: values.call }),
     lang,
     help: values.help ?? false,
     version: values.version ?? false,
@@ -140,6 +161,13 @@ function waitMsOf(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+(\.\d+)?$/.test(value)) throw new CliError(`--wait expects a number of seconds (got "${value}")`);
   return Math.round(Number(value) * 1000);
+}
+
+/** A positive count (`--concurrency N`). */
+function countOf(option: string, value: string): number {
+  if (!/^[1-9]\d{0,4}$/.test(value))
+    throw new CliError(`${option} expects a whole number above 0 (got "${value}")`);
+  return Number(value);
 }
 
 /** A TCP port option's value (0: any free port), or undefined when not given. */

@@ -26,6 +26,11 @@ const COMMANDS = [
   'memory check',
   'memory consolidate',
   'mcp serve',
+  'worker',
+  'approve',
+  'runs list',
+  'runs show',
+  'runs cancel',
 ];
 
 /** One valid value for each option that takes one; every option the CLI has, from `raf --help`. */
@@ -35,8 +40,18 @@ const VALUE: Record<string, string | undefined> = {
   '--http': '0',
   '--port': '0',
   '--var': 'k=v',
+  '--concurrency': '2',
 };
-const BOOLEAN = new Set(['--json', '--strict', '--lenient', '--mermaid', '--open']);
+const BOOLEAN = new Set([
+  '--json',
+  '--strict',
+  '--lenient',
+  '--mermaid',
+  '--open',
+  '--durable',
+  '--all',
+  '--none',
+]);
 const SHORT: Record<string, string> = { '-i': '--input', '-h': '--help', '-V': '--version' };
 
 /** The options a help text or README cell names, long form (`-i` is `--input`). */

@@ -7,6 +7,7 @@
 
 export const OPTIONS = {
   input: { type: 'string', short: 'i' },
+  attach: { type: 'string', multiple: true },
   answer: { type: 'string', multiple: true },
   mermaid: { type: 'boolean' },
   session: { type: 'string' },
@@ -28,12 +29,19 @@ export const OPTIONS = {
   host: { type: 'string' },
   'expose-agent-to-network': { type: 'boolean' },
   port: { type: 'string' },
+  tokens: { type: 'string' },
   open: { type: 'boolean' },
   mode: { type: 'string' },
   yes: { type: 'boolean', short: 'y' },
   name: { type: 'string' },
   provider: { type: 'string' },
   web: { type: 'boolean' },
+  durable: { type: 'boolean' },
+  queue: { type: 'string' },
+  concurrency: { type: 'string' },
+  all: { type: 'boolean' },
+  none: { type: 'boolean' },
+  call: { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
 } as const;
@@ -88,6 +96,7 @@ ${INDENT}(on a terminal it asks what to include; --yes takes the defaults and th
     summary: 'run one turn (or resume a paused one) and exit',
     options: [
       'input',
+      'attach',
       'strict',
       'session',
       'sessions-dir',
@@ -99,12 +108,19 @@ ${INDENT}(on a terminal it asks what to include; --yes takes the defaults and th
       ...MODEL,
       'trace',
       'answer',
+      'durable',
     ],
-    usage: `raf run <agent.yaml> [-i TEXT | stdin] [--strict] [--session ID] [--sessions-dir DIR] [--var k=v]…
+    usage: `raf run <agent.yaml> [-i TEXT | stdin] [--attach FILE]… [--strict] [--session ID] [--sessions-dir DIR] [--var k=v]…
 ${INDENT}[--store URL] [--wait SECONDS]   (file:DIR, sqlite:PATH, postgres://…; default file:.raf or RAF_STORE)
 ${INDENT}[--approve ask|all|none] [--json] [--model ID] [--base-url URL] [--mcp-config FILE] [--trace FILE]
-${INDENT}[--answer VALUE]…   (this run's questions in order: an MCP server's, JSON for a form; a workflow paused for input, with --session ID)`,
-    exclusive: [['store', 'sessions-dir']],
+${INDENT}[--answer VALUE]…   (this run's questions in order: an MCP server's, JSON for a form; a workflow paused for input, with --session ID)
+${INDENT}[--durable]   (a DBOS workflow on --store postgres://…: a worker finishes it if this process dies)`,
+    exclusive: [
+      ['store', 'sessions-dir'],
+      ['durable', 'answer'],
+      ['durable', 'trace'],
+      ['durable', 'sessions-dir'],
+    ],
     most: 1,
   },
   chat: {
@@ -176,6 +192,15 @@ ${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]…`,
       ['store', 'governance'],
     ],
   },
+  serve: {
+    synopsis: 'serve <files or folder>',
+    summary: 'the agents as an HTTP service: the /v1 API, SSE run events, tokens per tenant',
+    options: ['store', 'host', 'port', 'tokens', ...MODEL, 'var'],
+    usage: `raf serve <agent files or a folder> [--store URL] [--host 127.0.0.1] [--port P] [--tokens FILE]
+${INDENT}(--tokens FILE: {"<token>": "<tenant>"}; without it: loopback only, one generated token printed)
+${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]…`,
+    exits: 'Exit codes: 0 stopped by Ctrl-C or SIGTERM, 2 bad agent file, tokens file or usage.',
+  },
   mock: {
     synopsis: 'mock [script.yaml]',
     summary: 'an offline OpenAI-compatible model on 127.0.0.1 (script, echo, tools)',
@@ -201,6 +226,48 @@ ${INDENT}(a script: a YAML list of turns, each \`text:\` and/or \`toolCalls: [{ 
 ${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]… [--strict]`,
     exclusive: [['store', 'sessions-dir']],
     most: 1,
+  },
+  worker: {
+    synopsis: 'worker',
+    summary: 'take over durable runs whose process died, and consume the run queue',
+    options: ['store', 'queue', 'concurrency'],
+    usage: `raf worker [--store postgres://…] [--queue NAME] [--concurrency N]   (default RAF_STORE; queue raf-runs; 10 runs)`,
+    most: 0,
+    exits:
+      'Exit codes: 0 stopped by Ctrl-C or SIGTERM, 2 bad store or usage, 5 another worker took this one over.',
+  },
+  approve: {
+    synopsis: 'approve <run-id>',
+    summary: 'answer a durable run paused for approval, from any folder (one answer wins)',
+    options: ['all', 'none', 'call', 'store', 'json'],
+    usage: `raf approve <run-id> --all | --none | --call ID… [--store postgres://…] [--json]   (--call: those approved, the rest denied)`,
+    exclusive: [['all', 'none', 'call']],
+    most: 1,
+    exits: 'Exit codes: 0 answered, 2 no such run or call (or bad usage), 5 not paused or already answered.',
+  },
+  'runs list': {
+    synopsis: 'runs list',
+    summary: 'durable runs on the store, newest first',
+    options: ['store', 'json'],
+    usage: 'raf runs list [--store postgres://…] [--json]',
+    most: 0,
+    exits: 'Exit codes: 0 printed, 2 bad store or usage.',
+  },
+  'runs show': {
+    synopsis: 'runs show <run-id>',
+    summary: "a durable run's status, answer and pending approvals",
+    options: ['store', 'json'],
+    usage: 'raf runs show <run-id> [--store postgres://…] [--json]',
+    most: 1,
+    exits: 'Exit codes: 0 printed, 2 no such run (or bad usage).',
+  },
+  'runs cancel': {
+    synopsis: 'runs cancel <run-id>',
+    summary: 'cancel a durable run wherever it runs',
+    options: ['store', 'json'],
+    usage: 'raf runs cancel <run-id> [--store postgres://…] [--json]',
+    most: 1,
+    exits: 'Exit codes: 0 cancelled (or already ended), 2 no such run (or bad usage).',
   },
   'mcp serve': {
     synopsis: 'mcp serve <agent.yaml>',

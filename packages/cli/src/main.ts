@@ -15,7 +15,7 @@ import { asTyped } from './load-agent.js';
 import { escapeText } from './render/escape.js';
 import { cliVersion } from './version.js';
 
-const MODEL_COMMANDS = new Set(['run', 'chat', 'index', 'memory', 'studio', 'mcp']);
+const MODEL_COMMANDS = new Set(['run', 'chat', 'index', 'memory', 'studio', 'mcp', 'worker']);
 
 /** Runs the CLI and returns the exit code; every failure is one readable message, never a stack. */
 export async function main(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
@@ -56,10 +56,18 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
           return await (await import('./commands/memory.js')).memoryCommand(args, io);
         case 'studio':
           return await (await import('./commands/studio.js')).studioCommand(args, io);
+        case 'serve':
+          return await (await import('./commands/serve.js')).serveCommand(args, io);
         case 'mock':
           return await (await import('./commands/mock.js')).mockCommand(args, io);
         case 'mcp':
           return await (await import('./commands/mcp-serve.js')).mcpCommand(args, io);
+        case 'worker':
+          return await (await import('./commands/worker.js')).workerCommand(args, io);
+        case 'approve':
+          return await (await import('./commands/durable-runs.js')).approveCommand(args, io);
+        case 'runs':
+          return await (await import('./commands/durable-runs.js')).runsCommand(args, io);
         default:
           throw new CliError(`unknown command "${args.command}"\n\n${USAGE}`);
       }

@@ -1,8 +1,8 @@
 import type {
   AgentResponseUpdate,
   ApprovalResponse,
+  ChatMessage,
   FinishUpdate,
-  PendingApprovalBatch,
   SessionJournal,
   ToolApprovalRequestUpdate,
 } from '@raf/core';
@@ -19,7 +19,7 @@ export interface TurnOutcome {
 /** Runs one turn (or one resume), handing every update to `onUpdate`. */
 export async function runTurn(
   agent: ChatClientAgent,
-  input: string | undefined,
+  input: string | ChatMessage | undefined,
   options: {
     session: AgentSession;
     approvals?: ApprovalResponse[];
@@ -52,25 +52,5 @@ export async function runTurn(
   return { finish, requests, failed, configError };
 }
 
-/** The approval requests of a paused session, rebuilt from its pending batch (a sub-agent's as it asked them). */
-export function pendingRequests(batch: PendingApprovalBatch): ToolApprovalRequestUpdate[] {
-  const nested = Object.values(batch.suspended ?? {}).flatMap((s) => s.requests);
-  const own = batch.toolCalls
-    .filter((call) => batch.gatedCallIds.includes(call.id))
-    .map((call) => {
-      let args: unknown = call.arguments;
-      try {
-        args = JSON.parse(call.arguments);
-      } catch {}
-      const target = batch.resolvedTargets?.[call.id];
-      return {
-        type: 'tool-approval-request' as const,
-        callId: call.id,
-        name: call.name,
-        arguments: args as ToolApprovalRequestUpdate['arguments'],
-        description: call.name,
-        ...(target !== undefined && { resolvedTarget: target }),
-      };
-    });
-  return [...own, ...nested];
-}
+/** The approval requests of a paused session (one implementation, in the framework). */
+export { pendingApprovalRequests as pendingRequests } from '@raf/framework';

@@ -1,3 +1,4 @@
+import type { ContentCapabilities } from '@raf/core';
 import type { ProviderName } from './providers.js';
 
 /** Anthropic's API; the client appends /v1/messages, as Anthropic's own SDKs do. */
@@ -42,4 +43,19 @@ export function missingKeyProblem(
 /** Whether headers carry credentials of their own (`Authorization`, `x-api-key`, `api-key`). */
 export function hasAuthHeader(headers: Readonly<Record<string, string>> | undefined): boolean {
   return Object.keys(headers ?? {}).some((h) => /^(authorization|x-api-key|api-key)$/i.test(h));
+}
+
+// OpenAI models that read images and PDFs: the GPT-4o/4.1/5 families, the o-series (not o1-mini,
+// o3-mini) and gpt-4-turbo. Older and mini reasoning models take text only.
+const OPENAI_VISION = /^(chatgpt-4o|gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|gpt-4-turbo|o1(?!-mini)|o3(?!-mini)|o4)/;
+
+/**
+ * What a provider's model takes besides text when the configuration does not say: Claude models
+ * read images and PDFs; OpenAI's by family; others (DeepSeek, a local or unknown server) text only,
+ * so a part they cannot read fails before the request instead of as an HTTP 400 (or silently).
+ */
+export function defaultCapabilities(provider: string, model: string): ContentCapabilities {
+  if (provider === 'anthropic') return /^claude-/.test(model) ? { images: true, files: true } : {};
+  if (provider === 'openai') return OPENAI_VISION.test(model) ? { images: true, files: true } : {};
+  return {};
 }

@@ -5,6 +5,7 @@ export type {
   IChatClient,
   ModelMetadata,
   ModelOptions,
+  OutputSchema,
   ToolChoice,
 } from './chat-client/chat-client.js';
 export { inputBudget } from './chat-client/chat-client.js';
@@ -23,6 +24,7 @@ export {
   ChatClientError,
   ConfigError,
   MemoryError,
+  OutputError,
   PluginError,
   ScriptError,
   SessionConflictError,
@@ -42,6 +44,31 @@ export {
   toolMessage,
   userMessage,
 } from './messages/chat-message.js';
+export type {
+  ContentCapabilities,
+  ContentPart,
+  FilePart,
+  ImagePart,
+  MessageContent,
+  TextPart,
+} from './messages/content-part.js';
+export {
+  base64ByteLength,
+  contentParts,
+  contentText,
+  describeContent,
+  describePart,
+  filePart,
+  hasMediaParts,
+  imagePart,
+  isContentPart,
+  mediaTypeOfName,
+  messageText,
+  partForFile,
+  textPart,
+  unsupportedContentProblem,
+  withinCapabilities,
+} from './messages/content-part.js';
 export type {
   ContextKindFactory,
   Declaration,
@@ -111,6 +138,7 @@ export {
   safeParseToolResult,
   serializeToolResult,
   toolFailure,
+  toolResultMessage,
   toolSuccess,
 } from './tool/tool-result.js';
 export type {

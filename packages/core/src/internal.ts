@@ -7,3 +7,13 @@
 export { type AbortSubscriber, subscribeAbort, unsubscribeAbort } from './abort/abort-fanout.js';
 export { flattenBatches, singletonBatches, updateBatches } from './chat-client/update-batches.js';
 export { onFirstUse } from './lazy/on-first-use.js';
+export {
+  describeIssues,
+  parseJournalEntry,
+  parseSessionSnapshot,
+  type SafeParseSessionResult,
+  safeParseSessionSnapshot,
+  sessionSchemaParts,
+  sessionSnapshotJSON,
+  sessionSnapshotSchema,
+} from './session/session-snapshot-schema.js';

@@ -464,7 +464,7 @@ describe('an upstream docs example with instructions under [model.options]', () 
       'instructions = "You are helpful."',
       '',
     ].join('\n');
-    const report = await new DeclAgentBuilder().setText(toml, join(dir, 'docs.toml'), 'toml').validate();
+    const report = await new DeclAgentBuilder().fromToml(toml, join(dir, 'docs.toml')).validate();
     expect(shown(report).errors).toEqual([
       "docs.toml:13:1 model.options.instructions: 'instructions' belongs at the top level of the agent file, not under model.options",
     ]);

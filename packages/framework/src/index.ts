@@ -34,8 +34,6 @@ export type { BundleIssue, BundleIssueCode, BundleReport } from './memory/valida
 export { validateBundle } from './memory/validate-bundle.js';
 export type { ChatClientDecorator } from './pipeline/chat-client-builder.js';
 export { ChatClientBuilder, DelegatingChatClient } from './pipeline/chat-client-builder.js';
-export type { FunctionInvokingOptions } from './pipeline/function-invoking-chat-client.js';
-export { FunctionInvokingChatClient } from './pipeline/function-invoking-chat-client.js';
 export type { InputRequestHandler } from './pipeline/input-requests.js';
 export { checkInputAnswer, parseInputAnswer } from './pipeline/input-requests.js';
 export type {
@@ -51,10 +49,25 @@ export type {
   ToolStartEvent,
 } from './pipeline/step-hooks.js';
 export { hasToolCall, stepCountIs } from './pipeline/step-hooks.js';
-export type { ToolLoopRunOptions, ToolView } from './pipeline/tool-loop-options.js';
 export { ToolSuspension } from './pipeline/tool-suspension.js';
 export { DEFAULT_TOOL_TIMEOUT_MS } from './pipeline/tool-timeouts.js';
+export type { ToolView } from './pipeline/tool-view.js';
 export { InMemoryHistoryProvider } from './providers/in-memory-history-provider.js';
+/** The tool error a call in doubt gets (SPEC §14.1): `@raf/dbos` answers its in-doubt steps with it. */
+export { INTERRUPTED_ERROR } from './run/interrupted-turn.js';
+export { pendingApprovalRequests } from './run/pending-requests.js';
+export type { RunEvent } from './run/run-events.js';
+export { RunEventMapper } from './run/run-events.js';
+export type { RunState, StateSlot } from './run/run-state.js';
+export {
+  defineStateSlot,
+  parseRunState,
+  pausedRunState,
+  RUN_STATE_VERSION,
+  readSlot,
+  writeSlot,
+} from './run/run-state.js';
+export type { OutputSpec } from './run/structured-output.js';
 export { inheritToolPolicy } from './runtime-policy/agent-projection.js';
 export { BUILTIN_TOOL_MANIFESTS, manifestOf } from './runtime-policy/builtin-manifests.js';
 export type { GovernanceStore } from './runtime-policy/governance-store.js';
@@ -122,6 +135,7 @@ export { sessionStoreKit } from './store/store-kit.js';
 export type { DelegationToolsOptions } from './sub-agents/delegation-tools.js';
 export { createDelegationTools } from './sub-agents/delegation-tools.js';
 export type {
+  DelegationRunner,
   SubAgentFactory,
   SubAgentFactoryResult,
   SubAgentOutcome,
@@ -134,6 +148,8 @@ export type { SubAgentRunnerOptions } from './sub-agents/sub-agent-runner.js';
 export { createSubAgentRunner } from './sub-agents/sub-agent-runner.js';
 export { SubAgentsProvider } from './sub-agents/sub-agents-provider.js';
 export { workerModuleFolder } from './sub-agents/worker-process.js';
+export type { Delegation } from './sub-agents/worker-protocol.js';
+export { delegationSchema } from './sub-agents/worker-protocol.js';
 export type { TelemetryOptions } from './telemetry/run-trace.js';
 export type { ArgumentCheck } from './tools/argument-validator.js';
 export { checkArguments } from './tools/argument-validator.js';

@@ -13,7 +13,7 @@ export type { McpFromCodeOptions, McpPlugin, McpPluginOptions } from './plugin/m
 export { createMcpContextProvider, createMcpTools, mcpPlugin } from './plugin/mcp-plugin.js';
 export { McpContextProvider } from './provider/mcp-context-provider.js';
 export type { AgentMcpServerOptions, ServableAgent } from './serve/agent-server.js';
-export { AgentSessions, registerAgentTool } from './serve/agent-server.js';
+export { AgentSessions, decideApprovals, registerAgentTool } from './serve/agent-server.js';
 export type { HttpAgentServeOptions, HttpAgentServer, ServeAgentOptions } from './serve/serve-agent.js';
 export { serveAgentOverHttp, serveAgentOverStdio } from './serve/serve-agent.js';
 export { MCP_TOOL_MANIFEST, McpTool } from './tools/mcp-tool.js';

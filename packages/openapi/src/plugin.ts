@@ -143,6 +143,8 @@ export function openapiPlugin(options: OpenApiPluginOptions = {}): RafPlugin {
   return definePlugin({
     specificationVersion: 'v1',
     packageName: '@raf/openapi',
+    // A resolver is code: a sub-agent's worker cannot get it (its sub-agents then run inline).
+    ...(options.resolver && { options: false as const }),
     toolKinds: { openapi: (decl, context) => openapiTools(decl, context, options) },
     configSchemas: { tools: { openapi: openapiConfigSchema } },
   });

@@ -66,6 +66,8 @@ export function sandboxPlugin(options: SandboxPluginOptions = {}): RafPlugin {
   return definePlugin({
     specificationVersion: 'v1',
     packageName: '@raf/sandbox',
+    // What a sub-agent's worker makes the plugin again with.
+    ...(options.pathEnv !== undefined && { options: { pathEnv: options.pathEnv } }),
     toolKinds: { code: (decl, context) => buildCode(decl, context, options) },
     toolExpansions: { code: [CODE_INTERPRETER] },
     toolManifests: { [CODE_INTERPRETER]: CODE_INTERPRETER_MANIFEST },

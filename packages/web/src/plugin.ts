@@ -63,6 +63,8 @@ export function webPlugin(options: WebPluginOptions = {}): RafPlugin {
   return definePlugin({
     specificationVersion: 'v1',
     packageName: '@raf/web',
+    // A resolver is code: a sub-agent's worker cannot get it (its sub-agents then run inline).
+    ...(options.resolver && { options: false as const }),
     toolKinds: { web: (decl, context) => webTools(decl, context, options) },
     toolExpansions: { web: WEB_TOOL_NAMES },
     toolManifests: WEB_TOOL_MANIFESTS,

@@ -71,12 +71,6 @@ export { groupChatAgent, groupChatWorkflow } from './orchestrations/group-chat.j
 export type { HandoffOptions } from './orchestrations/handoff.js';
 export { handoffAgent, handoffWorkflow } from './orchestrations/handoff.js';
 export type {
-  DelegationToolsOptions,
-  SubAgentRunner,
-  SubAgentRunOptions,
-} from './orchestrations/magentic.js';
-export { createDelegationTools, InProcessSubAgentRunner } from './orchestrations/magentic.js';
-export type {
   OrchestrationConfig,
   OrchestrationMode,
   SafeParseOrchestrationResult,

@@ -60,9 +60,10 @@ export function decide(
  * `--answer` still answers the questions the approved calls ask.)
  */
 export function refuseInputWhileApproving(sessionId: string, args: CliArgs): void {
-  if (args.input !== undefined)
+  const given = args.input !== undefined ? '-i' : args.attach !== undefined ? '--attach' : undefined;
+  if (given)
     throw new CliError(
-      `session ${sessionId} is waiting for approval, not for -i: resume with --approve all|none, then send the next input`,
+      `session ${sessionId} is waiting for approval, not for ${given}: resume with --approve all|none, then send the next input`,
     );
 }
 

@@ -50,6 +50,10 @@ export async function runWorkflow(
     throw new CliError('raf run: --answer resumes a workflow paused for input: give --session ID');
   if (answer !== undefined && args.input !== undefined)
     throw new CliError('raf run: -i and --answer exclude each other for a workflow; give one');
+  if (answer !== undefined && args.attach !== undefined)
+    throw new CliError(
+      'raf run: --attach goes with new input, not with the --answer a paused workflow takes',
+    );
   let input: string | undefined = answer ?? args.input;
   let approvals: ApprovalResponse[] | undefined;
   if (paused?.status === 'halted' && waitingFor) {

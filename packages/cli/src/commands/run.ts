@@ -4,6 +4,7 @@ import { type ApprovalResponse, type FinishUpdate, getErrorMessage, SessionConfl
 import { DeclError, formatDiagnostic } from '@raf/decl';
 import type { ChatClientAgent } from '@raf/framework';
 import type { CliArgs } from '../args.js';
+import { attachedInput } from '../attachments.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
 import { builderFor, warnOnStderr } from '../load-agent.js';
 import { awaitConsolidation } from '../memory-wait.js';
@@ -29,6 +30,7 @@ import { saveOrFinish } from './save-turn.js';
 export async function runCommand(args: CliArgs, io: CliIO): Promise<number> {
   const [file] = args.files;
   if (!file) throw new CliError('raf run needs an agent file: raf run agent.yaml -i "hello"');
+  if (args.durable) return (await import('../durable/run-durable.js')).runDurable(file, args, io);
   if (args.trace) await checkTraceTarget(args.trace, io);
   // Registered before the agent runs; loaded only when asked for (the SDK is not a cold-start cost).
   const recorder = args.trace
@@ -159,7 +161,13 @@ async function runChatAgent(
     if (io.stdin.isTTY) throw new CliError('raf run needs input: -i "…" or text on stdin');
     input = (await refuseResumedTwice(opened, args, io)) ?? (await readAll(io.stdin)).trim();
     if (!input) throw new CliError('raf run got no input: -i "…" or text on stdin');
-  } else if (!input.trim()) throw new CliError('raf run got no input: -i is empty');
+  } else if (!input.trim() && !args.attach) throw new CliError('raf run got no input: -i is empty');
+  if (args.attach && input === undefined)
+    throw new CliError(
+      `session ${session.id} resumes an interrupted turn; --attach goes with the next input`,
+    );
+  // Read before the turn starts: a missing or unreadable attachment is a usage error, exit 2.
+  let message = args.attach && input !== undefined ? await attachedInput(input, args.attach, io.cwd) : input;
 
   const human = new HumanRenderer(io.stdout, io.stderr);
   if (session.pendingApproval) human.remember(pendingRequests(session.pendingApproval));
@@ -174,7 +182,7 @@ async function runChatAgent(
       if (!args.json) human.waiting();
       const outcome = await runTurn(
         agent,
-        input,
+        message,
         { session, signal: controller.signal, journal, onInputRequest, ...(approvals && { approvals }) },
         (update) => {
           // `finish` waits: it is printed only when this process stops here (one, always last).
@@ -205,7 +213,7 @@ async function runChatAgent(
       }
       approvals = await answerApprovals(outcome.requests, args, io, always);
       await opened.claimPending();
-      input = undefined;
+      message = undefined;
     }
   } catch (error) {
     if (held) json.render({ type: 'finish', reason: held.reason }, session.id);

@@ -44,7 +44,7 @@ describe('raf studio --store URL', () => {
       body: JSON.stringify({ tool: 'search_file', enabled: false }),
     });
     expect(governance.status).toBe(200);
-    expect((await (await api('/api/governance')).json()).file).toBe('sqlite:state.db');
+    expect(((await (await api('/api/governance')).json()) as { file: string }).file).toBe('sqlite:state.db');
     const res = await api('/api/agents/coordinator/runs', {
       method: 'POST',
       body: JSON.stringify({ input: 'Summarise the meeting notes into summary.md' }),

@@ -3,6 +3,8 @@ import { HttpChatClient } from '../http/http-chat-client.js';
 import type { HttpClientOptions } from '../http/http-client-options.js';
 import type { StreamMapper } from '../stream/stream-mapper.js';
 import { TurnMemory } from '../stream/turn-memory.js';
+import { OUTPUT_TOOL_NAME } from '../structured/output-format.js';
+import { OutputToolMapper } from '../structured/output-tool-mapper.js';
 import { AnthropicEventMapper } from './event-mapper.js';
 import { buildMessagesBody } from './request-body.js';
 import type { ThinkingBlock } from './wire-types.js';
@@ -71,7 +73,9 @@ export class AnthropicChatClient extends HttpChatClient {
     );
   }
 
-  protected createMapper(): StreamMapper {
-    return new AnthropicEventMapper(this.thinking);
+  protected createMapper(options: ChatClientRunOptions): StreamMapper {
+    const mapper = new AnthropicEventMapper(this.thinking);
+    const output = options.modelOptions?.output ?? this.options.modelOptions?.output;
+    return output ? new OutputToolMapper(mapper, OUTPUT_TOOL_NAME) : mapper;
   }
 }

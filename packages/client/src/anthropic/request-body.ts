@@ -2,11 +2,14 @@ import {
   type CacheBreakpoint,
   type ChatClientRunOptions,
   type ChatMessage,
+  contentText,
   type ModelOptions,
   safeParseToolResult,
   type ToolChoice,
   type ToolDefinition,
 } from '@raf/core';
+import { OUTPUT_TOOL_NAME, outputTool } from '../structured/output-format.js';
+import { anthropicContent } from './content-blocks.js';
 import type { ThinkingBlock } from './wire-types.js';
 
 export interface MessagesBodyOptions {
@@ -46,9 +49,9 @@ function assistantContent(
   thinkingFor: MessagesBodyOptions['thinkingFor'],
 ): string | Block[] | undefined {
   const calls = message.toolCalls ?? [];
-  if (calls.length === 0) return message.content === '' ? undefined : message.content;
+  if (calls.length === 0) return message.content === '' ? undefined : anthropicContent(message.content);
   const blocks: Block[] = [...(thinkingFor?.(calls[0]!.id) ?? [])];
-  blocks.push(...blocksOf(message.content));
+  blocks.push(...blocksOf(anthropicContent(message.content)));
   for (const call of calls) {
     blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: toolInput(call.arguments) });
   }
@@ -56,8 +59,13 @@ function assistantContent(
 }
 
 function toolResult(message: ChatMessage): Block {
-  const block: Block = { type: 'tool_result', tool_use_id: message.toolCallId, content: message.content };
-  const parsed = safeParseToolResult(message.content);
+  // A tool's image (a read_file of a picture) rides in the result's own blocks, which take images.
+  const block: Block = {
+    type: 'tool_result',
+    tool_use_id: message.toolCallId,
+    content: anthropicContent(message.content),
+  };
+  const parsed = safeParseToolResult(contentText(message.content));
   if (parsed.success && !parsed.value.ok) block.is_error = true;
   return block;
 }
@@ -79,8 +87,8 @@ function toWire(
     else wire.push({ role, content });
   };
   for (const message of messages) {
-    if (message.role === 'system') system.push(message.content);
-    else if (message.role === 'user') append('user', message.content);
+    if (message.role === 'system') system.push(contentText(message.content));
+    else if (message.role === 'user') append('user', anthropicContent(message.content));
     else if (message.role === 'tool') append('user', [toolResult(message)]);
     else {
       const content = assistantContent(message, thinkingFor);
@@ -102,6 +110,17 @@ function wireToolChoice(choice: ToolChoice | undefined, parallel: boolean | unde
   else if (choice !== undefined) wire = { type: 'tool', name: choice.name };
   if (parallel === false) wire = { type: 'auto', ...wire, disable_parallel_tool_use: true };
   return wire;
+}
+
+/**
+ * With an output schema the model must end by calling the output tool: alone, that tool is forced;
+ * beside the agent's tools any tool call is required (it calls tools, then answers with the output
+ * tool); a named tool choice stays.
+ */
+function outputToolChoice(choice: ToolChoice | undefined, otherTools: boolean): Block {
+  if (choice !== undefined && typeof choice === 'object') return { type: 'tool', name: choice.name };
+  if (!otherTools || choice === 'none') return { type: 'tool', name: OUTPUT_TOOL_NAME };
+  return { type: 'any' };
 }
 
 const EPHEMERAL = { type: 'ephemeral' } as const;
@@ -154,12 +173,16 @@ export function buildMessagesBody(
   if (modelOptions.temperature !== undefined) body.temperature = modelOptions.temperature;
   if (modelOptions.topP !== undefined) body.top_p = modelOptions.topP;
   if (modelOptions.stop !== undefined) body.stop_sequences = modelOptions.stop;
-  if (run.tools && run.tools.length > 0) {
-    const tools = run.tools.map(wireTool);
+  const tools = (run.tools ?? []).map(wireTool);
+  // Structured output through a forced tool: the answer is its input (mapped back to text).
+  if (modelOptions.output) tools.push(outputTool(modelOptions.output));
+  if (tools.length > 0) {
     // The tool list comes first in Anthropic's cache order: a mark on its last tool caches them all.
     if (marks.has('tools')) tools[tools.length - 1] = { ...tools.at(-1), cache_control: EPHEMERAL };
     body.tools = tools;
-    const choice = wireToolChoice(run.toolChoice, run.parallelToolCalls);
+    const choice = modelOptions.output
+      ? outputToolChoice(run.toolChoice, (run.tools ?? []).length > 0)
+      : wireToolChoice(run.toolChoice, run.parallelToolCalls);
     if (choice !== undefined) body.tool_choice = choice;
   }
   Object.assign(body, options.defaultExtraBody, run.extraBody);

@@ -46,6 +46,10 @@ export class FallbackChatClient implements IChatClient {
     return this.clients[0]?.modelMetadata;
   }
 
+  get capabilities() {
+    return this.clients[0]?.capabilities;
+  }
+
   run(messages: readonly ChatMessage[], options?: ChatClientRunOptions): AsyncIterable<AgentResponseUpdate> {
     return flattenBatches(this.runBatches(messages, options));
   }

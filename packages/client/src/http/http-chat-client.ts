@@ -5,16 +5,19 @@ import {
   type ChatClientRunOptions,
   type ChatMessage,
   ConfigError,
+  type ContentCapabilities,
   getErrorMessage,
   type IChatClient,
   type ModelMetadata,
   type RafError,
   TimeoutError,
   type TimeoutPhase,
+  unsupportedContentProblem,
+  withinCapabilities,
 } from '@raf/core';
 import { flattenBatches, subscribeAbort, unsubscribeAbort } from '@raf/core/internal';
 import type { Dispatcher, Agent as UndiciAgent } from 'undici';
-import { hasAuthHeader } from '../provider-defaults.js';
+import { defaultCapabilities, hasAuthHeader } from '../provider-defaults.js';
 import { abortableSleep } from '../retry/abortable-sleep.js';
 import {
   backoffDelay,
@@ -91,6 +94,7 @@ export abstract class HttpChatClient implements IChatClient {
   readonly modelId: string;
   readonly provider: string;
   readonly modelMetadata?: ModelMetadata;
+  readonly capabilities: ContentCapabilities;
   private readonly origin: string;
   private readonly path: string;
   private readonly shownUrl: string;
@@ -108,6 +112,7 @@ export abstract class HttpChatClient implements IChatClient {
     this.modelId = options.model;
     this.provider = endpoint.provider;
     if (options.modelMetadata) this.modelMetadata = options.modelMetadata;
+    this.capabilities = options.capabilities ?? defaultCapabilities(this.provider, this.modelId);
     const url = new URL(endpoint.url);
     this.origin = url.origin;
     this.path = `${url.pathname}${url.search}`;
@@ -126,7 +131,7 @@ export abstract class HttpChatClient implements IChatClient {
   protected abstract requestBody(messages: readonly ChatMessage[], options: ChatClientRunOptions): string;
 
   /** A fresh mapper for one answer. */
-  protected abstract createMapper(): StreamMapper;
+  protected abstract createMapper(options: ChatClientRunOptions): StreamMapper;
 
   run(
     messages: readonly ChatMessage[],
@@ -174,7 +179,9 @@ export abstract class HttpChatClient implements IChatClient {
     return readStream(
       async () => {
         if (userSignal?.aborted) throw this.cancelled(userSignal.reason);
-        const body = this.requestBody(messages, options);
+        const unsupported = unsupportedContentProblem(messages, this.capabilities, this.modelId);
+        if (unsupported) throw new ConfigError(`${this.provider}: ${unsupported}`);
+        const body = this.requestBody(withinCapabilities(messages, this.capabilities), options);
         const headers = options.extraHeaders ? { ...this.headers, ...options.extraHeaders } : this.headers;
         // A run may bring its own credentials (a tenant's key in extraHeaders).
         if (this.missingKey && !hasAuthHeader(options.extraHeaders)) throw new ConfigError(this.missingKey);
@@ -184,7 +191,7 @@ export abstract class HttpChatClient implements IChatClient {
       },
       {
         label: this.label,
-        mapper: this.createMapper(),
+        mapper: this.createMapper(options),
         timer,
         idleMs: this.timeouts.idleMs,
         redact: (text) => this.redact(text),

@@ -1,4 +1,4 @@
-import type { ModelMetadata, ModelOptions } from '@raf/core';
+import type { ContentCapabilities, ModelMetadata, ModelOptions } from '@raf/core';
 import type { Dispatcher } from 'undici';
 import type { RetryOptions } from '../retry/retry-policy.js';
 
@@ -33,6 +33,12 @@ export interface HttpClientOptions {
   /** Merged into every request body (per-run `extraBody` wins). */
   extraBody?: Record<string, unknown>;
   modelMetadata?: ModelMetadata;
+  /**
+   * What the model takes besides text (`images`, `files`); by default what the provider's model
+   * is known to take (Claude and GPT-4o-class models: both; others: neither). A message with a
+   * part the model does not take fails before the request.
+   */
+  capabilities?: ContentCapabilities;
   /** Retries after the first attempt (default 2). */
   maxRetries?: number;
   retry?: RetryOptions;

@@ -1,4 +1,13 @@
-import type { ChatClientRunOptions, ChatMessage, ModelOptions, ToolChoice, ToolDefinition } from '@raf/core';
+import {
+  type ChatClientRunOptions,
+  type ChatMessage,
+  contentText,
+  type ModelOptions,
+  type ToolChoice,
+  type ToolDefinition,
+} from '@raf/core';
+import { jsonSchemaResponseFormat } from '../structured/output-format.js';
+import { chatContent, chatPart, mediaParts } from './content-parts.js';
 
 export interface RequestBodyOptions {
   model: string;
@@ -10,10 +19,12 @@ export interface RequestBodyOptions {
 }
 
 function toWire(message: ChatMessage, echoReasoning: boolean): Record<string, unknown> {
-  const wire: Record<string, unknown> = { role: message.role, content: message.content };
+  // Only user messages take parts in Chat Completions; the others go as their text.
+  const content = message.role === 'user' ? chatContent(message.content) : contentText(message.content);
+  const wire: Record<string, unknown> = { role: message.role, content };
   if (message.name !== undefined) wire.name = message.name;
   if (message.role === 'assistant' && message.toolCalls && message.toolCalls.length > 0) {
-    if (message.content === '') wire.content = null;
+    if (content === '') wire.content = null;
     wire.tool_calls = message.toolCalls.map((call) => ({
       id: call.id,
       type: 'function',
@@ -22,6 +33,31 @@ function toWire(message: ChatMessage, echoReasoning: boolean): Record<string, un
     if (echoReasoning && message.reasoning) wire.reasoning_content = message.reasoning;
   }
   if (message.role === 'tool') wire.tool_call_id = message.toolCallId;
+  return wire;
+}
+
+/**
+ * Tool messages take text only here, so the images or files a tool returned (a read_file of a
+ * picture) follow the run of tool results as one user message naming the calls; the results must
+ * stay together right after the assistant turn that asked for them.
+ */
+function wireMessages(messages: readonly ChatMessage[], echoReasoning: boolean): Record<string, unknown>[] {
+  const wire: Record<string, unknown>[] = [];
+  let pending: Record<string, unknown>[] = [];
+  const flush = () => {
+    if (pending.length > 0) wire.push({ role: 'user', content: pending });
+    pending = [];
+  };
+  for (const message of messages) {
+    if (message.role !== 'tool') flush();
+    wire.push(toWire(message, echoReasoning));
+    const media = message.role === 'tool' ? mediaParts(message.content) : [];
+    if (media.length > 0) {
+      pending.push({ type: 'text', text: `Attached by tool call ${message.toolCallId ?? ''}:` });
+      pending.push(...media.map(chatPart));
+    }
+  }
+  flush();
   return wire;
 }
 
@@ -57,7 +93,7 @@ export function buildRequestBody(
 ): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model: options.model,
-    messages: messages.map((m) => toWire(m, options.echoReasoning)),
+    messages: wireMessages(messages, options.echoReasoning),
     stream: options.stream,
   };
   if (options.stream) body.stream_options = { include_usage: true };
@@ -65,6 +101,7 @@ export function buildRequestBody(
   for (const [key, wire] of OPTION_FIELDS) {
     if (modelOptions[key] !== undefined) body[wire] = modelOptions[key];
   }
+  if (modelOptions.output) body.response_format = jsonSchemaResponseFormat(modelOptions.output);
   if (run.tools && run.tools.length > 0) {
     body.tools = run.tools.map(wireTool);
     if (run.toolChoice !== undefined) body.tool_choice = wireToolChoice(run.toolChoice);

@@ -1,14 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { AgentResponseUpdate, ChatClientRunOptions, ChatMessage, IChatClient } from '@raf/core';
+import {
+  type AgentResponseUpdate,
+  type ChatClientRunOptions,
+  type ChatMessage,
+  contentText,
+  type IChatClient,
+} from '@raf/core';
 import type { ReplayRecord, ReplayTurn } from './replay-file.js';
 
 function requestOf(messages: readonly ChatMessage[], options: ChatClientRunOptions): ReplayTurn['request'] {
   const last = messages.at(-1);
   return {
     messageCount: messages.length,
-    ...(last && { lastMessage: { role: last.role, content: last.content } }),
+    ...(last && { lastMessage: { role: last.role, content: contentText(last.content) } }),
     tools: (options.tools ?? []).map((tool) => tool.name),
   };
 }
@@ -31,6 +37,10 @@ export class RecordingChatClient implements IChatClient {
     this.modelId = innerClient.modelId;
     this.provider = innerClient.provider ?? 'custom';
     this.record = { version: 1, provider: this.provider, model: this.modelId, turns: [] };
+  }
+
+  get capabilities() {
+    return this.innerClient.capabilities;
   }
 
   toRecord(): ReplayRecord {

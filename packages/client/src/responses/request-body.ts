@@ -1,11 +1,14 @@
-import type {
-  ChatClientRunOptions,
-  ChatMessage,
-  JSONValue,
-  ModelOptions,
-  ToolChoice,
-  ToolDefinition,
+import {
+  type ChatClientRunOptions,
+  type ChatMessage,
+  contentText,
+  type JSONValue,
+  type ModelOptions,
+  type ToolChoice,
+  type ToolDefinition,
 } from '@raf/core';
+import { responsesContent } from '../openai-compatible/content-parts.js';
+import { jsonSchemaResponseFormat } from '../structured/output-format.js';
 import type { ReasoningItem } from './wire-types.js';
 
 export interface ResponsesBodyOptions {
@@ -33,13 +36,16 @@ function inputItems(
   const items: Item[] = [];
   for (const message of messages) {
     if (message.role === 'tool') {
-      items.push({ type: 'function_call_output', call_id: message.toolCallId, output: message.content });
+      const output = responsesContent(message.content);
+      items.push({ type: 'function_call_output', call_id: message.toolCallId, output });
       continue;
     }
     const calls = message.role === 'assistant' ? (message.toolCalls ?? []) : [];
     if (calls.length > 0) for (const item of reasoningFor?.(calls[0]!.id) ?? []) items.push({ ...item });
-    if (message.content !== '' || calls.length === 0)
-      items.push({ role: message.role, content: message.content });
+    // Input parts (images, files) are the user's; the other roles go as their text.
+    const content =
+      message.role === 'user' ? responsesContent(message.content) : contentText(message.content);
+    if (content !== '' || calls.length === 0) items.push({ role: message.role, content });
     for (const call of calls)
       items.push({ type: 'function_call', call_id: call.id, name: call.name, arguments: call.arguments });
   }
@@ -99,6 +105,8 @@ export function buildResponsesBody(
   if (modelOptions.reasoningEffort !== undefined) body.reasoning = { effort: modelOptions.reasoningEffort };
   if (modelOptions.responseFormat !== undefined)
     body.text = { format: textFormat(modelOptions.responseFormat) };
+  if (modelOptions.output)
+    body.text = { format: textFormat(jsonSchemaResponseFormat(modelOptions.output) as JSONValue) };
   if (run.tools && run.tools.length > 0) {
     body.tools = run.tools.map(wireTool);
     if (run.toolChoice !== undefined) body.tool_choice = wireToolChoice(run.toolChoice);

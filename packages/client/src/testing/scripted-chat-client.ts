@@ -3,6 +3,8 @@ import {
   CancelledError,
   type ChatClientRunOptions,
   type ChatMessage,
+  type ContentCapabilities,
+  contentText,
   type IChatClient,
   type ModelMetadata,
   ScriptError,
@@ -32,12 +34,15 @@ export interface ScriptedCall {
 export interface ScriptedChatClientOptions {
   modelId?: string;
   modelMetadata?: ModelMetadata;
+  /** What the scripted model takes besides text (none by default). */
+  capabilities?: ContentCapabilities;
 }
 
 function preview(messages: readonly ChatMessage[]): string {
   const last = messages.at(-1);
   if (!last) return 'no messages';
-  const text = last.content.length > 80 ? `${last.content.slice(0, 80)}…` : last.content;
+  const said = contentText(last.content);
+  const text = said.length > 80 ? `${said.slice(0, 80)}…` : said;
   return `last message (${last.role}): ${JSON.stringify(text)}`;
 }
 
@@ -49,6 +54,7 @@ export class ScriptedChatClient implements IChatClient {
   readonly modelId: string;
   readonly provider = 'scripted';
   readonly modelMetadata?: ModelMetadata;
+  readonly capabilities?: ContentCapabilities;
   readonly calls: ScriptedCall[] = [];
   private readonly script: ScriptedResponse[];
 
@@ -56,6 +62,7 @@ export class ScriptedChatClient implements IChatClient {
     this.script = [...script];
     this.modelId = options.modelId ?? 'scripted-model';
     if (options.modelMetadata) this.modelMetadata = options.modelMetadata;
+    if (options.capabilities) this.capabilities = options.capabilities;
   }
 
   enqueue(...responses: ScriptedResponse[]): this {

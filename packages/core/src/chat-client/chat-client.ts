@@ -1,5 +1,6 @@
-import type { JSONValue } from '../json/json.js';
+import type { JSONSchema, JSONValue } from '../json/json.js';
 import type { ChatMessage } from '../messages/chat-message.js';
+import type { ContentCapabilities } from '../messages/content-part.js';
 import type { ToolDefinition } from '../tool/tool.js';
 import type { AgentResponseUpdate } from '../updates/agent-response-update.js';
 
@@ -14,6 +15,11 @@ export interface ModelOptions {
   frequencyPenalty?: number;
   reasoningEffort?: string;
   responseFormat?: JSONValue;
+  /**
+   * A structured answer matching this schema, asked for the provider's native way (over
+   * `responseFormat`). A model option so it reaches every model call of a tool loop unchanged.
+   */
+  output?: OutputSchema;
   /**
    * Prompt-cache breakpoints where the provider wants them marked (Anthropic `cache_control`):
    * `'auto'` (the default: the system prompt, the tool list and the last turn), `false` (none), or
@@ -30,6 +36,18 @@ export interface ApprovalResponse {
   callId: string;
   approved: boolean;
   reason?: string;
+}
+
+/**
+ * A structured answer the model must give (`outputSchema`): each client asks for it the provider's
+ * native way (OpenAI `json_schema`, Responses `text.format`, Anthropic a forced tool) and the
+ * answer arrives as its JSON text.
+ */
+export interface OutputSchema {
+  /** A name for the schema the provider shows the model (default `output`). */
+  name?: string;
+  description?: string;
+  schema: JSONSchema;
 }
 
 export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
@@ -70,6 +88,11 @@ export interface IChatClient {
   readonly modelId: string;
   readonly provider?: string;
   readonly modelMetadata?: ModelMetadata;
+  /**
+   * What the model takes besides text (images, files). A client refuses parts its model does not
+   * take before any request; readers (a `read_file` on an image) ask it what to hand back.
+   */
+  readonly capabilities?: ContentCapabilities;
   /** The client this one decorates, if any. */
   readonly innerClient?: IChatClient;
   run(messages: readonly ChatMessage[], options?: ChatClientRunOptions): AsyncIterable<AgentResponseUpdate>;

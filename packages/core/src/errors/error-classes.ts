@@ -14,6 +14,27 @@ export class ConfigError extends RafError {
   }
 }
 
+const outputKey = 'raf.error.OutputError';
+const outputSymbol = Symbol.for(outputKey);
+/**
+ * The model's final answer is not the structured output asked for (not JSON, or not matching the
+ * output schema), after the one repair round. `text` is the last answer, `issues` what is wrong.
+ */
+export class OutputError extends RafError {
+  private readonly [outputSymbol] = true;
+  readonly text: string;
+  readonly issues: readonly string[];
+  constructor(message: string, text: string, issues: readonly string[], options?: RafErrorOptions) {
+    super('RAF_OUTPUT', message, options);
+    this.name = 'OutputError';
+    this.text = text;
+    this.issues = issues;
+  }
+  static override isInstance(error: unknown): error is OutputError {
+    return RafError.hasMarker(error, outputKey);
+  }
+}
+
 const validationKey = 'raf.error.ValidationError';
 const validationSymbol = Symbol.for(validationKey);
 export interface ValidationIssue {

@@ -5,6 +5,7 @@ const symbol = Symbol.for(marker);
 export type RafErrorCode =
   | 'RAF_CONFIG'
   | 'RAF_VALIDATION'
+  | 'RAF_OUTPUT'
   | 'RAF_TOOL'
   | 'RAF_TOOL_FAILURE'
   | 'RAF_PATH_REJECTED'

@@ -1,3 +1,5 @@
+import type { MessageContent } from './content-part.js';
+
 export type MessageRole = 'system' | 'user' | 'assistant' | 'tool';
 
 /** Where a message came from; history uses it so no message is persisted twice. */
@@ -12,7 +14,8 @@ export interface ToolCall {
 
 export interface ChatMessage {
   role: MessageRole;
-  content: string;
+  /** Text, or parts when the message carries images or files (read the words with `messageText`). */
+  content: MessageContent;
   name?: string;
   /** Assistant messages only: the calls this turn asked for. */
   toolCalls?: ToolCall[];
@@ -27,7 +30,7 @@ export function systemMessage(content: string): ChatMessage {
   return { role: 'system', content };
 }
 
-export function userMessage(content: string, source: MessageSource = 'external'): ChatMessage {
+export function userMessage(content: MessageContent, source: MessageSource = 'external'): ChatMessage {
   return { role: 'user', content, source };
 }
 
@@ -37,13 +40,14 @@ export function assistantMessage(content: string, toolCalls?: ToolCall[]): ChatM
     : { role: 'assistant', content };
 }
 
-export function toolMessage(content: string, toolCallId: string): ChatMessage {
+export function toolMessage(content: MessageContent, toolCallId: string): ChatMessage {
   return { role: 'tool', content, toolCallId, source: 'toolResult' };
 }
 
 /** A copy that shares no mutable part with the original (cheaper than `structuredClone`). */
 export function cloneMessage(message: ChatMessage): ChatMessage {
   const copy = { ...message };
+  if (typeof message.content !== 'string') copy.content = message.content.map((part) => ({ ...part }));
   if (message.toolCalls) copy.toolCalls = message.toolCalls.map((call) => ({ ...call }));
   return copy;
 }

@@ -107,6 +107,13 @@ export interface RafPlugin {
   specificationVersion: 'v1';
   /** The npm package, named in "install this" hints. */
   packageName: string;
+  /**
+   * The options the plugin was made with, when they are plain data (`webPlugin({ … })`): a
+   * sub-agent's worker process makes the plugin again from its package with these. `false` when
+   * an option is code (a resolver, a log sink), which no other process can get: the sub-agents
+   * that use its kinds then run in the parent's process. Absent: made without options.
+   */
+  options?: JSONValue | false;
   toolKinds?: Record<string, ToolKindFactory>;
   /** Tool names each tool kind expands to when a YAML entry has no `name` (rule 6). */
   toolExpansions?: Record<string, readonly string[]>;

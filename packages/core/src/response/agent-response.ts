@@ -1,4 +1,5 @@
 import { RafError } from '../errors/raf-error.js';
+import type { JSONValue } from '../json/json.js';
 import type { ToolCall } from '../messages/chat-message.js';
 import type { ToolResult } from '../tool/tool-result.js';
 import type {
@@ -16,6 +17,8 @@ export interface AgentResponse {
   approvalRequests: ToolApprovalRequestUpdate[];
   warnings: string[];
   finishReason?: FinishReason;
+  /** With an output schema: the validated structured answer (`finish.output`). */
+  output?: JSONValue;
   /** Summed over every model call of the run (a `finish` carrying usage gives the total). */
   usage?: Usage;
   id?: string;
@@ -97,6 +100,7 @@ export class AgentResponseAccumulator {
       case 'finish':
         response.finishReason = update.reason;
         if (update.usage) response.usage = update.usage;
+        if (update.output !== undefined) response.output = update.output;
         break;
       default:
         break;

@@ -1,5 +1,7 @@
 import { ValidationError } from '../errors/error-classes.js';
 import type { JSONValue } from '../json/json.js';
+import { type ChatMessage, toolMessage } from '../messages/chat-message.js';
+import { type ContentPart, isContentPart } from '../messages/content-part.js';
 
 /**
  * What a tool returns. Business failures (missing file, outside scope) are `{ ok: false, error }`
@@ -10,6 +12,11 @@ export interface ToolResult {
   ok: boolean;
   data?: JSONValue;
   error?: string;
+  /**
+   * Media the model sees beside the result's JSON (the image a `read_file` opened): the tool
+   * message's parts after its text. Not part of the JSON text.
+   */
+  parts?: readonly ContentPart[];
 }
 
 export function toolSuccess(data?: JSONValue): ToolResult {
@@ -22,7 +29,9 @@ export function toolFailure(error: string, data?: JSONValue): ToolResult {
 
 /** The exact text placed in the `tool` message the model reads. */
 export function serializeToolResult(result: ToolResult): string {
-  return JSON.stringify(result);
+  if (result.parts === undefined) return JSON.stringify(result);
+  const { parts: _media, ...json } = result;
+  return JSON.stringify(json);
 }
 
 function isJsonObject(value: unknown): value is Record<string, unknown> {
@@ -50,6 +59,11 @@ export function safeParseToolResult(input: unknown): SafeParseToolResult {
   const result: ToolResult = { ok: value.ok };
   if (value.data !== undefined) result.data = value.data as JSONValue;
   if (value.error !== undefined) result.error = value.error;
+  if (value.parts !== undefined) {
+    if (!Array.isArray(value.parts) || !value.parts.every(isContentPart))
+      return { success: false, error: 'tool result "parts" must be content parts (text, image, file)' };
+    result.parts = value.parts;
+  }
   return { success: true, value: result };
 }
 
@@ -58,4 +72,11 @@ export function parseToolResult(input: unknown): ToolResult {
   const parsed = safeParseToolResult(input);
   if (!parsed.success) throw new ValidationError(parsed.error);
   return parsed.value;
+}
+
+/** The `tool` message of a result: its JSON text, then its media parts when it has any. */
+export function toolResultMessage(result: ToolResult, toolCallId: string): ChatMessage {
+  const text = serializeToolResult(result);
+  if (!result.parts || result.parts.length === 0) return toolMessage(text, toolCallId);
+  return toolMessage([{ type: 'text', text }, ...result.parts], toolCallId);
 }

@@ -132,6 +132,8 @@ export interface FinishUpdate {
   /** The provider's own string when `reason` is `other`. */
   rawReason?: string;
   usage?: Usage;
+  /** With an output schema: the final answer parsed and validated against it. */
+  output?: JSONValue;
 }
 
 export type AgentResponseUpdate =

@@ -7,6 +7,7 @@ import {
   type SubAgentsOptions,
 } from '@raf/framework';
 import type { AgentPlan } from './agent-plan.js';
+import { outputJsonSchema } from './output-schema.js';
 
 export interface AgentAssembly {
   governance?: GovernanceSource;
@@ -21,6 +22,7 @@ export function agentFromPlan(plan: AgentPlan, assembly: AgentAssembly = {}): Ch
     .maxToolRounds(plan.definition.maxToolRounds);
   if (plan.instructions) builder.instructions(plan.instructions);
   if (plan.definition.description) builder.description(plan.definition.description);
+  if (plan.definition.outputSchema) builder.outputSchema(outputJsonSchema(plan.definition.outputSchema));
   for (const { tool, source } of plan.tools) if (source !== 'workspace') builder.withTool(tool);
   const { toolTimeoutSecs, tools } = plan.definition;
   if (toolTimeoutSecs !== undefined) builder.toolTimeout(toolTimeoutSecs * 1000);

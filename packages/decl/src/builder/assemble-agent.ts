@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { JSONValue, ProtectedPath } from '@raf/core';
+import type { JSONValue } from '@raf/core';
 import {
   type ChatClientAgent,
   DEFAULT_GOVERNANCE_FILE,
@@ -10,34 +10,18 @@ import {
   ToolGovernance,
   type WorkerFactoryRef,
 } from '@raf/framework';
-import type { Environment } from '../env/resolve-env.js';
 import { agentFromPlan } from './agent-from-plan.js';
-import type { ModelOverride } from './plan-model.js';
 import type { PlannedSubAgent, PlanWithSubAgents } from './plan-sub-agents.js';
-import {
-  WORKER_FACTORY_EXPORT,
-  type WorkerFactoryOptions,
-  workerFactoryModule,
-} from './worker-factory-ref.js';
+import { subAgentData } from './sub-agent-data.js';
+import { WORKER_FACTORY_EXPORT, workerFactoryModule } from './worker-factory-ref.js';
 
 // The runtime half of `DeclAgentBuilder`: the agents of a plan. `validate()` never gets here, so
 // the builder imports this module on first build (a CLI's cold start pays for every module it
 // loads: the agent loop, sessions, sub-agent workers and governance stores live behind it).
 
-/** Where the builder's agents come from and what they run under, as the builder was set up. */
+/** What the builder was set up with that its agents run under. */
 export interface AssemblySettings {
-  source:
-    | { type: 'text'; text: string; file?: string; format?: 'yaml' | 'json' | 'toml' }
-    | { type: 'file'; path: string }
-    | { type: 'object'; value: unknown };
   governance: GovernanceSource | string | undefined;
-  /** Extension packages registered on the builder, by name (a worker registers them again). */
-  plugins: string[];
-  model: ModelOverride;
-  variables: Record<string, unknown>;
-  strict: Required<{ unknownKeys: boolean; missingFolders: boolean }>;
-  protectedPaths: ProtectedPath[];
-  env: Environment | undefined;
 }
 
 /** The governance the agents of this file run under (default: `.raf/governance.json` beside it). */
@@ -72,7 +56,7 @@ export function assembleAgent(planned: PlanWithSubAgents, settings: AssemblySett
     agent: agentFromPlan(sub.plan, subAssembly(sub, plan.baseDir, settings)),
     runtime: sub.runtime,
     ...(sub.definition.timeoutSecs !== undefined && { timeoutSecs: sub.definition.timeoutSecs }),
-    ...(sub.runtime === 'worker' && { worker: workerRef(sub.name, governance, settings) }),
+    ...(sub.runtime === 'worker' && { worker: workerRef(sub, governance) }),
   }));
   return agentFromPlan(plan, {
     governance,
@@ -83,34 +67,23 @@ export function assembleAgent(planned: PlanWithSubAgents, settings: AssemblySett
   });
 }
 
-/** How a worker process rebuilds sub-agent `name`: the builder's source and settings, as data. */
-function workerRef(name: string, governance: GovernanceSource, settings: AssemblySettings): WorkerFactoryRef {
-  const { source } = settings;
-  const options: WorkerFactoryOptions = {
-    source:
-      source.type === 'file'
-        ? { file: resolve(source.path) }
-        : source.type === 'text'
-          ? { text: source.text, file: source.file ?? 'agent.yaml', format: source.format ?? 'yaml' }
-          : { object: source.value as JSONValue },
-    subAgent: name,
-    plugins: settings.plugins,
-    model: settings.model,
-    variables: settings.variables as Record<string, JSONValue>,
-    strict: settings.strict,
-    protectedPaths: settings.protectedPaths,
-    ...(settings.env && { env: { ...settings.env } as Record<string, string> }),
-  };
-  if (governance instanceof FileGovernanceStore) options.governance = { file: governance.file };
-  else if (governance instanceof ToolGovernance)
-    options.governance = { data: governance.data as unknown as JSONValue };
-  else if (governance instanceof InMemoryGovernanceStore) {
-    // A snapshot: an in-memory store cannot be shared with another process.
-    options.governance = { data: (governance as unknown as { data: JSONValue }).data };
-  }
+/** How a worker process makes sub-agent `sub`: its definition as data, and the factory that reads it. */
+function workerRef(sub: PlannedSubAgent, governance: GovernanceSource): WorkerFactoryRef {
   return {
     module: workerFactoryModule(),
     export: WORKER_FACTORY_EXPORT,
-    options: options as unknown as JSONValue,
+    options: subAgentData(sub.name, sub.plan, sub.settings, {
+      ...(sub.toolPolicy && { toolPolicy: sub.toolPolicy }),
+      governance: portableGovernance(governance),
+    }),
   };
+}
+
+/** The governance a worker reads: the same file, or a snapshot of data held in this process. */
+function portableGovernance(governance: GovernanceSource): { file: string } | { data: JSONValue } {
+  if (governance instanceof FileGovernanceStore) return { file: governance.file };
+  if (governance instanceof ToolGovernance) return { data: governance.data };
+  if (governance instanceof InMemoryGovernanceStore) return { data: governance.snapshot() };
+  // A store of the user's own (a database): the worker cannot reach it, so it runs without one.
+  return { data: {} };
 }

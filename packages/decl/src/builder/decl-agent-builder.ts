@@ -54,7 +54,11 @@ export interface BuildOptions {
   onWarnings?: (warnings: Diagnostic[]) => void;
 }
 
-type Source = AssemblySettings['source'];
+/** Where the builder's agent comes from. */
+type Source =
+  | { type: 'text'; text: string; file?: string; format?: 'yaml' | 'json' | 'toml' }
+  | { type: 'file'; path: string }
+  | { type: 'object'; value: unknown };
 
 /**
  * What strict mode turns into errors: unknown keys (top level and `config:`), and what is
@@ -117,11 +121,6 @@ export class DeclAgentBuilder {
 
   fromObject(value: unknown): this {
     return this.setSource({ type: 'object', value });
-  }
-
-  /** @internal A text source of a given format (a worker rebuilding a sub-agent). */
-  setText(text: string, file: string, format: 'yaml' | 'json' | 'toml'): this {
-    return this.setSource({ type: 'text', text, file, format });
   }
 
   private setSource(source: Source): this {
@@ -517,17 +516,8 @@ export class DeclAgentBuilder {
     return this.own(await (await assembly()).assembleSubAgent(sub, planned.plan.baseDir, this.settings()));
   }
 
-  /** What assembling an agent needs of this builder, as data. */
+  /** What assembling an agent needs of this builder. */
   private settings(): AssemblySettings {
-    return {
-      source: this.source!,
-      governance: this.governance,
-      plugins: this.registry.packages.filter((p) => p !== '@raf/decl'),
-      model: this.modelOverride,
-      variables: this.variables,
-      strict: this.strict,
-      protectedPaths: this.protectedPaths,
-      env: this.env,
-    };
+    return { governance: this.governance };
   }
 }

@@ -96,6 +96,8 @@ export async function planModel(
         connection,
         options: model.options ?? {},
         ...(model.apiType && { apiType: model.apiType }),
+        ...(model.capabilities && { capabilities: model.capabilities }),
+        ...(model.package && provider === fileProvider && { package: model.package }),
         ...(model.config && provider === fileProvider && { config: model.config }),
       } as never,
       context,

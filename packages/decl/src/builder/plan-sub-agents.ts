@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
-import { scopeRoots } from '@raf/core';
+import { type RafPlugin, scopeRoots } from '@raf/core';
 import {
   type AgentToolPolicy,
   inheritToolPolicy,
@@ -9,10 +9,17 @@ import {
 } from '@raf/framework';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { diagnosticAt } from '../load/source-document.js';
-import type { AgentDefinition, ContextDecl, SubAgentDefinition } from '../schema/agent-schema.js';
+import {
+  type A2ASubAgentDefinition,
+  type AgentDefinition,
+  type ContextDecl,
+  type SubAgentDefinition,
+  subAgentSchema,
+} from '../schema/agent-schema.js';
 import { writtenPath } from '../schema/normalize.js';
 import { type AgentPlan, type PlanInputs, planAgent } from './agent-plan.js';
 import { type Orchestration, orchestrationOf } from './orchestration.js';
+import type { SubAgentPlanSettings } from './sub-agent-data.js';
 import { workerFactoryModule } from './worker-factory-ref.js';
 
 /** A sub-agent as planned: its own plan (with the contexts it inherits) and where it runs. */
@@ -24,6 +31,8 @@ export interface PlannedSubAgent {
   /** Its `toolPolicy` under the parent's: never looser. */
   toolPolicy?: AgentToolPolicy;
   runtime: 'worker' | 'inline';
+  /** What it was planned under: its worker gets these with its plan, as data. */
+  settings: SubAgentPlanSettings;
 }
 
 /** The root plan and, for a coordinator, its sub-agents. */
@@ -90,7 +99,10 @@ export async function planWithSubAgents(given: PlanInputs): Promise<PlanWithSubA
       continue;
     }
     names.set(sub.name, index);
-    const one = await planSubAgent(inputs, definition, root.plan, sub, index, at);
+    const one =
+      sub.kind === 'a2a'
+        ? await planRemoteSubAgent(inputs, sub, index)
+        : await planSubAgent(inputs, definition, root.plan, sub, index, at);
     diagnostics.push(...one.diagnostics.filter((d) => !diagnostics.includes(d)));
     if (one.planned) planned.push(one.planned);
   }
@@ -104,7 +116,7 @@ export async function planWithSubAgents(given: PlanInputs): Promise<PlanWithSubA
  */
 function withWorkerModules(inputs: PlanInputs): PlanInputs {
   const subs = inputs.loaded.definition?.subAgents ?? inputs.loaded.partial?.subAgents ?? [];
-  if (!subs.some((sub) => sub.runtime !== 'inline')) return inputs;
+  if (!subs.some((sub) => sub.kind !== 'a2a' && sub.runtime !== 'inline')) return inputs;
   const folders = [...new Set([workerModuleFolder(), dirname(workerFactoryModule())])];
   return {
     ...inputs,
@@ -113,6 +125,56 @@ function withWorkerModules(inputs: PlanInputs): PlanInputs {
       ...folders.map((path) => ({ path, reason: 'sub-agent worker modules', readable: true })),
     ],
   };
+}
+
+/**
+ * A remote A2A sub-agent (`kind: a2a`), planned as an inline sub-agent whose model is the remote
+ * agent (the `a2a` model provider of `@raf/a2a`): it has no tools and inherits no context of the
+ * parent (nothing of this machine reaches it but the task), and the CLI's `--model` override,
+ * meant for models, does not replace it.
+ */
+async function planRemoteSubAgent(
+  inputs: PlanInputs,
+  sub: A2ASubAgentDefinition,
+  index: number,
+): Promise<{ planned?: PlannedSubAgent; diagnostics: Diagnostic[] }> {
+  const config = {
+    ...(sub.cardPath && { cardPath: sub.cardPath }),
+    ...(sub.allowPrivate && { allowPrivate: sub.allowPrivate }),
+    ...(sub.maxBytes !== undefined && { maxBytes: sub.maxBytes }),
+  };
+  const definition: SubAgentDefinition = subAgentSchema.parse({
+    kind: 'prompt',
+    name: sub.name,
+    ...(sub.description !== undefined && { description: sub.description }),
+    model: {
+      id: sub.name,
+      provider: 'a2a',
+      connection: { endpoint: sub.url, ...(sub.headers && { headers: sub.headers }) },
+      config,
+    },
+    maxToolRounds: 1,
+    ...(sub.timeoutSecs !== undefined && { timeoutSecs: sub.timeoutSecs }),
+  });
+  const { runtime: _runtime, timeoutSecs: _timeout, subAgents: _nested, ...rest } = definition;
+  const pathOf = (path: (string | number)[]) => [
+    'subAgents',
+    index,
+    ...(path[0] === 'model' ? ['url'] : path),
+  ];
+  const { plan, diagnostics } = await planAgent({
+    ...inputs,
+    model: {},
+    loaded: { ...inputs.loaded, definition: { ...rest, contexts: [] }, diagnostics: [] },
+    codeTools: new Map(),
+    codeProviders: [],
+    pathOf,
+  });
+  if (!plan) return { diagnostics };
+  // Always inline (a remote agent needs no worker); its settings are those of the plan, for the record.
+  const a2a = inputs.registry.pluginOf('model provider', 'a2a');
+  const settings = planSettings(inputs, a2a ? [a2a] : []);
+  return { planned: { index, name: sub.name, definition, plan, runtime: 'inline', settings }, diagnostics };
 }
 
 async function planSubAgent(
@@ -156,6 +218,16 @@ async function planSubAgent(
     );
     mode = 'inline';
   }
+  const plugins = pluginsUsed(definition, inputs.registry);
+  const unportable = mode === 'worker' ? plugins.find((p) => p.options === false)?.packageName : undefined;
+  if (unportable) {
+    at(
+      ['subAgents', index, 'runtime'],
+      `sub-agent '${sub.name}' runs inline: ${unportable} was registered with options that are code, which a worker process cannot get (say runtime: inline to keep this quiet)`,
+      'warning',
+    );
+    mode = 'inline';
+  }
   const toolPolicy = inheritToolPolicy(parent.toolPolicy, sub.toolPolicy);
   return {
     planned: {
@@ -165,9 +237,35 @@ async function planSubAgent(
       plan,
       ...(toolPolicy && { toolPolicy }),
       runtime: mode,
+      settings: planSettings(inputs, plugins),
     },
     diagnostics,
   };
+}
+
+/** What a sub-agent was planned under (its worker gets these with its plan, as data). */
+function planSettings(inputs: PlanInputs, plugins: readonly RafPlugin[]): SubAgentPlanSettings {
+  return {
+    model: inputs.model,
+    variables: inputs.variables,
+    ...(inputs.env && { env: inputs.env }),
+    strict: { unknownKeys: inputs.strictKeys ?? false, missingFolders: inputs.strict ?? false },
+    protectedPaths: inputs.protectedPaths ?? [],
+    ...(inputs.mcpServers && { mcpServers: inputs.mcpServers }),
+    plugins,
+  };
+}
+
+/** The extension plugins the definition's kinds come from: all a worker registers to make it. */
+function pluginsUsed(definition: AgentDefinition, registry: PlanInputs['registry']): RafPlugin[] {
+  const used = [
+    ...definition.tools.map((t) => registry.pluginOf('tool kind', t.kind)),
+    ...definition.contexts.map((c) => registry.pluginOf('context kind', c.kind)),
+    ...[definition.model, ...(definition.model.fallback ?? [])].map((m) =>
+      m.provider ? registry.pluginOf('model provider', m.provider) : undefined,
+    ),
+  ];
+  return [...new Set(used)].filter((p): p is RafPlugin => p !== undefined && p.packageName !== '@raf/decl');
 }
 
 /** A child's workspace never reaches past its parent's roots, and is never looser. */

@@ -144,16 +144,13 @@ function dslServices(
       ).then((tools) => tools[0]);
       const built = await tool;
       if (!built) throw new Error('@raf/web built no http_request tool');
-      const result = await built.execute(
-        request as unknown as JSONValue,
-        {
-          callId: 'http_request',
-          toolName: built.name,
-          signal,
-          // The author's own request: every header (cookies too) and the whole JSON answer.
-          context: { rawHttpResponse: true },
-        } as never,
-      );
+      const result = await built.execute(request, {
+        callId: 'http_request',
+        toolName: built.name,
+        signal,
+        // The author's own request: every header (cookies too) and the whole JSON answer.
+        context: { rawHttpResponse: true },
+      } as never);
       if (!result.ok) throw new Error(result.error ?? 'http_request failed');
       const data = (result.data ?? {}) as {
         status?: number;

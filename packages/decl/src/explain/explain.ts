@@ -125,7 +125,8 @@ async function describe(
 
 /** A sub-agent's `toolPolicy` as its entry in the file writes it. */
 export function writtenSubAgentPolicy(definition: AgentDefinition, name: string): ToolPolicyDecl | null {
-  return definition.subAgents?.find((s) => s.name === name)?.toolPolicy ?? null;
+  const sub = definition.subAgents?.find((s) => s.name === name);
+  return (sub?.kind === 'prompt' ? sub.toolPolicy : undefined) ?? null;
 }
 
 /** The provider's tools as known before a run (workspace: routed; skills: injected). */
@@ -192,7 +193,8 @@ export async function explainPlan(plan: AgentPlan, agent: ChatClientAgent): Prom
       })),
     )),
   ].map((c, order) => ({ ...c, order }));
-  const toolLoop = agent.toolLoop;
+  // Whether the agent may run tools: its own, or a provider that may inject them (`raf inspect`'s "tool loop").
+  const toolLoop = agent.tools.length > 0 || providers.some((p) => p.injectsTools !== false);
   const coordinator = providers.find((p): p is SubAgentsProvider => p instanceof SubAgentsProvider);
   return {
     name: plan.definition.name,

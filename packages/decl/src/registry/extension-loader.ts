@@ -1,22 +1,28 @@
-import type { RafPlugin } from '@raf/core';
+import type { JSONValue, RafPlugin } from '@raf/core';
 import { locateExtension } from './locate-extension.js';
 import { EXTENSION_PACKAGES } from './plugin-registry.js';
 
 export { locateExtension } from './locate-extension.js';
 
 /**
- * An extension package's plugin, by package name (`@raf/web` → `webPlugin()`): what a worker
- * process registers to rebuild a sub-agent the way its parent did. Undefined when the package is
- * not installed or exports no plugin.
+ * An extension package's plugin, by package name (`@raf/web` → `webPlugin(options)`): what a
+ * worker process registers to make a sub-agent the way its parent did, with the options the
+ * parent's plugin was made with. Undefined when the package is not installed or exports no plugin.
  */
-export async function loadExtension(name: string, projectFolder: string): Promise<RafPlugin | undefined> {
+export async function loadExtension(
+  name: string,
+  projectFolder: string,
+  options?: JSONValue,
+): Promise<RafPlugin | undefined> {
   const url = locateExtension(name, projectFolder);
   if (!url) return undefined;
   const module = (await import(url)) as Record<string, unknown>;
   const known = Object.values(EXTENSION_PACKAGES).find((e) => e.package === name)?.plugin;
   const exported = known ?? Object.keys(module).find((key) => key.endsWith('Plugin'));
   const factory = exported ? module[exported] : undefined;
-  return typeof factory === 'function' ? (factory as () => RafPlugin)() : undefined;
+  if (typeof factory !== 'function') return undefined;
+  const make = factory as (options?: JSONValue) => RafPlugin;
+  return options === undefined ? make() : make(options);
 }
 
 /**

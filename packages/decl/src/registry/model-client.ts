@@ -1,5 +1,5 @@
 import { createChatClient } from '@raf/client';
-import type { Declaration, ModelOptions, PluginBuildContext } from '@raf/core';
+import type { ContentCapabilities, Declaration, ModelOptions, PluginBuildContext } from '@raf/core';
 
 // The HTTP providers' client: loaded by the core plugin when a file names one (`raf validate` of
 // a replayed agent never loads the HTTP client).
@@ -55,5 +55,6 @@ export function modelClient(decl: Declaration, context: PluginBuildContext) {
     ...(connection.headers !== undefined && { headers: connection.headers }),
     ...(Object.keys(modelOptions).length > 0 && { modelOptions }),
     ...(options.extra !== undefined && { extraBody: options.extra as Record<string, unknown> }),
+    ...(decl.capabilities !== undefined && { capabilities: decl.capabilities as ContentCapabilities }),
   });
 }

@@ -26,9 +26,11 @@ export const EXTENSION_PACKAGES: Readonly<
   code: { package: '@raf/sandbox', plugin: 'sandboxPlugin', categories: ['tool kind'] },
   openapi: { package: '@raf/openapi', plugin: 'openapiPlugin', categories: ['tool kind'] },
   llama: { package: '@raf/llama', plugin: 'llamaPlugin', categories: ['model provider'] },
+  'ai-sdk': { package: '@raf/ai-sdk', plugin: 'aiSdkPlugin', categories: ['model provider'] },
   gguf: { package: '@raf/llama', plugin: 'llamaPlugin', categories: ['model provider'] },
   lm: { package: '@raf/llama', plugin: 'llamaPlugin', categories: ['model provider'] },
   local: { package: '@raf/llama', plugin: 'llamaPlugin', categories: ['model provider'] },
+  a2a: { package: '@raf/a2a', plugin: 'a2aPlugin', categories: ['model provider'] },
 };
 
 /**
@@ -78,6 +80,26 @@ export class PluginRegistry {
 
   get packages(): string[] {
     return this.plugins.map((p) => p.packageName);
+  }
+
+  /** The plugins registered, in order (a sub-agent's worker registers them again). */
+  get registered(): readonly RafPlugin[] {
+    return this.plugins;
+  }
+
+  /** The plugin that builds a kind (the last one registered for it wins, as its factory does). */
+  pluginOf(category: Category, kind: string): RafPlugin | undefined {
+    const field =
+      category === 'tool kind'
+        ? 'toolKinds'
+        : category === 'context kind'
+          ? 'contextKinds'
+          : 'modelProviders';
+    for (let i = this.plugins.length - 1; i >= 0; i--) {
+      const plugin = this.plugins[i];
+      if (plugin?.[field]?.[kind]) return plugin;
+    }
+    return undefined;
   }
 
   toolKind(kind: string): ToolKindFactory | undefined {

@@ -48,8 +48,15 @@ const modelShape = {
   id: z.string().min(1, 'the model needs an id (e.g. gpt-4o-mini)'),
   provider: z.string().optional(),
   apiType: z.enum(['chat', 'responses']).optional(),
+  /** `provider: ai-sdk`: the AI SDK provider package whose model `id` is (`@ai-sdk/openai`). */
+  package: z.string().min(1).optional(),
   connection: connectionSchema.optional(),
   options: modelOptionsSchema.optional(),
+  /**
+   * What the model takes besides text: `images` (image parts, a `read_file` of a picture) and
+   * `files` (PDFs and other documents). By default what the provider's model is known to take.
+   */
+  capabilities: z.strictObject({ images: z.boolean().optional(), files: z.boolean().optional() }).optional(),
   /**
    * Settings of the provider itself rather than of a request, passed to its factory as `config`:
    * a local model's file and hardware (`@raf/llama`: `modelPath`, `useGpu`, `contextSize`, `threads`).
@@ -182,10 +189,33 @@ export const subAgentSchema = z.strictObject({
   subAgents: z.array(z.unknown()).optional(),
 });
 
+/**
+ * A remote sub-agent over A2A (`kind: a2a`, SPEC §14.3): delegated to like a local one, each
+ * delegation one A2A message to the agent at `url` (its card below it, or at `cardPath`), through
+ * the SSRF guard (`allowPrivate` for a local or intranet agent). Built by `@raf/a2a`.
+ */
+export const a2aSubAgentSchema = z.strictObject({
+  kind: z.literal('a2a'),
+  name: z.string().min(1, 'the agent needs a name'),
+  description: z.string().optional(),
+  url: z.url({ protocol: /^https?$/, error: 'url must be an http(s) URL of the remote agent' }),
+  cardPath: z.string().min(1).optional(),
+  /** Sent with every request to the agent (`Authorization: Bearer ${A2A_TOKEN}`). */
+  headers: z.record(z.string(), z.string()).optional(),
+  allowPrivate: z.array(z.string().min(1)).optional(),
+  maxBytes: z.number().int().positive().optional(),
+  timeoutSecs: z.number().positive().optional(),
+});
+
+/** A `subAgents:` entry: a prompt agent (the default kind) or a remote A2A agent. */
+export const subAgentEntrySchema = z.discriminatedUnion('kind', [subAgentSchema, a2aSubAgentSchema], {
+  error: 'a sub-agent must be kind: prompt or kind: a2a',
+});
+
 /** A prompt agent (`kind: prompt`), field for field with the upstream schema. */
 export const agentDefinitionSchema = z.strictObject({
   ...promptAgentShape,
-  subAgents: z.array(subAgentSchema).optional(),
+  subAgents: z.array(subAgentEntrySchema).optional(),
   /**
    * MCP servers by name, in the `mcp.json` format (`{ command, args, env }` or `{ url, headers }`):
    * `kind: mcp` entries name one with `server: NAME` or `server_url: stdio://NAME`.
@@ -198,6 +228,8 @@ export type ToolDecl = z.output<typeof toolDeclSchema>;
 export type ContextDecl = z.output<typeof contextDeclSchema>;
 export type ModelDecl = z.output<typeof modelSchema>;
 export type SubAgentDefinition = z.output<typeof subAgentSchema>;
+export type A2ASubAgentDefinition = z.output<typeof a2aSubAgentSchema>;
+export type SubAgentEntry = z.output<typeof subAgentEntrySchema>;
 export type ToolPolicyDecl = z.output<typeof toolPolicySchema>;
 
 /** Adds the upstream snake_case spelling of every field, so editors accept upstream files too. */
@@ -275,6 +307,7 @@ export const KNOWN_KEYS: readonly string[] = [
       templateSchema,
       toolPolicySchema,
       subAgentSchema,
+      a2aSubAgentSchema,
     ].flatMap((schema) => Object.keys(schema.shape)),
   ),
 ];

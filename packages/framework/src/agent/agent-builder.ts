@@ -2,13 +2,10 @@ import { ConfigError, type IChatClient, type IContextProvider, type ITool } from
 import type { ICompressionStrategy, ITokenCounter } from '../compression/compression-types.js';
 import { EstimateTokenCounter } from '../compression/token-counters.js';
 import { ChatClientBuilder, type ChatClientDecorator } from '../pipeline/chat-client-builder.js';
-import {
-  FunctionInvokingChatClient,
-  type FunctionInvokingOptions,
-} from '../pipeline/function-invoking-chat-client.js';
 import type { LoopHooks, StopCondition } from '../pipeline/step-hooks.js';
-import { checkTimeoutMs, DEFAULT_TOOL_TIMEOUT_MS } from '../pipeline/tool-timeouts.js';
+import { checkTimeoutMs, DEFAULT_TOOL_TIMEOUT_MS, ToolTimeouts } from '../pipeline/tool-timeouts.js';
 import { InMemoryHistoryProvider, isHistoryProvider } from '../providers/in-memory-history-provider.js';
+import type { OutputSpec } from '../run/structured-output.js';
 import type { AgentGovernance, GovernanceSource } from '../runtime-policy/governance-view.js';
 import type { AgentToolPolicy } from '../runtime-policy/tool-governance.js';
 import type { DelegationToolsOptions } from '../sub-agents/delegation-tools.js';
@@ -28,6 +25,9 @@ import type { TelemetryOptions } from '../telemetry/run-trace.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
 import { type AgentCompression, ChatClientAgent } from './chat-client-agent.js';
 
+/** Identical consecutive calls (same tool, same arguments) before the loop guard stops the run. */
+const MAX_IDENTICAL_CALLS = 3;
+
 /**
  * `unknown` when a tool's run context fits the agent's (the agent's context has everything the
  * tool reads); otherwise a type naming the mismatch, so `withTool` reports it.
@@ -45,10 +45,9 @@ type AllFit<AgentContext, T> = [Misfits<AgentContext, T>] extends [never]
   : { 'these tools read a context the agent lacks': Misfits<AgentContext, T> };
 
 /**
- * Builds a `ChatClientAgent`. The history provider is always there and always first. The client
- * is wrapped in the tool loop whenever the agent can have tools: static tools, or any declared
- * provider that may inject them (`injectsTools` not false). Decorators added with `useDecorator`
- * wrap the tool loop (the last one added is the outermost). `Context` is the type of the run
+ * Builds a `ChatClientAgent`. The history provider is always there and always first. Decorators
+ * added with `useDecorator` wrap the model client (the last one added is the outermost): each
+ * model call of a run passes through them; the run's steps are the agent's, not a client's. `Context` is the type of the run
  * context (`agent.run(input, { context })`) the tools receive: `new AgentBuilder<MyContext>('name')`.
  */
 export class AgentBuilder<Context = unknown> {
@@ -67,6 +66,7 @@ export class AgentBuilder<Context = unknown> {
   private readonly stopConditions: StopCondition[] = [];
   private telemetryOptions: TelemetryOptions | undefined;
   private governance: AgentGovernance | undefined;
+  private output: OutputSpec | undefined;
   private subAgents: { specs: readonly SubAgentSpec[]; options: SubAgentsOptions } | undefined;
 
   constructor(private readonly name = 'agent') {}
@@ -106,6 +106,15 @@ export class AgentBuilder<Context = unknown> {
   /** Replaces the implicit history provider (there is never a second one); it stays first. */
   withHistoryProvider(provider: InMemoryHistoryProvider): this {
     this.history = provider;
+    return this;
+  }
+
+  /**
+   * Every run asks for a structured answer matching this schema (zod, or a JSON Schema): the
+   * provider's native mode, the answer validated with one repair turn, `finish.output` the value.
+   */
+  outputSchema(schema: OutputSpec): this {
+    this.output = schema;
     return this;
   }
 
@@ -182,12 +191,13 @@ export class AgentBuilder<Context = unknown> {
     return this;
   }
 
+  /** A model-level decorator (retries, caching, a durable step per model call); the last one added is the outermost. */
   useDecorator(decorator: ChatClientDecorator): this {
     this.decorators.push(decorator);
     return this;
   }
 
-  /** Whether the built agent will run tools: static tools, sub-agents, or a provider that may inject them. */
+  /** Whether the built agent may run tools: static tools, sub-agents, or a provider that may inject them. */
   get needsToolLoop(): boolean {
     return (
       this.registry.size > 0 ||
@@ -199,20 +209,7 @@ export class AgentBuilder<Context = unknown> {
   build(): ChatClientAgent<Context> {
     if (!this.client)
       throw new ConfigError('chat_client is required: call .chatClient(client) before .build()');
-    const toolLoop = this.needsToolLoop;
-    const tools = this.registry.list();
     const pipeline = ChatClientBuilder.leaf(this.client);
-    if (toolLoop) {
-      const loop: FunctionInvokingOptions = {
-        maxToolRounds: this.rounds,
-        toolTimeoutMs: this.timeoutMs,
-        hooks: { ...this.hooks },
-        stopWhen: [...this.stopConditions],
-      };
-      if (Object.keys(this.timeouts).length > 0) loop.toolTimeouts = { ...this.timeouts };
-      if (this.telemetryOptions) loop.telemetry = this.telemetryOptions;
-      pipeline.use((inner) => new FunctionInvokingChatClient(inner, tools, loop));
-    }
     for (const decorator of this.decorators) pipeline.use(decorator);
     const providers = [...this.providers];
     if (this.subAgents) {
@@ -225,19 +222,24 @@ export class AgentBuilder<Context = unknown> {
         });
       providers.push(new SubAgentsProvider(runner, options));
     }
+    const byName = Object.keys(this.timeouts).length > 0 ? new Map(Object.entries(this.timeouts)) : undefined;
     return new ChatClientAgent<Context>({
       name: this.name,
       ...(this.agentDescription !== undefined && { description: this.agentDescription }),
       ...(this.agentInstructions !== undefined && { instructions: this.agentInstructions }),
       chatClient: pipeline.build(),
-      tools,
+      tools: this.registry.list(),
       history: this.history,
       contextProviders: providers,
-      toolLoop,
       maxToolRounds: this.rounds,
+      maxIdenticalCalls: MAX_IDENTICAL_CALLS,
+      timeouts: new ToolTimeouts(this.timeoutMs, byName),
+      hooks: { ...this.hooks },
+      stopWhen: [...this.stopConditions],
       ...(this.compression && { compression: this.compression }),
       ...(this.telemetryOptions && { telemetry: this.telemetryOptions }),
       ...(this.governance && { governance: this.governance }),
+      ...(this.output !== undefined && { output: this.output }),
     });
   }
 }

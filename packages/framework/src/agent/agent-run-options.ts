@@ -8,7 +8,8 @@ import {
   userMessage,
 } from '@raf/core';
 import type { InputRequestHandler } from '../pipeline/input-requests.js';
-import type { ToolView } from '../pipeline/tool-loop-options.js';
+import type { ToolView } from '../pipeline/tool-view.js';
+import type { OutputSpec } from '../run/structured-output.js';
 
 export interface AgentRunOptions<Context = unknown> {
   /**
@@ -42,6 +43,11 @@ export interface AgentRunOptions<Context = unknown> {
    * reword them, or stand in for them. A sub-agent's worker runs with its projection this way.
    */
   toolView?: ToolView;
+  /**
+   * A structured answer (SPEC §15): a zod schema or a JSON Schema, over the agent's own
+   * `outputSchema`. The final answer is validated (one repair turn) and `finish.output` carries it.
+   */
+  output?: OutputSpec;
 }
 
 /**
@@ -60,7 +66,11 @@ export function normalizeInput(input: AgentInput): ChatMessage[] {
   if (typeof input === 'string') return [userMessage(input)];
   const list = Array.isArray(input) ? (input as readonly ChatMessage[]) : [input as ChatMessage];
   return list.map((message) => {
-    if (!message || typeof message.role !== 'string' || typeof message.content !== 'string') {
+    if (
+      !message ||
+      typeof message.role !== 'string' ||
+      (typeof message.content !== 'string' && !Array.isArray(message.content))
+    ) {
       throw new ConfigError('agent input must be a string, a ChatMessage or an array of ChatMessages');
     }
     return { ...message, source: message.source ?? 'external' };

@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import {
+  type ContentPart,
   describeZodIssues,
   type IScopeTool,
   type ITool,
@@ -32,6 +33,12 @@ import {
 } from '../workspace/protected-paths.js';
 import { builtinToolSchema } from './builtin-tool-schemas.js';
 import { describeFsError, ToolFailure } from './tool-failure.js';
+
+/**
+ * A built-in tool's `run` puts media for the model under this key (an image `read_file` opened):
+ * the result's `parts`, beside its JSON, which never holds them.
+ */
+export const RESULT_PARTS = Symbol('raf.resultParts');
 
 /** Where a call acted: inside the workspace, outside it, or a tool bound to no workspace. */
 export type ScopeLabel = 'workspace' | 'outside_workspace' | 'none';
@@ -272,7 +279,9 @@ export class BuiltinTool<Schema extends z.ZodType> implements IScopeTool<z.outpu
         context,
         protection: judged.protection,
       });
-      return toolSuccess({ ...data, scope: label });
+      const result = toolSuccess({ ...data, scope: label });
+      const parts = (data as { [RESULT_PARTS]?: readonly ContentPart[] })[RESULT_PARTS];
+      return parts ? { ...result, parts } : result;
     } catch (error) {
       if (context.signal.aborted) throw error;
       if (ToolFailure.isInstance(error) || PathRejectedError.isInstance(error))

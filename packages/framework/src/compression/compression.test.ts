@@ -1,5 +1,12 @@
 import { ScriptedChatClient } from '@raf/client/testing';
-import { assistantMessage, type ChatMessage, systemMessage, toolMessage, userMessage } from '@raf/core';
+import {
+  assistantMessage,
+  type ChatMessage,
+  messageText,
+  systemMessage,
+  toolMessage,
+  userMessage,
+} from '@raf/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AgentBuilder } from '../agent/agent-builder.js';
 import { drain, echoTool, type Harness, sentMessages, startHarness } from '../test-support/harness.js';
@@ -50,7 +57,9 @@ describe('compression strategies', () => {
     const total = counter.countTokens(conversation);
     const folded = strategy.compress(conversation, total - 50, counter);
     expect(
-      folded.filter((m) => m.content.startsWith('[Earlier tool calls: 1 call(s) were made and completed]')),
+      folded.filter((m) =>
+        messageText(m).startsWith('[Earlier tool calls: 1 call(s) were made and completed]'),
+      ),
     ).toHaveLength(2);
     expect(folded.some((m) => m.role === 'tool')).toBe(false);
     // 25 estimated tokens hold the system message, the last answer and the question.

@@ -1,6 +1,7 @@
 import {
   type ChatMessage,
   collectAgentResponse,
+  describeContent,
   type IChatClient,
   systemMessage,
   userMessage,
@@ -23,7 +24,7 @@ function transcript(messages: readonly ChatMessage[]): string {
   return messages
     .map((m) => {
       const calls = m.toolCalls?.map((c) => ` [called ${c.name} ${c.arguments}]`).join('') ?? '';
-      return `${m.role}${m.role === 'tool' ? ` (${m.toolCallId})` : ''}: ${m.content}${calls}`;
+      return `${m.role}${m.role === 'tool' ? ` (${m.toolCallId})` : ''}: ${describeContent(m.content)}${calls}`;
     })
     .join('\n');
 }

@@ -1,5 +1,22 @@
-import { type ChatMessage, ConfigError } from '@raf/core';
+import { base64ByteLength, type ChatMessage, ConfigError, type MessageContent } from '@raf/core';
 import type { ITokenCounter } from './compression-types.js';
+
+// What a media part costs the window, roughly: providers bill an image by its tiles (a large one
+// near 1,100 tokens on OpenAI and Anthropic alike) and a document by its extracted text.
+const IMAGE_TOKENS = 1100;
+const FILE_BYTES_PER_TOKEN = 4;
+
+/** Tokens of a message's content: its text by `count`, its images and files by the estimates above. */
+export function contentTokens(content: MessageContent, count: (text: string) => number): number {
+  if (typeof content === 'string') return count(content);
+  let total = 0;
+  for (const part of content) {
+    if (part.type === 'text') total += count(part.text);
+    else if (part.type === 'image') total += IMAGE_TOKENS;
+    else total += Math.ceil(base64ByteLength(part.data) / FILE_BYTES_PER_TOKEN);
+  }
+  return total;
+}
 
 const encoder = new TextEncoder();
 
@@ -17,7 +34,7 @@ export class EstimateTokenCounter implements ITokenCounter {
   countTokens(messages: readonly ChatMessage[]): number {
     let total = 3;
     for (const message of messages) {
-      total += 4 + this.countTextTokens(message.content);
+      total += 4 + contentTokens(message.content, (text) => this.countTextTokens(text));
       for (const call of message.toolCalls ?? [])
         total += 4 + this.countTextTokens(call.name) + this.countTextTokens(call.arguments);
     }
@@ -61,7 +78,7 @@ export class ExactTokenCounter implements ITokenCounter {
   countTokens(messages: readonly ChatMessage[]): number {
     let total = 3;
     for (const message of messages) {
-      total += 3 + this.count(message.content);
+      total += 3 + contentTokens(message.content, (text) => this.count(text));
       if (message.name) total += 1 + this.count(message.name);
       for (const call of message.toolCalls ?? [])
         total += 3 + this.count(call.name) + this.count(call.arguments);

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '@raf/core';
+import { type ChatMessage, messageText } from '@raf/core';
 
 /** Messages of one session since its last consolidation. */
 export interface TranscriptSegment {
@@ -34,9 +34,10 @@ export function renderTranscript(segments: readonly TranscriptSegment[]): string
     const names = new Map<string, string>();
     const lines: string[] = [];
     for (const message of segment.messages) {
-      if (message.role === 'user') lines.push(`User: ${clip(message.content, MESSAGE_CHARS)}`);
+      if (message.role === 'user') lines.push(`User: ${clip(messageText(message), MESSAGE_CHARS)}`);
       else if (message.role === 'assistant') {
-        if (message.content.trim()) lines.push(`Assistant: ${clip(message.content, MESSAGE_CHARS)}`);
+        if (messageText(message).trim())
+          lines.push(`Assistant: ${clip(messageText(message), MESSAGE_CHARS)}`);
         for (const call of message.toolCalls ?? []) {
           names.set(call.id, call.name);
           lines.push(`Assistant called ${call.name} ${clip(call.arguments, RESULT_CHARS)}`);
@@ -44,7 +45,7 @@ export function renderTranscript(segments: readonly TranscriptSegment[]): string
       } else if (message.role === 'tool') {
         const name = names.get(message.toolCallId ?? '') ?? message.name ?? '';
         if (KNOWLEDGE_TOOLS.has(name))
-          lines.push(`Result of ${name}: ${clip(message.content, RESULT_CHARS)}`);
+          lines.push(`Result of ${name}: ${clip(messageText(message), RESULT_CHARS)}`);
       }
     }
     if (lines.length > 0)

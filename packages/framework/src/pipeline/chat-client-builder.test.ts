@@ -12,7 +12,6 @@ import { describe, expect, it } from 'vitest';
 import { AgentBuilder } from '../agent/agent-builder.js';
 import { echoTool } from '../test-support/harness.js';
 import { ChatClientBuilder, DelegatingChatClient, findInPipeline } from './chat-client-builder.js';
-import { FunctionInvokingChatClient } from './function-invoking-chat-client.js';
 
 class Tracing extends DelegatingChatClient {
   constructor(
@@ -55,16 +54,49 @@ describe('ChatClientBuilder', () => {
 });
 
 describe('AgentBuilder', () => {
-  it('puts the tool loop inside user decorators and reports it', () => {
+  it('wraps only the model in user decorators: the leaf client sits right inside them', () => {
+    const leaf = new ScriptedChatClient();
     const agent = new AgentBuilder('a')
-      .chatClient(new ScriptedChatClient())
+      .chatClient(leaf)
       .withTool(echoTool())
       .useDecorator((inner) => new Tracing(inner, 'outer', []))
       .build();
-    expect(agent.toolLoop).toBe(true);
     expect(agent.chatClient).toBeInstanceOf(Tracing);
-    expect(agent.chatClient.innerClient).toBeInstanceOf(FunctionInvokingChatClient);
+    expect(agent.chatClient.innerClient).toBe(leaf);
     expect(agent.maxToolRounds).toBe(10);
+  });
+
+  it('passes each model call of a run through the decorators, with request data only (one per step)', async () => {
+    const log: string[] = [];
+    const seen: ChatClientRunOptions[] = [];
+    const leaf = new ScriptedChatClient([
+      { toolCalls: [{ id: 'c1', name: 'echo', arguments: { text: 'a' } }] },
+      { toolCalls: [{ id: 'c2', name: 'echo', arguments: { text: 'b' } }] },
+      { text: 'done' },
+    ]);
+    const agent = new AgentBuilder('a')
+      .chatClient(leaf)
+      .withTool(echoTool())
+      .useDecorator((inner) => {
+        const tracing = new Tracing(inner, 'model', log);
+        const run = tracing.run.bind(tracing);
+        tracing.run = (messages, options) => {
+          if (options) seen.push(options);
+          return run(messages, options);
+        };
+        return tracing;
+      })
+      .build();
+    expect((await agent.generate('go')).text).toBe('done');
+    expect(log).toEqual([
+      'enter model',
+      'leave model',
+      'enter model',
+      'leave model',
+      'enter model',
+      'leave model',
+    ]);
+    for (const options of seen) expect(Object.keys(options).sort()).toEqual(['tools']);
   });
 
   it('explains what is missing or wrong', () => {

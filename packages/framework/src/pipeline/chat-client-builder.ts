@@ -3,6 +3,7 @@ import {
   type ChatClientRunOptions,
   type ChatMessage,
   ConfigError,
+  type ContentCapabilities,
   type IChatClient,
   type ModelMetadata,
 } from '@raf/core';
@@ -22,6 +23,10 @@ export class DelegatingChatClient implements IChatClient {
 
   get modelMetadata(): ModelMetadata | undefined {
     return this.innerClient.modelMetadata;
+  }
+
+  get capabilities(): ContentCapabilities | undefined {
+    return this.innerClient.capabilities;
   }
 
   run(messages: readonly ChatMessage[], options?: ChatClientRunOptions): AsyncIterable<AgentResponseUpdate> {

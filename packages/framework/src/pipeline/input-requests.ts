@@ -7,7 +7,7 @@ import {
   type JSONValue,
 } from '@raf/core';
 import * as z from 'zod';
-import { schemaProblems } from '../tools/argument-validator.js';
+import { jsonSchemaProblems } from '../tools/argument-validator.js';
 
 /**
  * Answers the questions tools put to the user while they run (`ctx.requestInput`, an MCP
@@ -24,11 +24,19 @@ export interface InputSink {
   push(update: AgentResponseUpdate): void;
 }
 
+const contentSchema = z.record(z.string(), z.json());
+
 const answerSchema = z.discriminatedUnion('action', [
-  z.object({ action: z.literal('accept'), content: z.record(z.string(), z.json()).optional() }),
+  z.object({ action: z.literal('accept'), content: contentSchema.optional() }),
   z.object({ action: z.literal('decline') }),
   z.object({ action: z.literal('cancel') }),
 ]);
+
+/** The parts of a form's flat JSON Schema that plain-text answers read (the rest is checked by the validator). */
+const formSchema = z.object({
+  properties: z.record(z.string(), z.object({ type: z.unknown().optional() }).loose()).optional(),
+  required: z.array(z.string()).optional(),
+});
 
 const brief = (text: string) => (text.length > 120 ? `${text.slice(0, 120)}…` : text);
 
@@ -64,7 +72,7 @@ export async function askForInput(
   }
   const given = answerSchema.safeParse(reply);
   if (!given.success) return decline('declined, the answer was not accept, decline or cancel');
-  const answer = given.data as InputAnswer;
+  const answer: InputAnswer = given.data;
   if (answer.action !== 'accept' || request.mode !== 'form') return answer;
   const problem = checkInputAnswer(request, answer.content ?? {});
   return problem ? decline(`declined, the answer does not fit the question: ${problem}`) : answer;
@@ -75,7 +83,9 @@ export function checkInputAnswer(
   request: Pick<InputRequest, 'schema'>,
   content: Record<string, JSONValue>,
 ): string | undefined {
-  return request.schema ? schemaProblems(request.schema, content) : undefined;
+  if (!request.schema) return undefined;
+  const problems = jsonSchemaProblems(request.schema, content);
+  return problems.length > 0 ? problems.join('; ') : undefined;
 }
 
 const YES = new Set(['y', 'yes', 'accept', 'ok', 'true', 'open']);
@@ -93,21 +103,19 @@ export function parseInputAnswer(
   if (typed === '') return { answer: { action: 'decline' } };
   if (request.mode === 'url')
     return { answer: YES.has(typed.toLowerCase()) ? { action: 'accept' } : { action: 'decline' } };
-  const properties = Object.entries(
-    (request.schema?.properties as Record<string, { type?: unknown }> | undefined) ?? {},
-  );
+  const form = formSchema.safeParse(request.schema ?? {});
+  const properties = Object.entries(form.success ? (form.data.properties ?? {}) : {});
   let content: Record<string, JSONValue> | undefined;
   if (typed.startsWith('{')) {
     try {
-      const value = JSON.parse(typed) as unknown;
-      if (value && typeof value === 'object' && !Array.isArray(value))
-        content = value as Record<string, JSONValue>;
+      const value = contentSchema.safeParse(JSON.parse(typed));
+      if (value.success) content = value.data;
     } catch {
       return { error: 'not valid JSON (give a JSON object with the fields asked for)' };
     }
   } else {
     // Plain text fills the form's one field, or its one required field.
-    const required = (request.schema?.required as string[] | undefined) ?? [];
+    const required = form.success ? (form.data.required ?? []) : [];
     const only =
       properties.length === 1
         ? properties[0]

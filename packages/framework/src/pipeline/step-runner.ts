@@ -11,7 +11,6 @@ import {
   type Usage,
 } from '@raf/core';
 import type { LoopHooks, StepResult, StepToolResult, StopCondition } from './step-hooks.js';
-import type { ToolLoopRunOptions } from './tool-loop-options.js';
 
 /** The tools of one run: by name, and as the definitions the model receives. */
 export interface ToolIndex {
@@ -50,14 +49,13 @@ export async function prepareStep(
   stepNumber: number,
   conversation: ChatMessage[],
   index: ToolIndex,
-  options: ToolLoopRunOptions,
   innerOptions: ChatClientRunOptions,
 ): Promise<{ request: StepRequest; messages?: ChatMessage[] }> {
   const change = await hooks.prepareStep?.({
     stepNumber,
     messages: conversation,
     tools: index.tools,
-    modelOptions: options.modelOptions,
+    modelOptions: innerOptions.modelOptions,
   });
   const request: StepRequest = { options: innerOptions, byName: index.byName };
   if (!change) return { request };

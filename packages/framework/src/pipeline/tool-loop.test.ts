@@ -25,7 +25,6 @@ describe('rule 4: the tool loop', () => {
       onInvoking: () => ({ tools: [echoTool()] }),
     };
     const agent = new AgentBuilder('a').chatClient(harness.client).withContextProvider(provider).build();
-    expect(agent.toolLoop).toBe(true);
     const updates = significant(await drain(agent.run('say hi')));
     expect(updates).toEqual([
       { type: 'tool-call-end', callId: 'c1', name: 'echo', arguments: '{"text":"hi"}' },
@@ -77,11 +76,11 @@ describe('rule 4: the tool loop', () => {
     expect(response.toolResults[0]?.result).toEqual({ ok: true, data: 4 });
   });
 
-  it('does not wrap an agent that can have no tools', async () => {
+  it('offers no tools when the agent has none', async () => {
     harness = await startHarness([{ text: 'plain' }]);
     const agent = new AgentBuilder('a').chatClient(harness.client).build();
-    expect(agent.toolLoop).toBe(false);
     expect((await agent.generate('x')).text).toBe('plain');
+    expect(harness.server.requests[0]?.body?.tools).toBeUndefined();
   });
 
   it('finishes with maxRounds after maxToolRounds rounds, without a dangling call', async () => {

@@ -1,4 +1,3 @@
-import { ScriptedChatClient } from '@raf/client/testing';
 import { defineTool, TimeoutError, toolSuccess } from '@raf/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -11,7 +10,7 @@ import {
   significant,
   startHarness,
 } from '../test-support/harness.js';
-import { FunctionInvokingChatClient } from './function-invoking-chat-client.js';
+import { DEFAULT_TOOL_TIMEOUT_MS } from './tool-timeouts.js';
 
 let harness: Harness;
 afterEach(() => harness?.close());
@@ -126,6 +125,6 @@ describe('per-tool timeouts', () => {
         execute: () => toolSuccess(),
       }),
     ).toThrow(/timeoutMs/);
-    expect(new FunctionInvokingChatClient(new ScriptedChatClient([])).toolTimeoutMs).toBe(120_000);
+    expect(DEFAULT_TOOL_TIMEOUT_MS).toBe(120_000);
   });
 });

@@ -2,11 +2,10 @@ import {
   type ChatMessage,
   type ISession,
   type ITool,
-  serializeToolResult,
   type ToolCall,
   type ToolResult,
   toolFailure,
-  toolMessage,
+  toolResultMessage,
 } from '@raf/core';
 import { prepareCalls } from '../pipeline/prepare-calls.js';
 import type { PreparedCall } from '../pipeline/tool-executor.js';
@@ -93,6 +92,6 @@ export function prepareInterruptedCalls(
 export function closingResults(turn: InterruptedTurn): ChatMessage[] {
   return turn.calls.map((call) => {
     const result: ToolResult = toolFailure(turn.inDoubt.has(call.id) ? INTERRUPTED_ERROR : NOT_STARTED_ERROR);
-    return toolMessage(serializeToolResult(result), call.id);
+    return toolResultMessage(result, call.id);
   });
 }

@@ -1,6 +1,6 @@
 import { OpenAICompatibleChatClient } from '@raf/client';
 import { type MockModelServerOptions, startMockModelServer } from '@raf/client/testing';
-import { defineTool, type IContextProvider, type JournalEntry, toolSuccess } from '@raf/core';
+import { defineTool, type IContextProvider, type JournalEntry, messageText, toolSuccess } from '@raf/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AgentBuilder } from '../agent/agent-builder.js';
@@ -115,7 +115,7 @@ describe('the turn journal (SPEC §14.1)', () => {
       for (const id of inDoubt) {
         if (!id.startsWith('b')) continue;
         const answer = messages.find((m) => m.role === 'tool' && m.toolCallId === id);
-        expect(JSON.parse(answer!.content)).toEqual({ ok: false, error: INTERRUPTED_ERROR });
+        expect(JSON.parse(messageText(answer!))).toEqual({ ok: false, error: INTERRUPTED_ERROR });
       }
       // The history is whole: every call answered once, the answer last.
       const calls = messages.flatMap((m) => m.toolCalls ?? []).map((c) => c.id);

@@ -7,10 +7,9 @@ import {
   providerStateKey,
   type SessionJournal,
   type SessionSnapshot,
-  serializeToolResult,
   type ToolCall,
   type ToolResult,
-  toolMessage,
+  toolResultMessage,
 } from '@raf/core';
 
 /**
@@ -125,7 +124,7 @@ export class JournaledSession extends InFlightRecorder implements ISession {
   override result(call: ToolCall, result: ToolResult): Promise<void> {
     super.result(call, result);
     this.appended.add(call.id);
-    this.queue.push({ type: 'messages', messages: [toolMessage(serializeToolResult(result), call.id)] });
+    this.queue.push({ type: 'messages', messages: [toolResultMessage(result, call.id)] });
     return this.flush();
   }
 

@@ -22,6 +22,11 @@ export class InMemoryGovernanceStore implements GovernanceStore {
     return copy(this.data);
   }
 
+  /** What it holds now, as a copy (a sub-agent's worker process gets this snapshot). */
+  snapshot(): GovernanceData {
+    return copy(this.data);
+  }
+
   async save(data: GovernanceData): Promise<void> {
     this.data = copy(data);
   }

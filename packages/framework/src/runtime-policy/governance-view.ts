@@ -1,5 +1,5 @@
 import type { ITool } from '@raf/core';
-import type { ToolView } from '../pipeline/tool-loop-options.js';
+import type { ToolView } from '../pipeline/tool-view.js';
 import type { GovernanceStore } from './governance-store.js';
 import { type AgentToolPolicy, ToolGovernance } from './tool-governance.js';
 

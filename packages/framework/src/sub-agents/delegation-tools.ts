@@ -18,7 +18,7 @@ import * as z from 'zod';
 import { ToolSuspension } from '../pipeline/tool-suspension.js';
 import { BUILTIN_TOOL_MANIFESTS } from '../runtime-policy/builtin-manifests.js';
 import { savedTask, savedTasks, type TaskState, taskJSON } from './paused-run.js';
-import type { SubAgentOutcome, SubAgentRunner } from './sub-agent.js';
+import type { DelegationRunner, SubAgentOutcome } from './sub-agent.js';
 
 export interface DelegationToolsOptions {
   /** Delegations allowed per run of the parent, each task of `delegate_parallel` counting (default 15). */
@@ -30,7 +30,7 @@ export interface DelegationToolsOptions {
 // Long enough for any delegation: each one is bounded by its sub-agent's own `timeoutSecs`.
 const DELEGATION_TIMEOUT_MS = 24 * 3600 * 1000;
 
-function describeAgents(runner: SubAgentRunner): string {
+function describeAgents(runner: DelegationRunner): string {
   return runner.subAgents.map((s) => `- ${s.name}${s.description ? `: ${s.description}` : ''}`).join('\n');
 }
 
@@ -59,7 +59,10 @@ function settle(agent: string, task: string, outcome: SubAgentOutcome): TaskStat
  * model reads, never a crash of the parent's run. Make a new pair per run: the iteration count
  * lives in them.
  */
-export function createDelegationTools(runner: SubAgentRunner, options: DelegationToolsOptions = {}): ITool[] {
+export function createDelegationTools(
+  runner: DelegationRunner,
+  options: DelegationToolsOptions = {},
+): ITool[] {
   const names = runner.subAgents.map((s) => s.name);
   const [first, ...rest] = names;
   if (first === undefined) throw new ConfigError('delegation tools need at least one sub-agent');

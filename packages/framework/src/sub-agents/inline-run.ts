@@ -1,6 +1,7 @@
-import type { AgentResponseUpdate, ApprovalResponse, ITool, JSONValue } from '@raf/core';
+import type { AgentResponseUpdate, ApprovalResponse, ITool } from '@raf/core';
 import type { AgentProjection } from '../runtime-policy/agent-projection.js';
 import { AgentSession } from '../sessions/agent-session.js';
+import { sessionSnapshotSchema } from '../sessions/session-snapshot-schema.js';
 import { type PausedDelegation, raisedRequests } from './paused-run.js';
 import { RunTally } from './run-tally.js';
 import type { SubAgentOutcome, SubAgentRunRequest, SubAgentSpec } from './sub-agent.js';
@@ -38,12 +39,17 @@ export async function runInline(
     tally.add(update);
   }
   if (tally.paused) {
-    const state: PausedDelegation = { agent, session: session.toJSON(), requests: tally.requests };
+    // Parsed into the delegation's own (plain JSON) shape, not cast: what is kept is what reads back.
+    const state: PausedDelegation = {
+      agent,
+      session: sessionSnapshotSchema().parse(session.toJSON()),
+      requests: tally.requests,
+    };
     return {
       status: 'paused',
       agent,
       requests: raisedRequests(agent, request.callId, tally.requests),
-      state: state as unknown as JSONValue,
+      state,
     };
   }
   if (tally.reason === 'cancelled')

@@ -1,15 +1,13 @@
-import type { ApprovalResponse, JSONValue, SessionSnapshot, ToolApprovalRequestUpdate } from '@raf/core';
+import type { ApprovalResponse, JSONValue, ToolApprovalRequestUpdate } from '@raf/core';
 import { onFirstUse } from '@raf/core/internal';
 import * as z from 'zod';
 import { sessionSchemaParts, sessionSnapshotSchema } from '../sessions/session-snapshot-schema.js';
 
-/** What a paused delegation keeps (in the root session): the sub-agent's session and what it asked. */
-export interface PausedDelegation {
-  agent: string;
-  session: SessionSnapshot;
-  /** The sub-agent's own requests, with its own call ids. */
-  requests: ToolApprovalRequestUpdate[];
-}
+/**
+ * What a paused delegation keeps (in the root session): the sub-agent's session and what it asked
+ * (its own requests, with its own call ids). The schema's type: plain JSON by construction.
+ */
+export type PausedDelegation = z.output<ReturnType<typeof schemas>['paused']>;
 
 /** The sub-agent's requests as the root shows them: ids made unique in the root session, `agentPath` set. */
 export function raisedRequests(
@@ -72,7 +70,7 @@ export function pausedDelegation(state: JSONValue, agent: string): PausedDelegat
   if (!parsed.success) throw invalid(`the saved state of this delegation to ${agent}`, parsed.error);
   if (parsed.data.agent !== agent)
     throw new Error(`the saved state of this delegation is for ${parsed.data.agent}, not ${agent}`);
-  return parsed.data as PausedDelegation;
+  return parsed.data;
 }
 
 /** The saved state of a `delegate_task` call (`undefined`: it starts afresh). */
@@ -80,7 +78,7 @@ export function savedTask(state: JSONValue | undefined): TaskState | undefined {
   if (state === undefined) return undefined;
   const parsed = schemas().task.safeParse(state);
   if (!parsed.success) throw invalid('the saved state of this delegate_task call', parsed.error);
-  return parsed.data as TaskState;
+  return parsed.data;
 }
 
 /** The saved tasks of a `delegate_parallel` call (`undefined`: it starts afresh). */
@@ -88,12 +86,12 @@ export function savedTasks(state: JSONValue | undefined): TaskState[] | undefine
   if (state === undefined) return undefined;
   const parsed = schemas().tasks.safeParse(state);
   if (!parsed.success) throw invalid('the saved state of this delegate_parallel call', parsed.error);
-  return parsed.data.tasks as TaskState[];
+  return parsed.data.tasks;
 }
 
 /** A task state as the JSON a suspension keeps (every variant is plain JSON). */
 export function taskJSON(state: TaskState | { tasks: TaskState[] }): JSONValue {
-  return state as unknown as JSONValue;
+  return state;
 }
 
 /**

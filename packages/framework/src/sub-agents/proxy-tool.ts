@@ -1,23 +1,21 @@
-import type {
-  ITool,
-  JSONValue,
-  ToolApprovalContext,
-  ToolExecutionContext,
-  ToolManifest,
-  ToolResult,
-} from '@raf/core';
-import type { ProxyCheck } from './worker-protocol.js';
+import type { ITool, JSONValue, ToolExecutionContext, ToolManifest, ToolResult } from '@raf/core';
+import { toolFailure } from '@raf/core';
+import { DEFAULT_DENIAL_REASON } from '../approval/approval-batch.js';
+import { ToolSuspension } from '../pipeline/tool-suspension.js';
+import type { ToolAnswer } from './worker-protocol.js';
 
-/** The worker's line to its parent for proxied calls. */
+/** The worker's line to its parent for proxied calls: one message out, one answer back. */
 export interface ProxyChannel {
-  check(name: string, callId: string, args: JSONValue): Promise<ProxyCheck>;
-  execute(name: string, callId: string, args: JSONValue, approved: boolean): Promise<ToolResult>;
+  call(name: string, callId: string, args: JSONValue, approved: boolean): Promise<ToolAnswer>;
 }
 
 /**
  * A worker's stand-in for a tool that runs in the main process (`main-process-proxy`): the model
- * sees the real tool's name, description and schema; every gate question and every execution goes
- * to the parent, which runs its own instance through its path guard and approval gate.
+ * sees the real tool's name, description and schema. A call is one round trip: the parent runs
+ * its own instance through its argument checks, approval gate and path guard, and answers with
+ * the result, or with the approval the call needs, which pauses the worker's run here
+ * (`ToolSuspension`); the resumed call goes back with the human's answer. The worker's loop asks
+ * this tool nothing before it runs: the gate is the parent's, decided once.
  */
 export class ProxiedTool implements ITool {
   readonly name: string;
@@ -26,8 +24,6 @@ export class ProxiedTool implements ITool {
   readonly kind: string | undefined;
   readonly manifest: ToolManifest | undefined;
   readonly validateArguments?: ITool['validateArguments'];
-  // The gate's answer for the arguments just asked about: `resolveTarget` follows it directly.
-  private lastCheck: { args: string; check: ProxyCheck } | undefined;
 
   constructor(
     local: ITool,
@@ -48,24 +44,31 @@ export class ProxiedTool implements ITool {
     }
   }
 
-  async requiresApproval(args?: unknown, context?: ToolApprovalContext): Promise<boolean> {
-    // Asked without arguments ("can it ever ask?"): the parent decides per call, so it may.
-    if (args === undefined) return true;
-    const key = JSON.stringify(args);
-    const check = await this.channel.check(this.name, context?.callId ?? '', args as JSONValue);
-    this.lastCheck = { args: key, check };
-    return check.gated;
-  }
-
-  async resolveTarget(args: unknown): Promise<string | undefined> {
-    const key = JSON.stringify(args);
-    const last = this.lastCheck;
-    this.lastCheck = undefined;
-    if (last?.args === key) return last.check.target;
-    return (await this.channel.check(this.name, '', args as JSONValue)).target;
-  }
-
-  execute(args: unknown, context: ToolExecutionContext): Promise<ToolResult> {
-    return this.channel.execute(this.name, context.callId, args as JSONValue, context.approved === true);
+  async execute(args: unknown, context: ToolExecutionContext): Promise<ToolResult> {
+    const json = args as JSONValue;
+    let approved = false;
+    if (context.resume) {
+      // The run paused on this call: the human's answer decides, without asking the parent again.
+      const decision = context.resume.approvals.find((a) => a.callId === context.callId);
+      if (!decision?.approved) return toolFailure(`Rejected: ${decision?.reason || DEFAULT_DENIAL_REASON}`);
+      approved = true;
+    }
+    const answer = await this.channel.call(this.name, context.callId, json, approved);
+    if ('result' in answer) return answer.result;
+    if (approved) return toolFailure('Refused: the parent asked again for an approval it was given');
+    const { description, target } = answer.approval;
+    throw new ToolSuspension(
+      [
+        {
+          type: 'tool-approval-request',
+          callId: context.callId,
+          name: this.name,
+          arguments: json,
+          description,
+          ...(target !== undefined && { resolvedTarget: target }),
+        },
+      ],
+      null,
+    );
   }
 }

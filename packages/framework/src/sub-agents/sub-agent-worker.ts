@@ -1,7 +1,9 @@
 // The sub-agent worker process (SPEC §7.1): started by `WorkerProcess`, one delegation per process.
-// It rebuilds the sub-agent from the factory named in `start`, runs it with only its projected
-// tools (worker-local ones here, proxied ones through the parent), streams its updates, and pauses
-// when the sub-agent waits for approval. It exits when the parent goes away.
+// `start` carries the delegation as data: the sub-agent's definition (a factory and the JSON it
+// makes the agent of) and the run's state. The worker makes that one agent, runs it with only its
+// projected tools (worker-local ones here, proxied ones in the parent, one round trip a call),
+// streams its updates, and pauses when the sub-agent waits for approval. It exits when the parent
+// goes away.
 import {
   type AgentResponseUpdate,
   type ApprovalResponse,
@@ -14,16 +16,15 @@ import {
 import * as z from 'zod';
 import { AgentBuilder } from '../agent/agent-builder.js';
 import { AgentSession } from '../sessions/agent-session.js';
+import { sessionSnapshotSchema } from '../sessions/session-snapshot-schema.js';
 import { ProxiedTool, type ProxyChannel } from './proxy-tool.js';
 import { RunTally } from './run-tally.js';
 import type { SubAgentFactory } from './sub-agent.js';
 import {
   describeMessageError,
-  type ParentMessage,
-  type ProxyCheck,
   parentMessageSchema,
   type StartMessage,
-  type ToolResult,
+  type ToolAnswer,
   WORKER_PROTOCOL_VERSION,
   type WorkerMessage,
 } from './worker-protocol.js';
@@ -65,7 +66,7 @@ void preloaded
   .then(() => send({ v, type: 'ready' }));
 
 let nextRequest = 1;
-const pending = new Map<number, (answer: Extract<ParentMessage, { type: 'tool-proxy-response' }>) => void>();
+const pending = new Map<number, (answer: ToolAnswer) => void>();
 let approvalWaiter: ((approvals: ApprovalResponse[]) => void) | undefined;
 let started = false;
 const controller = new AbortController();
@@ -88,10 +89,10 @@ process.on('message', (raw: unknown) => {
       started = true;
       run(message).catch((error) => fail(getErrorMessage(error)));
       return;
-    case 'tool-proxy-response': {
+    case 'tool-answer': {
       const waiter = pending.get(message.requestId);
       pending.delete(message.requestId);
-      waiter?.(message);
+      waiter?.(message.answer);
       return;
     }
     case 'approval-response':
@@ -102,25 +103,22 @@ process.on('message', (raw: unknown) => {
 });
 
 const channel: ProxyChannel = {
-  async check(name, callId, args) {
-    const answer = await ask({ op: 'check', callId, name, arguments: args });
-    return answer.check ?? ({ gated: true, description: name } satisfies ProxyCheck);
-  },
-  async execute(name, callId, args, approved) {
-    const answer = await ask({ op: 'execute', callId, name, arguments: args, approved });
-    return (answer.result as ToolResult | undefined) ?? { ok: false, error: 'the parent gave no result' };
+  call(name, callId, args, approved) {
+    const requestId = nextRequest++;
+    return new Promise((resolve) => {
+      pending.set(requestId, resolve);
+      void send({
+        v,
+        type: 'tool-call',
+        requestId,
+        callId,
+        name,
+        arguments: args,
+        ...(approved && { approved }),
+      });
+    });
   },
 };
-
-function ask(
-  body: Omit<Extract<WorkerMessage, { type: 'tool-proxy-request' }>, 'v' | 'type' | 'requestId'>,
-): Promise<Extract<ParentMessage, { type: 'tool-proxy-response' }>> {
-  const requestId = nextRequest++;
-  return new Promise((resolve) => {
-    pending.set(requestId, resolve);
-    void send({ v, type: 'tool-proxy-request', requestId, ...body });
-  });
-}
 
 /** An agent run with a stub model and one tool call, and a `start` parsed: nothing leaves the process. */
 async function rehearse(): Promise<void> {
@@ -149,21 +147,19 @@ async function rehearse(): Promise<void> {
   parentMessageSchema().safeParse({
     v,
     type: 'start',
-    factory: { module: 'm', export: 'e', options: {} },
+    definition: { module: 'm', export: 'e', options: {} },
     agent: 'a',
     task: 't',
     routes: { noop: 'worker-local' },
-    policy: { workspaceRoots: [], allowShell: false, readonly: true },
   });
 }
 
 async function loadFactory(start: StartMessage): Promise<SubAgentFactory> {
   await preloaded;
-  const module = (await import(start.factory.module)) as Record<string, unknown>;
-  const factory = module[start.factory.export];
-  if (typeof factory !== 'function') {
-    throw new Error(`${start.factory.module} has no function export '${start.factory.export}'`);
-  }
+  const { module: specifier, export: name } = start.definition;
+  const module = (await import(specifier)) as Record<string, unknown>;
+  const factory = module[name];
+  if (typeof factory !== 'function') throw new Error(`${specifier} has no function export '${name}'`);
   return factory as SubAgentFactory;
 }
 
@@ -186,7 +182,7 @@ function projected(start: StartMessage) {
 
 async function run(start: StartMessage): Promise<void> {
   const factory = await loadFactory(start);
-  const { agent } = await factory(start.factory.options, { signal: controller.signal });
+  const { agent } = await factory(start.definition.options, { signal: controller.signal });
   const session = start.session ? AgentSession.fromJSON(start.session) : new AgentSession();
   const toolView = projected(start);
   let approvals: ApprovalResponse[] | undefined = start.approvals;
@@ -206,7 +202,12 @@ async function run(start: StartMessage): Promise<void> {
       const answered = new Promise<ApprovalResponse[]>((resolve) => {
         approvalWaiter = resolve;
       });
-      await send({ v, type: 'approval-request', requests: tally.requests, session: session.toJSON() });
+      await send({
+        v,
+        type: 'approval-request',
+        requests: tally.requests,
+        session: sessionSnapshotSchema().parse(session.toJSON()),
+      });
       approvals = await answered;
       continue;
     }

@@ -80,13 +80,21 @@ export type SubAgentOutcome =
   | { status: 'paused'; agent: string; requests: ToolApprovalRequestUpdate[]; state: JSONValue };
 
 /**
- * Runs sub-agents, each delegation in its own worker process (or inline), with its projected tools
- * and the parent's gates. `@raf/workflow` builds its orchestrations on this; the delegation tools
- * (`createDelegationTools`) are one client of it.
+ * What the delegation tools (`createDelegationTools`) need of a runner: the roster the model reads
+ * and one delegation. `createSubAgentRunner` is the one with worker processes and projections; a
+ * runner of other agents (in this process, on another host) implements just this.
  */
-export interface SubAgentRunner {
-  readonly subAgents: readonly SubAgentSpec[];
+export interface DelegationRunner {
+  readonly subAgents: readonly Pick<SubAgentSpec, 'name' | 'description'>[];
   run(request: SubAgentRunRequest): Promise<SubAgentOutcome>;
+}
+
+/**
+ * Runs sub-agents, each delegation in its own worker process (or inline), with its projected tools
+ * and the parent's gates. The delegation tools (`createDelegationTools`) are one client of it.
+ */
+export interface SubAgentRunner extends DelegationRunner {
+  readonly subAgents: readonly SubAgentSpec[];
   /** Starts a spare worker now, so the next delegation does not wait for a process to boot; resolves once it is loaded. */
   warm(): Promise<void>;
   /** Ends spare and parked workers. Running delegations are not waited for. */

@@ -1,14 +1,6 @@
-import {
-  type ApprovalResponse,
-  getErrorMessage,
-  type ITool,
-  type JSONValue,
-  type ToolResult,
-  toolFailure,
-} from '@raf/core';
+import { type ApprovalResponse, getErrorMessage, type ITool, toolFailure } from '@raf/core';
 import { subscribeAbort, unsubscribeAbort } from '@raf/core/internal';
-import { ApprovalRequiredTool } from '../approval/approval-required-tool.js';
-import { prepareCalls } from '../pipeline/prepare-calls.js';
+import { planApprovals, prepareCalls } from '../pipeline/prepare-calls.js';
 import { executeCalls } from '../pipeline/tool-executor.js';
 import type { AgentProjection } from '../runtime-policy/agent-projection.js';
 import { type PausedDelegation, raisedRequests } from './paused-run.js';
@@ -16,9 +8,9 @@ import type { SubAgentOutcome, SubAgentRunRequest, SubAgentSpec, WorkerFactoryRe
 import type { WorkerProcess } from './worker-process.js';
 import {
   describeMessageError,
-  type ProxyCheck,
+  type ToolAnswer,
+  type ToolCallMessage,
   WORKER_PROTOCOL_VERSION,
-  type WorkerMessage,
   workerMessageSchema,
 } from './worker-protocol.js';
 
@@ -61,6 +53,8 @@ export function runInWorker(delegation: WorkerDelegation): Promise<SubAgentOutco
     if (t.tool && t.runtime.route === 'main-process-proxy') proxied.set(t.name, t.tool);
   // Proxied calls stop with the delegation.
   const calls = new AbortController();
+  // Each approval is spent by the call it was given for: a worker cannot run it twice.
+  const approved = new Map(delegation.approved);
 
   return new Promise<SubAgentOutcome>((resolve) => {
     let settled = false;
@@ -86,30 +80,39 @@ export function runInWorker(delegation: WorkerDelegation): Promise<SubAgentOutco
       failed(`its worker exited before answering (${signal ? `signal ${signal}` : `exit code ${code}`})`),
     );
 
-    const reply = (requestId: number, body: { result?: ToolResult; check?: ProxyCheck }) =>
-      worker.send({ v, type: 'tool-proxy-response', requestId, ...body });
+    const reply = (requestId: number, answer: ToolAnswer) =>
+      worker.send({ v, type: 'tool-answer', requestId, answer });
 
-    const proxy = async (message: Extract<WorkerMessage, { type: 'tool-proxy-request' }>) => {
+    // One proxied call, one answer: the gate decided here once (as the loop decides it), then
+    // the parent's own instance runs, or the approval it needs goes back to pause the worker.
+    const proxy = async (message: ToolCallMessage): Promise<ToolAnswer> => {
       const tool = proxied.get(message.name);
-      if (!tool) {
-        const refusal = `Refused: ${message.name} does not run in the main process for ${agent}`;
-        return message.op === 'check'
-          ? reply(message.requestId, { check: { gated: false, description: refusal } })
-          : reply(message.requestId, { result: toolFailure(refusal) });
-      }
-      if (message.op === 'check') return reply(message.requestId, { check: await check(tool, message) });
+      if (!tool)
+        return {
+          result: toolFailure(`Refused: ${message.name} does not run in the main process for ${agent}`),
+        };
       const [prepared] = prepareCalls(
         [{ id: message.callId, name: message.name, arguments: JSON.stringify(message.arguments) }],
         new Map([[tool.name, tool]]),
       );
+      if (!prepared) return { result: toolFailure('no result') };
       // An approval counts only when the human gave it for this very call.
-      if (message.approved && delegation.approved.has(message.callId) && prepared && !prepared.preset) {
+      if (message.approved && approved.has(message.callId) && !prepared.preset) {
         prepared.approved = true;
-        const target = delegation.approved.get(message.callId);
+        const target = approved.get(message.callId);
+        approved.delete(message.callId);
         if (target !== undefined) prepared.approvedTarget = target;
+      } else if (!prepared.preset) {
+        const [gate] = await planApprovals([prepared], { sessionId: undefined, context: undefined });
+        if (gate) {
+          const { description } = gate.update;
+          return {
+            approval: gate.target === undefined ? { description } : { description, target: gate.target },
+          };
+        }
       }
-      const [result] = await executeCalls(prepared ? [prepared] : [], calls.signal);
-      reply(message.requestId, { result: result ?? toolFailure('no result') });
+      const [result] = await executeCalls([prepared], calls.signal);
+      return { result: result ?? toolFailure('no result') };
     };
 
     // An event handler that throws ends the process: whatever a worker sends, a failure in
@@ -132,9 +135,11 @@ export function runInWorker(delegation: WorkerDelegation): Promise<SubAgentOutco
         case 'model-update':
           request.onUpdate?.(message.update);
           return;
-        case 'tool-proxy-request':
-          proxy(message).catch((error) =>
-            reply(message.requestId, { result: toolFailure(`Framework error: ${getErrorMessage(error)}`) }),
+        case 'tool-call':
+          proxy(message).then(
+            (answer) => reply(message.requestId, answer),
+            (error) =>
+              reply(message.requestId, { result: toolFailure(`Framework error: ${getErrorMessage(error)}`) }),
           );
           return;
         case 'approval-request': {
@@ -143,7 +148,7 @@ export function runInWorker(delegation: WorkerDelegation): Promise<SubAgentOutco
             status: 'paused',
             agent,
             requests: raisedRequests(agent, request.callId, message.requests),
-            state: paused as unknown as JSONValue,
+            state: paused,
           });
         }
         case 'done':
@@ -166,30 +171,10 @@ export function runInWorker(delegation: WorkerDelegation): Promise<SubAgentOutco
     worker.send({
       v,
       type: 'start',
-      factory: delegation.factory,
       agent,
+      definition: delegation.factory,
       ...(paused ? { session: paused.session, approvals: answers ?? [] } : { task: request.task }),
       routes: routesOf(projection),
-      policy: projection.policy,
     });
   });
-}
-
-async function check(tool: ITool, message: { callId: string; arguments: JSONValue }): Promise<ProxyCheck> {
-  const description =
-    tool instanceof ApprovalRequiredTool ? (tool.approvalReason ?? tool.description) : tool.description;
-  let gated: boolean;
-  try {
-    gated = tool.requiresApproval
-      ? await tool.requiresApproval(message.arguments, { callId: message.callId, context: undefined })
-      : false;
-  } catch {
-    // Fail closed, as the loop does: a gate that cannot decide asks.
-    gated = true;
-  }
-  if (!gated) return { gated, description };
-  const target = tool.resolveTarget
-    ? await Promise.resolve(tool.resolveTarget(message.arguments)).catch(() => undefined)
-    : undefined;
-  return target === undefined ? { gated, description } : { gated, target, description };
 }

@@ -48,7 +48,8 @@ export class WorkerProcess {
     this.child = child;
     this.ready = new Promise((resolve) => {
       const onMessage = (message: unknown) => {
-        if ((message as { type?: unknown } | null)?.type !== 'ready') return;
+        const parsed = workerMessageSchema().safeParse(message);
+        if (!parsed.success || parsed.data.type !== 'ready') return;
         child.off('message', onMessage);
         resolve(true);
       };

@@ -3,7 +3,6 @@ import {
   type ApprovalResponse,
   FINISH_REASONS,
   type FinishReason,
-  type SessionSnapshot,
   type ToolApprovalRequestUpdate,
   type ToolResult,
   type Usage,
@@ -21,15 +20,18 @@ export const WORKER_PROTOCOL_VERSION = 1;
 // Built on first use (a delegation to a worker): importing the framework builds no schema.
 const schemas = onFirstUse(() => {
   const { json, toolResult, approvalRequest } = sessionSchemaParts();
-  const snapshot = sessionSnapshotSchema() as unknown as z.ZodType<SessionSnapshot>;
+  const snapshot = sessionSnapshotSchema();
   const approval = z.object({ callId: z.string(), approved: z.boolean(), reason: z.string().optional() });
   const route = z.enum(['worker-local', 'main-process-proxy', 'disabled']);
-  // Checked for their shape; extra fields a newer version adds pass through.
-  const usage = z.looseObject({
+  // Checked field by field; counters a newer version adds are dropped.
+  const usage = z.object({
     promptTokens: z.number(),
     completionTokens: z.number(),
     totalTokens: z.number(),
-  }) as unknown as z.ZodType<Usage>;
+    promptCacheHitTokens: z.number().optional(),
+    promptCacheMissTokens: z.number().optional(),
+    reasoningTokens: z.number().optional(),
+  }) satisfies z.ZodType<Usage>;
   // Every update by its type, each field checked: the parent reads them (a `tool-called` without a
   // result once threw in its message handler and ended the process). Unknown types are refused.
   const finishReason = z.enum(FINISH_REASONS as [FinishReason, ...FinishReason[]]);
@@ -64,35 +66,39 @@ const schemas = onFirstUse(() => {
   ]) as z.ZodType<AgentResponseUpdate>;
   const v = z.literal(WORKER_PROTOCOL_VERSION);
 
+  /**
+   * One delegation as data (SPEC §7.1): the sub-agent's definition (the factory that makes an
+   * agent of `options`, plain JSON) and the run's state (new work, or a paused session and the
+   * answers to its requests). What a worker process gets in `start`; a durable runner can keep it
+   * and send it to a child run elsewhere.
+   */
+  const delegation = z.object({
+    agent: z.string().min(1),
+    definition: z.object({ module: z.string().min(1), export: z.string().min(1), options: json }),
+    /** New work; absent when resuming a paused `session`. */
+    task: z.string().optional(),
+    session: snapshot.optional(),
+    approvals: z.array(approval).optional(),
+    /** The projection: where each of the sub-agent's tools runs; tools not named are not offered. */
+    routes: z.record(z.string(), route),
+  });
+
   /** What the parent sends. */
   const parent = z.discriminatedUnion('type', [
-    z.object({
-      v,
-      type: z.literal('start'),
-      /** How to build the sub-agent. */
-      factory: z.object({ module: z.string().min(1), export: z.string().min(1), options: json }),
-      agent: z.string(),
-      /** New work; absent when resuming a paused `session`. */
-      task: z.string().optional(),
-      session: snapshot.optional(),
-      approvals: z.array(approval).optional(),
-      /** The projection: where each of the sub-agent's tools runs; tools not named are not offered. */
-      routes: z.record(z.string(), route),
-      policy: z.object({
-        workspaceRoots: z.array(z.string()),
-        allowShell: z.boolean(),
-        readonly: z.boolean(),
-      }),
-    }),
+    delegation.extend({ v, type: z.literal('start') }),
     z.object({ v, type: z.literal('approval-response'), approvals: z.array(approval) }),
+    /**
+     * The one answer to a `tool-call`: its result, or the approval the call needs first (the
+     * worker's run then pauses on it; the resumed call comes back with `approved`).
+     */
     z.object({
       v,
-      type: z.literal('tool-proxy-response'),
+      type: z.literal('tool-answer'),
       requestId: z.number().int(),
-      result: toolResult.optional(),
-      check: z
-        .object({ gated: z.boolean(), target: z.string().optional(), description: z.string() })
-        .optional(),
+      answer: z.union([
+        z.object({ result: toolResult }),
+        z.object({ approval: z.object({ description: z.string(), target: z.string().optional() }) }),
+      ]),
     }),
   ]);
 
@@ -105,15 +111,15 @@ const schemas = onFirstUse(() => {
       type: z.literal('model-update'),
       update,
     }),
+    /** A proxied call: the parent decides its gate and runs it, in one round trip. */
     z.object({
       v,
-      type: z.literal('tool-proxy-request'),
+      type: z.literal('tool-call'),
       requestId: z.number().int(),
-      /** `check`: does the call need approval (and its target); `execute`: run it. */
-      op: z.enum(['check', 'execute']),
       callId: z.string(),
       name: z.string(),
       arguments: json,
+      /** The human approved this call when the run paused on it (the parent checks that claim). */
       approved: z.boolean().optional(),
     }),
     z.object({
@@ -131,20 +137,25 @@ const schemas = onFirstUse(() => {
     }),
     z.object({ v, type: z.literal('error'), message: z.string() }),
   ]);
-  return { parent, worker };
+  return { delegation, parent, worker };
 });
 
+/** One delegation as data: the sub-agent's definition and the run's state (see `Delegation`). */
+export const delegationSchema = () => schemas().delegation;
 /** What the parent sends. */
 export const parentMessageSchema = () => schemas().parent;
 /** What the worker sends. */
 export const workerMessageSchema = () => schemas().worker;
 
+/** One delegation as data: what a worker runs, serializable and checked by `delegationSchema()`. */
+export type Delegation = z.output<ReturnType<typeof delegationSchema>>;
 export type ParentMessage = z.output<ReturnType<typeof parentMessageSchema>>;
 export type StartMessage = Extract<ParentMessage, { type: 'start' }>;
+export type ToolAnswer = Extract<ParentMessage, { type: 'tool-answer' }>['answer'];
 export type WorkerMessage = z.output<ReturnType<typeof workerMessageSchema>>;
+export type ToolCallMessage = Extract<WorkerMessage, { type: 'tool-call' }>;
 
 /** Helpers for the typed message bodies both sides build. */
-export type ProxyCheck = { gated: boolean; target?: string; description: string };
 export type WorkerUpdate = AgentResponseUpdate;
 export type { ApprovalResponse, ToolApprovalRequestUpdate, ToolResult, Usage };
 

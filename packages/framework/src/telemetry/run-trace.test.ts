@@ -9,7 +9,6 @@ import { defineTool } from '@raf/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AgentBuilder } from '../agent/agent-builder.js';
-import { FunctionInvokingChatClient } from '../pipeline/function-invoking-chat-client.js';
 import { call, drain, echoTool, type Harness, startHarness } from '../test-support/harness.js';
 import { RunTrace } from './run-trace.js';
 
@@ -162,14 +161,6 @@ describe('OpenTelemetry spans (GenAI conventions)', () => {
     expect(
       list.find((s) => s.name === 'invoke_agent plain')?.attributes['gen_ai.response.finish_reasons'],
     ).toEqual(['other']);
-  });
-
-  it('traces a tool loop used without an agent under the active context', async () => {
-    trace.setGlobalTracerProvider(provider);
-    harness = await startHarness([{ toolCalls: [call('c1', 'echo', { text: 'x' })] }, { text: 'ok' }]);
-    const loop = new FunctionInvokingChatClient(harness.client, [echoTool()]);
-    await drain(loop.run([{ role: 'user', content: 'go' }]));
-    expect(shape(await spans())).toEqual(['chat mock', 'execute_tool echo', 'chat mock']);
   });
 
   it('makes no spans when tracing is off or no tracer provider is registered', async () => {

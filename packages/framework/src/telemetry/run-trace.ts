@@ -108,15 +108,6 @@ export class RunTrace {
     return { span, trace: new RunTrace(tracer, parent, options.recordContent === true) };
   }
 
-  /**
-   * A trace for a tool loop run without an agent: its spans are children of the active context.
-   * The first `chat` span tells whether anything records (see `recording`).
-   */
-  static standalone(options: TelemetryOptions): RunTrace | undefined {
-    if (!mayRecord(options)) return undefined;
-    return new RunTrace(tracerOf(options), otel().context.active(), options.recordContent === true);
-  }
-
   /** Ends the agent's span with the run's outcome. */
   static endAgent(
     span: Span,

@@ -10,11 +10,7 @@ export type ArgumentCheck = { ok: true; args: JSONValue; validated?: unknown } |
 
 const validators = new WeakMap<object, Validator>();
 
-function validatorFor(tool: ITool): Validator {
-  return validatorOf(tool.parameters);
-}
-
-function validatorOf(schema: object): Validator {
+function validatorFor(schema: object): Validator {
   let validator = validators.get(schema);
   if (!validator) {
     validator = new (jsonSchema().Validator)(
@@ -27,21 +23,20 @@ function validatorOf(schema: object): Validator {
   return validator;
 }
 
-/** What is wrong with `value` against a JSON Schema (at most five problems), or `undefined` when it matches. */
-export function schemaProblems(schema: object, value: unknown): string | undefined {
-  const result = validatorOf(schema).validate(value);
-  if (result.valid) return undefined;
-  return describeProblems(result.errors) || 'it does not match the schema';
-}
-
-function describeProblems(errors: ReturnType<Validator['validate']>['errors']): string {
-  return errors
+/**
+ * What is wrong with a value against a JSON Schema (draft 7), as a few `path: problem` lines;
+ * empty when it matches. Tool arguments and structured answers are both checked with it.
+ */
+export function jsonSchemaProblems(schema: object, value: unknown, most = 5): string[] {
+  const result = validatorFor(schema).validate(value);
+  if (result.valid) return [];
+  const problems = result.errors
     .filter((e) => e.keyword !== 'properties')
     .map(
       (e) => `${e.instanceLocation === '#' ? '' : `${e.instanceLocation.replace(/^#\//, '')}: `}${e.error}`,
     )
-    .slice(0, 5)
-    .join('; ');
+    .slice(0, most);
+  return problems.length > 0 ? problems : ['it does not match the schema'];
 }
 
 function correction(tool: ITool, problem: string): string {
@@ -75,11 +70,11 @@ export function checkArguments(tool: ITool, raw: string): ArgumentCheck {
       ? { ok: true, args: args as JSONValue }
       : { ok: true, args: args as JSONValue, validated: own.args };
   }
-  const result = validatorFor(tool).validate(args);
-  if (!result.valid) {
+  const problems = jsonSchemaProblems(tool.parameters, args);
+  if (problems.length > 0) {
     return {
       ok: false,
-      error: correction(tool, describeProblems(result.errors) || 'the arguments do not match the schema'),
+      error: correction(tool, problems.join('; ')),
     };
   }
   return { ok: true, args: args as JSONValue };

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '@raf/core';
+import { type ChatMessage, messageText } from '@raf/core';
 import type { ChatHistoryItem, ChatModelFunctionCall, ChatModelResponse } from 'node-llama-cpp';
 
 function parseJson(text: string): unknown {
@@ -29,16 +29,16 @@ export function toChatHistory(messages: readonly ChatMessage[]): ChatHistoryItem
   for (const message of messages) {
     switch (message.role) {
       case 'system':
-        history.push({ type: 'system', text: message.content });
+        history.push({ type: 'system', text: messageText(message) });
         current = undefined;
         break;
       case 'user':
-        history.push({ type: 'user', text: message.content });
+        history.push({ type: 'user', text: messageText(message) });
         current = undefined;
         break;
       case 'assistant': {
         const item = modelItem();
-        if (message.content) item.response.push(message.content);
+        if (messageText(message)) item.response.push(messageText(message));
         for (const [index, call] of (message.toolCalls ?? []).entries()) {
           const functionCall: ChatModelFunctionCall = {
             type: 'functionCall',
@@ -55,9 +55,9 @@ export function toChatHistory(messages: readonly ChatMessage[]): ChatHistoryItem
       }
       case 'tool': {
         const call = message.toolCallId === undefined ? undefined : calls.get(message.toolCallId);
-        if (call) call.result = parseJson(message.content);
+        if (call) call.result = parseJson(messageText(message));
         // A result whose call is not in the history is shown as text so the model still sees it.
-        else modelItem().response.push(`Tool result: ${message.content}`);
+        else modelItem().response.push(`Tool result: ${messageText(message)}`);
         break;
       }
     }

@@ -189,6 +189,13 @@ export function mcpPlugin(options: McpPluginOptions = {}): McpPlugin {
   return {
     specificationVersion: 'v1',
     packageName: '@raf/mcp',
+    // What a sub-agent's worker makes the plugin again with; a log sink is code it cannot get.
+    options: options.log
+      ? false
+      : {
+          ...(options.maxExposedTools !== undefined && { maxExposedTools: options.maxExposedTools }),
+          ...(options.clientInfo && { clientInfo: { ...options.clientInfo } }),
+        },
     toolKinds: { mcp: tools },
     contextKinds: { mcp: contexts },
     configSchemas: { tools: { mcp: mcpToolConfigSchema }, contexts: { mcp: mcpContextConfigSchema } },

@@ -118,6 +118,69 @@ function toolNameOf(agent: ServableAgent): string {
 }
 
 /**
+ * Decides a paused run's approvals for an MCP tool call: `approve`/`deny` alone, or `ask` the
+ * client through MCP elicitation, one form per call; a client without elicitation gets the reason
+ * back as a string (the run stays paused). `raf serve`'s `/mcp` uses it too.
+ */
+export async function decideApprovals(
+  server: McpServer,
+  agentName: string,
+  requests: readonly ToolApprovalRequestUpdate[],
+  options: {
+    mode: 'ask' | 'approve' | 'deny';
+    requestId: string | number;
+    signal: AbortSignal;
+    log?: (line: string) => void;
+  },
+): Promise<ApprovalResponse[] | string> {
+  const { mode, requestId, signal } = options;
+  const log = options.log ?? (() => undefined);
+  if (mode !== 'ask') {
+    return requests.map((r) =>
+      mode === 'approve'
+        ? { callId: r.callId, approved: true }
+        : { callId: r.callId, approved: false, reason: 'Denied by the MCP server settings' },
+    );
+  }
+  if (!server.server.getClientCapabilities()?.elicitation) {
+    return `approval needed: the agent wants to run ${requests.map(describeRequest).join('; ')}. This MCP client cannot be asked (it does not support elicitation); the run is paused.`;
+  }
+  const decisions: ApprovalResponse[] = [];
+  for (const request of requests) {
+    const answer = await server.server.elicitInput(
+      {
+        mode: 'form',
+        message: `The agent ${agentName} wants to run ${describeRequest(request)}. Approve?`,
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            approve: { type: 'boolean', title: 'Approve', description: `Run ${request.name}` },
+            reason: { type: 'string', title: 'Reason', description: 'Why not (shown to the agent)' },
+          },
+          required: ['approve'],
+        },
+      },
+      { relatedRequestId: requestId, signal },
+    );
+    const approved = answer.action === 'accept' && answer.content?.approve === true;
+    const reason = typeof answer.content?.reason === 'string' ? answer.content.reason : undefined;
+    log(`approval ${approved ? 'granted' : `refused (${answer.action})`}: ${describeRequest(request)}`);
+    decisions.push(
+      approved
+        ? { callId: request.callId, approved: true }
+        : {
+            callId: request.callId,
+            approved: false,
+            ...(reason || answer.action !== 'accept'
+              ? { reason: reason || `the user chose ${answer.action}` }
+              : {}),
+          },
+    );
+  }
+  return decisions;
+}
+
+/**
  * Registers the agent as one tool on an SDK `McpServer`: `{ input, session? }` runs a turn (a
  * `session` from an earlier answer continues that conversation) and answers with the agent's
  * text and `{ sessionId, finishReason, text }` as structured content. Tool calls are reported as
@@ -133,55 +196,8 @@ export function registerAgentTool(
   const log = options.log ?? (() => undefined);
   const mode = options.approvals ?? 'ask';
 
-  async function decide(
-    requests: ToolApprovalRequestUpdate[],
-    requestId: string | number,
-    signal: AbortSignal,
-  ): Promise<ApprovalResponse[] | string> {
-    if (mode !== 'ask') {
-      return requests.map((r) =>
-        mode === 'approve'
-          ? { callId: r.callId, approved: true }
-          : { callId: r.callId, approved: false, reason: 'Denied by the MCP server settings' },
-      );
-    }
-    if (!server.server.getClientCapabilities()?.elicitation) {
-      return `approval needed: the agent wants to run ${requests.map(describeRequest).join('; ')}. This MCP client cannot be asked (it does not support elicitation); the run is paused.`;
-    }
-    const decisions: ApprovalResponse[] = [];
-    for (const request of requests) {
-      const answer = await server.server.elicitInput(
-        {
-          mode: 'form',
-          message: `The agent ${agent.name} wants to run ${describeRequest(request)}. Approve?`,
-          requestedSchema: {
-            type: 'object',
-            properties: {
-              approve: { type: 'boolean', title: 'Approve', description: `Run ${request.name}` },
-              reason: { type: 'string', title: 'Reason', description: 'Why not (shown to the agent)' },
-            },
-            required: ['approve'],
-          },
-        },
-        { relatedRequestId: requestId, signal },
-      );
-      const approved = answer.action === 'accept' && answer.content?.approve === true;
-      const reason = typeof answer.content?.reason === 'string' ? answer.content.reason : undefined;
-      log(`approval ${approved ? 'granted' : `refused (${answer.action})`}: ${describeRequest(request)}`);
-      decisions.push(
-        approved
-          ? { callId: request.callId, approved: true }
-          : {
-              callId: request.callId,
-              approved: false,
-              ...(reason || answer.action !== 'accept'
-                ? { reason: reason || `the user chose ${answer.action}` }
-                : {}),
-            },
-      );
-    }
-    return decisions;
-  }
+  const decide = (requests: ToolApprovalRequestUpdate[], requestId: string | number, signal: AbortSignal) =>
+    decideApprovals(server, agent.name, requests, { mode, log, requestId, signal });
 
   server.registerTool(
     name,

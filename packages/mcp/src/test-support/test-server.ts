@@ -292,6 +292,8 @@ if (process.env.TEST_SERVER_STUBBORN) {
   process.on('SIGTERM', () => undefined);
   setInterval(() => undefined, 60_000);
 }
+// Which process started it: a test counts the servers a build starts.
+log({ event: 'start', transport: transportKind, parent: process.ppid });
 if (transportKind === 'stdio') {
   process.stderr.write('test server on stdio\n');
   await buildServer().connect(new StdioServerTransport());

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '@raf/core';
+import { type ChatMessage, messageText } from '@raf/core';
 
 /** The latest user message of a run: this run's input first, else the history (a resumed run). */
 export function latestUserText(
@@ -8,7 +8,7 @@ export function latestUserText(
   for (const list of [input, messages]) {
     for (let i = list.length - 1; i >= 0; i--) {
       const message = list[i] as ChatMessage;
-      if (message.role === 'user' && message.content.trim()) return message.content;
+      if (message.role === 'user' && messageText(message).trim()) return messageText(message);
     }
   }
   return undefined;

@@ -160,6 +160,40 @@ export class GuardedHttpClient {
     }
   }
 
+  /**
+   * A WHATWG `fetch` behind the same guard, for SDKs that take a `fetchImpl` and read a streamed
+   * body (A2A's `message/stream`): every connection is checked at connect time, redirects are
+   * refused (`redirect: 'error'`: a hop would leave the origin the author named, with its
+   * credentials), and a body past `maxBytes` fails the stream. No total deadline: a stream lives
+   * as long as its caller's signal lets it; connecting is bounded by `connectTimeoutMs`.
+   */
+  readonly fetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+    const href = typeof input === 'string' || input instanceof URL ? String(input) : input.url;
+    const url = parseHttpUrl(href);
+    const dispatcher = await this.dispatcher();
+    const { fetch: undiciFetch } = await import('undici');
+    const request = typeof input === 'string' || input instanceof URL ? undefined : input;
+    const headers = new Headers(request?.headers);
+    for (const [name, value] of new Headers(init.headers)) headers.set(name, value);
+    if (!headers.has('user-agent')) headers.set('user-agent', this.userAgent);
+    let response: Awaited<ReturnType<typeof undiciFetch>>;
+    try {
+      response = await undiciFetch(url, {
+        method: init.method ?? request?.method ?? 'GET',
+        headers: Object.fromEntries(headers),
+        ...(init.body !== undefined && init.body !== null && { body: init.body as string }),
+        ...((init.signal ?? request?.signal) && { signal: (init.signal ?? request?.signal) as AbortSignal }),
+        redirect: 'error',
+        dispatcher,
+      });
+    } catch (error) {
+      const cause = (error as { cause?: unknown }).cause;
+      if (WebRequestError.isInstance(cause)) throw cause;
+      throw error;
+    }
+    return capped(response as unknown as Response, this.maxBytes, url.href);
+  };
+
   async close(): Promise<void> {
     const agent = this.agent;
     this.agent = undefined;
@@ -294,6 +328,31 @@ export class GuardedHttpClient {
       redirects,
     };
   }
+}
+
+/** The response with a body that errors once more than `limit` bytes have passed. */
+function capped(response: Response, limit: number, url: string): Response {
+  if (!response.body) return response;
+  let size = 0;
+  const counter = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      size += chunk.byteLength;
+      if (size > limit) {
+        controller.error(
+          new WebRequestError('too-large', `${url}: the body is larger than ${limit} bytes (maxBytes)`, {
+            url,
+          }),
+        );
+        return;
+      }
+      controller.enqueue(chunk);
+    },
+  });
+  return new Response(response.body.pipeThrough(counter), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }
 
 /** Drops a body not to be read; its abort must not surface as an unhandled stream error. */

@@ -1,11 +1,12 @@
-import type {
-  ChatMessage,
-  ContextResult,
-  IContextProvider,
-  IndexRefreshOptions,
-  InvokingContext,
-  ITool,
-  JSONValue,
+import {
+  type ChatMessage,
+  type ContextResult,
+  type IContextProvider,
+  type IndexRefreshOptions,
+  type InvokingContext,
+  type ITool,
+  type JSONValue,
+  messageText,
 } from '@raf/core';
 import {
   createWikiConceptsTool,
@@ -33,7 +34,7 @@ function latestUserText(input: readonly ChatMessage[], messages: readonly ChatMe
   for (const list of [input, messages])
     for (let i = list.length - 1; i >= 0; i--) {
       const m = list[i] as ChatMessage;
-      if (m.role === 'user' && m.content.trim()) return m.content;
+      if (m.role === 'user' && messageText(m).trim()) return messageText(m);
     }
   return undefined;
 }

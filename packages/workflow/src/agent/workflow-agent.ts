@@ -13,7 +13,7 @@ import {
 } from '@raf/core';
 import type { WorkflowResult } from '../engine/engine.js';
 import type { WorkflowEvent } from '../engine/events.js';
-import { safeParseRunState } from '../engine/run-state.js';
+import { runStateJSON, safeParseRunState } from '../engine/run-state.js';
 import { textOf } from '../executors/message-text.js';
 import type { Workflow, WorkflowRun } from '../workflow.js';
 import type { AgentLike, AgentLikeInput, AgentLikeRunOptions } from './agent-like.js';
@@ -146,7 +146,7 @@ export class WorkflowAgent implements AgentLike {
 
   private remember(session: ISession, result: WorkflowResult, answer: string): void {
     if (result.status === 'halted') {
-      session.setProviderState(WORKFLOW_STATE_KEY, result.state as unknown as JSONValue);
+      session.setProviderState(WORKFLOW_STATE_KEY, runStateJSON(result.state));
       const approval = result.halted.find((h) => h.request.kind === 'approval');
       const nodeSession = approval ? result.state.nodeState[approval.nodeId] : undefined;
       const batch = (nodeSession as { pendingApproval?: ISession['pendingApproval'] } | undefined)

@@ -38,7 +38,8 @@ const json: z.ZodType<JSONValue> = z.lazy(() =>
   z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(json), z.record(z.string(), json)]),
 );
 
-const halted = z.object({ nodeId: z.string(), input: json, request: z.record(z.string(), z.unknown()) });
+// A halt's request is plain JSON (a question, approval requests): kept and read back as such.
+const halted = z.object({ nodeId: z.string(), input: json, request: z.record(z.string(), json) });
 
 const runStateSchema = z.object({
   version: z.literal(1),
@@ -77,6 +78,11 @@ const runStateSchema = z.object({
 /** Checks a stored run state (a checkpoint read from disk) before a run continues from it. */
 export function parseRunState(value: unknown): RunState {
   return runStateSchema.parse(value) as RunState;
+}
+
+/** A run state as the plain JSON it is (a parent node or a session keeps it): what reads back with `parseRunState`. */
+export function runStateJSON(state: RunState): JSONValue {
+  return runStateSchema.parse(state);
 }
 
 export function safeParseRunState(

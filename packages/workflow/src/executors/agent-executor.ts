@@ -5,6 +5,7 @@ import {
   type SessionSnapshot,
   type ToolApprovalRequestUpdate,
 } from '@raf/core';
+import { safeParseSessionSnapshot, sessionSnapshotJSON } from '@raf/core/internal';
 import type { AgentLike, AgentLikeInput } from '../agent/agent-like.js';
 import { NodeSession } from '../agent/node-session.js';
 import { WorkflowError } from '../errors.js';
@@ -27,8 +28,7 @@ export async function runAgentTurn(
   context: NodeContext,
   options: { keepHistory?: boolean } = {},
 ): Promise<{ text: string } | { requests: ToolApprovalRequestUpdate[] }> {
-  const saved = context.getNodeState() as unknown as SessionSnapshot | undefined;
-  const session = new NodeSession(`${context.nodeId}`, saved);
+  const session = new NodeSession(`${context.nodeId}`, savedSession(context));
   const approvals = context.resume?.approvals;
   const stream =
     approvals && session.pendingApproval
@@ -58,11 +58,24 @@ export async function runAgentTurn(
     );
   if (reason === 'cancelled') throw new CancelledError(`agent "${agent.name}" was cancelled`);
   if (reason === 'awaitingApproval') {
-    context.setNodeState(session.toJSON() as unknown as JSONValue);
+    context.setNodeState(sessionSnapshotJSON(session.toJSON()));
     return { requests };
   }
-  context.setNodeState(options.keepHistory ? (session.toJSON() as unknown as JSONValue) : undefined);
+  context.setNodeState(options.keepHistory ? sessionSnapshotJSON(session.toJSON()) : undefined);
   return { text };
+}
+
+/** The session this node saved (a checkpoint read back from disk), parsed: a state edited into something else fails the node. */
+function savedSession(context: NodeContext): SessionSnapshot | undefined {
+  const state = context.getNodeState();
+  if (state === undefined) return undefined;
+  const parsed = safeParseSessionSnapshot(state, `the saved session of node ${context.nodeId}`);
+  if (!parsed.success)
+    throw new WorkflowError('node-failed', parsed.error.message, {
+      nodeId: context.nodeId,
+      cause: parsed.error,
+    });
+  return parsed.value;
 }
 
 /** A node that runs an agent on its message; the answer's text is the node's output. */

@@ -1,6 +1,5 @@
-import type { JSONValue } from '@raf/core';
 import type { WorkflowEvent } from '../engine/events.js';
-import { parseRunState } from '../engine/run-state.js';
+import { parseRunState, runStateJSON } from '../engine/run-state.js';
 import { WorkflowError } from '../errors.js';
 import type { Executor } from '../graph/graph-types.js';
 import type { Workflow } from '../workflow.js';
@@ -31,7 +30,7 @@ export function subWorkflowExecutor(child: Workflow, options: { all?: boolean } 
           : child.run(message, { ...common, runId: `${context.nodeId}` });
       const result = await run.result;
       if (result.status === 'halted') {
-        context.setNodeState(result.state as unknown as JSONValue);
+        context.setNodeState(runStateJSON(result.state));
         const first = result.halted[0]!;
         return { halt: first.request };
       }

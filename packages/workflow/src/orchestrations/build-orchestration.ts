@@ -75,7 +75,7 @@ export function orchestrationProblems(
 
 /**
  * The workflow of an orchestration mode other than magentic (whose coordinator is an agent with
- * the delegation tools: `createDelegationTools`).
+ * the delegation tools of `@raf/framework`: `AgentBuilder.withSubAgents`, `createDelegationTools`).
  */
 export function orchestrationWorkflow(
   config: OrchestrationConfig,
@@ -140,7 +140,7 @@ export function orchestrationWorkflow(
       );
     case 'magentic':
       throw new ConfigError(
-        'magentic is a coordinator agent with delegate_task/delegate_parallel: see createDelegationTools',
+        'magentic is a coordinator agent with delegate_task/delegate_parallel: see AgentBuilder.withSubAgents and createDelegationTools in @raf/framework',
       );
   }
 }

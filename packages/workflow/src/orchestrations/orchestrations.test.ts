@@ -7,7 +7,6 @@ import { orchestrationWorkflow } from './build-orchestration.js';
 import { concurrentAgent } from './concurrent.js';
 import { groupChatAgent } from './group-chat.js';
 import { handoffAgent } from './handoff.js';
-import { createDelegationTools, InProcessSubAgentRunner } from './magentic.js';
 import { parseOrchestration } from './orchestration-config.js';
 import { pipelineWorkflow } from './pipeline.js';
 import { sequentialAgent } from './sequential.js';
@@ -179,40 +178,6 @@ describe('orchestrations', () => {
     }).run('go').result;
     expect(result.outputs.map((o) => o.value)).toEqual(['try 3']);
     expect(worker.client.calls).toHaveLength(3);
-  });
-
-  it('magentic: the coordinator delegates through delegate_task and delegate_parallel', async () => {
-    const researcher = scriptedAgent('researcher', ['facts about tides']);
-    const writer = scriptedAgent('writer', ['a tide poem', 'a short summary']);
-    const runner = new InProcessSubAgentRunner([researcher, writer]);
-    const tools = createDelegationTools({ runner, agents: [researcher, writer] });
-    expect(tools.map((t) => [t.name, t.manifest?.kind, t.manifest?.executionMode])).toEqual([
-      ['delegate_task', 'delegation', 'sequential'],
-      ['delegate_parallel', 'delegation', 'sequential'],
-    ]);
-    const ctx = { callId: 'c1', toolName: 'delegate_task' } as never;
-    expect(await tools[0]!.execute({ agent: 'researcher', task: 'tides' }, ctx)).toEqual({
-      ok: true,
-      data: 'facts about tides',
-    });
-    expect(
-      await tools[1]!.execute(
-        {
-          tasks: [
-            { agent: 'writer', task: 'poem' },
-            { agent: 'writer', task: 'sum' },
-          ],
-        },
-        ctx,
-      ),
-    ).toEqual({
-      ok: true,
-      data: [
-        { agent: 'writer', ok: true, answer: 'a tide poem' },
-        { agent: 'writer', ok: true, answer: 'a short summary' },
-      ],
-    });
-    expect(await tools[0]!.execute({ agent: 'nobody', task: 'x' }, ctx)).toMatchObject({ ok: false });
   });
 });
 

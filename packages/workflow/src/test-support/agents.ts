@@ -1,5 +1,5 @@
 import { ScriptedChatClient, type ScriptedResponse } from '@raf/client/testing';
-import type { ChatMessage } from '@raf/core';
+import { type ChatMessage, messageText } from '@raf/core';
 import { AgentBuilder, type ChatClientAgent } from '@raf/framework';
 
 /** An agent on a scripted model: answers in order; a function sees the messages of each call. */
@@ -19,5 +19,6 @@ export function scriptedAgent(
 
 /** The last user message an agent's model saw on its n-th call. */
 export function lastInput(agent: { client: ScriptedChatClient }, call = 0): string {
-  return agent.client.calls[call]?.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';
+  const message = agent.client.calls[call]?.messages.filter((m) => m.role === 'user').at(-1);
+  return message ? messageText(message) : '';
 }

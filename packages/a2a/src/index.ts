@@ -1,0 +1,12 @@
+export type { A2APlugin } from './a2a-plugin.js';
+export { a2aPlugin } from './a2a-plugin.js';
+export type { A2AChatClientOptions } from './client/a2a-chat-client.js';
+export { A2AChatClient } from './client/a2a-chat-client.js';
+export type { A2AReply, A2AState } from './client/a2a-events.js';
+export { replyOf, stateName, textOfParts } from './client/a2a-events.js';
+export type { AgentCardOptions } from './server/agent-card.js';
+export { agentCardFor } from './server/agent-card.js';
+export type { A2ARunEvent, A2ATurn, A2ATurnRunner } from './server/agent-executor.js';
+export { approvalsOf, RafAgentExecutor } from './server/agent-executor.js';
+export type { A2AHttpReply, A2AJsonRpcOptions } from './server/json-rpc.js';
+export { answerA2AJsonRpc, createA2ARequestHandler, TenantUser } from './server/json-rpc.js';

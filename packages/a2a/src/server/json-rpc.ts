@@ -1,0 +1,120 @@
+import type { AgentCard } from '@a2a-js/sdk';
+import type { A2ARequestHandler, AgentExecutor, User } from '@a2a-js/sdk/server';
+
+/** What to answer an A2A JSON-RPC POST with: one JSON body, or an SSE stream. */
+export type A2AHttpReply =
+  | { status: number; headers: Record<string, string>; body: string }
+  | { status: number; headers: Record<string, string>; events: AsyncIterable<string> };
+
+export interface A2AJsonRpcOptions {
+  /** Who is asking: tasks are kept per user (a tenant never sees another's). */
+  user?: User;
+  /** Also answer A2A 0.3 peers (`message/send`, `message/stream`, `tasks/get`, `tasks/cancel`). */
+  legacyCompat?: boolean;
+}
+
+/** An authenticated caller named by its tenant. */
+export class TenantUser implements User {
+  constructor(private readonly tenant: string) {}
+  get isAuthenticated(): boolean {
+    return true;
+  }
+  get userName(): string {
+    return this.tenant;
+  }
+}
+
+type Headers = Record<string, string | string[] | undefined>;
+const header = (headers: Headers, name: string): string | undefined => {
+  const value = headers[name.toLowerCase()];
+  return Array.isArray(value) ? value.join(', ') : value;
+};
+
+interface RpcHandler {
+  handle(body: Record<string, unknown>, context: unknown): Promise<unknown>;
+}
+
+/**
+ * Answers one A2A JSON-RPC request (a body already parsed as JSON) over `@a2a-js/sdk`'s own
+ * transport handler, with whatever HTTP server the caller runs: the SDK's adapter needs Express,
+ * this one returns the status, headers and body (or SSE events) to write. It follows the SDK's
+ * Express adapter: the `A2A-Version` header picks the 1.0 methods (`SendMessage`, …) or, with
+ * `legacyCompat`, the 0.3 ones (`message/send`, …).
+ */
+export async function answerA2AJsonRpc(
+  handler: A2ARequestHandler,
+  body: unknown,
+  headers: Headers,
+  options: A2AJsonRpcOptions = {},
+): Promise<A2AHttpReply> {
+  const server = await import('@a2a-js/sdk/server');
+  const {
+    Extensions,
+    A2A_VERSION_HEADER,
+    HTTP_EXTENSION_HEADER,
+    SSE_HEADERS,
+    formatSSEEvent,
+    formatSSEErrorEvent,
+  } = await import('@a2a-js/sdk');
+  const version = header(headers, A2A_VERSION_HEADER);
+  const legacy = options.legacyCompat === true && (version ?? '0.3') === '0.3';
+  const compat = legacy ? await import('@a2a-js/sdk/compat/v0_3/server') : undefined;
+  const mapError = compat
+    ? compat.LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError
+    : server.JsonRpcTransportHandler.mapToJSONRPCError;
+  const id = (body as { id?: unknown } | null)?.id ?? null;
+  const json = (status: number, value: unknown): A2AHttpReply => ({
+    status,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(value),
+  });
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    return json(200, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } });
+  try {
+    const context = server.defaultServerCallContextBuilder({
+      extensions: Extensions.parseServiceParameter(
+        header(headers, legacy ? 'X-A2A-Extensions' : HTTP_EXTENSION_HEADER) ??
+          header(headers, HTTP_EXTENSION_HEADER),
+      ),
+      user: options.user ?? new server.UnauthenticatedUser(),
+      headers,
+      ...(version !== undefined && { requestedVersion: version }),
+    });
+    server.validateVersion(context.requestedVersion, await handler.getAgentCard(), 'JSONRPC');
+    const transport: RpcHandler = compat
+      ? (new compat.LegacyJsonRpcTransportHandler(handler) as unknown as RpcHandler)
+      : (new server.JsonRpcTransportHandler(handler) as unknown as RpcHandler);
+    const answer = await transport.handle(body as Record<string, unknown>, context);
+    if (answer && typeof (answer as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function') {
+      const stream = answer as AsyncIterable<unknown>;
+      const events = async function* () {
+        try {
+          for await (const event of stream) yield formatSSEEvent(event);
+        } catch (error) {
+          yield formatSSEErrorEvent({ jsonrpc: '2.0', id, error: mapError(error) });
+        }
+      };
+      return { status: 200, headers: { ...lower(SSE_HEADERS) }, events: events() };
+    }
+    return json(200, answer);
+  } catch (error) {
+    const mapped = mapError(error);
+    return json(mapped.code === -32603 ? 500 : 200, { jsonrpc: '2.0', id, error: mapped });
+  }
+}
+
+function lower(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+}
+
+/**
+ * The SDK's request handler for one agent, with an in-memory task store kept per user (tenant):
+ * what `answerA2AJsonRpc` answers with. `card` answers the handler's capability checks.
+ */
+export async function createA2ARequestHandler(
+  card: AgentCard,
+  executor: AgentExecutor,
+): Promise<A2ARequestHandler> {
+  const { DefaultRequestHandler, InMemoryTaskStore } = await import('@a2a-js/sdk/server');
+  return new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
+}

@@ -1,0 +1,210 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type MockModelServer, startMockModelServer } from '@raf/client/testing';
+import { type PgCluster, postgresSkipReason, startPgCluster } from '@raf/postgres/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from './main.js';
+import { createMemoryIO as memoryIO } from './memory-io.js';
+
+/**
+ * Durable runs through the CLI (SPEC §14.2), each process in its own working folder standing in
+ * for a host, one Postgres store: `raf run --durable` parks at an approval and exits 3, `raf
+ * approve` from other folders (two at once: one wins), a `raf worker` finishes the run where the
+ * agent's workspace is. Skipped without PostgreSQL binaries.
+ */
+const bin = fileURLToPath(new URL('./bin.ts', import.meta.url));
+let cluster: PgCluster | undefined;
+let server: MockModelServer;
+let store: string;
+let root: string;
+const hosts: string[] = [];
+const children: ChildProcess[] = [];
+
+function raf(argv: string[], cwd: string) {
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@raf/source', '--import', import.meta.resolve('tsx'), bin, ...argv],
+    {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, RAF_STORE: '' },
+    },
+  );
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exited, output: () => ({ stdout, stderr }) };
+}
+
+const inProcess = async (folder: string, argv: string[]) => {
+  const io = memoryIO({ cwd: folder });
+  const code = await main(argv, io.io);
+  return { code, out: io.out(), err: io.err() };
+};
+
+const show = async (runId: string) => {
+  const { code, out, err } = await inProcess(hosts[2] ?? '', [
+    'runs',
+    'show',
+    runId,
+    '--store',
+    store,
+    '--json',
+  ]);
+  expect(code, err).toBe(0);
+  return JSON.parse(out) as { runId: string; status: string; text?: string; requests?: { callId: string }[] };
+};
+
+async function until(what: string, probe: () => Promise<boolean>, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe.skipIf(postgresSkipReason !== undefined)(
+  'raf run --durable, raf approve, raf worker, raf runs',
+  () => {
+    beforeAll(async () => {
+      cluster = await startPgCluster();
+      store = cluster.createDatabase('durable_cli');
+      root = await mkdtemp(join(tmpdir(), 'raf-cli-durable-'));
+      server = await startMockModelServer({
+        turns: (request) => {
+          const messages = (request.body as { messages: { role: string; content: string }[] }).messages;
+          const last = [...messages].reverse().find((m) => m.role === 'user' || m.role === 'tool');
+          if (last?.role === 'user' && last.content.startsWith('count'))
+            return {
+              toolCalls: [{ id: 'p1', name: 'run_command', arguments: { command: 'echo x >> count.txt' } }],
+            };
+          return { text: `answer to ${last?.role === 'tool' ? 'the tool' : (last?.content ?? '')}` };
+        },
+      });
+      for (let i = 0; i < 3; i++) {
+        const folder = join(root, `host${i}`);
+        await mkdir(folder);
+        await writeFile(
+          join(folder, 'agent.yaml'),
+          `name: durable-test\nmodel: { id: m, provider: custom, connection: { endpoint: "${server.baseURL}" } }\ncontexts:\n  - kind: workspace\n    name: here\n    config: { root: ., policy: approve }\ntools:\n  - kind: file\n`,
+        );
+        hosts.push(folder);
+      }
+      // No DBOS schema yet: the first durable command creates it (launches take turns doing so).
+    }, 120_000);
+
+    afterAll(async () => {
+      for (const child of children) child.kill('SIGKILL');
+      await server?.close();
+      cluster?.stop();
+      if (root) await rm(root, { recursive: true, force: true });
+    });
+
+    it('a run that needs no approval: run-started first, the same stream, finish last, exit 0', async () => {
+      // A database no durable run used yet holds no runs (no DBOS schema is no error).
+
+      const empty = await inProcess(hosts[2] ?? '', ['runs', 'list', '--store', store, '--json']);
+
+      expect(empty, empty.err).toMatchObject({ code: 0, out: '[]\n' });
+      const run = raf(
+        ['run', 'agent.yaml', '--durable', '--store', store, '-i', 'hello', '--json'],
+        hosts[0] ?? '',
+      );
+      expect(await run.exited, run.output().stderr).toBe(0);
+      const lines = run
+        .output()
+        .stdout.trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { type: string; runId?: string; reason?: string });
+      expect(lines[0]).toMatchObject({ type: 'run-started', runId: expect.any(String) });
+      expect(lines.at(-1)).toMatchObject({ type: 'finish', reason: 'stop' });
+      expect(lines.filter((l) => l.type === 'text-delta').length).toBeGreaterThan(0);
+      expect(await show(lines[0]?.runId ?? '')).toMatchObject({
+        status: 'finished',
+        text: 'answer to hello',
+      });
+    }, 60_000);
+
+    it('parks at an approval (exit 3); two concurrent raf approve from other folders: one wins; a worker runs the call once where the agent lives', async () => {
+      const run = raf(
+        ['run', 'agent.yaml', '--durable', '--store', store, '-i', 'count', '--json'],
+        hosts[0] ?? '',
+      );
+      expect(await run.exited, run.output().stderr).toBe(3);
+      const lines = run
+        .output()
+        .stdout.trim()
+        .split('\n')
+        .map(
+          (line) => JSON.parse(line) as { type: string; runId?: string; reason?: string; callId?: string },
+        );
+      const runId = lines[0]?.runId ?? '';
+      expect(lines[0]?.type).toBe('run-started');
+      expect(lines.find((l) => l.type === 'tool-approval-request')).toMatchObject({ callId: 'p1' });
+      expect(lines.at(-1)).toMatchObject({ type: 'finish', reason: 'awaitingApproval' });
+      expect(run.output().stderr).toContain(`raf approve ${runId}`);
+      expect(await show(runId)).toMatchObject({ status: 'paused', requests: [{ callId: 'p1' }] });
+      // The process is gone: nothing ran yet.
+      expect(await readFile(join(hosts[0] ?? '', 'count.txt'), 'utf8').catch(() => '')).toBe('');
+
+      const worker = raf(['worker', '--store', store], hosts[1] ?? '');
+      const approvals = await Promise.all(
+        [hosts[1] ?? '', hosts[2] ?? ''].map((f) =>
+          inProcess(f, ['approve', runId, '--all', '--store', store]),
+        ),
+      );
+      expect(approvals.map((a) => a.code).sort(), JSON.stringify(approvals)).toEqual([0, 5]);
+      expect(approvals.find((a) => a.code === 5)?.err).toMatch(/already answered/);
+      await until('the worker to finish the run', async () => (await show(runId)).status === 'finished');
+      expect(await show(runId)).toMatchObject({ status: 'finished', text: 'answer to the tool' });
+      expect(await readFile(join(hosts[0] ?? '', 'count.txt'), 'utf8')).toBe('x\n');
+      for (const other of [hosts[1], hosts[2]])
+        expect(await readFile(join(other ?? '', 'count.txt'), 'utf8').catch(() => '')).toBe('');
+      // Answered once: a third answer is refused.
+      expect((await inProcess(hosts[2] ?? '', ['approve', runId, '--none', '--store', store])).code).toBe(5);
+
+      const list = await inProcess(hosts[2] ?? '', ['runs', 'list', '--store', store, '--json']);
+      expect(JSON.parse(list.out)).toContainEqual(expect.objectContaining({ runId, status: 'finished' }));
+      worker.child.kill('SIGTERM');
+      expect(await worker.exited, worker.output().stderr).toBe(0);
+    }, 120_000);
+
+    it('raf runs cancel: a parked run ends cancelled; approving it then is refused (exit 5)', async () => {
+      const run = raf(
+        ['run', 'agent.yaml', '--durable', '--store', store, '-i', 'count again'],
+        hosts[0] ?? '',
+      );
+      expect(await run.exited, run.output().stderr).toBe(3);
+      const runId = /^run (\S+)$/m.exec(run.output().stdout)?.[1] ?? '';
+      expect(runId).not.toBe('');
+      const cancelled = await inProcess(hosts[1] ?? '', [
+        'runs',
+        'cancel',
+        runId,
+        '--store',
+        store,
+        '--json',
+      ]);
+      expect(cancelled.code, cancelled.err).toBe(0);
+      expect(JSON.parse(cancelled.out)).toMatchObject({ runId, status: 'cancelled' });
+      expect((await inProcess(hosts[1] ?? '', ['approve', runId, '--all', '--store', store])).code).toBe(5);
+      expect((await inProcess(hosts[1] ?? '', ['runs', 'show', 'nope', '--store', store])).code).toBe(2);
+    }, 60_000);
+
+    it('refuses what it cannot do durably: a file store (exit 2)', async () => {
+      const refused = await inProcess(hosts[0] ?? '', ['run', 'agent.yaml', '--durable', '-i', 'x']);
+      expect(refused.code).toBe(2);
+      expect(refused.err).toMatch(/--durable needs a Postgres store/);
+    });
+  },
+);

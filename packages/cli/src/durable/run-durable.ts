@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { AgentResponseUpdate, FinishUpdate } from '@raf/core';
+import type { CliArgs } from '../args.js';
+import { answerApprovals, sayWhatWaits } from '../commands/approval-answers.js';
+import { CliError, type CliIO, EXIT } from '../io.js';
+import { warnOnStderr } from '../load-agent.js';
+import { escapeJson } from '../render/escape.js';
+import { HumanRenderer } from '../render/human.js';
+import { NdjsonRenderer } from '../render/ndjson.js';
+import { readAll } from '../terminal.js';
+import { durableStore, loadDbosPackage } from './load-dbos.js';
+import { agentFlags, buildChatAgent } from './rebuild-agent.js';
+
+/**
+ * `raf run --durable`: the turn is a DBOS workflow on the Postgres store (SPEC §14.2). The run id
+ * is printed first; this process runs it, and if it dies a `raf worker` goes on from the last
+ * finished step. A pause for approval answered here (`--approve all|none`, a terminal prompt)
+ * goes on here; otherwise the process exits 3 and the parked run waits for `raf approve`.
+ */
+export async function runDurable(file: string, args: CliArgs, io: CliIO): Promise<number> {
+  const store = durableStore(args, io, 'raf run --durable');
+  const dbos = await loadDbosPackage('raf run --durable', io);
+  let input = args.input;
+  if (input === undefined) {
+    if (io.stdin.isTTY) throw new CliError('raf run needs input: -i "…" or text on stdin');
+    input = (await readAll(io.stdin)).trim();
+  }
+  if (!input.trim()) throw new CliError('raf run got no input: -i "…" or text on stdin');
+  const path = resolve(io.cwd, file);
+  const agent = await buildChatAgent(file, args, io, warnOnStderr(file, io));
+  const runId = randomUUID();
+  const sessionId = args.session ?? runId;
+  const durable = await dbos.durableAgent(agent, {
+    store,
+    ref: { name: agent.name, file: path, cwd: io.cwd, overrides: { flags: agentFlags(args, io) } },
+  });
+  const control = await dbos.DurableControl.open(store);
+  const json = new NdjsonRenderer((line) => io.stdout.write(line));
+  const human = new HumanRenderer(io.stdout, io.stderr);
+  if (args.json) io.stdout.write(`${escapeJson(JSON.stringify({ type: 'run-started', runId }))}\n`);
+  else io.stdout.write(`run ${runId}\n`);
+  let finish: FinishUpdate | undefined;
+  const onUpdate = (update: AgentResponseUpdate) => {
+    if (update.type === 'finish') {
+      finish = update;
+      if (!args.json) human.render(update);
+      return;
+    }
+    if (args.json) json.render(update, sessionId);
+    else human.render(update);
+  };
+  // Ctrl-C detaches: the run is durable and goes on in a worker.
+  let detach: (() => void) | undefined;
+  const interrupted = new Promise<'interrupted'>((done) => {
+    detach = io.onInterrupt(() => done('interrupted'));
+  });
+  const always = new Set<string>();
+  try {
+    let stop = await Promise.race([durable.run(input, { runId, sessionId, onUpdate }), interrupted]);
+    for (;;) {
+      if (stop === 'interrupted') {
+        io.stderr.write(`interrupted; run ${runId} goes on in a worker (raf runs show ${runId})\n`);
+        if (args.json) json.render({ type: 'finish', reason: 'cancelled' }, sessionId);
+        return EXIT.interrupted;
+      }
+      if (stop.status === 'ended') {
+        if (args.json) json.render(finish ?? { type: 'finish', reason: stop.reason }, sessionId);
+        if (stop.reason === 'cancelled') return EXIT.interrupted;
+        return stop.error || stop.reason === 'other' ? EXIT.model : EXIT.ok;
+      }
+      if (args.approve === 'ask' && !io.stdin.isTTY) {
+        sayWhatWaits(stop.requests, io);
+        io.stderr.write(
+          `paused for approval; answer from any folder with: raf approve ${runId} --all|--none|--call ID (a raf worker goes on with it)\n`,
+        );
+        if (args.json) json.render(finish ?? { type: 'finish', reason: 'awaitingApproval' }, sessionId);
+        return EXIT.paused;
+      }
+      if (finish) json.continueAfter(finish);
+      const answers = await answerApprovals(stop.requests, args, io, always);
+      // A claim like any other answer: a concurrent `raf approve` may have won (exit 5).
+      await control.approve(runId, { answer: { responses: answers } });
+      finish = undefined;
+      stop = await Promise.race([durable.wait(runId, onUpdate), interrupted]);
+    }
+  } finally {
+    detach?.();
+    await control.close();
+    // The runs parked here are released at once: a worker holds them from now on.
+    await durable.close();
+  }
+}

@@ -1,0 +1,110 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type MockModelServer, startMockModelServer } from '@raf/client/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from './main.js';
+import { createMemoryIO } from './memory-io.js';
+
+let dir: string;
+let model: MockModelServer;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'raf-serve-cli-'));
+  model = await startMockModelServer({ turns: () => ({ text: 'hello from the model' }) });
+  await mkdir(join(dir, 'agents'));
+  for (const name of ['Greeter', 'Second One'])
+    await writeFile(
+      join(dir, 'agents', `${name.split(' ')[0]!.toLowerCase()}.yaml`),
+      `kind: prompt\nname: ${name}\nmodel: { id: m, provider: custom, connection: { endpoint: "${model.baseURL}" } }\ninstructions: Greet.\n`,
+    );
+});
+afterAll(async () => {
+  await model.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** `raf serve …` in-process until `stop()` (Ctrl-C); the URL and token it printed. */
+async function serve(args: string[]) {
+  const memory = createMemoryIO({ cwd: dir });
+  const exit = main(['serve', ...args], memory.io);
+  const deadline = Date.now() + 20_000;
+  while (!memory.out().includes('\n') || (!memory.out().includes('token:') && !args.includes('--tokens'))) {
+    if (Date.now() > deadline) throw new Error(`raf serve did not start: ${memory.err()}`);
+    const early = await Promise.race([exit, new Promise((r) => setTimeout(() => r(undefined), 25))]);
+    if (early !== undefined) throw new Error(`raf serve exited ${early}: ${memory.err()}`);
+  }
+  const url = memory.out().match(/raf serve: (\S+)/)![1]!;
+  const token = memory.out().match(/token: (\S+)/)?.[1];
+  return {
+    url,
+    token,
+    memory,
+    stop: async () => {
+      memory.interrupt();
+      return exit;
+    },
+  };
+}
+
+describe('raf serve', () => {
+  it('serves a folder of agents on loopback with one generated token, until Ctrl-C', async () => {
+    const server = await serve(['agents', '--store', 'memory:']);
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(server.token).toMatch(/^[\w-]{32}$/);
+    const auth = { authorization: `Bearer ${server.token}` };
+    const agents = (await (await fetch(`${server.url}/v1/agents`, { headers: auth })).json()) as {
+      agents: { name: string }[];
+    };
+    expect(agents.agents.map((a) => a.name)).toEqual(['greeter', 'second-one']);
+    const started = await fetch(`${server.url}/v1/agents/greeter/runs`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: '{"input":"hi"}',
+    });
+    const { runId } = (await started.json()) as { runId: string };
+    const text = await (await fetch(`${server.url}/v1/runs/${runId}/events`, { headers: auth })).text();
+    expect(text).toContain('"delta":"hello "');
+    expect(text).toMatch(/id: \d+\ndata: \{"type":"finish","reason":"stop"/);
+    expect((await fetch(`${server.url}/v1/agents`)).status).toBe(401);
+    expect(await server.stop()).toBe(0);
+    expect(server.memory.err()).toContain('raf serve: stopped');
+  });
+
+  it('refuses a non-loopback host without --tokens, and a bad tokens file, before serving', async () => {
+    const open = createMemoryIO({ cwd: dir });
+    expect(await main(['serve', 'agents', '--host', '0.0.0.0'], open.io)).toBe(2);
+    expect(open.err()).toMatch(/--tokens FILE/);
+    await writeFile(join(dir, 'short.json'), '{"short":"team"}');
+    const short = createMemoryIO({ cwd: dir });
+    expect(await main(['serve', 'agents', '--tokens', 'short.json'], short.io)).toBe(2);
+    expect(short.err()).toMatch(/token number 1 is shorter than 16 characters/);
+    expect(short.err()).not.toContain('"short"');
+    const none = createMemoryIO({ cwd: dir });
+    expect(await main(['serve'], none.io)).toBe(2);
+  });
+
+  it('with --tokens maps each token to its tenant', async () => {
+    await writeFile(
+      join(dir, 'tokens.json'),
+      JSON.stringify({ 'token-for-team-a-000000': 'a', 'token-for-team-b-000000': 'b' }),
+    );
+    const server = await serve(['agents/greeter.yaml', '--tokens', 'tokens.json', '--store', 'memory:']);
+    expect(server.token).toBeUndefined();
+    const as = (token: string) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' });
+    const { runId } = (await (
+      await fetch(`${server.url}/v1/agents/greeter/runs`, {
+        method: 'POST',
+        headers: as('token-for-team-a-000000'),
+        body: '{"input":"hi"}',
+      })
+    ).json()) as { runId: string };
+    expect(
+      (await fetch(`${server.url}/v1/runs/${runId}`, { headers: as('token-for-team-a-000000') })).status,
+    ).toBe(200);
+    expect(
+      (await fetch(`${server.url}/v1/runs/${runId}`, { headers: as('token-for-team-b-000000') })).status,
+    ).toBe(404);
+    expect(await server.stop()).toBe(0);
+  });
+});

@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import type { AgentResponseUpdate, ToolApprovalRequestUpdate } from '@raf/core';
+import type { ChatClientAgent } from '@raf/framework';
+import { DurableRuntime, type DurableRuntimeOptions } from './durable-runtime.js';
+import type { DurableAgentRef, DurableRunOutcome } from './run-spec.js';
+
+export interface DurableAgentOptions extends Omit<DurableRuntimeOptions, 'store'> {
+  /** `postgres://…` */
+  store: string;
+  /** How the runs name the agent (any process that takes a run over must know it: `resolve`). */
+  ref?: DurableAgentRef;
+}
+
+export interface DurableRunOptions {
+  /** The run id (DBOS workflow id); default a new UUID. */
+  runId?: string;
+  /** The session the run continues (default: a new one named like the run). */
+  sessionId?: string;
+  /** Each update as it happens in this process. */
+  onUpdate?: (update: AgentResponseUpdate) => void;
+}
+
+/** Where a run stopped in this process: it ended, or it is parked waiting for approval. */
+export type DurableRunStop =
+  | ({ status: 'ended' } & DurableRunOutcome)
+  | { status: 'paused'; runId: string; pause: number; requests: ToolApprovalRequestUpdate[] };
+
+/**
+ * An agent whose runs are DBOS workflows (SPEC §14.2): each model call and tool call a step, so a
+ * run whose process dies goes on in a worker (`raf worker`) from its last finished step. Approvals
+ * park the run; `DurableControl.approve` answers from any process.
+ */
+export class DurableAgent {
+  private constructor(
+    readonly runtime: DurableRuntime,
+    readonly ref: DurableAgentRef,
+  ) {}
+
+  static async open(agent: ChatClientAgent, options: DurableAgentOptions): Promise<DurableAgent> {
+    const { ref, ...runtime } = options;
+    const opened = await DurableRuntime.open(runtime);
+    return new DurableAgent(opened, opened.register(agent, ref));
+  }
+
+  /** Starts a run and waits until it ends or parks for approval (it goes on elsewhere if this process dies). */
+  async run(input: string, options: DurableRunOptions = {}): Promise<DurableRunStop> {
+    const runId = options.runId ?? randomUUID();
+    const spec = { runId, sessionId: options.sessionId ?? runId, agent: this.ref, input };
+    return this.follow(runId, options.onUpdate, () => this.runtime.start(spec, undefined));
+  }
+
+  /** Waits for a run this process holds (after an approval) to end or park again. */
+  async wait(runId: string, onUpdate?: (update: AgentResponseUpdate) => void): Promise<DurableRunStop> {
+    return this.follow(runId, onUpdate, async () => {});
+  }
+
+  close(options?: { release?: boolean }): Promise<void> {
+    return this.runtime.close(options);
+  }
+
+  private follow(
+    runId: string,
+    onUpdate: ((update: AgentResponseUpdate) => void) | undefined,
+    start: () => Promise<void>,
+  ): Promise<DurableRunStop> {
+    return new Promise<DurableRunStop>((resolve, reject) => {
+      this.runtime.listen(runId, {
+        update: (update) => onUpdate?.(update),
+        paused: (state) => resolve({ status: 'paused', runId, pause: state.pause, requests: state.requests }),
+      });
+      start()
+        .then(() => this.runtime.result(runId))
+        .then((outcome) => {
+          if (outcome) resolve({ status: 'ended', ...outcome });
+          else reject(new Error(`durable run ${runId} has no result`));
+        }, reject);
+    });
+  }
+}
+
+/** `durableAgent(agent, { store: 'postgres://…' })`: the agent's runs as durable DBOS workflows. */
+export function durableAgent(agent: ChatClientAgent, options: DurableAgentOptions): Promise<DurableAgent> {
+  return DurableAgent.open(agent, options);
+}

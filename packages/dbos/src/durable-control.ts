@@ -1,0 +1,249 @@
+import type { DBOSClient, WorkflowStatus } from '@dbos-inc/dbos-sdk';
+import {
+  type ApprovalResponse,
+  ConfigError,
+  getErrorMessage,
+  parseStoreUrl,
+  SessionConflictError,
+  type ToolApprovalRequestUpdate,
+} from '@raf/core';
+import { DurableTables } from './durable-tables.js';
+import { loadDbos } from './load-sdk.js';
+import {
+  approvalTopic,
+  type DurableAgentRef,
+  RUN_WORKFLOW,
+  type RunState,
+  runOutcomeSchema,
+  runSpecSchema,
+  runStateSchema,
+  STATUS_EVENT,
+} from './run-spec.js';
+
+/** A database no durable run ever launched on has no DBOS schema yet: it holds no runs. */
+async function noSchemaYet<T, F>(query: Promise<T>, none: F): Promise<T | F> {
+  try {
+    return await query;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === '42P01' || (error as { code?: unknown }).code === '3F000')
+      return none;
+    throw error;
+  }
+}
+
+export type DurableRunStatus = 'pending' | 'running' | 'paused' | 'finished' | 'failed' | 'cancelled';
+
+/** One run as `raf runs list|show` prints it (`--json`). */
+export interface DurableRunInfo {
+  runId: string;
+  status: DurableRunStatus;
+  agent?: DurableAgentRef;
+  sessionId?: string;
+  createdAt: string;
+  updatedAt?: string;
+  /** The DBOS executor (process) that holds or last held it. */
+  executor?: string;
+  queue?: string;
+  /** How it finished (SPEC §3 finish reason), its answer and its error. */
+  reason?: string;
+  text?: string;
+  error?: string;
+  /** A paused run: the calls waiting for an answer. */
+  requests?: ToolApprovalRequestUpdate[];
+}
+
+export interface ApproveOptions {
+  /**
+   * `all` / `none` answer every pending call; `approve`: the named calls are approved, the rest
+   * denied; `responses`: each call's answer as given (a call left out is denied).
+   */
+  answer: 'all' | 'none' | { approve: readonly string[] } | { responses: readonly ApprovalResponse[] };
+  reason?: string;
+}
+
+/**
+ * Reads and steers durable runs from any process without running them (a DBOS client on the
+ * store's database): `raf runs list|show|cancel` and `raf approve`.
+ */
+export class DurableControl {
+  private constructor(
+    private readonly client: DBOSClient,
+    private readonly tables: DurableTables,
+  ) {}
+
+  static async open(store: string): Promise<DurableControl> {
+    if (parseStoreUrl(store).kind !== 'postgres')
+      throw new ConfigError('durable runs live in a postgres://… store (--store postgres://…)');
+    await loadDbos();
+    const { DBOSClient } = await import('@dbos-inc/dbos-sdk');
+    const tables = await DurableTables.open(store);
+    try {
+      const client = await DBOSClient.create({ systemDatabaseUrl: store, applicationName: 'raf' });
+      return new DurableControl(client, tables);
+    } catch (error) {
+      await tables.close();
+      throw new ConfigError(`cannot reach the durable runs of ${tables.where}: ${getErrorMessage(error)}`, {
+        cause: error,
+      });
+    }
+  }
+
+  async list(options: { limit?: number } = {}): Promise<DurableRunInfo[]> {
+    const runs = await noSchemaYet(
+      this.client.listWorkflows({
+        workflowName: RUN_WORKFLOW,
+        sortDesc: true,
+        limit: options.limit ?? 100,
+        loadInput: true,
+        loadOutput: true,
+      }),
+      [],
+    );
+    return Promise.all(runs.map((run) => this.describe(run)));
+  }
+
+  async show(runId: string): Promise<DurableRunInfo | undefined> {
+    const run = await noSchemaYet(this.client.getWorkflow(runId), undefined);
+    if (!run || run.workflowName !== RUN_WORKFLOW) return undefined;
+    return this.describe(run);
+  }
+
+  async cancel(runId: string): Promise<DurableRunInfo> {
+    const run = await this.require(runId);
+    if (run.status === 'pending' || run.status === 'running' || run.status === 'paused')
+      await this.client.cancelWorkflow(runId);
+    return (await this.show(runId)) ?? run;
+  }
+
+  /**
+   * Answers a paused run. A claim: of two processes answering the same pause exactly one sends
+   * its answer; the other gets a `SessionConflictError` (exit 5). The run goes on wherever a
+   * worker holds it.
+   */
+  async approve(runId: string, options: ApproveOptions): Promise<ApprovalResponse[]> {
+    const run = await this.require(runId);
+    const state = await this.state(runId);
+    if (run.status !== 'paused' || state?.state !== 'paused')
+      throw new SessionConflictError(
+        runId,
+        'claimed',
+        `run ${runId} is not waiting for approval (${run.status})`,
+      );
+    const ids = state.requests.map((r) => r.callId);
+    const { answer } = options;
+    const named =
+      typeof answer !== 'object'
+        ? []
+        : 'approve' in answer
+          ? answer.approve
+          : answer.responses.map((r) => r.callId);
+    {
+      const unknown = named.filter((id) => !ids.includes(id));
+      if (unknown.length > 0)
+        throw new ConfigError(
+          `run ${runId} has no pending call ${unknown.join(', ')} (pending: ${ids.join(', ')})`,
+        );
+    }
+    const approvals = ids.map((callId) => {
+      const given =
+        typeof answer === 'object' && 'responses' in answer
+          ? answer.responses.find((r) => r.callId === callId)
+          : undefined;
+      if (given) return { ...given };
+      const approved =
+        answer === 'all' ||
+        (typeof answer === 'object' && 'approve' in answer && answer.approve.includes(callId));
+      const response: ApprovalResponse = { callId, approved };
+      if (!approved && options.reason) response.reason = options.reason;
+      return response;
+    });
+    if (!(await this.tables.claimApproval(runId, state.pause)))
+      throw new SessionConflictError(runId, 'claimed', `run ${runId}: this approval was already answered`);
+    await this.client.send(
+      runId,
+      approvals,
+      approvalTopic(state.pause),
+      `raf-approve-${runId}-${state.pause}`,
+    );
+    return approvals;
+  }
+
+  /** The run's recorded steps in order (`model:<n>`, `tool:<callId>`, `session:…`), with their outputs. */
+  async steps(runId: string): Promise<{ steps: { name: string; output: unknown; error?: string }[] }> {
+    const steps = (await this.client.listWorkflowSteps(runId)) ?? [];
+    return {
+      steps: steps.map((step) => ({
+        name: step.name,
+        output: step.output,
+        ...(step.error && { error: getErrorMessage(step.error) }),
+      })),
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.client.destroy().catch(() => undefined);
+    await this.tables.close().catch(() => undefined);
+  }
+
+  private async require(runId: string): Promise<DurableRunInfo> {
+    const run = await this.show(runId);
+    if (!run) throw new ConfigError(`no durable run ${runId} in ${this.tables.where}`);
+    return run;
+  }
+
+  private async state(runId: string): Promise<RunState | undefined> {
+    const raw = await this.client.getEvent(runId, STATUS_EVENT, 0);
+    if (raw === null) return undefined;
+    const parsed = runStateSchema.safeParse(raw);
+    return parsed.success ? (parsed.data as RunState) : undefined;
+  }
+
+  private async describe(run: WorkflowStatus): Promise<DurableRunInfo> {
+    const info: DurableRunInfo = {
+      runId: run.workflowID,
+      status: 'running',
+      createdAt: new Date(run.createdAt).toISOString(),
+    };
+    if (run.updatedAt) info.updatedAt = new Date(run.updatedAt).toISOString();
+    if (run.executorId) info.executor = run.executorId;
+    if (run.queueName) info.queue = run.queueName;
+    const spec = runSpecSchema.safeParse(run.input?.[0]);
+    if (spec.success) {
+      info.agent = spec.data.agent;
+      info.sessionId = spec.data.sessionId;
+    }
+    switch (run.status) {
+      case 'ENQUEUED':
+      case 'DELAYED':
+        info.status = 'pending';
+        break;
+      case 'PENDING': {
+        const state = await this.state(run.workflowID);
+        if (state?.state === 'paused') {
+          info.status = 'paused';
+          info.requests = state.requests;
+        }
+        break;
+      }
+      case 'SUCCESS': {
+        const outcome = runOutcomeSchema.safeParse(run.output);
+        info.status = 'finished';
+        if (outcome.success) {
+          info.reason = outcome.data.reason;
+          info.text = outcome.data.text;
+          if (outcome.data.error) info.error = outcome.data.error.message;
+          if (outcome.data.reason === 'cancelled') info.status = 'cancelled';
+          else if (outcome.data.error || outcome.data.reason === 'other') info.status = 'failed';
+        }
+        break;
+      }
+      case 'CANCELLED':
+        info.status = 'cancelled';
+        break;
+      default:
+        info.status = 'failed';
+        if (run.error) info.error = getErrorMessage(run.error);
+    }
+    return info;
+  }
+}

@@ -1,0 +1,23 @@
+export {
+  DurableAgent,
+  type DurableAgentOptions,
+  type DurableRunOptions,
+  type DurableRunStop,
+  durableAgent,
+} from './durable-agent.js';
+export {
+  type ApproveOptions,
+  DurableControl,
+  type DurableRunInfo,
+  type DurableRunStatus,
+} from './durable-control.js';
+export { type AgentResolver, DurableRuntime, type DurableRuntimeOptions } from './durable-runtime.js';
+export {
+  DEFAULT_RUN_QUEUE,
+  type DurableAgentRef,
+  type DurableRunOutcome,
+  type DurableRunSpec,
+  RUN_WORKFLOW,
+  type RunListener,
+  type RunState,
+} from './run-spec.js';

@@ -1,0 +1,82 @@
+import type {
+  AgentResponseUpdate,
+  ApprovalResponse,
+  FinishReason,
+  ToolApprovalRequestUpdate,
+} from '@raf/core';
+import * as z from 'zod';
+
+/** The DBOS workflow every durable run is (its id is the run id). */
+export const RUN_WORKFLOW = 'raf.durableRun';
+/** The queue recovered runs go on; workers consume it (`raf worker --queue`). */
+export const DEFAULT_RUN_QUEUE = 'raf-runs';
+/** The DBOS event a run keeps its state in (`paused` with the pending requests, `running`, …). */
+export const STATUS_EVENT = 'raf.status';
+/** The message topic of the answer to a run's `pause`-th approval. */
+export const approvalTopic = (pause: number) => `raf.approval.${pause}`;
+
+const json: z.ZodType<unknown> = z.json();
+
+/** How any process rebuilds a run's agent: its name, and for a file its path, folder and overrides. */
+export const agentRefSchema = z.object({
+  name: z.string(),
+  file: z.string().optional(),
+  cwd: z.string().optional(),
+  overrides: z.record(z.string(), json).optional(),
+});
+export type DurableAgentRef = z.infer<typeof agentRefSchema>;
+
+/** A durable run's input, recorded by DBOS with the workflow. */
+export const runSpecSchema = z.object({
+  runId: z.string().min(1),
+  sessionId: z.string().min(1),
+  agent: agentRefSchema,
+  input: z.string().optional(),
+});
+export type DurableRunSpec = z.infer<typeof runSpecSchema>;
+
+const approvalSchema = z.object({ callId: z.string(), approved: z.boolean(), reason: z.string().optional() });
+export const approvalsSchema: z.ZodType<ApprovalResponse[]> = z.array(approvalSchema);
+
+const requestSchema = z.looseObject({
+  type: z.literal('tool-approval-request'),
+  callId: z.string(),
+  name: z.string(),
+});
+
+/** The `raf.status` event of a run. */
+export const runStateSchema = z.discriminatedUnion('state', [
+  z.object({ state: z.literal('running') }),
+  z.object({
+    state: z.literal('paused'),
+    pause: z.number().int().nonnegative(),
+    requests: z.array(requestSchema),
+  }),
+  z.object({ state: z.literal('ended'), reason: z.string() }),
+]);
+export type RunState =
+  | { state: 'running' }
+  | { state: 'paused'; pause: number; requests: ToolApprovalRequestUpdate[] }
+  | { state: 'ended'; reason: FinishReason };
+
+/** What the workflow returns. */
+export const runOutcomeSchema = z.object({
+  runId: z.string(),
+  sessionId: z.string(),
+  reason: z.string(),
+  text: z.string(),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+});
+export interface DurableRunOutcome {
+  runId: string;
+  sessionId: string;
+  reason: FinishReason;
+  text: string;
+  error?: { code: string; message: string };
+}
+
+/** Told as a run goes on in this process (the updates are not replayed to a later reader). */
+export interface RunListener {
+  update(update: AgentResponseUpdate): void;
+  paused?(state: Extract<RunState, { state: 'paused' }>): void;
+}

@@ -1,0 +1,152 @@
+import {
+  type AgentResponseUpdate,
+  type ChatMessage,
+  getErrorMessage,
+  type PendingApprovalBatch,
+  type ToolCall,
+  type ToolResult,
+  toolResultMessage,
+} from '@raf/core';
+import type { PlannedApproval } from '../pipeline/prepare-calls.js';
+import { PROGRESS, type ProgressChannel } from '../pipeline/progress-channel.js';
+import { executeCalls, type PreparedCall } from '../pipeline/tool-executor.js';
+import type { ToolSuspension } from '../pipeline/tool-suspension.js';
+import type { RunState } from './run-state.js';
+import type { StepDeps } from './step.js';
+
+/**
+ * Executes a batch (yielding the progress its tools report meanwhile), adds its results to the
+ * conversation (state and journal), yields them in call order and returns them. When a call
+ * suspended (`ToolSuspension`), nothing goes to the conversation: the batch is paused with the
+ * other calls' results (`state.pending`), and returned as `suspended`.
+ */
+export async function* runBatch(
+  prepared: PreparedCall[],
+  state: RunState,
+  deps: Pick<StepDeps, 'calls' | 'journal'>,
+): AsyncGenerator<
+  readonly AgentResponseUpdate[],
+  { called: AgentResponseUpdate[]; suspended?: PendingApprovalBatch }
+> {
+  const run = deps.calls;
+  const channel = run.sink as ProgressChannel;
+  let results: ToolResult[];
+  try {
+    const execution = executeCalls(prepared, run);
+    for (;;) {
+      const next = await channel.next(execution);
+      if (next !== PROGRESS) {
+        results = next;
+        break;
+      }
+      yield channel.drain();
+    }
+  } catch (error) {
+    // executeCalls turns tool failures into results; reaching here is a bug worth surfacing.
+    throw new Error(`tool execution failed: ${getErrorMessage(error)}`, { cause: error });
+  }
+  const suspensions = run.suspensions;
+  if (suspensions && suspensions.size > 0) {
+    run.suspensions = undefined;
+    const batch = pausedBatch(prepared, results, suspensions, state.round);
+    const progress = channel.drain();
+    if (progress.length > 0) yield progress;
+    state.pending = batch;
+    deps.journal.pending(batch);
+    return { called: [], suspended: batch };
+  }
+  const produced: ChatMessage[] = [];
+  const called: AgentResponseUpdate[] = channel.drain();
+  for (let i = 0; i < prepared.length; i++) {
+    const { call } = prepared[i]!;
+    const result = results[i]!;
+    produced.push(toolResultMessage(result, call.id));
+    called.push({ type: 'tool-called', callId: call.id, name: call.name, result });
+  }
+  const warnings = run.observer?.warnings;
+  if (warnings && warnings.length > 0) {
+    for (const message of warnings.splice(0)) called.push({ type: 'warning', message });
+  }
+  deps.journal.messages(produced);
+  for (const message of produced) state.messages.push(message);
+  yield called;
+  return { called };
+}
+
+/** The batch paused by suspended calls: the others' results kept, each suspended call's state and requests. */
+function pausedBatch(
+  prepared: readonly PreparedCall[],
+  results: readonly ToolResult[],
+  suspensions: ReadonlyMap<string, ToolSuspension>,
+  round: number,
+): PendingApprovalBatch {
+  const done: Record<string, ToolResult> = {};
+  const suspended: NonNullable<PendingApprovalBatch['suspended']> = {};
+  const gatedCallIds: string[] = [];
+  for (let i = 0; i < prepared.length; i++) {
+    const id = prepared[i]!.call.id;
+    const suspension = suspensions.get(id);
+    if (suspension) {
+      suspended[id] = { requests: suspension.requests, state: suspension.state };
+      for (const request of suspension.requests) gatedCallIds.push(request.callId);
+    } else done[id] = results[i]!;
+  }
+  const batch: PendingApprovalBatch = {
+    toolCalls: prepared.map((p) => p.call),
+    gatedCallIds,
+    round,
+    suspended,
+  };
+  if (Object.keys(done).length > 0) batch.results = done;
+  return batch;
+}
+
+/**
+ * The batch paused on gated calls. `prepared` answers kept with it (calls in doubt after a crash)
+ * are its `results`: the resume never runs them.
+ */
+export function pausedForApproval(
+  calls: ToolCall[],
+  approvals: readonly PlannedApproval[],
+  round: number,
+  prepared?: readonly PreparedCall[],
+): PendingApprovalBatch {
+  const batch: PendingApprovalBatch = {
+    toolCalls: calls,
+    gatedCallIds: approvals.map((a) => a.update.callId),
+    round,
+  };
+  const targets: Record<string, string> = {};
+  let targeted = false;
+  for (const a of approvals) {
+    if (a.target === undefined) continue;
+    targets[a.update.callId] = a.target;
+    targeted = true;
+  }
+  if (targeted) batch.resolvedTargets = targets;
+  const results: Record<string, ToolResult> = {};
+  let answered = false;
+  for (const p of prepared ?? []) {
+    if (!p.preset) continue;
+    results[p.call.id] = p.preset;
+    answered = true;
+  }
+  if (answered) batch.results = results;
+  return batch;
+}
+
+/** Ids of the calls answered by tool messages at the end of the conversation. */
+export function answeredCalls(conversation: readonly ChatMessage[]): Set<string> {
+  const ids = new Set<string>();
+  for (let i = conversation.length - 1; i >= 0; i--) {
+    const message = conversation[i]!;
+    if (message.role !== 'tool') break;
+    if (message.toolCallId !== undefined) ids.add(message.toolCallId);
+  }
+  return ids;
+}
+
+/** The approval requests of the suspended calls, in call order. */
+export function suspendedRequests(batch: PendingApprovalBatch): AgentResponseUpdate[] {
+  return Object.values(batch.suspended ?? {}).flatMap((s) => s.requests);
+}

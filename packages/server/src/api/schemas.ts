@@ -1,0 +1,91 @@
+import { FINISH_REASONS } from '@raf/core';
+import { z } from 'zod';
+import { RUN_STATUSES } from '../events/run-store.js';
+import { CLIENT_SESSION_ID } from '../runs/tenant-sessions.js';
+
+// The request bodies the API validates with, and the answers it gives: `/v1/openapi.json` is
+// generated from these same schemas, so the document cannot drift from what is checked.
+
+/** The schemas of the API by their OpenAPI name (`#/components/schemas/<id>`). */
+export const apiSchemas = z.registry<{ id: string }>();
+
+export const startRunBody = z
+  .strictObject({
+    input: z.string().min(1, 'expected the text of the message').max(1_000_000),
+    sessionId: z
+      .string()
+      .regex(CLIENT_SESSION_ID, 'expected 1–128 letters, digits, ".", "_" or "-"')
+      .optional(),
+  })
+  .register(apiSchemas, { id: 'StartRun' });
+
+export const approvalsBody = z
+  .strictObject({
+    approvals: z
+      .array(
+        z.strictObject({
+          callId: z.string().min(1),
+          approved: z.boolean(),
+          reason: z.string().max(2000).optional(),
+        }),
+      )
+      .min(1, 'expected a list of { callId, approved, reason? }')
+      .max(256),
+  })
+  .register(apiSchemas, { id: 'Approvals' });
+
+export const startedRun = z
+  .object({ runId: z.string(), sessionId: z.string() })
+  .register(apiSchemas, { id: 'StartedRun' });
+
+export const approvalRequest = z
+  .object({
+    type: z.literal('tool-approval-request'),
+    callId: z.string(),
+    name: z.string(),
+    arguments: z.unknown(),
+    description: z.string(),
+    resolvedTarget: z.string().optional(),
+    agentPath: z.array(z.string()).optional(),
+  })
+  .register(apiSchemas, { id: 'ApprovalRequest' });
+
+export const runView = z
+  .object({
+    runId: z.string(),
+    agent: z.string(),
+    sessionId: z.string(),
+    status: z.enum(RUN_STATUSES as [string, ...string[]]),
+    finishReason: z.enum(FINISH_REASONS as [string, ...string[]]).optional(),
+    lastEventId: z.number().int(),
+    pendingApprovals: z.array(approvalRequest),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .register(apiSchemas, { id: 'Run' });
+
+export const agentView = z
+  .object({
+    name: z.string(),
+    kind: z.enum(['agent', 'workflow']),
+    description: z.string().optional(),
+    file: z.string().optional(),
+  })
+  .register(apiSchemas, { id: 'Agent' });
+
+export const agentList = z.object({ agents: z.array(agentView) }).register(apiSchemas, { id: 'AgentList' });
+
+export const sessionView = z
+  .object({
+    id: z.string(),
+    messages: z.array(z.unknown()),
+    metadata: z.record(z.string(), z.unknown()),
+    pendingApproval: z.unknown().optional(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .register(apiSchemas, { id: 'Session' });
+
+export const errorBody = z
+  .object({ error: z.object({ code: z.string(), message: z.string() }) })
+  .register(apiSchemas, { id: 'Error' });

@@ -1,0 +1,67 @@
+import { HttpError } from '../http/http-error.js';
+import { LocalWatchers } from './local-watchers.js';
+import type { RunChange, RunPatch, RunRecord, RunStore, SequencedEvent } from './run-store.js';
+
+/**
+ * Runs and events in this process only (`memory:` and `file:` stores; one replica, lost on exit).
+ * A long-lived server keeps the last `maxRuns` (default 10,000): past that, the oldest stopped
+ * runs are forgotten (their sessions stay in the store).
+ */
+export class InMemoryRunStore implements RunStore {
+  private readonly runs = new Map<string, { record: RunRecord; events: SequencedEvent[] }>();
+  private readonly watchers = new LocalWatchers();
+
+  constructor(private readonly maxRuns = 10_000) {}
+
+  async create(record: RunRecord): Promise<void> {
+    if (this.runs.has(record.runId)) throw new HttpError(409, 'run_exists', `run ${record.runId} exists`);
+    this.runs.set(record.runId, { record: { ...record }, events: [] });
+    // A Map iterates in insertion order: the oldest first.
+    for (const [id, run] of this.runs) {
+      if (this.runs.size <= this.maxRuns) break;
+      if (id !== record.runId && run.record.status !== 'running' && run.record.status !== 'paused')
+        this.runs.delete(id);
+    }
+  }
+
+  async get(runId: string): Promise<RunRecord | undefined> {
+    const run = this.runs.get(runId);
+    return run && { ...run.record };
+  }
+
+  async update(runId: string, patch: RunPatch): Promise<RunRecord | undefined> {
+    const run = this.runs.get(runId);
+    if (!run) return undefined;
+    run.record = { ...run.record, ...patch, updatedAt: new Date().toISOString() };
+    this.watchers.wake(runId, 'record');
+    return { ...run.record };
+  }
+
+  async append(runId: string, events: readonly SequencedEvent[]): Promise<void> {
+    const run = this.runs.get(runId);
+    if (!run) throw new HttpError(404, 'not_found', `run ${runId} not found`);
+    for (const event of events) {
+      if (event.seq !== run.record.lastSeq + 1)
+        throw new HttpError(
+          500,
+          'sequence_gap',
+          `run ${runId}: event ${event.seq} after ${run.record.lastSeq}`,
+        );
+      run.events.push(event);
+      run.record.lastSeq = event.seq;
+    }
+    this.watchers.wake(runId, 'events');
+  }
+
+  async read(runId: string, after: number, limit: number): Promise<SequencedEvent[]> {
+    const events = this.runs.get(runId)?.events ?? [];
+    // Sequence numbers are 1, 2, …: the event after `after` is at index `after`.
+    return events.slice(Math.max(0, after), Math.max(0, after) + limit);
+  }
+
+  watch(runId: string, listener: (change: RunChange) => void): () => void {
+    return this.watchers.watch(runId, listener);
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,143 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type PgCluster, postgresSkipReason, startPgCluster } from '@raf/postgres/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type Fixture,
+  readEvents,
+  type Served,
+  serve,
+  startFixture,
+  TOKEN_A,
+} from '../test-support/served-fixture.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers read loosely in assertions
+type Loose = any;
+
+const post = (url: string, body: unknown) =>
+  fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN_A}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+const get = async (url: string) =>
+  (await fetch(url, { headers: { authorization: `Bearer ${TOKEN_A}` } })).json() as Loose;
+
+async function until(check: () => Promise<boolean>, what: string, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+interface Backend {
+  name: string;
+  skip?: string | undefined;
+  url(): Promise<string>;
+}
+
+let cluster: PgCluster | undefined;
+let dir: string;
+let databases = 0;
+
+const BACKENDS: Backend[] = [
+  { name: 'sqlite', url: async () => `sqlite:${join(dir, `state-${++databases}.db`)}` },
+  {
+    name: 'postgres',
+    skip: postgresSkipReason,
+    url: async () => {
+      cluster ??= await startPgCluster();
+      return cluster.createDatabase(`serve${++databases}`);
+    },
+  },
+];
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'raf-serve-replicas-'));
+});
+afterAll(async () => {
+  cluster?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+for (const backend of BACKENDS) {
+  describe.skipIf(backend.skip !== undefined)(`run events in the ${backend.name} store`, () => {
+    let fixture: Fixture;
+    let one: Served;
+    let two: Served;
+
+    beforeAll(async () => {
+      // Slow chunks: the run is still going while the clients disconnect and come back.
+      fixture = await startFixture({ rounds: 4, chunkDelayMs: 15 });
+      const url = await backend.url();
+      one = await serve(fixture, url);
+      two = await serve(fixture, url);
+    });
+    afterAll(async () => {
+      await one?.close();
+      await two?.close();
+      await fixture?.close();
+    });
+
+    it('a client reads half, disconnects, and gets exactly the rest with Last-Event-ID, from either replica', async () => {
+      const { runId } = (await (
+        await post(`${one.url}/v1/agents/noter/runs`, { input: 'go' })
+      ).json()) as Loose;
+      const head = await readEvents(`${one.url}/v1/runs/${runId}/events`, TOKEN_A, { stopAfter: 3 });
+      expect(head.map((e) => e.id)).toEqual([1, 2, 3]);
+      // Replica two tails the run replica one is running: through the store alone.
+      const middle = await readEvents(`${two.url}/v1/runs/${runId}/events`, TOKEN_A, {
+        lastEventId: 3,
+        stopAfter: 3,
+      });
+      expect(middle.map((e) => e.id)).toEqual([4, 5, 6]);
+      const tail = await readEvents(`${one.url}/v1/runs/${runId}/events`, TOKEN_A, { lastEventId: 6 });
+      const all = [...head, ...middle, ...tail];
+      expect(all.map((e) => e.id)).toEqual(all.map((_, i) => i + 1));
+      expect(all.at(-1)?.data).toMatchObject({ type: 'finish', reason: 'stop' });
+      expect(all.filter((e) => e.data.type === 'tool-result')).toHaveLength(4);
+      // The finished run replays in full from both replicas, the same events.
+      expect(await readEvents(`${two.url}/v1/runs/${runId}/events`, TOKEN_A)).toEqual(all);
+      expect(await readEvents(`${one.url}/v1/runs/${runId}/events`, TOKEN_A)).toEqual(all);
+      expect((await get(`${two.url}/v1/runs/${runId}`)).status).toBe('finished');
+    });
+
+    it('a run paused on one replica is approved and finished through the other', async () => {
+      const { runId, sessionId } = (await (
+        await post(`${one.url}/v1/agents/deployer/runs`, { input: 'ship' })
+      ).json()) as Loose;
+      const first = await readEvents(`${two.url}/v1/runs/${runId}/events`, TOKEN_A);
+      expect(first.at(-1)?.data).toMatchObject({ type: 'finish', reason: 'awaitingApproval' });
+      const approvals = { approvals: [{ callId: 'c0u1', approved: true }] };
+      const [a, b] = await Promise.all([
+        post(`${two.url}/v1/runs/${runId}/approvals`, approvals),
+        post(`${one.url}/v1/runs/${runId}/approvals`, approvals),
+      ]);
+      // Exactly one answer resumes the batch.
+      expect([a.status, b.status].sort()).toEqual([202, 409]);
+      const rest = await readEvents(`${one.url}/v1/runs/${runId}/events`, TOKEN_A, {
+        lastEventId: first.length,
+      });
+      expect(rest.at(-1)?.data).toMatchObject({ type: 'finish', reason: 'stop', sessionId });
+      expect(fixture.calls.filter((c) => c.startsWith('deploy'))).toEqual(['deploy:round 0']);
+    });
+
+    it('a cancel through one replica stops the run the other is running', async () => {
+      const { runId } = (await (
+        await post(`${one.url}/v1/agents/noter/runs`, { input: 'long' })
+      ).json()) as Loose;
+      await readEvents(`${one.url}/v1/runs/${runId}/events`, TOKEN_A, { stopAfter: 1 });
+      const cancelled = await post(`${two.url}/v1/runs/${runId}/cancel`, {});
+      expect(cancelled.status).toBe(200);
+      await until(
+        async () => (await get(`${one.url}/v1/runs/${runId}`)).status === 'cancelled',
+        'the cancel',
+      );
+      const events = await readEvents(`${two.url}/v1/runs/${runId}/events`, TOKEN_A);
+      expect(events.at(-1)?.data).toMatchObject({ type: 'finish', reason: 'cancelled' });
+      expect(events.filter((e) => e.data.type === 'finish')).toHaveLength(1);
+    });
+  });
+}

@@ -1,0 +1,45 @@
+import type { IncomingMessage } from 'node:http';
+import type { z } from 'zod';
+import { HttpError } from './http-error.js';
+
+/** The most a request body may hold by default (the API takes small JSON objects). */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/** The request body as JSON, within `maxBytes` (413 beyond it, before reading the rest). */
+export async function readJsonBody(
+  req: IncomingMessage,
+  maxBytes = DEFAULT_MAX_BODY_BYTES,
+): Promise<unknown> {
+  const type = (req.headers['content-type'] ?? '').toLowerCase();
+  if (!type.startsWith('application/json'))
+    throw new HttpError(415, 'unsupported_media_type', 'the body must be application/json');
+  const declared = Number(req.headers['content-length'] ?? Number.NaN);
+  if (declared > maxBytes)
+    throw new HttpError(413, 'body_too_large', `the body is larger than ${maxBytes} bytes`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes)
+      throw new HttpError(413, 'body_too_large', `the body is larger than ${maxBytes} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch (error) {
+    throw new HttpError(400, 'invalid_json', `the body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/** The body parsed with `schema`: a 400 that names the field on any mismatch. */
+export async function readBody<S extends z.ZodType>(
+  req: IncomingMessage,
+  schema: S,
+  maxBytes = DEFAULT_MAX_BODY_BYTES,
+): Promise<z.infer<S>> {
+  const parsed = schema.safeParse(await readJsonBody(req, maxBytes));
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const at = issue?.path.length ? issue.path.map(String).join('.') : 'body';
+  throw new HttpError(400, 'invalid_field', `${at}: ${issue?.message ?? 'invalid'}`);
+}

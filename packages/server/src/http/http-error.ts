@@ -1,0 +1,26 @@
+import { RafError } from '@raf/core';
+
+/**
+ * A request the server refuses, answered as `{ error: { code, message } }` with `status`. A
+ * `RafError` (code `RAF_VALIDATION`) so code that calls the registry directly can tell it apart.
+ */
+export class HttpError extends RafError {
+  constructor(
+    readonly status: number,
+    readonly reason: string,
+    message: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super('RAF_VALIDATION', message, options);
+    this.name = 'HttpError';
+  }
+
+  static isHttpError(error: unknown): error is HttpError {
+    return RafError.isInstance(error) && typeof (error as { status?: unknown }).status === 'number';
+  }
+}
+
+/** The answer of every endpoint to something it cannot see: another tenant's run is not there. */
+export function notFound(what: string): HttpError {
+  return new HttpError(404, 'not_found', `${what} not found`);
+}

@@ -1,0 +1,167 @@
+import type { ServerResponse } from 'node:http';
+import {
+  type A2ARunEvent,
+  type A2ATurn,
+  agentCardFor,
+  answerA2AJsonRpc,
+  createA2ARequestHandler,
+  RafAgentExecutor,
+  TenantUser,
+} from '@raf/a2a';
+import type { RequestContext, RouteHandler } from '../http/app.js';
+import { sendJson } from '../http/app.js';
+import { readJsonBody } from '../http/body.js';
+import { HttpError, notFound } from '../http/http-error.js';
+import type { RunRegistry } from '../runs/run-registry.js';
+import type { ServedAgent } from '../runs/served-agents.js';
+import type { ServedRun } from '../runs/served-run.js';
+import { onlyPost, tenantOf } from './chat-routes.js';
+
+/** Where an agent's A2A endpoint is: `POST /a2a/{name}` (JSON-RPC), its card below it. */
+export const a2aPath = (name: string) => `/a2a/${encodeURIComponent(name)}`;
+export const CARD_PATH = '/.well-known/agent-card.json';
+
+export interface A2AOptions {
+  /** The URL clients reach this server at (`https://agents.example.com`), for the cards; default the request's `Host`. */
+  publicUrl?: string;
+}
+
+/** The base URL a card names: the configured one, else the request's own origin. */
+function baseUrl(context: RequestContext, options: A2AOptions): string {
+  if (options.publicUrl) return options.publicUrl.replace(/\/+$/, '');
+  const host = context.req.headers.host;
+  if (!host) throw new HttpError(400, 'no_host', 'the request has no Host header');
+  return `http://${host}`;
+}
+
+/**
+ * One agent over A2A 1.0 (and 0.3), on `@a2a-js/sdk`'s request handler: each task is a served run
+ * of the caller's tenant (its context the session), so `/v1` sees A2A runs like any other. Tasks
+ * are kept per tenant by the SDK's task store (another tenant's task is "not found").
+ */
+class A2AAgent {
+  readonly handler: ReturnType<typeof createA2ARequestHandler>;
+  /** The served run of each A2A task that may be resumed (paused for approval) in this replica. */
+  private readonly runs = new Map<string, string>();
+
+  constructor(
+    private readonly agent: ServedAgent,
+    private readonly registry: RunRegistry,
+  ) {
+    const executor = new RafAgentExecutor((turn) => this.turn(turn));
+    // The handler's own copy of the card only answers capability checks; clients read the one
+    // served per request (with the URL they reached).
+    const card = agentCardFor({
+      name: agent.name,
+      url: `http://127.0.0.1${a2aPath(agent.name)}`,
+      legacyCompat: true,
+    });
+    this.handler = createA2ARequestHandler(card, executor);
+  }
+
+  card(base: string) {
+    return agentCardFor({
+      name: this.agent.name,
+      ...(this.agent.description && { description: this.agent.description }),
+      url: `${base}${a2aPath(this.agent.name)}`,
+      bearer: true,
+      legacyCompat: true,
+    });
+  }
+
+  private async *turn(turn: A2ATurn): AsyncGenerator<A2ARunEvent> {
+    const tenant = turn.user;
+    if (tenant === undefined) throw new HttpError(401, 'unauthorized', 'a bearer token is required');
+    let run: ServedRun;
+    let after = 0;
+    if (turn.approvals) {
+      const runId = this.runs.get(turn.taskId);
+      if (!runId) throw notFound(`task ${turn.taskId}`);
+      const paused = await this.registry.require(runId, tenant);
+      after = (await paused.record()).lastSeq;
+      run = await this.registry.approve(runId, tenant, turn.approvals);
+    } else {
+      run = await this.registry.start(this.agent.name, {
+        input: turn.text,
+        sessionId: turn.contextId,
+        tenant,
+        signal: turn.signal,
+      });
+    }
+    this.runs.set(turn.taskId, run.runId);
+    let paused = false;
+    try {
+      // Not bound to the turn's signal: a cancelled run still ends with its `finish`.
+      for await (const { event } of run.events({ after })) {
+        if (event.type === 'finish') paused = event.reason === 'awaitingApproval';
+        yield event as A2ARunEvent;
+      }
+    } finally {
+      if (!paused) this.runs.delete(turn.taskId);
+    }
+  }
+}
+
+/**
+ * The A2A routes of the served agents: for each, its card at `/a2a/{name}/.well-known/agent-card.json`
+ * (public, as discovery is) and JSON-RPC at `POST /a2a/{name}` (a bearer token, like the `/v1`
+ * API); the root `/.well-known/agent-card.json` is the card of the only agent when there is one.
+ */
+export function a2aRoutes(registry: RunRegistry, options: A2AOptions = {}) {
+  const agents = new Map(registry.agents.list().map((a) => [a.name, new A2AAgent(a, registry)]));
+  const only = agents.size === 1 ? [...agents.values()][0] : undefined;
+
+  const cards: RouteHandler = (context) => {
+    if (context.req.method !== 'GET') throw new HttpError(405, 'method_not_allowed', 'GET the card');
+    const path = context.url.pathname;
+    const name = path === CARD_PATH ? undefined : decodeURIComponent(path.split('/')[2] ?? '');
+    const agent = name === undefined ? only : agents.get(name);
+    if (!agent)
+      throw notFound(
+        name === undefined
+          ? `${CARD_PATH}: this server has several agents; each card is at /a2a/{name}${CARD_PATH}`
+          : `agent ${name}`,
+      );
+    sendJson(context.res, 200, agent.card(baseUrl(context, options)));
+  };
+
+  const jsonRpc: RouteHandler = async (context) => {
+    onlyPost(context);
+    const tenant = tenantOf(context);
+    const name = decodeURIComponent(context.url.pathname.split('/')[2] ?? '');
+    const agent = agents.get(name);
+    if (!agent || context.url.pathname !== a2aPath(name)) throw notFound(context.url.pathname);
+    const body = await readJsonBody(context.req, context.maxBodyBytes);
+    const reply = await answerA2AJsonRpc(await agent.handler, body, context.req.headers, {
+      user: new TenantUser(tenant),
+      legacyCompat: true,
+    });
+    if ('body' in reply) {
+      context.res.writeHead(reply.status, { ...reply.headers, 'cache-control': 'no-store' });
+      context.res.end(reply.body);
+      return;
+    }
+    context.res.writeHead(reply.status, reply.headers);
+    context.res.flushHeaders();
+    for await (const chunk of reply.events) {
+      if (context.res.destroyed) break;
+      if (!context.res.write(chunk)) await drained(context.res);
+    }
+    context.res.end();
+  };
+
+  return { cards, jsonRpc, names: [...agents.keys()] };
+}
+
+/** Resolves once the client reads again, or is gone. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}

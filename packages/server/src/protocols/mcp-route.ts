@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { getErrorMessage, type ToolApprovalRequestUpdate } from '@raf/core';
+import { decideApprovals } from '@raf/mcp';
+import * as z from 'zod';
+import type { RouteHandler } from '../http/app.js';
+import { readJsonBody } from '../http/body.js';
+import { HttpError, notFound } from '../http/http-error.js';
+import type { RunRegistry } from '../runs/run-registry.js';
+import type { ServedAgent } from '../runs/served-agents.js';
+import type { ServedRun } from '../runs/served-run.js';
+import { tenantOf } from './chat-routes.js';
+
+export interface McpRouteOptions {
+  /** A paused run: `ask` (default) through MCP elicitation; `approve`/`deny` decide alone (as `raf mcp serve`). */
+  approvals?: 'ask' | 'approve' | 'deny';
+}
+
+const MAX_APPROVAL_ROUNDS = 20;
+/** Open MCP sessions per tenant: a client that never closes its sessions evicts its own oldest. */
+const MAX_SESSIONS_PER_TENANT = 64;
+const failure = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
+const toolName = (name: string) => name.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 64) || 'agent';
+
+/**
+ * One served agent as one MCP tool, `raf mcp serve`'s shape (`{input, session?}` → the answer,
+ * `{sessionId, finishReason, text, runId}` as structured content), but on the served runs: each
+ * call is a run of the caller's tenant in the registry (so `/v1` sees it), approvals are decided
+ * by `@raf/mcp`'s `decideApprovals` (elicitation), and a run left paused is answered later on
+ * `/v1/runs/{id}/approvals`.
+ */
+function registerServedAgent(
+  server: McpServer,
+  registry: RunRegistry,
+  agent: ServedAgent,
+  tenant: string,
+  mode: 'ask' | 'approve' | 'deny',
+): void {
+  server.registerTool(
+    toolName(agent.name),
+    {
+      description:
+        agent.description ?? `Runs the agent ${agent.name}: give it a task or a question in input.`,
+      inputSchema: {
+        input: z.string().min(1).describe('The message for the agent'),
+        session: z
+          .string()
+          .optional()
+          .describe("Continue an earlier conversation: the sessionId of that call's answer"),
+      },
+      outputSchema: { sessionId: z.string(), finishReason: z.string(), text: z.string(), runId: z.string() },
+    },
+    async ({ input, session }, extra): Promise<CallToolResult> => {
+      try {
+        let run: ServedRun = await registry.start(agent.name, {
+          input,
+          tenant,
+          ...(session !== undefined && { sessionId: session }),
+        });
+        let text = '';
+        let after = 0;
+        const progressToken = extra._meta?.progressToken;
+        let progress = 0;
+        for (let round = 0; round < MAX_APPROVAL_ROUNDS; round++) {
+          let finish = 'other';
+          let error: string | undefined;
+          const requests: ToolApprovalRequestUpdate[] = [];
+          for await (const { seq, event } of run.events({ after })) {
+            after = seq;
+            if (event.type === 'text-delta') text += event.delta;
+            else if (event.type === 'tool-approval-request') requests.push(event);
+            else if (event.type === 'error') error = event.message;
+            else if (event.type === 'finish') finish = event.reason;
+            else if (event.type === 'tool-call' && progressToken !== undefined)
+              void extra
+                .sendNotification({
+                  method: 'notifications/progress',
+                  params: { progressToken, progress: ++progress, message: `→ ${event.name}` },
+                })
+                .catch(() => undefined);
+          }
+          if (error) return failure(`the agent failed: ${error}`);
+          if (finish !== 'awaitingApproval') {
+            const answer = { sessionId: run.sessionId, finishReason: finish, text, runId: run.runId };
+            return {
+              content: [{ type: 'text', text: text || `(finished: ${finish})` }],
+              structuredContent: answer,
+            };
+          }
+          const decided = await decideApprovals(server, agent.name, requests, {
+            mode,
+            requestId: extra.requestId,
+            signal: extra.signal,
+          });
+          if (typeof decided === 'string')
+            return failure(
+              `${decided} (run ${run.runId}: answer it with POST /v1/runs/${run.runId}/approvals)`,
+            );
+          run = await registry.approve(run.runId, tenant, decided);
+        }
+        return failure(`the agent asked for approval more than ${MAX_APPROVAL_ROUNDS} times in one call`);
+      } catch (error) {
+        return failure(`the agent failed: ${getErrorMessage(error)}`);
+      }
+    },
+  );
+}
+
+/**
+ * `/mcp`: the served agents as an MCP server over streamable HTTP (one tool per agent), behind
+ * the server's own checks (Host, Origin, the bearer token → the tenant). An MCP session belongs
+ * to the tenant that opened it: another token naming its id is told it does not exist.
+ */
+export function mcpRoute(registry: RunRegistry, options: McpRouteOptions = {}): RouteHandler {
+  const sessions = new Map<string, { tenant: string; transport: StreamableHTTPServerTransport }>();
+  return async (context) => {
+    const { req, res } = context;
+    const tenant = tenantOf(context);
+    if (context.url.pathname !== '/mcp') throw notFound(context.url.pathname);
+    const body = req.method === 'POST' ? await readJsonBody(req, context.maxBodyBytes) : undefined;
+    const id = req.headers['mcp-session-id'];
+    if (typeof id === 'string') {
+      const known = sessions.get(id);
+      if (!known || known.tenant !== tenant) throw new HttpError(404, 'not_found', 'MCP session not found');
+      await known.transport.handleRequest(req, res, body);
+      return;
+    }
+    if (req.method !== 'POST')
+      throw new HttpError(400, 'no_session', 'no MCP session: start one with an initialize POST');
+    const [{ McpServer }, { StreamableHTTPServerTransport }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/server/mcp.js'),
+      import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    ]);
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sessionId) => {
+        sessions.set(sessionId, { tenant, transport });
+        const own = [...sessions].filter(([, s]) => s.tenant === tenant);
+        for (const [id, oldest] of own.slice(0, Math.max(0, own.length - MAX_SESSIONS_PER_TENANT))) {
+          sessions.delete(id);
+          void oldest.transport.close().catch(() => undefined);
+        }
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    const server = new McpServer({ name: 'raf-serve', version: '0.1.0' }, { capabilities: { tools: {} } });
+    for (const agent of registry.agents.list())
+      registerServedAgent(server, registry, agent, tenant, options.approvals ?? 'ask');
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  };
+}

@@ -1,0 +1,370 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type ApprovalResponse,
+  approvalBatchKey,
+  SessionConflictError,
+  type SessionSnapshot,
+  type ToolApprovalRequestUpdate,
+} from '@raf/core';
+import { AgentSession, pendingApprovalRequests, type RafStore } from '@raf/framework';
+import type { RunRecord, RunStore } from '../events/run-store.js';
+import { HttpError, notFound } from '../http/http-error.js';
+import { executeRun } from './run-executor.js';
+import type { ServedAgents } from './served-agents.js';
+import { ServedRun } from './served-run.js';
+import { storeSessionId } from './tenant-sessions.js';
+
+export interface RunLimits {
+  /** Runs one tenant may have running at once in this replica (default 16); more: 429. */
+  maxConcurrentRunsPerTenant?: number;
+  /** Event streams one tenant may have open at once in this replica (default 1024); more: 429. */
+  maxStreamsPerTenant?: number;
+}
+
+export interface StartRunOptions {
+  input: string;
+  /** Continue this conversation (the tenant's own namespace); absent: a new one. */
+  sessionId?: string;
+  tenant: string;
+  /** Aborting it cancels the run (a protocol whose run lives as long as its request). */
+  signal?: AbortSignal;
+}
+
+export interface RunRegistryOptions {
+  agents: ServedAgents;
+  /** Sessions, leases, journals and approval claims (`createStore(url)`). */
+  store: RafStore;
+  /** Run records and events (`openRunStore(url)`). */
+  runs: RunStore;
+  limits?: RunLimits;
+}
+
+/** The session metadata key naming the served agent a session belongs to. */
+const AGENT_KEY = 'raf.serve.agent';
+
+/**
+ * Every run the server knows, whichever protocol started it: the `/v1` API and the protocol
+ * endpoints mounted beside it start, read, approve and cancel runs here. A tenant sees only its
+ * own runs and sessions: any other answers 404, exactly like one that does not exist.
+ */
+export class RunRegistry {
+  readonly agents: ServedAgents;
+  private readonly store: RafStore;
+  private readonly runs: RunStore;
+  private readonly maxPerTenant: number;
+  /** Runs executing in this replica, by run id. */
+  private readonly live = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private readonly activeByTenant = new Map<string, number>();
+  private readonly maxStreams: number;
+  private readonly streamsByTenant = new Map<string, number>();
+  private closed = false;
+
+  constructor(options: RunRegistryOptions) {
+    this.agents = options.agents;
+    this.store = options.store;
+    this.runs = options.runs;
+    this.maxPerTenant = options.limits?.maxConcurrentRunsPerTenant ?? 16;
+    this.maxStreams = options.limits?.maxStreamsPerTenant ?? 1024;
+  }
+
+  /**
+   * Counts an open event stream of the tenant (a 429 past the limit: one token cannot hold every
+   * socket of the replica); call the returned function when the stream ends.
+   */
+  openStream(tenant: string): () => void {
+    const open = this.streamsByTenant.get(tenant) ?? 0;
+    if (open >= this.maxStreams)
+      throw new HttpError(429, 'too_many_streams', `at most ${this.maxStreams} open event streams per token`);
+    this.streamsByTenant.set(tenant, open + 1);
+    let closed = false;
+    return () => {
+      if (closed) return;
+      closed = true;
+      const now = (this.streamsByTenant.get(tenant) ?? 1) - 1;
+      if (now <= 0) this.streamsByTenant.delete(tenant);
+      else this.streamsByTenant.set(tenant, now);
+    };
+  }
+
+  /** Starts a turn on the agent; returns once the run is recorded (its events follow). */
+  async start(agentName: string, options: StartRunOptions): Promise<ServedRun> {
+    const served = this.agents.get(agentName);
+    const sessionId = options.sessionId ?? randomUUID();
+    const storeId = storeSessionId(options.tenant, sessionId);
+    if (options.input.trim() === '') throw new HttpError(400, 'invalid_field', 'input: expected text');
+    this.reserve(options.tenant);
+    let lease: Awaited<ReturnType<RafStore['sessions']['acquireLease']>> | undefined;
+    try {
+      lease = await this.lease(storeId, sessionId);
+      const snapshot = await this.store.sessions.load(storeId);
+      const session = snapshot ? AgentSession.fromJSON(snapshot) : new AgentSession(storeId);
+      const owner = session.metadata[AGENT_KEY];
+      if (owner !== undefined && owner !== served.name)
+        throw new HttpError(409, 'wrong_agent', `session ${sessionId} belongs to agent ${String(owner)}`);
+      if (session.pendingApproval)
+        throw new HttpError(
+          409,
+          'awaiting_approval',
+          `session ${sessionId} is waiting for approvals: answer them on its paused run first`,
+        );
+      session.metadata[AGENT_KEY] = served.name;
+      const record = this.newRecord(served.name, sessionId, options.tenant);
+      await this.runs.create(record);
+      this.launch(record, {
+        served: served.name,
+        session,
+        revision: snapshot?.revision ?? 0,
+        lease,
+        input: options.input,
+        signal: options.signal,
+      });
+      lease = undefined;
+      return this.view(record);
+    } catch (error) {
+      this.release(options.tenant);
+      await lease?.release().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** The tenant's run; `undefined` for an unknown run or another tenant's. */
+  async get(runId: string, tenant: string): Promise<ServedRun | undefined> {
+    const record = await this.record(runId, tenant);
+    return record && this.view(record);
+  }
+
+  /** Like `get`, but a 404 `HttpError` when the tenant cannot see the run. */
+  async require(runId: string, tenant: string): Promise<ServedRun> {
+    const run = await this.get(runId, tenant);
+    if (!run) throw notFound(`run ${runId}`);
+    return run;
+  }
+
+  /**
+   * Answers a paused run's approvals and resumes it (in this replica: any replica can, the
+   * session is in the store). Exactly one answer resumes a batch; a second is 409.
+   */
+  async approve(runId: string, tenant: string, approvals: ApprovalResponse[]): Promise<ServedRun> {
+    return this.resume(runId, tenant, () => approvals);
+  }
+
+  /**
+   * Resumes a paused run with the answers `answer` gives for its pending requests; `cancel`: the
+   * run stops once those answers are its calls' results (denials: no tool and no model runs).
+   */
+  private async resume(
+    runId: string,
+    tenant: string,
+    answer: (pending: ToolApprovalRequestUpdate[]) => ApprovalResponse[],
+    cancel = false,
+  ): Promise<ServedRun> {
+    const record = await this.record(runId, tenant);
+    if (!record) throw notFound(`run ${runId}`);
+    if (record.status !== 'paused')
+      throw new HttpError(
+        409,
+        'not_awaiting_approval',
+        `run ${runId} is ${record.status}, not waiting for approvals`,
+      );
+    const storeId = storeSessionId(tenant, record.sessionId);
+    this.reserve(tenant);
+    let lease: Awaited<ReturnType<RafStore['sessions']['acquireLease']>> | undefined;
+    try {
+      lease = await this.lease(storeId, record.sessionId);
+      const snapshot = await this.store.sessions.load(storeId);
+      const batch = snapshot?.pendingApproval;
+      const current = await this.runs.get(runId);
+      if (!snapshot || !batch || current?.status !== 'paused')
+        throw new HttpError(409, 'not_awaiting_approval', `run ${runId} is not waiting for approvals`);
+      const approvals = answer(pendingApprovalRequests(batch));
+      checkAnswers(runId, pendingApprovalRequests(batch), approvals);
+      if (!(await this.store.sessions.claimApproval(storeId, approvalBatchKey(batch))))
+        throw new HttpError(409, 'already_resumed', `run ${runId}: its approvals were already answered`);
+      const resumed = await this.runs.update(runId, { status: 'running' });
+      this.launch(resumed ?? record, {
+        served: record.agent,
+        session: AgentSession.fromJSON(snapshot),
+        revision: snapshot.revision ?? 0,
+        lease,
+        approvals,
+        // The denials are recorded as the calls' results; then the run stops before the model.
+        ...(cancel && {
+          cancelOnceAnswered: [
+            ...batch.gatedCallIds.filter((id) => batch.toolCalls.some((c) => c.id === id)),
+            ...Object.keys(batch.suspended ?? {}),
+          ],
+        }),
+      });
+      lease = undefined;
+      return this.view(resumed ?? record);
+    } catch (error) {
+      this.release(tenant);
+      await lease?.release().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /**
+   * Cancels the run: running here, it stops now; running on another replica, that replica stops
+   * it when it sees the request; paused, its pending calls are answered as denied ("cancelled")
+   * and it ends `cancelled` without running a tool or the model, so the session takes a new run.
+   * A stopped run is left as it is.
+   */
+  async cancel(runId: string, tenant: string): Promise<RunRecord> {
+    const record = await this.record(runId, tenant);
+    if (!record) throw notFound(`run ${runId}`);
+    const here = this.live.get(runId);
+    if (here) {
+      here.controller.abort(new Error('cancelled through the API'));
+      await here.done;
+    } else if (record.status === 'running') await this.runs.update(runId, { cancelRequested: true });
+    else if (record.status === 'paused') {
+      const denied = (pending: ToolApprovalRequestUpdate[]) =>
+        pending.map((r) => ({ callId: r.callId, approved: false, reason: 'The run was cancelled' }));
+      await this.resume(runId, tenant, denied, true);
+      await this.live.get(runId)?.done;
+    }
+    return (await this.runs.get(runId)) ?? record;
+  }
+
+  /** The tenant's session as the store has it, or `undefined`. */
+  async session(sessionId: string, tenant: string): Promise<SessionSnapshot | undefined> {
+    const snapshot = await this.store.sessions.load(storeSessionId(tenant, sessionId));
+    return snapshot && { ...snapshot, id: sessionId };
+  }
+
+  /** Deletes the tenant's session (409 while a run holds it); `false` when there was none. */
+  async deleteSession(sessionId: string, tenant: string): Promise<boolean> {
+    const storeId = storeSessionId(tenant, sessionId);
+    const lease = await this.lease(storeId, sessionId);
+    try {
+      if (!(await this.store.sessions.load(storeId))) return false;
+      await this.store.sessions.delete(storeId);
+      return true;
+    } finally {
+      await lease.release().catch(() => undefined);
+    }
+  }
+
+  /** Runs executing in this replica. */
+  get running(): number {
+    return this.live.size;
+  }
+
+  /** Stops accepting runs, cancels those running here and waits for them to record it. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const run of this.live.values()) run.controller.abort(new Error('the server is stopping'));
+    await Promise.all([...this.live.values()].map((run) => run.done));
+  }
+
+  private async record(runId: string, tenant: string): Promise<RunRecord | undefined> {
+    if (!/^[A-Za-z0-9-]{1,64}$/.test(runId)) return undefined;
+    const record = await this.runs.get(runId);
+    return record && record.tenant === tenant ? record : undefined;
+  }
+
+  private view(record: RunRecord): ServedRun {
+    const storeId = storeSessionId(record.tenant, record.sessionId);
+    return new ServedRun(this.runs, record.runId, record.agent, record.sessionId, record.tenant, async () => {
+      const current = await this.runs.get(record.runId);
+      if (current?.status !== 'paused') return [];
+      const batch = (await this.store.sessions.load(storeId))?.pendingApproval;
+      return batch ? pendingApprovalRequests(batch) : [];
+    });
+  }
+
+  private newRecord(agent: string, sessionId: string, tenant: string): RunRecord {
+    const now = new Date().toISOString();
+    return {
+      runId: randomUUID(),
+      agent,
+      sessionId,
+      tenant,
+      status: 'running',
+      lastSeq: 0,
+      cancelRequested: false,
+      createdAt: now,
+      updatedAt: now,
+    };
+  }
+
+  /** The session's lease, now or never: a second run on a busy session is a 409, not a wait. */
+  private async lease(storeId: string, sessionId: string) {
+    try {
+      return await this.store.sessions.acquireLease(storeId, { waitMs: 0 });
+    } catch (error) {
+      if (SessionConflictError.isInstance(error))
+        throw new HttpError(409, 'session_busy', `session ${sessionId} has a run in progress`, {
+          cause: error,
+        });
+      throw error;
+    }
+  }
+
+  private reserve(tenant: string): void {
+    if (this.closed) throw new HttpError(503, 'stopping', 'the server is stopping');
+    const active = this.activeByTenant.get(tenant) ?? 0;
+    if (active >= this.maxPerTenant)
+      throw new HttpError(
+        429,
+        'too_many_runs',
+        `at most ${this.maxPerTenant} runs at once per token; wait for one to finish`,
+      );
+    this.activeByTenant.set(tenant, active + 1);
+  }
+
+  private release(tenant: string): void {
+    const active = (this.activeByTenant.get(tenant) ?? 1) - 1;
+    if (active <= 0) this.activeByTenant.delete(tenant);
+    else this.activeByTenant.set(tenant, active);
+  }
+
+  private launch(
+    record: RunRecord,
+    turn: Omit<Parameters<typeof executeRun>[0], 'record' | 'agents' | 'store' | 'runs' | 'controller'>,
+  ): void {
+    const controller = new AbortController();
+    const signal = turn.signal;
+    const onAbort = () => controller.abort(signal?.reason);
+    if (signal?.aborted) onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const done = executeRun({
+      ...turn,
+      record,
+      agents: this.agents,
+      store: this.store,
+      runs: this.runs,
+      controller,
+    })
+      .catch(() => undefined)
+      .finally(() => {
+        signal?.removeEventListener('abort', onAbort);
+        this.live.delete(record.runId);
+        this.release(record.tenant);
+      });
+    this.live.set(record.runId, { controller, done });
+  }
+}
+
+/** Every pending call answered once, no other call: else a 400 naming the calls. */
+function checkAnswers(
+  runId: string,
+  requests: ToolApprovalRequestUpdate[],
+  approvals: ApprovalResponse[],
+): void {
+  const pending = new Set(requests.map((r) => r.callId));
+  const unknown = approvals.filter((a) => !pending.has(a.callId)).map((a) => a.callId);
+  if (unknown.length > 0)
+    throw new HttpError(
+      400,
+      'unknown_call',
+      `run ${runId} has no pending approval for call ${unknown.join(', ')}`,
+    );
+  const answered = new Set(approvals.map((a) => a.callId));
+  if (answered.size !== approvals.length)
+    throw new HttpError(400, 'duplicate_call', 'a call is answered twice');
+  const missing = [...pending].filter((id) => !answered.has(id));
+  if (missing.length > 0)
+    throw new HttpError(400, 'missing_approval', `no decision for call ${missing.join(', ')}`);
+}

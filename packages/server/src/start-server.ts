@@ -1,0 +1,44 @@
+import type { RafStore } from '@raf/framework';
+import { healthRoutes, v1Routes } from './api/v1-routes.js';
+import type { TenantTokens } from './auth/tenant-tokens.js';
+import type { RunStore } from './events/run-store.js';
+import { ServerApp, type ServerAppOptions } from './http/app.js';
+import { mountProtocols, type ProtocolOptions } from './protocols/mount-protocols.js';
+import { type RunLimits, RunRegistry } from './runs/run-registry.js';
+import { type ServedAgent, ServedAgents } from './runs/served-agents.js';
+
+export interface CreateServerOptions extends Omit<ServerAppOptions, 'registry' | 'tokens'> {
+  agents: readonly ServedAgent[];
+  /** Sessions (`createStore(url)`); closed by the caller. */
+  store: RafStore;
+  /** Runs and events (`openRunStore(url)`); closed by the caller. */
+  runs: RunStore;
+  tokens: TenantTokens;
+  limits?: RunLimits;
+  /** The protocol endpoints (chat, AG-UI, A2A, MCP): their settings. */
+  protocols?: ProtocolOptions;
+}
+
+/**
+ * The server with the `/v1` API, `/healthz` and `/readyz` mounted; mount protocol handlers on the
+ * returned app (`app.mount('/v1/agents', …)` is taken: mount under a longer prefix or elsewhere),
+ * then `listen()`.
+ */
+export function createServer(options: CreateServerOptions): ServerApp {
+  const { agents, store, runs, tokens, limits, protocols, ...rest } = options;
+  const registry = new RunRegistry({
+    agents: new ServedAgents(agents),
+    store,
+    runs,
+    ...(limits && { limits }),
+  });
+  const app = new ServerApp({ ...rest, registry, tokens });
+  app.mount('/v1', v1Routes());
+  const health = healthRoutes(async (signal) => {
+    await store.sessions.list({ signal });
+  });
+  app.mount('/healthz', health, { public: true });
+  app.mount('/readyz', health, { public: true });
+  mountProtocols(app, protocols);
+  return app;
+}
