@@ -5,7 +5,6 @@ import {
   type ApprovalResponse,
   ConfigError,
   type FinishReason,
-  type IChatClient,
   type ITool,
   parseStoreUrl,
   type ToolApprovalRequestUpdate,
