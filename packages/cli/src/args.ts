@@ -10,8 +10,11 @@ export interface CliArgs {
   input?: string;
   /** `raf run --attach FILE…`: images and documents sent with the input. */
   attach?: string[];
-  /** `raf run --answer TEXT`: the answer a paused workflow asked for (with `--session ID`). */
-  answer?: string;
+  /**
+   * `raf run --answer VALUE` (repeatable): the answers to this run's questions, in order: a
+   * workflow paused for input (with `--session ID`) takes the first; MCP elicitations the next.
+   */
+  answers: string[];
   /** `raf inspect --mermaid`: the workflow graph as a Mermaid flowchart. */
   mermaid?: boolean;
   session?: string;
@@ -113,7 +116,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     files: positionals.slice(1),
     ...(values.input !== undefined && { input: values.input }),
     ...(values.attach !== undefined && { attach: values.attach }),
-    ...(values.answer !== undefined && { answer: values.answer }),
+    answers: values.answer ?? [],
     ...(values.mermaid && { mermaid: true }),
     ...(values.session !== undefined && { session: values.session }),
     sessionsDir: values['sessions-dir'] ?? '.raf/sessions',

@@ -145,14 +145,12 @@ describe('raf run refuses input it would drop, before calling the model', () => 
     expect(server.requests).toHaveLength(0);
   });
 
-  it('--answer to an agent (it answers a workflow)', async () => {
+  it('--answer to an agent answers its questions (SPEC §14.4), so it is not refused; -i is still needed', async () => {
     server = await startMockModelServer({ turns: [{ text: 'never' }] });
     const file = await agentFile(server.baseURL);
-    expect(await cli(['run', file, '--session', 's', '--answer', 'yes'])).toEqual({
-      code: 2,
-      out: '',
-      err: `raf: --answer answers a workflow paused for input; ${file} is an agent: give -i "…"\n`,
-    });
+    const { code, err } = await cli(['run', file, '--session', 's', '--answer', 'yes']);
+    expect(code).toBe(2);
+    expect(err).toMatch(/raf run (needs|got no) input/);
     expect(server.requests).toHaveLength(0);
   });
 

@@ -103,7 +103,7 @@ describe('raf validate, inspect, schema', () => {
     });
   });
 
-  it('inspect lists the protected paths of each workspace: the agent file and the sessions folder', async () => {
+  it('inspect lists the protected paths of each workspace: the agent file, the sessions folder and the MCP tokens', async () => {
     const file = await agent('http://127.0.0.1:9/v1');
     const json = memoryIO({ cwd: dir });
     expect(await main(['inspect', file, '--json', '--sessions-dir', 'runs'], json.io)).toBe(0);
@@ -111,6 +111,13 @@ describe('raf validate, inspect, schema', () => {
     expect(plan.contexts.find((c) => c.kind === 'workspace')?.protectedPaths).toEqual([
       { path: join(dir, 'agent.yaml'), reason: 'agent definition', reads: 'refused', writes: 'refused' },
       { path: join(dir, 'runs'), reason: 'sessions', reads: 'refused', writes: 'refused' },
+      // `raf mcp login`'s tokens (beside a --sessions-dir, in the local .raf).
+      {
+        path: join(dir, '.raf', 'mcp-auth'),
+        reason: 'MCP OAuth tokens',
+        reads: 'refused',
+        writes: 'refused',
+      },
       { path: '**/.raf/', reason: '.raf', reads: 'refused', writes: 'refused' },
       { path: '**/.env', reason: '.env', reads: 'refused', writes: 'refused' },
       { path: '**/.env.*', reason: '.env', reads: 'refused', writes: 'refused' },
@@ -120,7 +127,7 @@ describe('raf validate, inspect, schema', () => {
     const human = memoryIO({ cwd: dir });
     expect(await main(['inspect', file], human.io)).toBe(0);
     expect(human.out()).toContain(
-      `     protected (not readable or writable by the file tools): ${join(dir, 'agent.yaml')} (agent definition), ${join(dir, '.raf', 'sessions')} (sessions), **/.raf/ (.raf), **/.env (.env), **/.env.* (.env)\n` +
+      `     protected (not readable or writable by the file tools): ${join(dir, 'agent.yaml')} (agent definition), ${join(dir, '.raf', 'sessions')} (sessions), ${join(dir, '.raf', 'mcp-auth')} (MCP OAuth tokens), **/.raf/ (.raf), **/.env (.env), **/.env.* (.env)\n` +
         '     writes ask: **/.git/hooks/ (.git), **/.git/config (.git)\n',
     );
   });

@@ -162,11 +162,6 @@ describe('what a command would ignore is refused (exit 2, one line)', () => {
         'raf inspect: --json and --lang exclude each other; give one',
       ],
       [['mcp', 'serve', 'a.yaml', '--host', '0.0.0.0'], 'raf mcp serve: --host applies only with --http'],
-      [['run', 'a.yaml', '--answer', '42'], 'raf run: --answer applies only with --session'],
-      [
-        ['run', 'a.yaml', '-i', 'x', '--answer', '42', '--session', 's'],
-        'raf run: -i and --answer exclude each other; give one',
-      ],
       [['run', 'a.yaml', '-i', 'one', '--input', 'two'], '--input is given twice; give it once'],
       [['run', 'a.yaml', '-i', 'x', '--model='], '--model needs a value (got an empty one)'],
       [['run', 'a.yaml', '-i', 'x', '--trace', ''], '--trace needs a value (got an empty one)'],

@@ -8,7 +8,7 @@
 export const OPTIONS = {
   input: { type: 'string', short: 'i' },
   attach: { type: 'string', multiple: true },
-  answer: { type: 'string' },
+  answer: { type: 'string', multiple: true },
   mermaid: { type: 'boolean' },
   session: { type: 'string' },
   'sessions-dir': { type: 'string' },
@@ -113,17 +113,14 @@ ${INDENT}(on a terminal it asks what to include; --yes takes the defaults and th
     usage: `raf run <agent.yaml> [-i TEXT | stdin] [--attach FILE]… [--strict] [--session ID] [--sessions-dir DIR] [--var k=v]…
 ${INDENT}[--store URL] [--wait SECONDS]   (file:DIR, sqlite:PATH, postgres://…; default file:.raf or RAF_STORE)
 ${INDENT}[--approve ask|all|none] [--json] [--model ID] [--base-url URL] [--mcp-config FILE] [--trace FILE]
-${INDENT}[--answer TEXT]   (a workflow paused for input: with --session ID)
+${INDENT}[--answer VALUE]…   (this run's questions in order: an MCP server's, JSON for a form; a workflow paused for input, with --session ID)
 ${INDENT}[--durable]   (a DBOS workflow on --store postgres://…: a worker finishes it if this process dies)`,
     exclusive: [
-      ['input', 'answer'],
-      ['attach', 'answer'],
       ['store', 'sessions-dir'],
       ['durable', 'answer'],
       ['durable', 'trace'],
       ['durable', 'sessions-dir'],
     ],
-    requires: { answer: 'session' },
     most: 1,
   },
   chat: {
@@ -281,6 +278,22 @@ ${INDENT}[--expose-agent-to-network]   (a --host other than this machine's loopb
 ${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]… [--strict]`,
     requires: { host: 'http', 'expose-agent-to-network': 'host' },
     most: 1,
+  },
+  'mcp login': {
+    synopsis: 'mcp login <agent.yaml> <server>',
+    summary:
+      "an OAuth login to one of the agent's MCP servers (connection: {kind: oauth}); tokens kept in the store",
+    options: ['store', 'open', 'var'],
+    usage: `raf mcp login <agent.yaml> <server> [--store URL] [--open] [--var k=v]…
+${INDENT}(prints the authorization URL and waits for the redirect on 127.0.0.1; --open opens an https one)`,
+    most: 2,
+  },
+  'mcp logout': {
+    synopsis: 'mcp logout <agent.yaml> <server>',
+    summary: "forgets the OAuth tokens of one of the agent's MCP servers",
+    options: ['store', 'var'],
+    usage: 'raf mcp logout <agent.yaml> <server> [--store URL] [--var k=v]…',
+    most: 2,
   },
 };
 

@@ -6,7 +6,7 @@ import { demoTools } from './demo-tools.js';
 import { installedPlugins } from './extensions.js';
 import type { CliIO } from './io.js';
 import { escapeText } from './render/escape.js';
-import { storePaths } from './store-choice.js';
+import { mcpCredentialsDir, storePaths } from './store-choice.js';
 import { storeGovernance } from './store-governance.js';
 
 /**
@@ -17,16 +17,19 @@ import { storeGovernance } from './store-governance.js';
  */
 export async function builderFor(file: string, args: CliArgs, io: CliIO): Promise<DeclAgentBuilder> {
   const path = resolve(io.cwd, file);
+  const credentials = mcpCredentialsDir(args, io);
   const builder = new DeclAgentBuilder()
     .fromFile(path)
-    .withEnvironment(io.env)
+    // `@raf/mcp` keeps OAuth tokens where this command's store is (`raf mcp login` writes them there).
+    .withEnvironment({ ...io.env, RAF_MCP_CREDENTIALS: credentials })
     // Every command refuses what `raf validate` refuses: an unknown or misplaced key is an error
     // in run, chat, inspect, studio and mcp serve too (a misplaced `approval_mode` must not run
     // the tools without asking). Only `raf validate --lenient` lowers unknown keys to warnings
     // (never security-relevant ones); `--strict` makes missing folders errors as well.
     .strictMode(args.strict ? true : { unknownKeys: !args.lenient })
     // The model must not read or rewrite its own sessions (nor, protected by the builder, its YAML).
-    .protectPaths(storePaths(args, io), 'sessions');
+    .protectPaths(storePaths(args, io), 'sessions')
+    .protectPaths([credentials], 'MCP OAuth tokens');
   // A store chosen by URL keeps the governance too (what `raf tools --store` edits).
   const governance = storeGovernance(args, io);
   if (governance !== undefined) builder.withGovernance(governance);

@@ -127,7 +127,7 @@ describe('raf mcp serve', () => {
     const bare = createMemoryIO({ cwd: dir });
     expect(await main(['mcp'], bare.io)).toBe(2);
     expect(bare.err()).toBe(
-      'raf: raf mcp needs a command; try: raf mcp serve agent.yaml [--http PORT] [--host HOST]\n',
+      'raf: raf mcp needs a command; try: raf mcp serve agent.yaml [--http PORT] [--host HOST], or raf mcp login|logout agent.yaml SERVER\n',
     );
     const other = createMemoryIO({ cwd: dir });
     expect(await main(['mcp', 'start'], other.io)).toBe(2);

@@ -29,3 +29,12 @@ export function storePaths(args: CliArgs, io: CliIO): string[] {
   }
   return paths;
 }
+
+/**
+ * Where MCP servers' OAuth tokens are kept: `<DIR>/mcp-auth` of a `file:DIR` store, else the
+ * local `.raf/mcp-auth` (a user's tokens stay on the machine that logged in). A protected path.
+ */
+export function mcpCredentialsDir(args: CliArgs, io: CliIO): string {
+  const location = parseStoreUrl(storeChoice(args, io).url);
+  return resolve(io.cwd, location.kind === 'file' ? location.directory : '.raf', 'mcp-auth');
+}

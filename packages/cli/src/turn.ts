@@ -6,7 +6,7 @@ import type {
   SessionJournal,
   ToolApprovalRequestUpdate,
 } from '@raf/core';
-import type { AgentSession, ChatClientAgent } from '@raf/framework';
+import type { AgentSession, ChatClientAgent, InputRequestHandler } from '@raf/framework';
 
 export interface TurnOutcome {
   finish: FinishUpdate;
@@ -25,6 +25,7 @@ export async function runTurn(
     approvals?: ApprovalResponse[];
     signal: AbortSignal;
     journal?: SessionJournal | undefined;
+    onInputRequest?: InputRequestHandler | undefined;
   },
   onUpdate: (update: AgentResponseUpdate) => void,
 ): Promise<TurnOutcome> {
@@ -37,6 +38,7 @@ export async function runTurn(
     signal: options.signal,
     ...(options.approvals && { approvals: options.approvals }),
     ...(options.journal && { journal: options.journal }),
+    ...(options.onInputRequest && { onInputRequest: options.onInputRequest }),
   });
   for await (const update of stream) {
     if (update.type === 'tool-approval-request') requests.push(update);

@@ -119,6 +119,7 @@ export { DEFAULT_STORE_URL, parseStoreUrl, redactStoreUrl } from './session/stor
 export type { DefineToolOptions } from './tool/define-tool.js';
 export { defineTool, describeZodIssues, zodToJsonSchema } from './tool/define-tool.js';
 export type {
+  InputRequest,
   ITool,
   RunContextField,
   ToolApprovalContext,
@@ -146,6 +147,8 @@ export type {
   ErrorUpdate,
   FinishReason,
   FinishUpdate,
+  InputAnswer,
+  InputRequestUpdate,
   ReasoningDeltaUpdate,
   ResponseMetadataUpdate,
   TextDeltaUpdate,

@@ -34,6 +34,8 @@ export type { BundleIssue, BundleIssueCode, BundleReport } from './memory/valida
 export { validateBundle } from './memory/validate-bundle.js';
 export type { ChatClientDecorator } from './pipeline/chat-client-builder.js';
 export { ChatClientBuilder, DelegatingChatClient } from './pipeline/chat-client-builder.js';
+export type { InputRequestHandler } from './pipeline/input-requests.js';
+export { checkInputAnswer, parseInputAnswer } from './pipeline/input-requests.js';
 export type {
   LoopHooks,
   PrepareStep,

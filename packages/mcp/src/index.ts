@@ -1,3 +1,9 @@
+export type { McpCredentialStore, StoredCredentials } from './auth/credential-store.js';
+export { credentialStoreFor, FileCredentialStore, InMemoryCredentialStore } from './auth/credential-store.js';
+export type { McpLoginOptions } from './auth/login.js';
+export { loginMcpServer, logoutMcpServer } from './auth/login.js';
+export type { OAuthSettings } from './auth/oauth-settings.js';
+export type { RequestHeaders } from './catalog/mcp-catalog.js';
 export { DEFAULT_MAX_EXPOSED_TOOLS } from './catalog/mcp-catalog.js';
 export type { ApprovalMode, McpEntryConfig } from './config/mcp-config.js';
 export { mcpContextConfigSchema, mcpToolConfigSchema } from './config/mcp-config.js';

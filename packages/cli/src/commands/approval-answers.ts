@@ -1,8 +1,11 @@
 import type { ApprovalResponse, ToolApprovalRequestUpdate } from '@raf/core';
+import type { InputRequestHandler } from '@raf/framework';
 import { askApprovals } from '../approval-prompt.js';
 import type { CliArgs } from '../args.js';
+import { inputAnswerHandler } from '../input-answers.js';
 import { CliError, type CliIO } from '../io.js';
 import { escapeLine } from '../render/escape.js';
+import type { HumanRenderer } from '../render/human.js';
 import { askLine } from '../terminal.js';
 
 // How `raf run` answers a pause, shared with workflows (`run-workflow.ts`): its own module, so the
@@ -52,18 +55,28 @@ export function decide(
   });
 }
 
-/** Resuming a pause for approval sends no new input: text given with it would be dropped. */
+/**
+ * Resuming a pause for approval sends no new input: text given with it would be dropped. (An
+ * `--answer` still answers the questions the approved calls ask.)
+ */
 export function refuseInputWhileApproving(sessionId: string, args: CliArgs): void {
-  const given =
-    args.input !== undefined
-      ? '-i'
-      : args.attach !== undefined
-        ? '--attach'
-        : args.answer !== undefined
-          ? '--answer'
-          : undefined;
+  const given = args.input !== undefined ? '-i' : args.attach !== undefined ? '--attach' : undefined;
   if (given)
     throw new CliError(
       `session ${sessionId} is waiting for approval, not for ${given}: resume with --approve all|none, then send the next input`,
     );
+}
+
+/** Who answers the questions of a `raf run` (SPEC §14.4): `--answer`s in order, the terminal, or nobody. */
+export function runInputAnswers(args: CliArgs, io: CliIO, human: HumanRenderer): InputRequestHandler {
+  const terminal = args.approve === 'ask' && io.stdin.isTTY === true && !args.json;
+  return inputAnswerHandler({
+    answers: args.answers,
+    show: (text) => {
+      human.quiet();
+      io.stderr.write(text);
+    },
+    declineAll: args.approve === 'none',
+    ...(terminal && { ask: (question: string) => askLine(io, question) }),
+  });
 }

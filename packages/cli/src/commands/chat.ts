@@ -3,6 +3,7 @@ import type { ToolApprovalRequestUpdate } from '@raf/core';
 import type { AgentSession } from '@raf/framework';
 import { ApprovalCancelled, askApprovals, denyAll } from '../approval-prompt.js';
 import type { CliArgs } from '../args.js';
+import { inputAnswerHandler } from '../input-answers.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
 import { builderFor, warnOnStderr } from '../load-agent.js';
 import { awaitConsolidation } from '../memory-wait.js';
@@ -64,6 +65,15 @@ export async function chatCommand(args: CliArgs, io: CliIO): Promise<number> {
     else controller?.abort(new Error('cancelled by Ctrl-C'));
   });
   const human = new HumanRenderer(io.stdout, io.stderr);
+  // A server's question (MCP elicitation) is asked here, at the chat's own prompt (SPEC §14.4).
+  const onInputRequest = inputAnswerHandler({
+    answers: [],
+    show: (text) => {
+      human.quiet();
+      io.stderr.write(text);
+    },
+    ask: (question) => ask(question),
+  });
   const always = new Set<string>();
   const approve = async (requests: readonly ToolApprovalRequestUpdate[]) => {
     try {
@@ -107,7 +117,13 @@ export async function chatCommand(args: CliArgs, io: CliIO): Promise<number> {
       const outcome = await runTurn(
         agent,
         input,
-        { session, signal: turn.signal, journal, ...(pending && { approvals: pending.answers }) },
+        {
+          session,
+          signal: turn.signal,
+          journal,
+          onInputRequest,
+          ...(pending && { approvals: pending.answers }),
+        },
         (u) => {
           human.render(u);
           // Ctrl-C at the prompt: the denials are recorded, then the turn ends before the model is asked again.

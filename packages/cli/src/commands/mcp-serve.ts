@@ -14,9 +14,11 @@ const HOW = 'raf mcp serve agent.yaml [--http PORT] [--host HOST]';
  */
 export async function mcpCommand(args: CliArgs, io: CliIO): Promise<number> {
   const [sub, file] = args.files;
+  if (sub === 'login' || sub === 'logout')
+    return (await import('./mcp-login.js')).mcpLoginCommand(sub, args, io);
   if (sub !== 'serve')
     throw new CliError(
-      `${sub ? `unknown command "raf mcp ${sub}"` : 'raf mcp needs a command'}; try: ${HOW}`,
+      `${sub ? `unknown command "raf mcp ${sub}"` : 'raf mcp needs a command'}; try: ${HOW}, or raf mcp login|logout agent.yaml SERVER`,
     );
   if (!file) throw new CliError(`raf mcp serve needs an agent file: ${HOW}`);
   const mcp = await importOptional(['@raf/mcp'], 'raf mcp serve', () => import('@raf/mcp'), io.cwd);

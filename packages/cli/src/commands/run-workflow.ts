@@ -44,7 +44,17 @@ export async function runWorkflow(
   const { session } = opened;
   const paused = agent.pausedRun(session);
   const waitingFor = paused?.halted.find((h) => h.request.kind === 'input');
-  let input: string | undefined = args.answer ?? args.input;
+  // The first --answer is the workflow's; the rest answer its agents' questions (SPEC §14.4).
+  const answer = args.answers.length > 0 ? args.answers.shift() : undefined;
+  if (answer !== undefined && args.session === undefined)
+    throw new CliError('raf run: --answer resumes a workflow paused for input: give --session ID');
+  if (answer !== undefined && args.input !== undefined)
+    throw new CliError('raf run: -i and --answer exclude each other for a workflow; give one');
+  if (answer !== undefined && args.attach !== undefined)
+    throw new CliError(
+      'raf run: --attach goes with new input, not with the --answer a paused workflow takes',
+    );
+  let input: string | undefined = answer ?? args.input;
   let approvals: ApprovalResponse[] | undefined;
   if (paused?.status === 'halted' && waitingFor) {
     if (input === undefined) {

@@ -15,7 +15,12 @@ import { HumanRenderer } from '../render/human.js';
 import { NdjsonRenderer } from '../render/ndjson.js';
 import { readAll } from '../terminal.js';
 import { pendingRequests, runTurn } from '../turn.js';
-import { answerApprovals, refuseInputWhileApproving, sayWhatWaits } from './approval-answers.js';
+import {
+  answerApprovals,
+  refuseInputWhileApproving,
+  runInputAnswers,
+  sayWhatWaits,
+} from './approval-answers.js';
 import { saveOrFinish } from './save-turn.js';
 
 /**
@@ -131,8 +136,6 @@ async function runChatAgent(
   opened: OpenedSession,
 ): Promise<number> {
   const { session, journal } = opened;
-  if (args.answer !== undefined)
-    throw new CliError(`--answer answers a workflow paused for input; ${file} is an agent: give -i "…"`);
   let input = args.input;
   let approvals: ApprovalResponse[] | undefined;
   // `a` at the prompt: that tool is approved for the rest of this process's run.
@@ -168,6 +171,7 @@ async function runChatAgent(
 
   const human = new HumanRenderer(io.stdout, io.stderr);
   if (session.pendingApproval) human.remember(pendingRequests(session.pendingApproval));
+  const onInputRequest = runInputAnswers(args, io, human);
   const controller = new AbortController();
   const stopListening = io.onInterrupt(() => controller.abort(new Error('interrupted')));
   const json = new NdjsonRenderer((line) => io.stdout.write(line));
@@ -179,7 +183,7 @@ async function runChatAgent(
       const outcome = await runTurn(
         agent,
         message,
-        { session, signal: controller.signal, journal, ...(approvals && { approvals }) },
+        { session, signal: controller.signal, journal, onInputRequest, ...(approvals && { approvals }) },
         (update) => {
           // `finish` waits: it is printed only when this process stops here (one, always last).
           if (!args.json) human.render(update);

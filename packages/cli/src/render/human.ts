@@ -54,6 +54,14 @@ export class HumanRenderer {
     this.spinner.start();
   }
 
+  /** The terminal is handed to a question (an elicitation prompt): no spinner or progress line over it. */
+  quiet(): void {
+    this.spinner.stop();
+    this.clearTransient();
+    if (!this.atLineStart) this.out.write('\n');
+    this.atLineStart = true;
+  }
+
   /** A line that the next output overwrites: tool progress, on a terminal only. */
   private transient(text: string): void {
     if (!this.err.isTTY) return;

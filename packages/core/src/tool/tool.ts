@@ -1,5 +1,6 @@
 import type { ApprovalResponse } from '../chat-client/chat-client.js';
 import type { JSONSchema, JSONValue } from '../json/json.js';
+import type { InputAnswer, InputRequestUpdate } from '../updates/agent-response-update.js';
 import type { ToolManifest } from './tool-manifest.js';
 import type { ToolResult } from './tool-result.js';
 
@@ -19,6 +20,12 @@ export interface ToolCallInfo {
    */
   reportProgress?: (message: string) => void;
   /**
+   * Puts a question to the user while the call runs (an MCP elicitation): the run streams an
+   * `input-request` update and waits for the caller's `onInputRequest`; without one the question
+   * is declined (with a warning). The call's timeout includes the wait.
+   */
+  requestInput?: (request: InputRequest) => Promise<InputAnswer>;
+  /**
    * True when the tool loop already checked the arguments with this tool's `validateArguments`
    * and passes the value it returned: `execute` need not parse them again.
    */
@@ -36,6 +43,9 @@ export interface ToolCallInfo {
    */
   resume?: ToolResume;
 }
+
+/** What `requestInput` asks: the update without its type and call id. */
+export type InputRequest = Omit<InputRequestUpdate, 'type' | 'callId'>;
 
 /** What a suspended call gets back on resume. */
 export interface ToolResume {

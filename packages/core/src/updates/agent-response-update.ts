@@ -1,4 +1,4 @@
-import type { JSONValue } from '../json/json.js';
+import type { JSONSchema, JSONValue } from '../json/json.js';
 import type { ToolResult } from '../tool/tool-result.js';
 import type { Usage } from './usage.js';
 
@@ -80,6 +80,31 @@ export interface ToolApprovalRequestUpdate {
    */
   agentPath?: string[];
 }
+/**
+ * A question a running tool puts to the user (an MCP server's elicitation, SPEC §14.4): answered
+ * through the run's `onInputRequest`, while the call waits. `form` asks for values matching
+ * `schema` (a flat JSON Schema object); `url` asks the user to open `url` (consent only).
+ */
+export interface InputRequestUpdate {
+  type: 'input-request';
+  /** The tool call that asks. */
+  callId: string;
+  /** Who asks: `mcp:<server>`. */
+  source: string;
+  message: string;
+  mode: 'form' | 'url';
+  /** `form`: what the answer must match. */
+  schema?: JSONSchema;
+  /** `url`: the page the user is asked to open (never opened unasked). */
+  url?: string;
+}
+
+/** The user's answer to an `input-request`: values (`form`), consent (`url`), or no. */
+export type InputAnswer =
+  | { action: 'accept'; content?: Record<string, JSONValue> }
+  | { action: 'decline' }
+  | { action: 'cancel' };
+
 export interface UsageUpdate {
   type: 'usage';
   usage: Usage;
@@ -120,6 +145,7 @@ export type AgentResponseUpdate =
   | ToolCalledUpdate
   | ToolProgressUpdate
   | ToolApprovalRequestUpdate
+  | InputRequestUpdate
   | UsageUpdate
   | ResponseMetadataUpdate
   | WarningUpdate

@@ -7,6 +7,7 @@ import {
   type SessionJournal,
   userMessage,
 } from '@raf/core';
+import type { InputRequestHandler } from '../pipeline/input-requests.js';
 import type { ToolView } from '../pipeline/tool-view.js';
 import type { OutputSpec } from '../run/structured-output.js';
 
@@ -32,6 +33,11 @@ export interface AgentRunOptions<Context = unknown> {
   modelOptions?: ModelOptions;
   /** The run context: every tool's `execute` and `requiresApproval` receive it as `ctx.context`. */
   context?: Context;
+  /**
+   * Answers the questions tools put to the user while they run (an MCP server's elicitation):
+   * each is also streamed as an `input-request` update. Without it they are declined, with a warning.
+   */
+  onInputRequest?: InputRequestHandler;
   /**
    * Changes the tools this run offers, declared and injected alike (after governance): drop some,
    * reword them, or stand in for them. A sub-agent's worker runs with its projection this way.

@@ -1,18 +1,22 @@
-import type { ToolProgressUpdate } from '@raf/core';
+import type { AgentResponseUpdate } from '@raf/core';
 import type { ProgressSink } from './tool-call-context.js';
 
 export const PROGRESS: unique symbol = Symbol('progress');
 
 /**
- * Progress lines of the running calls, handed to the loop while it waits for the batch: the loop
- * yields them as `tool-progress` updates before the batch ends.
+ * Progress lines (and questions, with their warnings) of the running calls, handed to the loop
+ * while it waits for the batch: the loop yields them as updates before the batch ends.
  */
 export class ProgressChannel implements ProgressSink {
-  private queue: ToolProgressUpdate[] = [];
+  private queue: AgentResponseUpdate[] = [];
   private wake: (() => void) | undefined;
 
   report(callId: string, name: string, message: string): void {
-    this.queue.push({ type: 'tool-progress', callId, name, message });
+    this.push({ type: 'tool-progress', callId, name, message });
+  }
+
+  push(update: AgentResponseUpdate): void {
+    this.queue.push(update);
     const wake = this.wake;
     this.wake = undefined;
     wake?.();
@@ -28,7 +32,7 @@ export class ProgressChannel implements ProgressSink {
   }
 
   /** The waiting lines, in a new array the caller owns. */
-  drain(): ToolProgressUpdate[] {
+  drain(): AgentResponseUpdate[] {
     const lines = this.queue;
     this.queue = [];
     this.wake = undefined;

@@ -1,6 +1,14 @@
-import { TimeoutError, type ToolCallInfo, type ToolResult, type ToolResume } from '@raf/core';
+import {
+  type InputAnswer,
+  type InputRequest,
+  TimeoutError,
+  type ToolCallInfo,
+  type ToolResult,
+  type ToolResume,
+} from '@raf/core';
 import { subscribeAbort, unsubscribeAbort } from '@raf/core/internal';
 import type { CallWatchdog, WatchedCall } from './call-watchdog.js';
+import { askForInput, type InputRequestHandler, type InputSink } from './input-requests.js';
 
 /** The signal of a run nobody can cancel: watching it would only cost listeners. */
 export const NEVER_ABORTED: AbortSignal = new AbortController().signal;
@@ -11,7 +19,7 @@ export const CALL_TIMED_OUT: unique symbol = Symbol('timed out');
 export type WatchOutcome = ToolResult | typeof CALL_CANCELLED | typeof CALL_TIMED_OUT;
 
 /** Where a running call's progress lines go (the loop streams them as `tool-progress` updates). */
-export interface ProgressSink {
+export interface ProgressSink extends Partial<InputSink> {
   report(callId: string, name: string, message: string): void;
 }
 
@@ -33,6 +41,8 @@ export class ToolCallContext implements ToolCallInfo, WatchedCall {
   resume: ToolResume | undefined;
   /** Set when the call ran out of time. */
   timedOut = false;
+  /** The run's `onInputRequest`: who answers `requestInput` (the executor sets it). */
+  inputHandler: InputRequestHandler | undefined;
   private controller: AbortController | undefined;
   private progress: ((message: string) => void) | undefined;
   deadline = 0;
@@ -72,6 +82,16 @@ export class ToolCallContext implements ToolCallInfo, WatchedCall {
       if (!this.done) this.sink?.report(this.callId, this.name, String(message));
     };
     return this.progress;
+  }
+
+  get requestInput(): (request: InputRequest) => Promise<InputAnswer> {
+    return (request) =>
+      askForInput(
+        this,
+        request,
+        this.sink?.push ? { push: (update) => !this.done && this.sink?.push?.(update) } : undefined,
+        this.inputHandler,
+      );
   }
 
   /**

@@ -13,6 +13,7 @@ import type { CallRecorder } from '../run/turn-recorder.js';
 import { manifestOf } from '../runtime-policy/builtin-manifests.js';
 import type { RunTrace } from '../telemetry/run-trace.js';
 import { CallWatchdog } from './call-watchdog.js';
+import type { InputRequestHandler } from './input-requests.js';
 import type { LoopHooks } from './step-hooks.js';
 import { CALL_CANCELLED, CALL_TIMED_OUT, type ProgressSink, ToolCallContext } from './tool-call-context.js';
 import { ToolSuspension } from './tool-suspension.js';
@@ -49,6 +50,8 @@ export interface ToolRun {
   suspensions?: Map<string, ToolSuspension>;
   /** Told before calls start and as each result completes (the turn journal). */
   recorder?: CallRecorder | undefined;
+  /** Answers the questions calls put to the user (`ctx.requestInput`). */
+  onInputRequest?: InputRequestHandler | undefined;
 }
 
 /** The placeholder result of a suspended call: never sent to the model (the batch pauses). */
@@ -136,6 +139,7 @@ async function execute(prepared: PreparedCall, tool: ITool, run: ToolRun): Promi
   if (prepared.approved) ctx.approved = true;
   if (prepared.approvedTarget !== undefined) ctx.approvedTarget = prepared.approvedTarget;
   if (prepared.resume) ctx.resume = prepared.resume;
+  if (run.onInputRequest) ctx.inputHandler = run.onInputRequest;
   const observer = run.observer;
   let started = 0;
   let span: Span | undefined;

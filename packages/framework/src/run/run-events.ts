@@ -2,6 +2,7 @@ import type {
   AgentResponseUpdate,
   FinishReason,
   FinishUpdate,
+  InputRequestUpdate,
   JSONValue,
   ToolApprovalRequestUpdate,
   ToolResult,
@@ -20,6 +21,8 @@ export type RunEvent =
   | { type: 'tool-result'; callId: string; name: string; result: ToolResult }
   | { type: 'tool-progress'; callId: string; name: string; message: string }
   | ToolApprovalRequestUpdate
+  /** A running tool's question to the user (an MCP elicitation, SPEC §14.4). */
+  | InputRequestUpdate
   | { type: 'warning'; message: string }
   | { type: 'error'; code: string; message: string }
   | { type: 'finish'; reason: FinishReason; usage?: Usage; output?: JSONValue; sessionId: string | null };
@@ -66,6 +69,7 @@ export class RunEventMapper {
       case 'tool-progress':
         return { type: 'tool-progress', callId: update.callId, name: update.name, message: update.message };
       case 'tool-approval-request':
+      case 'input-request':
         return { ...update };
       case 'warning':
         return { type: 'warning', message: update.message };

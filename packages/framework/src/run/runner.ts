@@ -172,6 +172,7 @@ async function stepDeps(
     watchdog: new CallWatchdog(),
     observer: trace || hooks?.onToolStart || hooks?.onToolEnd ? { hooks, trace, warnings: [] } : undefined,
     recorder: run.recorder,
+    onInputRequest: options.onInputRequest,
   };
   // Steps are kept only for stop conditions; timing only for hooks that read it.
   const steps = agent.stopWhen ? [] : undefined;

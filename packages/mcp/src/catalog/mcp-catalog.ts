@@ -1,10 +1,12 @@
 import type { ITool } from '@raf/core';
+import type { McpCredentialStore } from '../auth/credential-store.js';
 import { type McpServerSpec, secretValues, specKey } from '../config/server-spec.js';
 import { McpConnection } from '../connection/mcp-connection.js';
+import { resolveContextHeaders, UserConnections } from '../connection/per-user.js';
 import { type McpLogSink, ServerLog } from '../connection/server-log.js';
 import { createContentTools, GET_MCP_PROMPT, READ_MCP_RESOURCE } from '../tools/content-tools.js';
 import { CALL_TOOL, createDeferredTools, SEARCH_TOOLS } from '../tools/deferred-tools.js';
-import type { McpTool } from '../tools/mcp-tool.js';
+import type { ConnectionRoute, McpTool } from '../tools/mcp-tool.js';
 import { DEFAULT_MAX_RESULT_BYTES } from '../tools/result-cap.js';
 import { ServerTools, type ServerToolsOptions, ToolNames } from './server-tools.js';
 
@@ -16,7 +18,17 @@ export interface CatalogOptions {
   agentToolNames?: () => ReadonlySet<string>;
   log?: McpLogSink;
   clientInfo?: { name: string; version: string };
+  /** Where OAuth servers' tokens are kept. */
+  credentials?: McpCredentialStore;
+  /** Per-request headers from code, for every HTTP server (merged over its configured ones). */
+  requestHeaders?: RequestHeaders;
 }
+
+/** `mcpPlugin({ requestHeaders })`: headers for one call from its run context; none: the shared connection. */
+export type RequestHeaders = (
+  server: string,
+  context: unknown,
+) => Record<string, string> | undefined | Promise<Record<string, string> | undefined>;
 
 export interface ConnectionSettings {
   connectTimeoutMs?: number;
@@ -39,6 +51,8 @@ export interface ContentSettings {
 export class McpCatalog {
   readonly names = new ToolNames();
   private readonly connections = new Map<string, McpConnection>();
+  private readonly routes = new Map<McpConnection, ConnectionRoute | null>();
+  private readonly perUser: UserConnections<McpConnection>[] = [];
   private readonly entries: ServerTools[] = [];
   private readonly content = new Map<ServerTools, ContentSettings>();
   private maxExposed: number;
@@ -79,20 +93,64 @@ export class McpCatalog {
     const key = specKey(spec);
     let shared = this.connections.get(key);
     if (!shared) {
-      shared = new McpConnection(spec, {
-        log: new ServerLog(spec.name, secretValues(spec), this.options.log),
-        ...connection,
-        ...(this.options.clientInfo && { clientInfo: this.options.clientInfo }),
-      });
+      shared = this.connection(spec, connection);
       this.connections.set(key, shared);
     }
     await shared.connect(signal);
+    const route = this.routeFor(shared, connection);
     // The smallest limit given anywhere holds for the agent.
     if (tools.maxExposedTools !== undefined)
       this.maxExposed = Math.min(this.maxExposed, tools.maxExposedTools);
-    const entry = new ServerTools(shared, tools, this.names, dynamic);
+    const entry = new ServerTools(shared, route ? { ...tools, route } : tools, this.names, dynamic);
     this.entries.push(entry);
     return entry;
+  }
+
+  private connection(
+    spec: McpServerSpec,
+    settings: ConnectionSettings,
+    extraSecrets: string[] = [],
+  ): McpConnection {
+    return new McpConnection(spec, {
+      log: new ServerLog(spec.name, [...secretValues(spec), ...extraSecrets], this.options.log),
+      ...settings,
+      ...(this.options.clientInfo && { clientInfo: this.options.clientInfo }),
+      ...(this.options.credentials && { credentials: this.options.credentials }),
+    });
+  }
+
+  /**
+   * Per-request credentials (`=Context.path` headers, `requestHeaders` from code): each call goes
+   * through the connection of its credentials, never another user's. The shared connection (built
+   * without them) lists the tools; a call whose run gives no credentials fails instead of using it
+   * (for `=Context` headers) or uses it (a `requestHeaders` that returned none).
+   */
+  private routeFor(shared: McpConnection, settings: ConnectionSettings): ConnectionRoute | undefined {
+    const known = this.routes.get(shared);
+    if (known !== undefined) return known ?? undefined;
+    const { spec } = shared;
+    const callback = this.options.requestHeaders;
+    if (spec.transport === 'stdio' || (!spec.contextHeaders && !callback)) {
+      this.routes.set(shared, null);
+      return undefined;
+    }
+    const users = new UserConnections((headers) =>
+      this.connection(
+        { ...spec, headers: { ...spec.headers, ...headers } },
+        settings,
+        Object.values(headers),
+      ),
+    );
+    this.perUser.push(users);
+    const route: ConnectionRoute = async (context) => {
+      const headers = {
+        ...(spec.contextHeaders && resolveContextHeaders(spec.name, spec.contextHeaders, context.context)),
+        ...((await callback?.(spec.name, context.context)) ?? {}),
+      };
+      return Object.keys(headers).length > 0 ? users.get(headers) : shared;
+    };
+    this.routes.set(shared, route);
+    return route;
   }
 
   /** A context entry's resources and prompts, offered through `read_mcp_resource` / `get_mcp_prompt`. */
@@ -173,6 +231,9 @@ export class McpCatalog {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.connections.values()].map((c) => c.close()));
+    await Promise.all([
+      ...[...this.connections.values()].map((c) => c.close()),
+      ...this.perUser.map((users) => users.close()),
+    ]);
   }
 }

@@ -2,7 +2,7 @@ import { isGated } from '../config/approval-mode.js';
 import type { ApprovalMode } from '../config/mcp-config.js';
 import { safeName } from '../config/server-spec.js';
 import type { McpConnection } from '../connection/mcp-connection.js';
-import { McpTool } from '../tools/mcp-tool.js';
+import { type ConnectionRoute, McpTool } from '../tools/mcp-tool.js';
 import { DEFAULT_MAX_DESCRIPTION_BYTES, DEFAULT_MAX_RESULT_BYTES } from '../tools/result-cap.js';
 
 export interface ServerToolsOptions {
@@ -16,6 +16,8 @@ export interface ServerToolsOptions {
   maxResultBytes?: number;
   /** Each tool description's cap (default 4 KiB). */
   maxDescriptionBytes?: number;
+  /** Per-request credentials: the connection of this call's user (set by the catalog). */
+  route?: ConnectionRoute;
 }
 
 const TOOL_NAME = /[^A-Za-z0-9_-]/g;
@@ -77,7 +79,8 @@ export class ServerTools {
   /** The tools for the server's current list (rebuilt when the list changed). */
   tools(): readonly McpTool[] {
     if (this.builtVersion === this.connection.toolsVersion) return this.built;
-    const { allow, rename, approvalMode, timeoutMs, maxResultBytes, maxDescriptionBytes } = this.options;
+    const { allow, rename, approvalMode, timeoutMs, maxResultBytes, maxDescriptionBytes, route } =
+      this.options;
     const allowed = allow ? new Set(allow) : undefined;
     this.built = this.connection.tools
       .filter((remote) => !allowed || allowed.has(remote.name))
@@ -89,6 +92,7 @@ export class ServerTools {
           timeoutMs,
           maxResultBytes: maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
           maxDescriptionBytes: maxDescriptionBytes ?? DEFAULT_MAX_DESCRIPTION_BYTES,
+          ...(route && { route }),
         });
       });
     this.builtVersion = this.connection.toolsVersion;

@@ -1,5 +1,6 @@
 import { ConfigError } from '@raf/core';
 import * as z from 'zod';
+import { type OAuthSettings, oauthConnectionSchema } from '../auth/oauth-settings.js';
 
 /** `never` (default), `always`, or per tool: `{ always: [names] }` / `{ never: [names] }`. */
 export const approvalModeSchema = z.union([
@@ -23,6 +24,8 @@ const serverShape = {
   /** A server of the `mcpServers` map (`mcp.json`) by name; `url: stdio://NAME` names one too. */
   server: z.string().min(1).optional(),
   headers: z.record(z.string(), scalar).optional(),
+  /** `{ kind: oauth, client_id?, client_secret?, scopes?, grant? }`: OAuth 2.1 for an HTTP server. */
+  connection: oauthConnectionSchema.optional(),
   /** `stdio` for a command; for a URL, streamable HTTP with an SSE fallback unless one is named. */
   transport: z.enum(['stdio', 'streamable-http', 'sse']).optional(),
 };
@@ -55,6 +58,8 @@ const contextOnlyShape = {
   prompts: z.boolean().optional(),
   /** Pass the server's own instructions on to the model (default true). */
   instructions: z.boolean().optional(),
+  /** Resources whose contents are injected on every run and kept current (`resources/subscribe`). */
+  subscribe: z.array(z.string().min(1)).max(20).optional(),
 };
 
 const snakeCase = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -84,6 +89,7 @@ export interface McpEntryConfig {
   cwd?: string;
   url?: string;
   headers?: Record<string, Scalar>;
+  connection?: OAuthSettings;
   transport?: 'stdio' | 'streamable-http' | 'sse';
   tools?: string[];
   toolName?: string | Record<string, string>;
@@ -97,6 +103,7 @@ export interface McpEntryConfig {
   resources?: boolean;
   prompts?: boolean;
   instructions?: boolean;
+  subscribe?: string[];
 }
 
 function closest(key: string, candidates: readonly string[]): string | undefined {
@@ -218,6 +225,8 @@ export function parseMcpEntry(
       throw new ConfigError(`${label}: transport ${merged.transport} needs a url, not a command`);
     if (merged.headers !== undefined)
       throw new ConfigError(`${label}: config.headers applies to a url (HTTP), not to a command`);
+    if (merged.connection !== undefined)
+      throw new ConfigError(`${label}: config.connection (OAuth) applies to a url (HTTP), not to a command`);
   }
   return merged;
 }

@@ -1,4 +1,6 @@
 import { basename, isAbsolute, resolve } from 'node:path';
+import type { OAuthSettings } from '../auth/oauth-settings.js';
+import { type ContextHeader, splitHeaders } from '../connection/per-user.js';
 import type { McpEntryConfig } from './mcp-config.js';
 
 /** How to start or reach one MCP server; `env` and `headers` values are secrets. */
@@ -17,6 +19,10 @@ export type McpServerSpec =
       name: string;
       url: string;
       headers: Record<string, string>;
+      /** OAuth 2.1 (`connection: { kind: oauth }`): tokens from the credential store. */
+      oauth?: OAuthSettings;
+      /** Headers read from each run's context (`=Context.path`): a connection per distinct value. */
+      contextHeaders?: Record<string, ContextHeader>;
     };
 
 // Launchers whose first argument names the server better than they do.
@@ -58,12 +64,15 @@ export function safeName(name: string): string {
 export function serverSpec(config: McpEntryConfig, name: string | undefined, baseDir: string): McpServerSpec {
   const serverName = name ?? defaultName(config);
   if (config.url !== undefined) {
+    const { fixed, fromContext } = splitHeaders(stringValues(config.headers));
     return {
       transport:
         config.transport === 'sse' || config.transport === 'streamable-http' ? config.transport : 'http',
       name: serverName,
       url: config.url,
-      headers: stringValues(config.headers),
+      headers: fixed,
+      ...(config.connection && { oauth: config.connection }),
+      ...(Object.keys(fromContext).length > 0 && { contextHeaders: fromContext }),
     };
   }
   const command = config.command as string;
@@ -85,6 +94,9 @@ export function specKey(spec: McpServerSpec): string {
 
 /** The values that must never appear in an error, a log line or `inspect`. */
 export function secretValues(spec: McpServerSpec): string[] {
-  const values = spec.transport === 'stdio' ? Object.values(spec.env) : Object.values(spec.headers);
+  const values =
+    spec.transport === 'stdio'
+      ? Object.values(spec.env)
+      : [...Object.values(spec.headers), ...(spec.oauth?.clientSecret ? [spec.oauth.clientSecret] : [])];
   return values.filter((value) => value.length >= 4);
 }

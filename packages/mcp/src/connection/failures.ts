@@ -38,6 +38,9 @@ export function unreachable(error: unknown): boolean {
 export function permanent(error: unknown): boolean {
   const code = errorCode(error);
   const status = httpStatus(error);
+  // A login the user must do (`McpLoginNeeded`), or one the SDK gave up on, is not retried.
+  if ((error as { permanent?: unknown } | undefined)?.permanent === true) return true;
+  if (error instanceof Error && error.name === 'UnauthorizedError') return true;
   return code === 'ENOENT' || code === 'EACCES' || status === 401 || status === 403;
 }
 

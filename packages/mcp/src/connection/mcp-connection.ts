@@ -1,6 +1,8 @@
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type {
   CallToolResult,
+  ElicitRequest,
+  ElicitResult,
   GetPromptResult,
   Prompt,
   ReadResourceResult,
@@ -9,7 +11,15 @@ import type {
   ServerCapabilities,
   Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { CancelledError, getErrorMessage } from '@raf/core';
+import {
+  CancelledError,
+  getErrorMessage,
+  type InputAnswer,
+  type InputRequest,
+  type JSONSchema,
+} from '@raf/core';
+import type { McpCredentialStore } from '../auth/credential-store.js';
+import { McpLoginNeeded, RafOAuthProvider } from '../auth/oauth-provider.js';
 import type { McpServerSpec } from '../config/server-spec.js';
 import { McpServerError } from '../errors.js';
 import { trackChild, untrackChild } from './child-processes.js';
@@ -24,6 +34,13 @@ import {
   sessionExpired,
   unreachable,
 } from './failures.js';
+import {
+  CLIENT_CAPABILITIES,
+  type ClientEvents,
+  callModern,
+  openModernClient,
+  unsupportedRevision,
+} from './modern-client.js';
 import { dieWithParent } from './parent-death.js';
 import { RequestSignal } from './request-signal.js';
 import {
@@ -39,6 +56,8 @@ import type { ServerLog } from './server-log.js';
 
 export interface McpConnectionOptions {
   log: ServerLog;
+  /** Where an OAuth server's tokens are kept (`connection: { kind: oauth }`). */
+  credentials?: McpCredentialStore;
   /** Starting the server and the handshake, per try (default 30 s). */
   connectTimeoutMs?: number;
   /** Tries to (re)connect, with backoff between them (default 3). */
@@ -50,7 +69,12 @@ export interface McpCallOptions {
   signal?: AbortSignal;
   timeoutMs: number;
   onProgress?: (message: string) => void;
+  /** Who answers the server's elicitations while this call runs (the run's user). */
+  requestInput?: (request: InputRequest) => Promise<InputAnswer>;
 }
+
+/** A server's elicitation message is shown to the user: capped like any text from outside. */
+const MAX_QUESTION_CHARS = 2000;
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 const LIST_TIMEOUT_MS = 30_000;
@@ -91,6 +115,15 @@ export class McpConnection {
   private startFiles: Map<string, string> | undefined;
   /** Set when a restart was refused: every later call fails with it, nothing is started. */
   private refusal: McpServerError | undefined;
+  private oauth: RafOAuthProvider | undefined;
+  /** Set once the server refused the 2025 handshake: reconnects go straight to the SDK v2. */
+  private revision: 'legacy' | 'modern' = 'legacy';
+  /** Resources a context follows (`subscribe:`), and how often each changed. */
+  private readonly subscriptions = new Set<string>();
+  private readonly resourceChanges = new Map<string, number>();
+  private calls = 0;
+  /** The users of the calls in flight: a server's elicitation goes to the latest one's. */
+  private readonly askers: ((request: InputRequest) => Promise<InputAnswer>)[] = [];
 
   constructor(
     readonly spec: McpServerSpec,
@@ -151,7 +184,26 @@ export class McpConnection {
     await this.ensureClient(signal);
   }
 
-  callTool(name: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: McpCallOptions,
+  ): Promise<CallToolResult> {
+    const { requestInput } = options;
+    this.calls++;
+    if (requestInput) this.askers.push(requestInput);
+    try {
+      return await this.callToolOnce(name, args, options);
+    } finally {
+      if (requestInput) this.askers.splice(this.askers.lastIndexOf(requestInput), 1);
+    }
+  }
+
+  private callToolOnce(
+    name: string,
+    args: Record<string, unknown>,
+    options: McpCallOptions,
+  ): Promise<CallToolResult> {
     const { onProgress } = options;
     return this.request(
       name,
@@ -162,7 +214,11 @@ export class McpConnection {
           request.onprogress = (p) =>
             onProgress(p.message ?? `${p.progress}${p.total !== undefined ? `/${p.total}` : ''}`);
         }
-        return client.callTool({ name, arguments: args }, undefined, request) as Promise<CallToolResult>;
+        return (
+          this.revision === 'modern'
+            ? callModern(client, { name, arguments: args }, request)
+            : client.callTool({ name, arguments: args }, undefined, request)
+        ) as Promise<CallToolResult>;
       },
       options,
     );
@@ -232,6 +288,42 @@ export class McpConnection {
         ),
       options,
     );
+  }
+
+  /**
+   * Follows these resources (`resources/subscribe`, when the server offers it; subscribed again
+   * after a reconnect): `resourceVersion(uri)` grows on each `notifications/resources/updated`.
+   */
+  async subscribe(uris: readonly string[], signal?: AbortSignal): Promise<void> {
+    const fresh = uris.filter((uri) => !this.subscriptions.has(uri));
+    for (const uri of fresh) this.subscriptions.add(uri);
+    const client = await this.ensureClient(signal);
+    await this.subscribeOn(client, fresh);
+  }
+
+  /** Whether the server pushes changes (else a follower reads the resource again on every run). */
+  get pushesResourceChanges(): boolean {
+    return Boolean(this.capabilities?.resources?.subscribe);
+  }
+
+  /**
+   * Grows each time the server says the resource changed, on each reconnect, and with each tool
+   * call (over HTTP the change notification travels on another stream than the call's answer,
+   * and may come after it: a resource the agent itself changed is read again anyway).
+   */
+  resourceVersion(uri: string): number {
+    return (this.resourceChanges.get(uri) ?? 0) + this.contentVersionNumber + this.calls;
+  }
+
+  private async subscribeOn(client: SdkClient, uris: readonly string[]): Promise<void> {
+    if (!client.getServerCapabilities()?.resources?.subscribe) return;
+    for (const uri of uris) {
+      try {
+        await client.subscribeResource({ uri }, { timeout: LIST_TIMEOUT_MS });
+      } catch (error) {
+        this.options.log.event(`resources/subscribe ${uri} failed: ${getErrorMessage(error)}`);
+      }
+    }
   }
 
   /** Stops the server (stdio) or ends the session (HTTP); later calls fail. Idempotent. */
@@ -388,6 +480,7 @@ export class McpConnection {
         this.client = client;
         if (this.listed) this.contentVersionNumber++;
         await this.refreshTools(client);
+        if (this.subscriptions.size > 0) await this.subscribeOn(client, [...this.subscriptions]);
         this.options.log.event(`connected (${this.endpoint}), ${this.toolList.length} tools`);
         return client;
       } catch (error) {
@@ -420,26 +513,77 @@ export class McpConnection {
     );
   }
 
+  /** What a client's server sends, handled alike for both SDKs (`client` is the one it came on). */
+  private events(client: object): ClientEvents {
+    const current = () => this.client === (client as SdkClient);
+    return {
+      elicit: (params) => this.elicit(params),
+      toolsChanged: () => {
+        if (current()) void this.refreshSoon(client as SdkClient);
+      },
+      contentChanged: () => {
+        if (current()) this.contentVersionNumber++;
+      },
+      resourceUpdated: (uri) => {
+        if (!current() || !this.subscriptions.has(uri)) return;
+        this.resourceChanges.set(uri, (this.resourceChanges.get(uri) ?? 0) + 1);
+        this.options.log.event(`resource updated: ${uri}`);
+      },
+      error: (error) => this.options.log.event(`transport: ${getErrorMessage(error)}`),
+      closed: () => {
+        if (!current()) return;
+        this.client = undefined;
+        if (this.pid !== undefined) untrackChild(this.pid);
+        this.options.log.event(this.closed ? 'closed' : 'connection lost; the next call reconnects');
+      },
+    };
+  }
+
   private newClient(sdk: Sdk): SdkClient {
     const client = new sdk.Client(this.options.clientInfo ?? { name: 'raf', version: '0.1.0' }, {
-      capabilities: {},
+      // Questions from the server reach the user of the call that is running (SPEC §14.4).
+      capabilities: CLIENT_CAPABILITIES,
     });
-    client.setNotificationHandler(sdk.types.ToolListChangedNotificationSchema, () => {
-      if (this.client === client) void this.refreshSoon(client);
-    });
-    const contentChanged = () => {
-      if (this.client === client) this.contentVersionNumber++;
-    };
-    client.setNotificationHandler(sdk.types.ResourceListChangedNotificationSchema, contentChanged);
-    client.setNotificationHandler(sdk.types.PromptListChangedNotificationSchema, contentChanged);
-    client.onerror = (error) => this.options.log.event(`transport: ${getErrorMessage(error)}`);
-    client.onclose = () => {
-      if (this.client !== client) return;
-      this.client = undefined;
-      if (this.pid !== undefined) untrackChild(this.pid);
-      this.options.log.event(this.closed ? 'closed' : 'connection lost; the next call reconnects');
-    };
+    const events = this.events(client);
+    client.setRequestHandler(sdk.types.ElicitRequestSchema, (request) => events.elicit(request.params));
+    client.setNotificationHandler(sdk.types.ToolListChangedNotificationSchema, () => events.toolsChanged());
+    client.setNotificationHandler(sdk.types.ResourceListChangedNotificationSchema, () =>
+      events.contentChanged(),
+    );
+    client.setNotificationHandler(sdk.types.PromptListChangedNotificationSchema, () =>
+      events.contentChanged(),
+    );
+    client.setNotificationHandler(sdk.types.ResourceUpdatedNotificationSchema, (notification) =>
+      events.resourceUpdated(notification.params.uri),
+    );
+    client.onerror = (error) => events.error(error);
+    client.onclose = () => events.closed();
     return client;
+  }
+
+  /**
+   * A server's question: to the user of the latest call in flight, else declined (a server may
+   * not ask outside a call: nobody would know what it is about). The SDK checks the answer's shape;
+   * the framework checked the values against the schema before they come back here.
+   */
+  private async elicit(params: ElicitRequest['params']): Promise<ElicitResult> {
+    const ask = this.askers.at(-1);
+    if (!ask) {
+      this.options.log.event('elicitation outside a tool call: declined');
+      return { action: 'decline' };
+    }
+    const text = params.message.trim();
+    const message = text.length > MAX_QUESTION_CHARS ? `${text.slice(0, MAX_QUESTION_CHARS)}…` : text;
+    const source = `mcp:${this.name}`;
+    // The framework checked the values; the SDK's schema types them for the wire.
+    const reply = (answer: InputAnswer) => this.sdk!.types.ElicitResultSchema.parse(answer);
+    if (params.mode === 'url') return reply(await ask({ source, message, mode: 'url', url: params.url }));
+    const schema = params.requestedSchema;
+    if (Buffer.byteLength(JSON.stringify(schema), 'utf8') > MAX_SCHEMA_BYTES) {
+      this.options.log.event('elicitation with an oversized schema: declined');
+      return { action: 'decline' };
+    }
+    return reply(await ask({ source, message, mode: 'form', schema: schema as JSONSchema }));
   }
 
   private async openOnce(): Promise<SdkClient> {
@@ -476,18 +620,34 @@ export class McpConnection {
     }
     const url = new URL(spec.url);
     const requestInit = { headers: spec.headers };
+    const authProvider = await this.oauthProvider();
+    if (this.revision === 'modern') return this.openModern(url, authProvider, timeout);
     const mode = this.httpMode ?? 'streamable-http';
     const client = this.newClient(sdk);
     try {
       if (mode === 'sse') {
         const { SSEClientTransport } = await loadSseTransport();
-        await client.connect(new SSEClientTransport(url, { requestInit }), { timeout });
+        await client.connect(
+          new SSEClientTransport(url, { requestInit, ...(authProvider && { authProvider }) }),
+          { timeout },
+        );
       } else {
         const { StreamableHTTPClientTransport } = await loadStreamableHttpTransport();
-        await client.connect(new StreamableHTTPClientTransport(url, { requestInit }), { timeout });
+        await client.connect(
+          new StreamableHTTPClientTransport(url, { requestInit, ...(authProvider && { authProvider }) }),
+          { timeout },
+        );
       }
     } catch (error) {
       await client.close().catch(() => undefined);
+      // A server of the 2026-07-28 revision only: the SDK v2 speaks it (and negotiates).
+      if (mode === 'streamable-http' && unsupportedRevision(error)) {
+        options.log.event(
+          'the server refused the 2025-11-25 handshake; negotiating with the SDK v2 (2026-07-28)',
+        );
+        this.revision = 'modern';
+        return this.openModern(url, authProvider, timeout);
+      }
       const status = httpStatus(error);
       // The spec's backwards compatibility: a 4xx to the initialize POST means an old HTTP+SSE server.
       if (
@@ -505,6 +665,47 @@ export class McpConnection {
     }
     if (spec.transport === 'http') this.httpMode = mode;
     return client;
+  }
+
+  private async openModern(
+    url: URL,
+    authProvider: RafOAuthProvider | undefined,
+    timeoutMs: number,
+  ): Promise<SdkClient> {
+    const { spec } = this;
+    const client = await openModernClient(url, {
+      clientInfo: this.options.clientInfo ?? { name: 'raf', version: '0.1.0' },
+      headers: spec.transport === 'stdio' ? {} : spec.headers,
+      authProvider,
+      timeoutMs,
+      events: (c) => this.events(c),
+    });
+    this.httpMode = 'streamable-http';
+    return client;
+  }
+
+  /** Which SDK speaks to this server: the 1.x client (2025-11-25 and older) or the v2 one (2026-07-28). */
+  get protocolRevision(): string | undefined {
+    return (
+      this.client as { getNegotiatedProtocolVersion?: () => string | undefined } | undefined
+    )?.getNegotiatedProtocolVersion?.();
+  }
+
+  /** The OAuth provider of a `connection: { kind: oauth }` server, its tokens read from the store once. */
+  private async oauthProvider(): Promise<RafOAuthProvider | undefined> {
+    const { spec } = this;
+    if (spec.transport === 'stdio' || !spec.oauth) return undefined;
+    if (!this.oauth) {
+      const store = this.options.credentials;
+      if (!store)
+        throw new McpLoginNeeded(
+          this.name,
+          `MCP server '${this.name}' uses OAuth, but no credential store was given`,
+        );
+      this.oauth = new RafOAuthProvider(spec.name, spec.url, spec.oauth, store);
+    }
+    await this.oauth.load();
+    return this.oauth;
   }
 
   private async all<T>(

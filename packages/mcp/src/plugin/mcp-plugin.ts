@@ -5,7 +5,12 @@ import {
   type PluginBuildContext,
   type RafPlugin,
 } from '@raf/core';
-import { DEFAULT_MAX_EXPOSED_TOOLS, McpCatalog } from '../catalog/mcp-catalog.js';
+import {
+  credentialStoreFor,
+  FileCredentialStore,
+  type McpCredentialStore,
+} from '../auth/credential-store.js';
+import { DEFAULT_MAX_EXPOSED_TOOLS, McpCatalog, type RequestHeaders } from '../catalog/mcp-catalog.js';
 import type { ServerToolsOptions } from '../catalog/server-tools.js';
 import { executedFiles } from '../config/executed-files.js';
 import {
@@ -18,6 +23,7 @@ import { resolveNamedServer } from '../config/named-servers.js';
 import { type McpServerSpec, serverSpec } from '../config/server-spec.js';
 import { debugSink, type McpLogSink } from '../connection/server-log.js';
 import { McpContextProvider } from '../provider/mcp-context-provider.js';
+import { DEFAULT_MAX_RESULT_BYTES } from '../tools/result-cap.js';
 
 export interface McpPluginOptions {
   /** Agent-wide default of `maxExposedTools` (40): above it, `search_tools` / `call_tool` stand in. */
@@ -26,6 +32,16 @@ export interface McpPluginOptions {
   log?: McpLogSink;
   /** How the agent introduces itself to servers (default `raf`). */
   clientInfo?: { name: string; version: string };
+  /**
+   * Where OAuth servers' tokens are kept (`connection: { kind: oauth }`); default the state
+   * store's folder: `<DIR>/mcp-auth` of `RAF_STORE=file:DIR`, else `.raf/mcp-auth`.
+   */
+  credentials?: McpCredentialStore;
+  /**
+   * Per-request credentials from code: headers for one call of an HTTP server, from the run's
+   * context (`agent.run(input, { context })`); each distinct set gets its own connection.
+   */
+  requestHeaders?: RequestHeaders;
 }
 
 /** `mcpPlugin()`'s plugin: `close()` stops every server it started, for every agent it built. */
@@ -73,6 +89,12 @@ async function protectExecuted(spec: McpServerSpec, context: PluginBuildContext)
     context.protect(files.map((path) => ({ path, reason: `MCP server '${spec.name}'`, readable: true })));
 }
 
+/** `RAF_MCP_CREDENTIALS` (the CLI sets it to its store's folder), else the store `RAF_STORE` names, else `.raf`. */
+function defaultCredentials(env: Readonly<Record<string, string | undefined>>): McpCredentialStore {
+  if (env.RAF_MCP_CREDENTIALS) return new FileCredentialStore(env.RAF_MCP_CREDENTIALS);
+  return credentialStoreFor(env.RAF_STORE, process.cwd());
+}
+
 export function mcpPlugin(options: McpPluginOptions = {}): McpPlugin {
   // One catalog per build: a build's entries share connections and one tool budget.
   const catalogs = new WeakMap<object, McpCatalog>();
@@ -87,6 +109,8 @@ export function mcpPlugin(options: McpPluginOptions = {}): McpPlugin {
         ...(context.agentToolNames && { agentToolNames: context.agentToolNames }),
         ...(log && { log }),
         ...(options.clientInfo && { clientInfo: options.clientInfo }),
+        credentials: options.credentials ?? defaultCredentials(context.env),
+        ...(options.requestHeaders && { requestHeaders: options.requestHeaders }),
       });
       catalogs.set(key, catalog);
       open.add(catalog);
@@ -147,7 +171,11 @@ export function mcpPlugin(options: McpPluginOptions = {}): McpPlugin {
         `MCP server '${spec.name}' does not offer ${missing.map((m) => `'${m}'`).join(', ')} (yet)`,
       );
     catalog.offerContent(entry, { resources: config.resources ?? true, prompts: config.prompts ?? true });
-    const provider = new McpContextProvider(entry, catalog, { instructions: config.instructions ?? true });
+    const provider = new McpContextProvider(entry, catalog, {
+      instructions: config.instructions ?? true,
+      subscribe: config.subscribe ?? [],
+      maxResultBytes: config.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
+    });
     await provider.refresh(context.signal);
     if (catalog.dynamicDeferred()) {
       catalog.warnOnce(

@@ -11,6 +11,7 @@ import type { McpCatalog } from '../catalog/mcp-catalog.js';
 import type { ServerTools } from '../catalog/server-tools.js';
 import type { McpConnection } from '../connection/mcp-connection.js';
 import { GET_MCP_PROMPT, READ_MCP_RESOURCE } from '../tools/content-tools.js';
+import { capResourceResult, DEFAULT_MAX_RESULT_BYTES } from '../tools/result-cap.js';
 
 const LISTED = 50;
 const SERVER_INSTRUCTIONS_CHARS = 4000;
@@ -41,11 +42,17 @@ export class McpContextProvider implements IContextProvider {
   private templates: ResourceTemplate[] = [];
   private prompts: Prompt[] = [];
   private listedVersion = -1;
+  /** The followed resources' contents as last read, with the version they were read at. */
+  private readonly followed = new Map<string, { version: number; text: string }>();
 
   constructor(
     private readonly entry: ServerTools,
     private readonly catalog: McpCatalog,
-    private readonly settings: { instructions: boolean },
+    private readonly settings: {
+      instructions: boolean;
+      subscribe?: readonly string[];
+      maxResultBytes?: number;
+    },
   ) {
     this.name = entry.server;
   }
@@ -76,11 +83,42 @@ export class McpContextProvider implements IContextProvider {
     this.listedVersion = version;
   }
 
+  /**
+   * `subscribe: [uri…]`: each resource read again when the server said it changed (or, from a
+   * server without subscriptions, on every run), so the next model request sees what it is now.
+   */
+  private async follow(signal: AbortSignal): Promise<void> {
+    const uris = this.settings.subscribe ?? [];
+    if (uris.length === 0) return;
+    const { connection } = this;
+    await connection.subscribe(uris, signal);
+    const budget = Math.floor((this.settings.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES) / uris.length);
+    for (const uri of uris) {
+      const version = connection.resourceVersion(uri);
+      const known = this.followed.get(uri);
+      if (known && known.version === version && connection.pushesResourceChanges) continue;
+      const { result, truncation } = capResourceResult(
+        await connection.readResource(uri, { signal, timeoutMs: 30_000 }),
+        budget,
+      );
+      const text = result.contents
+        .map((c) =>
+          'text' in c && typeof c.text === 'string' ? c.text : `[${c.mimeType ?? 'binary'} content]`,
+        )
+        .join('\n');
+      this.followed.set(uri, {
+        version,
+        text: truncation ? `${text}\n[truncated: ${truncation.totalBytes} bytes in all]` : text,
+      });
+    }
+  }
+
   async onInvoking(context: InvokingContext): Promise<ContextResult> {
     const warnings: string[] = [];
     try {
       await this.connection.connect(context.signal);
       await this.refresh(context.signal);
+      await this.follow(context.signal);
     } catch (error) {
       if (CancelledError.isInstance(error) || context.signal.aborted) throw error;
       warnings.push(
@@ -130,6 +168,8 @@ export class McpContextProvider implements IContextProvider {
         ].join('\n'),
       );
     }
+    for (const [uri, { text }] of this.followed)
+      parts.push(`The resource ${uri} of the MCP server ${name}, as it is now:\n${text}`);
     if (this.prompts.length > 0) {
       parts.push(
         [

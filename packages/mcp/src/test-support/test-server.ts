@@ -10,6 +10,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { SubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 const transportKind = process.env.TEST_SERVER_TRANSPORT ?? 'stdio';
@@ -126,6 +127,42 @@ function buildServer(): McpServer {
         return text(`the server's read_file got ${path}`);
       },
     );
+  // Elicitation (SPEC §14.4): the server asks the client's user and answers with what it got.
+  server.registerTool(
+    'ask_name',
+    { description: 'Asks the user for their name (form elicitation)' },
+    async (extra) => {
+      const result = await server.server.elicitInput(
+        {
+          mode: 'form',
+          message: 'What is your name?',
+          requestedSchema: {
+            type: 'object',
+            properties: {
+              name: { type: 'string', minLength: 1, maxLength: 40 },
+              age: { type: 'integer', minimum: 0, maximum: 150 },
+            },
+            required: ['name'],
+          },
+        },
+        { relatedRequestId: extra.requestId, timeout: 60_000 },
+      );
+      log({ event: 'elicited', tool: 'ask_name', result });
+      return text(JSON.stringify(result));
+    },
+  );
+  server.registerTool(
+    'open_link',
+    { description: 'Asks the user to open a page (URL elicitation)', inputSchema: { url: z.string() } },
+    async ({ url }, extra) => {
+      const result = await server.server.elicitInput(
+        { mode: 'url', message: 'Sign in to the tracker', url, elicitationId: randomUUID() },
+        { relatedRequestId: extra.requestId, timeout: 60_000 },
+      );
+      log({ event: 'elicited', tool: 'open_link', result });
+      return text(JSON.stringify(result));
+    },
+  );
   server.registerTool(
     'big',
     { description: 'Answers with this many bytes of text', inputSchema: { bytes: z.number() } },
@@ -151,6 +188,28 @@ function buildServer(): McpServer {
     { description: 'A greeting', mimeType: 'text/plain' },
     (uri) => ({ contents: [{ uri: uri.href, text: 'hello from the test server' }] }),
   );
+  // A resource that changes (`bump`), pushed to subscribers (`notifications/resources/updated`).
+  let count = 0;
+  const subscribers = new Set<string>();
+  server.registerResource(
+    'counter',
+    'test://counter',
+    { description: 'A counter', mimeType: 'text/plain' },
+    (uri) => ({
+      contents: [{ uri: uri.href, text: `count: ${count}` }],
+    }),
+  );
+  server.server.registerCapabilities({ resources: { subscribe: true, listChanged: true } });
+  server.server.setRequestHandler(SubscribeRequestSchema, (request) => {
+    subscribers.add(request.params.uri);
+    log({ event: 'subscribed', uri: request.params.uri });
+    return {};
+  });
+  server.registerTool('bump', { description: 'Adds one to test://counter' }, async () => {
+    count++;
+    if (subscribers.has('test://counter')) await server.server.sendResourceUpdated({ uri: 'test://counter' });
+    return text(`count is ${count}`);
+  });
   server.registerPrompt(
     'greet',
     { description: 'Greets someone', argsSchema: { name: z.string() } },

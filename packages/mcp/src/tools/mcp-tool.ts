@@ -24,6 +24,9 @@ export function toParameters(schema: Tool['inputSchema']): JSONSchema {
   return { ...rest, type: 'object', properties: (rest.properties as JSONSchema['properties']) ?? {} };
 }
 
+/** Which connection a call goes through: its user's, when credentials come per request. */
+export type ConnectionRoute = (context: ToolExecutionContext) => Promise<McpConnection>;
+
 /** `MCP error -32602: …` reads as `…` to the model. */
 function failureOf(error: unknown): ToolResult | undefined {
   if (McpServerError.isInstance(error)) return toolFailure(error.message);
@@ -48,6 +51,7 @@ export class McpTool implements ITool<Record<string, unknown>> {
   readonly requiresApproval?: () => boolean;
   private readonly timeoutMs: number;
   private readonly maxResultBytes: number;
+  private readonly route: ConnectionRoute | undefined;
 
   constructor(
     private readonly connection: McpConnection,
@@ -58,8 +62,10 @@ export class McpTool implements ITool<Record<string, unknown>> {
       timeoutMs: number;
       maxResultBytes: number;
       maxDescriptionBytes: number;
+      route?: ConnectionRoute;
     },
   ) {
+    this.route = options.route;
     this.name = options.name;
     this.remoteName = remote.name;
     this.server = connection.name;
@@ -79,8 +85,10 @@ export class McpTool implements ITool<Record<string, unknown>> {
   async execute(args: Record<string, unknown>, context: ToolExecutionContext): Promise<ToolResult> {
     const options: McpCallOptions = { signal: context.signal, timeoutMs: this.timeoutMs };
     if (context.reportProgress) options.onProgress = context.reportProgress;
+    if (context.requestInput) options.requestInput = context.requestInput;
     try {
-      const result = await this.connection.callTool(this.remoteName, args ?? {}, options);
+      const connection = this.route ? await this.route(context) : this.connection;
+      const result = await connection.callTool(this.remoteName, args ?? {}, options);
       return toToolResult(result, this.name, this.maxResultBytes);
     } catch (error) {
       if (CancelledError.isInstance(error)) throw error;

@@ -38,6 +38,16 @@ export const runEventSchema = z.union([
     resolvedTarget: z.string().optional(),
     agentPath: z.array(z.string()).optional(),
   }),
+  // A running tool's question (an MCP elicitation): streamed as is, answered by nobody on a server.
+  z.looseObject({
+    type: z.literal('input-request'),
+    callId: z.string(),
+    source: z.string(),
+    message: z.string(),
+    mode: z.enum(['form', 'url']),
+    schema: z.record(z.string(), json).optional(),
+    url: z.string().optional(),
+  }),
   z.looseObject({ type: z.literal('warning'), message: z.string() }),
   z.looseObject({ type: z.literal('error'), code: z.string(), message: z.string() }),
   z.looseObject({
