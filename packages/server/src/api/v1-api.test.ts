@@ -136,7 +136,8 @@ describe('/v1 API', () => {
       const { runId } = (await (await post('/v1/agents/deployer/runs', { input: 'ship' })).json()) as Loose;
       const first = await readEvents(`${served.url}/v1/runs/${runId}/events`, TOKEN_A);
       expect(first.at(-1)?.data).toMatchObject({ reason: 'awaitingApproval' });
-      const callId = (first.find((e) => e.data.type === 'tool-approval-request')?.data as Loose).callId;
+      const request: Loose = first.find((e) => e.data.type === 'tool-approval-request')?.data;
+      const callId = request.callId;
       // The approval first, the cancel a few milliseconds behind it: while the approval holds the session.
       const approving = post(`/v1/runs/${runId}/approvals`, { approvals: [{ callId, approved: true }] });
       await new Promise((resolve) => setTimeout(resolve, trial % 4));
