@@ -58,7 +58,6 @@ const QUERIES: readonly [string, readonly string[]][] = [
   ['compute line by line differences between two texts', ['diff.md']],
   ['count the tokens of a text for GPT models', ['gpt-tokenizer.md']],
   ['parse and stringify TOML files', ['smol-toml.md']],
-  ['lock a file across processes with stale lock detection', ['proper-lockfile.md']],
   ['draw tables with borders in the terminal', ['cli-table3.md']],
   ['detect the character encoding of a buffer', ['chardet.md']],
   ['benchmark functions and report operations per second', ['tinybench.md']],
