@@ -48,7 +48,8 @@ function builder(file: string) {
   return new DeclAgentBuilder()
     .fromFile(join(project, file))
     .withGovernance(join(project, '.raf/governance.json'))
-    .protectPaths([join(project, '.raf/sessions')], 'sessions');
+    .protectPaths([join(project, '.raf/sessions')], 'sessions')
+    .protectPaths([join(project, '.raf/mcp-auth')], 'MCP OAuth tokens');
 }
 
 describe('raf studio: the JSON API (no browser)', () => {
