@@ -33,7 +33,14 @@ beforeEach(async () => {
   flipper = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
 });
 afterEach(async () => {
-  flipper?.kill('SIGKILL');
+  // Wait for the flipper to be gone: a kill only sends the signal, and a rename landing while the
+  // fixture is removed makes the removal fail with ENOTEMPTY.
+  const child = flipper;
+  if (child && child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  }
   await fx.cleanup();
 });
 
