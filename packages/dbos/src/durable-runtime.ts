@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { DBOSClient } from '@dbos-inc/dbos-sdk';
 import { hostname } from 'node:os';
 import {
   type AgentResponseUpdate,
@@ -12,11 +13,15 @@ import {
 import {
   AgentSession,
   type ChatClientAgent,
+  createDelegationTools,
   createStore,
   parseSessionSnapshot,
   type RafStore,
-  SubAgentsProvider,
+  type SubAgentSpec,
 } from '@raf/framework';
+import { runDelegation } from './delegation-body.js';
+import { DurableDelegationRunner, subAgentsOf } from './delegation-runner.js';
+import { DEFAULT_DELEGATION_QUEUE, DELEGATION_WORKFLOW, type DelegationOutcome } from './delegation-spec.js';
 import { DurableModelClient, durableTool, type RunSteps } from './durable-steps.js';
 import { DurableTables } from './durable-tables.js';
 import { type Dbos, loadDbos } from './load-sdk.js';
@@ -48,6 +53,8 @@ export interface DurableRuntimeOptions {
   /** The queue a worker consumes (default `raf-runs`) and how many runs it holds at once (default 10). */
   queue?: string;
   concurrency?: number;
+  /** The queue of sub-agents' delegations a worker consumes too (default `raf-delegations`), `concurrency` at a time. */
+  delegationQueue?: string;
   /** How often this process says it is alive (default 250 ms). */
   heartbeatMs?: number;
   /** A process on another host whose heartbeat is older is dead (default 1500 ms). */
@@ -59,6 +66,7 @@ export interface DurableRuntimeOptions {
 let active: DurableRuntime | undefined;
 let opening: Promise<DurableRuntime> | undefined;
 let registered: ((spec: unknown) => Promise<DurableRunOutcome>) | undefined;
+let registeredDelegation: ((spec: unknown) => Promise<DelegationOutcome>) | undefined;
 const APP_VERSION = 'raf-durable-1';
 const PARKED_SECONDS = 24 * 3600;
 
@@ -66,6 +74,12 @@ const PARKED_SECONDS = 24 * 3600;
 async function durableRunWorkflow(input: unknown): Promise<DurableRunOutcome> {
   if (!active) throw new ConfigError('no durable runtime is open in this process');
   return active.body(input);
+}
+
+/** The workflow of one sub-agent's delegation (a child of a durable run, on the delegation queue). */
+async function durableDelegationWorkflow(input: unknown): Promise<DelegationOutcome> {
+  if (!active) throw new ConfigError('no durable runtime is open in this process');
+  return active.delegation(input);
 }
 
 /**
@@ -80,6 +94,8 @@ export class DurableRuntime {
   private readonly listeners = new Map<string, RunListener>();
   private readonly handles = new Map<string, { getResult(): Promise<unknown> }>();
   private readonly timers: NodeJS.Timeout[] = [];
+  private readonly subAgents = new WeakMap<SubAgentSpec, ChatClientAgent>();
+  private client: Promise<DBOSClient> | undefined;
   private closing: Promise<void> | undefined;
   private recovering = false;
 
@@ -114,7 +130,9 @@ export class DurableRuntime {
     const store = await createStore(options.store, { importPackage: async () => import('@raf/postgres') });
     const runtime = new DurableRuntime(dbos, tables, store, { ...options });
     registered ??= dbos.registerWorkflow(durableRunWorkflow, { name: RUN_WORKFLOW });
+    registeredDelegation ??= dbos.registerWorkflow(durableDelegationWorkflow, { name: DELEGATION_WORKFLOW });
     const queue = options.queue ?? DEFAULT_RUN_QUEUE;
+    const delegations = options.delegationQueue ?? DEFAULT_DELEGATION_QUEUE;
     dbos.setConfig({
       name: 'raf',
       systemDatabaseUrl: options.store,
@@ -123,18 +141,21 @@ export class DurableRuntime {
       applicationVersion: APP_VERSION,
       logLevel: 'error',
       // A `raf run` process runs its own run only; workers take queued and recovered runs.
-      listenQueues: options.role === 'worker' ? [queue] : ['raf-no-queue'],
+      listenQueues: options.role === 'worker' ? [queue, delegations] : ['raf-no-queue'],
     });
     active = runtime;
     try {
       await tables.exclusively(() => dbos.launch());
       await tables.registerExecutor(runtime.executorId, options.role ?? 'run');
+      // Delegations have a queue of their own: a coordinator a worker runs never waits for a
+      // slot its own sub-agents would need.
       if (options.role === 'worker')
-        await dbos.registerQueue(queue, {
-          workerConcurrency: options.concurrency ?? 10,
-          minPollingIntervalMs: 50,
-          onConflict: 'always_update',
-        });
+        for (const name of [queue, delegations])
+          await dbos.registerQueue(name, {
+            workerConcurrency: options.concurrency ?? 10,
+            minPollingIntervalMs: 50,
+            onConflict: 'always_update',
+          });
     } catch (error) {
       active = undefined;
       await dbos.shutdown().catch(() => undefined);
@@ -149,12 +170,6 @@ export class DurableRuntime {
 
   /** Makes `agent` durable (its model calls steps) and lets runs name it; returns its reference. */
   register(agent: ChatClientAgent, ref: DurableAgentRef = { name: agent.name }): DurableAgentRef {
-    // A sub-agent's approval suspends its delegation call, which a step cannot record: refused
-    // until delegations are child workflows, rather than failing at the first sub-agent approval.
-    if (agent.contextProviders.some((p) => p instanceof SubAgentsProvider))
-      throw new ConfigError(
-        `agent ${agent.name} has sub-agents: durable runs do not delegate yet (run it without --durable)`,
-      );
     this.agents.set(
       keyOf(ref),
       makeDurable(agent, () => this.currentSteps()),
@@ -212,6 +227,7 @@ export class DurableRuntime {
       if (options.release !== false) await this.tables.release(this.executorId).catch(() => undefined);
       await this.dbos.shutdown().catch(() => undefined);
       active = undefined;
+      if (this.client) await (await this.client.catch(() => undefined))?.destroy().catch(() => undefined);
       await this.tables.close().catch(() => undefined);
       await this.store.close().catch(() => undefined);
     })();
@@ -261,17 +277,21 @@ export class DurableRuntime {
             ? !pidAlive(row.pid) || now - row.heartbeat_at > 60_000
             : now - row.heartbeat_at > stale;
         if (!dead || !(await this.tables.claimExecutor(row.executor_id, this.executorId))) continue;
-        const pending = await this.dbos.listWorkflows({
-          status: 'PENDING',
-          executorId: row.executor_id,
-          workflowName: RUN_WORKFLOW,
-          loadInput: false,
-          loadOutput: false,
-        });
-        for (const run of pending)
-          await this.dbos.resumeWorkflow(run.workflowID, {
-            queueName: this.options.queue ?? DEFAULT_RUN_QUEUE,
+        // Its runs go back on the run queue, its sub-agents' delegations on the delegation queue.
+        const queues: [string, string][] = [
+          [RUN_WORKFLOW, this.options.queue ?? DEFAULT_RUN_QUEUE],
+          [DELEGATION_WORKFLOW, this.options.delegationQueue ?? DEFAULT_DELEGATION_QUEUE],
+        ];
+        for (const [workflowName, queueName] of queues) {
+          const pending = await this.dbos.listWorkflows({
+            status: 'PENDING',
+            executorId: row.executor_id,
+            workflowName,
+            loadInput: false,
+            loadOutput: false,
           });
+          for (const run of pending) await this.dbos.resumeWorkflow(run.workflowID, { queueName });
+        }
       }
       await this.tables.forgetRecovered(10 * 60_000);
     } finally {
@@ -298,15 +318,7 @@ export class DurableRuntime {
     const agent = await this.agentFor(spec.agent);
     const steps: RunSteps = { dbos, tables: this.tables, runId: spec.runId, modelCalls: 0 };
     this.runs.set(spec.runId, steps);
-    const wrapped = new WeakMap<ITool, ITool>();
-    const toolView = (tools: readonly ITool[]) =>
-      tools.map((tool) => {
-        const known = wrapped.get(tool);
-        if (known) return known;
-        const durable = durableTool(tool, () => this.currentSteps());
-        wrapped.set(tool, durable);
-        return durable;
-      });
+    const toolView = this.toolViewOf(agent, spec);
     try {
       const snapshot = await dbos.runStep(
         async () => (await this.store.sessions.load(spec.sessionId)) ?? null,
@@ -350,6 +362,74 @@ export class DurableRuntime {
       this.runs.delete(spec.runId);
       this.listeners.delete(spec.runId);
     }
+  }
+
+  /**
+   * The run's tools as steps (`tool:<call id>`), except the delegation tools of an agent with
+   * sub-agents: those are made once per execution over the durable runner (each delegation a
+   * child workflow; the queue, not the tool, bounds how many run at once) and counted per run.
+   */
+  private toolViewOf(agent: ChatClientAgent, spec: DurableRunSpec) {
+    const provider = subAgentsOf(agent);
+    const delegation = provider
+      ? createDelegationTools(
+          new DurableDelegationRunner(this.delegationHost(), agent, provider, {
+            runId: spec.runId,
+            agent: spec.agent,
+          }),
+          { maxIterations: provider.maxIterations, maxConcurrency: Number.MAX_SAFE_INTEGER },
+        )
+      : [];
+    const byName = new Map(delegation.map((tool) => [tool.name, tool]));
+    const wrapped = new WeakMap<ITool, ITool>();
+    return (tools: readonly ITool[]) =>
+      tools.map((tool) => {
+        const known = wrapped.get(tool);
+        if (known) return known;
+        const durable = byName.get(tool.name) ?? durableTool(tool, () => this.currentSteps());
+        wrapped.set(tool, durable);
+        return durable;
+      });
+  }
+
+  private delegationHost() {
+    return {
+      dbos: this.dbos,
+      tables: this.tables,
+      client: () => this.dbosClient(),
+      queue: this.options.delegationQueue ?? DEFAULT_DELEGATION_QUEUE,
+      appVersion: APP_VERSION,
+    };
+  }
+
+  private dbosClient(): Promise<DBOSClient> {
+    this.client ??= import('@dbos-inc/dbos-sdk').then(({ DBOSClient }) =>
+      DBOSClient.create({ systemDatabaseUrl: this.options.store, applicationName: 'raf' }),
+    );
+    return this.client;
+  }
+
+  /** The workflow of a sub-agent's delegation, on the worker that dequeued it. */
+  delegation(input: unknown): Promise<DelegationOutcome> {
+    return runDelegation(
+      {
+        dbos: this.dbos,
+        tables: this.tables,
+        agentFor: (ref) => this.agentFor(ref),
+        durableSubAgent: (spec) => {
+          let durable = this.subAgents.get(spec);
+          if (!durable) {
+            durable = makeDurable(spec.agent, () => this.currentSteps());
+            this.subAgents.set(spec, durable);
+          }
+          return durable;
+        },
+        steps: () => this.currentSteps(),
+        enter: (runId, steps) => this.runs.set(runId, steps),
+        leave: (runId) => this.runs.delete(runId),
+      },
+      input,
+    );
   }
 
   private async turn(runId: string, updates: AsyncIterable<AgentResponseUpdate>) {

@@ -8,9 +8,11 @@ export {
 export {
   type ApproveOptions,
   DurableControl,
+  type DurableDelegationInfo,
   type DurableRunInfo,
   type DurableRunStatus,
 } from './durable-control.js';
+export { DEFAULT_DELEGATION_QUEUE, DELEGATION_WORKFLOW } from './delegation-spec.js';
 export { type AgentResolver, DurableRuntime, type DurableRuntimeOptions } from './durable-runtime.js';
 export {
   DEFAULT_RUN_QUEUE,

@@ -144,6 +144,9 @@ export type {
   SubAgentSpec,
   WorkerFactoryRef,
 } from './sub-agents/sub-agent.js';
+export type { ProxiedAnswer, ProxiedCall, SubAgentRoutes } from './sub-agents/proxied-call.js';
+export { answerProxiedCall, subAgentRoutes } from './sub-agents/proxied-call.js';
+export type { ParentOfSubAgents } from './sub-agents/sub-agent-projection.js';
 export type { SubAgentRunnerOptions } from './sub-agents/sub-agent-runner.js';
 export { createSubAgentRunner } from './sub-agents/sub-agent-runner.js';
 export { SubAgentsProvider } from './sub-agents/sub-agents-provider.js';
