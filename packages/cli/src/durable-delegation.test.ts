@@ -82,10 +82,10 @@ function turn(body: { model: string; messages: Message[] }): MockTurn {
   const task = body.messages.find((m) => m.role === 'user')?.content ?? '';
   const n = task.split(' ')[1] ?? 'x';
   // Slow enough that a worker is killed while it holds delegations.
-  if (last?.role === 'tool') return { delayMs: 1500, text: `${task} -> ${last.content}` };
+  if (last?.role === 'tool') return { delayMs: 4000, text: `${task} -> ${last.content}` };
   const path = task.startsWith('escape') ? '../escaped.txt' : `out/${n}.txt`;
   return {
-    delayMs: 1500,
+    delayMs: 4000,
     toolCalls: [{ id: `w${n}`, name: 'write_file', arguments: { path, content: `written by task ${n}\n` } }],
   };
 }
@@ -139,10 +139,14 @@ describe.skipIf(postgresSkipReason !== undefined)('durable sub-agents on the del
       const w = raf(['worker', '--store', store, '--concurrency', '3'], join(root, host));
       workers.push(w);
       ids.push(
-        await until('a worker to start', async () => {
-          if (w.child.exitCode !== null) throw new Error(`a worker exited: ${w.output().stderr}`);
-          return /raf worker (\S+):/.exec(w.output().stderr)?.[1];
-        }, 180_000),
+        await until(
+          'a worker to start',
+          async () => {
+            if (w.child.exitCode !== null) throw new Error(`a worker exited: ${w.output().stderr}`);
+            return /raf worker (\S+):/.exec(w.output().stderr)?.[1];
+          },
+          180_000,
+        ),
       );
     }
     const coordinator = join(root, 'coordinator');
@@ -154,15 +158,16 @@ describe.skipIf(postgresSkipReason !== undefined)('durable sub-agents on the del
       const first = run.output().stdout.split('\n')[0];
       return first ? (JSON.parse(first) as { runId: string }).runId : undefined;
     });
-    // Both workers hold delegations at once (each takes at most 3).
+    // Both workers take delegations (each holds at most 3 at once); the first is killed while it
+    // holds some.
+    const seen = new Set<string | undefined>();
     const holding = await until('both workers to hold delegations', async () => {
       const shown = await show(coordinator, runId);
-      const held = new Set(
-        (shown?.delegations ?? []).filter((d) => d.status === 'running').map((d) => d.executor),
-      );
-      return ids.every((id) => held.has(id)) ? shown : undefined;
+      const running = (shown?.delegations ?? []).filter((d) => d.status === 'running');
+      for (const d of running) seen.add(d.executor);
+      const first = running.some((d) => d.executor === ids[0]);
+      return first && ids.every((id) => seen.has(id)) ? shown : undefined;
     });
-    expect(holding.delegations).toHaveLength(TASKS);
     workers[0]?.child.kill('SIGKILL');
 
     expect(await run.exited, run.output().stderr).toBe(0);
@@ -175,13 +180,20 @@ describe.skipIf(postgresSkipReason !== undefined)('durable sub-agents on the del
       .output()
       .stdout.trim()
       .split('\n')
-      .map((line) => JSON.parse(line) as { type: string; name?: string; result?: { ok: boolean; data?: unknown } });
+      .map(
+        (line) =>
+          JSON.parse(line) as { type: string; name?: string; result?: { ok: boolean; data?: unknown } },
+      );
     const fan = lines.find((l) => l.type === 'tool-result' && l.name === 'delegate_parallel');
-    const results = (fan?.result?.data as { results: { ok: boolean; answer?: string }[] }).results;
+    const { results } = (fan?.result?.data ?? { results: [] }) as {
+      results: { ok: boolean; answer?: string }[];
+    };
     expect(results.map((r) => r.ok)).toEqual(Array(TASKS).fill(true));
     for (let i = 0; i < TASKS - 1; i++) {
       expect(results[i]?.answer).toContain(`write ${i} ->`);
-      expect(await readFile(join(coordinator, 'ws', 'out', `${i}.txt`), 'utf8')).toBe(`written by task ${i}\n`);
+      expect(await readFile(join(coordinator, 'ws', 'out', `${i}.txt`), 'utf8')).toBe(
+        `written by task ${i}\n`,
+      );
     }
     // The write outside the coordinator's workspace was refused by its policy (deny).
     expect(results[TASKS - 1]?.answer).toMatch(/escape 5 -> .*"ok":false.*outside workspace/s);

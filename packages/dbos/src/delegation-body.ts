@@ -24,6 +24,7 @@ import { durableTool, type RunSteps, type StepsLookup } from './durable-steps.js
 import type { DurableTables } from './durable-tables.js';
 import type { Dbos } from './load-sdk.js';
 import type { DurableAgentRef } from './run-spec.js';
+import { makeDurable } from './runtime-helpers.js';
 
 /** What a worker needs to run a delegation workflow. */
 export interface DelegationBodyHost {
@@ -31,12 +32,13 @@ export interface DelegationBodyHost {
   tables: DurableTables;
   /** The coordinator of the run, rebuilt from what the run recorded. */
   agentFor(ref: DurableAgentRef): Promise<ChatClientAgent>;
-  /** The sub-agent with its model calls as steps. */
-  durableSubAgent(spec: SubAgentSpec): ChatClientAgent;
   steps: StepsLookup;
-  enter(runId: string, steps: RunSteps): void;
-  leave(runId: string): void;
+  /** The steps of the workflows running in this process, by workflow id. */
+  runs: Map<string, RunSteps>;
 }
+
+// Each sub-agent with its model calls as steps, made once per process.
+const durableSubAgents = new WeakMap<SubAgentSpec, ChatClientAgent>();
 
 const PROXY_WAIT_SECONDS = 3600;
 
@@ -52,7 +54,9 @@ export async function runDelegation(host: DelegationBodyHost, input: unknown): P
   const coordinator = await host.agentFor(spec.agent);
   const sub = subAgentsOf(coordinator)?.subAgents.find((s) => s.name === spec.subAgent);
   if (!sub)
-    throw new ConfigError(`durable delegation ${spec.runId}: ${spec.agent.name} has no sub-agent ${spec.subAgent}`);
+    throw new ConfigError(
+      `durable delegation ${spec.runId}: ${spec.agent.name} has no sub-agent ${spec.subAgent}`,
+    );
   const governance = coordinator.governance;
   const { routes } = await subAgentRoutes(sub, governance ? { governance } : {});
   const line = new ProxyLine(host.dbos);
@@ -72,9 +76,13 @@ export async function runDelegation(host: DelegationBodyHost, input: unknown): P
       }
       return view ? [view] : [];
     });
-  host.enter(spec.runId, { dbos: host.dbos, tables: host.tables, runId: spec.runId, modelCalls: 0 });
+  host.runs.set(spec.runId, { dbos: host.dbos, tables: host.tables, runId: spec.runId, modelCalls: 0 });
   try {
-    const agent = host.durableSubAgent(sub);
+    let agent = durableSubAgents.get(sub);
+    if (!agent) {
+      agent = makeDurable(sub.agent, host.steps);
+      durableSubAgents.set(sub, agent);
+    }
     let text = '';
     let reason = 'other';
     let failure: string | undefined;
@@ -96,10 +104,11 @@ export async function runDelegation(host: DelegationBodyHost, input: unknown): P
       };
     if (failure !== undefined) return { status: 'failed', agent: agentName, error: failure };
     if (reason === 'cancelled') return { status: 'failed', agent: agentName, error: 'cancelled' };
-    const answer = reason === 'stop' || reason === 'length' ? text : `${text}\n(the sub-agent stopped early: ${reason})`;
+    const answer =
+      reason === 'stop' || reason === 'length' ? text : `${text}\n(the sub-agent stopped early: ${reason})`;
     return { status: 'done', agent: agentName, text: answer };
   } finally {
-    host.leave(spec.runId);
+    host.runs.delete(spec.runId);
   }
 }
 

@@ -8,8 +8,8 @@ import {
   manifestOf,
   type SubAgentOutcome,
   type SubAgentRunRequest,
-  SubAgentsProvider,
   type SubAgentSpec,
+  SubAgentsProvider,
   subAgentRoutes,
 } from '@raf/framework';
 import {

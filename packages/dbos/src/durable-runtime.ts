@@ -1,28 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import type { DBOSClient } from '@dbos-inc/dbos-sdk';
 import { hostname } from 'node:os';
+import type { DBOSClient } from '@dbos-inc/dbos-sdk';
 import {
   type AgentResponseUpdate,
   type ApprovalResponse,
   ConfigError,
   type FinishReason,
-  type ITool,
   parseStoreUrl,
   type ToolApprovalRequestUpdate,
 } from '@raf/core';
 import {
   AgentSession,
   type ChatClientAgent,
-  createDelegationTools,
   createStore,
   parseSessionSnapshot,
   type RafStore,
-  type SubAgentSpec,
 } from '@raf/framework';
 import { runDelegation } from './delegation-body.js';
-import { DurableDelegationRunner, subAgentsOf } from './delegation-runner.js';
+import { DurableDelegationRunner } from './delegation-runner.js';
 import { DEFAULT_DELEGATION_QUEUE, DELEGATION_WORKFLOW, type DelegationOutcome } from './delegation-spec.js';
-import { DurableModelClient, durableTool, type RunSteps } from './durable-steps.js';
+import type { RunSteps } from './durable-steps.js';
 import { DurableTables } from './durable-tables.js';
 import { type Dbos, loadDbos } from './load-sdk.js';
 import {
@@ -39,6 +36,7 @@ import {
   runSpecSchema,
   STATUS_EVENT,
 } from './run-spec.js';
+import { durableToolView, keyOf, makeDurable, pidAlive } from './runtime-helpers.js';
 
 /** Rebuilds the agent of a run from what the run recorded (a worker's way to take any run over). */
 export type AgentResolver = (ref: DurableAgentRef) => Promise<ChatClientAgent>;
@@ -65,8 +63,14 @@ export interface DurableRuntimeOptions {
 
 let active: DurableRuntime | undefined;
 let opening: Promise<DurableRuntime> | undefined;
-let registered: ((spec: unknown) => Promise<DurableRunOutcome>) | undefined;
-let registeredDelegation: ((spec: unknown) => Promise<DelegationOutcome>) | undefined;
+// Registered once per process (DBOS's registry is process-wide); delegations are never started
+// from here by function (the coordinator's step enqueues them by name), only run.
+let registered:
+  | {
+      run: (spec: unknown) => Promise<DurableRunOutcome>;
+      delegation: (spec: unknown) => Promise<DelegationOutcome>;
+    }
+  | undefined;
 const APP_VERSION = 'raf-durable-1';
 const PARKED_SECONDS = 24 * 3600;
 
@@ -94,7 +98,6 @@ export class DurableRuntime {
   private readonly listeners = new Map<string, RunListener>();
   private readonly handles = new Map<string, { getResult(): Promise<unknown> }>();
   private readonly timers: NodeJS.Timeout[] = [];
-  private readonly subAgents = new WeakMap<SubAgentSpec, ChatClientAgent>();
   private client: Promise<DBOSClient> | undefined;
   private closing: Promise<void> | undefined;
   private recovering = false;
@@ -129,8 +132,10 @@ export class DurableRuntime {
     const tables = await DurableTables.open(options.store);
     const store = await createStore(options.store, { importPackage: async () => import('@raf/postgres') });
     const runtime = new DurableRuntime(dbos, tables, store, { ...options });
-    registered ??= dbos.registerWorkflow(durableRunWorkflow, { name: RUN_WORKFLOW });
-    registeredDelegation ??= dbos.registerWorkflow(durableDelegationWorkflow, { name: DELEGATION_WORKFLOW });
+    registered ??= {
+      run: dbos.registerWorkflow(durableRunWorkflow, { name: RUN_WORKFLOW }),
+      delegation: dbos.registerWorkflow(durableDelegationWorkflow, { name: DELEGATION_WORKFLOW }),
+    };
     const queue = options.queue ?? DEFAULT_RUN_QUEUE;
     const delegations = options.delegationQueue ?? DEFAULT_DELEGATION_QUEUE;
     dbos.setConfig({
@@ -180,7 +185,7 @@ export class DurableRuntime {
   /** Starts a run here (DBOS workflow id = run id); `listener` sees its updates as they happen. */
   async start(spec: DurableRunSpec, listener?: RunListener): Promise<void> {
     if (listener) this.listeners.set(spec.runId, listener);
-    const start = this.dbos.startWorkflow(registered!, { workflowID: spec.runId });
+    const start = this.dbos.startWorkflow(registered!.run, { workflowID: spec.runId });
     const handle = await start(spec);
     // A run started here is awaited in memory (its handle), not by polling the database.
     this.handles.set(spec.runId, handle);
@@ -188,7 +193,7 @@ export class DurableRuntime {
 
   /** Puts a run on a queue (default the run queue): any worker consuming it runs it. */
   async enqueue(spec: DurableRunSpec, queue = this.options.queue ?? DEFAULT_RUN_QUEUE): Promise<void> {
-    const start = this.dbos.startWorkflow(registered!, { workflowID: spec.runId, queueName: queue });
+    const start = this.dbos.startWorkflow(registered!.run, { workflowID: spec.runId, queueName: queue });
     await start(spec);
   }
 
@@ -318,7 +323,15 @@ export class DurableRuntime {
     const agent = await this.agentFor(spec.agent);
     const steps: RunSteps = { dbos, tables: this.tables, runId: spec.runId, modelCalls: 0 };
     this.runs.set(spec.runId, steps);
-    const toolView = this.toolViewOf(agent, spec);
+    const toolView = durableToolView(
+      agent,
+      () => this.currentSteps(),
+      (provider) =>
+        new DurableDelegationRunner(this.delegationHost(), agent, provider, {
+          runId: spec.runId,
+          agent: spec.agent,
+        }),
+    );
     try {
       const snapshot = await dbos.runStep(
         async () => (await this.store.sessions.load(spec.sessionId)) ?? null,
@@ -364,34 +377,6 @@ export class DurableRuntime {
     }
   }
 
-  /**
-   * The run's tools as steps (`tool:<call id>`), except the delegation tools of an agent with
-   * sub-agents: those are made once per execution over the durable runner (each delegation a
-   * child workflow; the queue, not the tool, bounds how many run at once) and counted per run.
-   */
-  private toolViewOf(agent: ChatClientAgent, spec: DurableRunSpec) {
-    const provider = subAgentsOf(agent);
-    const delegation = provider
-      ? createDelegationTools(
-          new DurableDelegationRunner(this.delegationHost(), agent, provider, {
-            runId: spec.runId,
-            agent: spec.agent,
-          }),
-          { maxIterations: provider.maxIterations, maxConcurrency: Number.MAX_SAFE_INTEGER },
-        )
-      : [];
-    const byName = new Map(delegation.map((tool) => [tool.name, tool]));
-    const wrapped = new WeakMap<ITool, ITool>();
-    return (tools: readonly ITool[]) =>
-      tools.map((tool) => {
-        const known = wrapped.get(tool);
-        if (known) return known;
-        const durable = byName.get(tool.name) ?? durableTool(tool, () => this.currentSteps());
-        wrapped.set(tool, durable);
-        return durable;
-      });
-  }
-
   private delegationHost() {
     return {
       dbos: this.dbos,
@@ -411,25 +396,9 @@ export class DurableRuntime {
 
   /** The workflow of a sub-agent's delegation, on the worker that dequeued it. */
   delegation(input: unknown): Promise<DelegationOutcome> {
-    return runDelegation(
-      {
-        dbos: this.dbos,
-        tables: this.tables,
-        agentFor: (ref) => this.agentFor(ref),
-        durableSubAgent: (spec) => {
-          let durable = this.subAgents.get(spec);
-          if (!durable) {
-            durable = makeDurable(spec.agent, () => this.currentSteps());
-            this.subAgents.set(spec, durable);
-          }
-          return durable;
-        },
-        steps: () => this.currentSteps(),
-        enter: (runId, steps) => this.runs.set(runId, steps),
-        leave: (runId) => this.runs.delete(runId),
-      },
-      input,
-    );
+    const { dbos, tables, runs } = this;
+    const host = { dbos, tables, runs, steps: () => this.currentSteps() };
+    return runDelegation({ ...host, agentFor: (ref) => this.agentFor(ref) }, input);
   }
 
   private async turn(runId: string, updates: AsyncIterable<AgentResponseUpdate>) {
@@ -446,28 +415,4 @@ export class DurableRuntime {
     }
     return { reason, text, error, requests };
   }
-}
-
-function keyOf(ref: DurableAgentRef): string {
-  return ref.file
-    ? `file:${ref.cwd ?? ''}:${ref.file}:${JSON.stringify(ref.overrides ?? {})}`
-    : `name:${ref.name}`;
-}
-
-function pidAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/**
- * The agent with the step decorator around its model client: each model call of its runs is a
- * step (`model:<n>`), from outside the loop (`ChatClientAgent.withChatClient`).
- */
-function makeDurable(agent: ChatClientAgent, steps: () => RunSteps | undefined): ChatClientAgent {
-  return agent.withChatClient((client) => new DurableModelClient(client, steps));
 }

@@ -1,3 +1,4 @@
+export { DEFAULT_DELEGATION_QUEUE, DELEGATION_WORKFLOW } from './delegation-spec.js';
 export {
   DurableAgent,
   type DurableAgentOptions,
@@ -12,7 +13,6 @@ export {
   type DurableRunInfo,
   type DurableRunStatus,
 } from './durable-control.js';
-export { DEFAULT_DELEGATION_QUEUE, DELEGATION_WORKFLOW } from './delegation-spec.js';
 export { type AgentResolver, DurableRuntime, type DurableRuntimeOptions } from './durable-runtime.js';
 export {
   DEFAULT_RUN_QUEUE,

@@ -134,6 +134,8 @@ export type { LeaseHolder } from './store/store-kit.js';
 export { sessionStoreKit } from './store/store-kit.js';
 export type { DelegationToolsOptions } from './sub-agents/delegation-tools.js';
 export { createDelegationTools } from './sub-agents/delegation-tools.js';
+export type { ProxiedAnswer, ProxiedCall, SubAgentRoutes } from './sub-agents/proxied-call.js';
+export { answerProxiedCall, subAgentRoutes } from './sub-agents/proxied-call.js';
 export type {
   DelegationRunner,
   SubAgentFactory,
@@ -144,8 +146,6 @@ export type {
   SubAgentSpec,
   WorkerFactoryRef,
 } from './sub-agents/sub-agent.js';
-export type { ProxiedAnswer, ProxiedCall, SubAgentRoutes } from './sub-agents/proxied-call.js';
-export { answerProxiedCall, subAgentRoutes } from './sub-agents/proxied-call.js';
 export type { ParentOfSubAgents } from './sub-agents/sub-agent-projection.js';
 export type { SubAgentRunnerOptions } from './sub-agents/sub-agent-runner.js';
 export { createSubAgentRunner } from './sub-agents/sub-agent-runner.js';
