@@ -323,6 +323,7 @@ export class DurableRuntime {
     const agent = await this.agentFor(spec.agent);
     const steps: RunSteps = { dbos, tables: this.tables, runId: spec.runId, modelCalls: 0 };
     this.runs.set(spec.runId, steps);
+    const ask = this.listeners.get(spec.runId)?.onInputRequest;
     const toolView = durableToolView(
       agent,
       () => this.currentSteps(),
@@ -348,6 +349,7 @@ export class DurableRuntime {
             session,
             toolView,
             ...(approvals && { approvals }),
+            ...(ask && { onInputRequest: ask }),
           }),
         );
         await dbos.runStep(async () => this.store.sessions.save(session.toJSON()), {
