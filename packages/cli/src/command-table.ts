@@ -117,7 +117,6 @@ ${INDENT}[--answer VALUE]…   (this run's questions in order: an MCP server's, 
 ${INDENT}[--durable]   (a DBOS workflow on --store postgres://…: a worker finishes it if this process dies)`,
     exclusive: [
       ['store', 'sessions-dir'],
-      ['durable', 'answer'],
       ['durable', 'trace'],
       ['durable', 'sessions-dir'],
     ],
