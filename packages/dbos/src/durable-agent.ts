@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AgentResponseUpdate, ToolApprovalRequestUpdate } from '@raf/core';
 import type { ChatClientAgent, InputRequestHandler } from '@raf/framework';
 import { DurableRuntime, type DurableRuntimeOptions } from './durable-runtime.js';
+import type { DurableWorkflowAgent } from './durable-workflow.js';
 import type { DurableAgentRef, DurableRunOutcome } from './run-spec.js';
 
 export interface DurableAgentOptions extends Omit<DurableRuntimeOptions, 'store'> {
@@ -38,7 +39,10 @@ export class DurableAgent {
     readonly ref: DurableAgentRef,
   ) {}
 
-  static async open(agent: ChatClientAgent, options: DurableAgentOptions): Promise<DurableAgent> {
+  static async open(
+    agent: ChatClientAgent | DurableWorkflowAgent,
+    options: DurableAgentOptions,
+  ): Promise<DurableAgent> {
     const { ref, ...runtime } = options;
     const opened = await DurableRuntime.open(runtime);
     return new DurableAgent(opened, opened.register(agent, ref));
@@ -90,6 +94,9 @@ export class DurableAgent {
 }
 
 /** `durableAgent(agent, { store: 'postgres://…' })`: the agent's runs as durable DBOS workflows. */
-export function durableAgent(agent: ChatClientAgent, options: DurableAgentOptions): Promise<DurableAgent> {
+export function durableAgent(
+  agent: ChatClientAgent | DurableWorkflowAgent,
+  options: DurableAgentOptions,
+): Promise<DurableAgent> {
   return DurableAgent.open(agent, options);
 }

@@ -9,18 +9,14 @@ import {
   parseStoreUrl,
   type ToolApprovalRequestUpdate,
 } from '@raf/core';
-import {
-  AgentSession,
-  type ChatClientAgent,
-  createStore,
-  parseSessionSnapshot,
-  type RafStore,
-} from '@raf/framework';
+import { AgentSession, type ChatClientAgent, parseSessionSnapshot } from '@raf/framework';
+import { openPostgresStore, type PostgresStore } from '@raf/postgres';
 import { runDelegation } from './delegation-body.js';
 import { DurableDelegationRunner } from './delegation-runner.js';
 import { DEFAULT_DELEGATION_QUEUE, DELEGATION_WORKFLOW, type DelegationOutcome } from './delegation-spec.js';
 import type { RunSteps } from './durable-steps.js';
 import { DurableTables } from './durable-tables.js';
+import { type DurableWorkflowAgent, isWorkflowAgent, runWorkflowExecution } from './durable-workflow.js';
 import { type Dbos, loadDbos } from './load-sdk.js';
 import {
   approvalsSchema,
@@ -39,7 +35,7 @@ import {
 import { durableToolView, keyOf, makeDurable, pidAlive } from './runtime-helpers.js';
 
 /** Rebuilds the agent of a run from what the run recorded (a worker's way to take any run over). */
-export type AgentResolver = (ref: DurableAgentRef) => Promise<ChatClientAgent>;
+export type AgentResolver = (ref: DurableAgentRef) => Promise<ChatClientAgent | DurableWorkflowAgent>;
 
 export interface DurableRuntimeOptions {
   /** `postgres://…`: sessions (`@raf/postgres`), DBOS's system tables (schema `dbos`) and RAF's. */
@@ -93,7 +89,7 @@ async function durableDelegationWorkflow(input: unknown): Promise<DelegationOutc
  */
 export class DurableRuntime {
   readonly executorId: string;
-  private readonly agents = new Map<string, ChatClientAgent>();
+  private readonly agents = new Map<string, ChatClientAgent | DurableWorkflowAgent>();
   private readonly runs = new Map<string, RunSteps>();
   private readonly listeners = new Map<string, RunListener>();
   private readonly handles = new Map<string, { getResult(): Promise<unknown> }>();
@@ -105,7 +101,7 @@ export class DurableRuntime {
   private constructor(
     readonly dbos: Dbos,
     readonly tables: DurableTables,
-    readonly store: RafStore,
+    readonly store: PostgresStore,
     private readonly options: DurableRuntimeOptions,
   ) {
     this.executorId = `raf-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
@@ -130,7 +126,7 @@ export class DurableRuntime {
       throw new ConfigError('durable runs need a postgres://… store (--store postgres://…)');
     const dbos = await loadDbos();
     const tables = await DurableTables.open(options.store);
-    const store = await createStore(options.store, { importPackage: async () => import('@raf/postgres') });
+    const store = await openPostgresStore(options.store);
     const runtime = new DurableRuntime(dbos, tables, store, { ...options });
     registered ??= {
       run: dbos.registerWorkflow(durableRunWorkflow, { name: RUN_WORKFLOW }),
@@ -173,11 +169,17 @@ export class DurableRuntime {
     return runtime;
   }
 
-  /** Makes `agent` durable (its model calls steps) and lets runs name it; returns its reference. */
-  register(agent: ChatClientAgent, ref: DurableAgentRef = { name: agent.name }): DurableAgentRef {
+  /**
+   * Makes `agent` durable (its model calls steps; a workflow's nodes checkpointed in the store) and
+   * lets runs name it; returns its reference.
+   */
+  register(
+    agent: ChatClientAgent | DurableWorkflowAgent,
+    ref: DurableAgentRef = { name: agent.name },
+  ): DurableAgentRef {
     this.agents.set(
       keyOf(ref),
-      makeDurable(agent, () => this.currentSteps()),
+      isWorkflowAgent(agent) ? agent : makeDurable(agent, () => this.currentSteps()),
     );
     return ref;
   }
@@ -304,7 +306,7 @@ export class DurableRuntime {
     }
   }
 
-  private async agentFor(ref: DurableAgentRef): Promise<ChatClientAgent> {
+  private async agentFor(ref: DurableAgentRef): Promise<ChatClientAgent | DurableWorkflowAgent> {
     const key = keyOf(ref);
     const known = this.agents.get(key);
     if (known) return known;
@@ -321,6 +323,7 @@ export class DurableRuntime {
     const spec = runSpecSchema.parse(input);
     const { dbos } = this;
     const agent = await this.agentFor(spec.agent);
+    if (isWorkflowAgent(agent)) return this.workflowBody(spec, agent);
     const steps: RunSteps = { dbos, tables: this.tables, runId: spec.runId, modelCalls: 0 };
     this.runs.set(spec.runId, steps);
     const ask = this.listeners.get(spec.runId)?.onInputRequest;
@@ -400,7 +403,29 @@ export class DurableRuntime {
   delegation(input: unknown): Promise<DelegationOutcome> {
     const { dbos, tables, runs } = this;
     const host = { dbos, tables, runs, steps: () => this.currentSteps() };
-    return runDelegation({ ...host, agentFor: (ref) => this.agentFor(ref) }, input);
+    const agentFor = async (ref: DurableAgentRef) => {
+      const agent = await this.agentFor(ref);
+      if (isWorkflowAgent(agent)) throw new ConfigError(`durable delegation: ${ref.name} is a workflow`);
+      return agent;
+    };
+    return runDelegation({ ...host, agentFor }, input);
+  }
+
+  /** A workflow's run: its nodes from the newest checkpoint on, in the process that holds the run. */
+  private async workflowBody(spec: DurableRunSpec, agent: DurableWorkflowAgent): Promise<DurableRunOutcome> {
+    try {
+      const ended = await runWorkflowExecution(
+        agent.workflow,
+        this.store.checkpoints,
+        spec.runId,
+        spec.input ?? '',
+        (update) => this.listeners.get(spec.runId)?.update(update),
+      );
+      await this.dbos.setEvent(STATUS_EVENT, { state: 'ended', reason: ended.reason } satisfies RunState);
+      return { runId: spec.runId, sessionId: spec.sessionId, ...ended };
+    } finally {
+      this.listeners.delete(spec.runId);
+    }
   }
 
   private async turn(runId: string, updates: AsyncIterable<AgentResponseUpdate>) {

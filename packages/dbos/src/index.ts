@@ -14,6 +14,7 @@ export {
   type DurableRunStatus,
 } from './durable-control.js';
 export { type AgentResolver, DurableRuntime, type DurableRuntimeOptions } from './durable-runtime.js';
+export type { DurableWorkflow, DurableWorkflowAgent, DurableWorkflowResult } from './durable-workflow.js';
 export {
   DEFAULT_RUN_QUEUE,
   type DurableAgentRef,

@@ -10,7 +10,7 @@ import { HumanRenderer } from '../render/human.js';
 import { NdjsonRenderer } from '../render/ndjson.js';
 import { readAll } from '../terminal.js';
 import { durableStore, loadDbosPackage } from './load-dbos.js';
-import { agentFlags, buildChatAgent } from './rebuild-agent.js';
+import { agentFlags, buildDurableAgent } from './rebuild-agent.js';
 
 /**
  * `raf run --durable`: the turn is a DBOS workflow on the Postgres store (SPEC §14.2). The run id
@@ -28,7 +28,7 @@ export async function runDurable(file: string, args: CliArgs, io: CliIO): Promis
   }
   if (!input.trim()) throw new CliError('raf run got no input: -i "…" or text on stdin');
   const path = resolve(io.cwd, file);
-  const agent = await buildChatAgent(file, args, io, warnOnStderr(file, io));
+  const agent = await buildDurableAgent(file, args, io, warnOnStderr(file, io));
   const runId = randomUUID();
   const sessionId = args.session ?? runId;
   const durable = await dbos.durableAgent(agent, {
