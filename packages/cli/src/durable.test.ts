@@ -273,6 +273,20 @@ describe.skipIf(postgresSkipReason !== undefined)(
       expect(lines.at(-1)).toMatchObject({ type: 'finish', reason: 'stop' });
     }, 120_000);
 
+    it('a kind: workflow file runs durably too: its answer, finished in the store', async () => {
+      const folder = join(root, 'flow');
+      await mkdir(folder);
+      await writeFile(
+        join(folder, 'greeting.yaml'),
+        'kind: workflow\nname: greeting\ntrigger:\n  kind: OnConversationStart\n  id: greet\n  actions:\n    - kind: SendActivity\n      id: send\n      activity:\n        text: =Concat("Hello, ", System.LastMessage.Text, "!")\n',
+      );
+      const run = raf(['run', 'greeting.yaml', '--durable', '--store', store, '-i', 'Ada'], folder);
+      expect(await run.exited, run.output().stderr).toBe(0);
+      const runId = /^run (\S+)$/m.exec(run.output().stdout)?.[1] ?? '';
+      expect(run.output().stdout).toContain('Hello, Ada!');
+      expect(await show(runId)).toMatchObject({ status: 'finished', text: 'Hello, Ada!' });
+    }, 60_000);
+
     it('refuses what it cannot do durably: a file store (exit 2)', async () => {
       const refused = await inProcess(hosts[0] ?? '', ['run', 'agent.yaml', '--durable', '-i', 'x']);
       expect(refused.code).toBe(2);
