@@ -5,9 +5,11 @@ import { ConfigError, getErrorMessage, type ToolManifest } from '@raf/core';
 import { DeclError, formatDiagnostic } from '@raf/decl';
 import type { GovernanceStore, RafStore } from '@raf/framework';
 import { bearerToken, newLocalToken, RUNTIME_LABELS, sameToken } from '@raf/framework';
+import { ATTACHMENT_MAX_BYTES } from '../attachments.js';
 import { installedToolManifests } from '../extensions.js';
 import { readJsonObject, StudioHttpError, sendError, sendJson } from './http-json.js';
 import { diagnosticOf, governanceReport, patchGovernance, type StudioAgent } from './studio-agents.js';
+import { RUN_BODY_MAX_BYTES } from './studio-attachments.js';
 import { changedFile, parseAgentChange, previewDiagnostic } from './studio-preview.js';
 import { StudioRuns } from './studio-runs.js';
 
@@ -121,6 +123,12 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
         });
       case 'GET /labels':
         return sendJson(res, 200, RUNTIME_LABELS);
+      case 'GET /config':
+        return sendJson(res, 200, {
+          server: null,
+          attachments: true,
+          attachmentMaxBytes: ATTACHMENT_MAX_BYTES,
+        });
       case 'GET /agents/:/diagnostic':
         return sendJson(res, 200, await diagnosticOf(agentOf(parts[1]!), signal));
       case 'POST /agents/:/diagnostic/preview': {
@@ -149,14 +157,19 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
       }
       case 'POST /agents/:/runs': {
         const agent = agentOf(parts[1]!);
-        return runs.start(agent, await readJsonObject(req), res);
+        return runs.start(agent, await readJsonObject(req, RUN_BODY_MAX_BYTES), res);
       }
       case 'POST /agents/:/runs/:/approvals': {
         const agent = agentOf(parts[1]!);
         return runs.approve(agent, decodeURIComponent(parts[3]!), await readJsonObject(req), res);
       }
+      case 'POST /agents/:/runs/:/inputs': {
+        const agent = agentOf(parts[1]!);
+        runs.answer(agent, decodeURIComponent(parts[3]!), await readJsonObject(req));
+        return sendJson(res, 200, { answered: true });
+      }
       default: {
-        const known = /^\S+ \/(agents|labels|governance)/.test(route);
+        const known = /^\S+ \/(agents|labels|governance|config)/.test(route);
         throw new StudioHttpError(
           known ? 405 : 404,
           known ? 'method_not_allowed' : 'not_found',
