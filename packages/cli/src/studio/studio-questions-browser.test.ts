@@ -192,7 +192,11 @@ describe.runIf(hasChromium())(
       await page.selectOption('main select', 'blind');
       const dataTransfer = await page.evaluateHandle(
         (bytes) => {
-          const transfer = new DataTransfer();
+          // In the page: the DOM's DataTransfer (this file is typed for Node).
+          const page = globalThis as unknown as {
+            DataTransfer: new () => { items: { add(file: File): void } };
+          };
+          const transfer = new page.DataTransfer();
           transfer.items.add(new File([new Uint8Array(bytes)], 'photo.png', { type: 'image/png' }));
           return transfer;
         },

@@ -194,7 +194,7 @@ export class StudioRuns {
   }
 }
 
-function parseApprovals(value: unknown): ApprovalResponse[] {
+export function parseApprovals(value: unknown): ApprovalResponse[] {
   if (!Array.isArray(value) || value.length === 0)
     throw new StudioHttpError(
       400,

@@ -8,9 +8,11 @@ import { bearerToken, newLocalToken, RUNTIME_LABELS, sameToken } from '@raf/fram
 import { ATTACHMENT_MAX_BYTES } from '../attachments.js';
 import { installedToolManifests } from '../extensions.js';
 import { readJsonObject, StudioHttpError, sendError, sendJson } from './http-json.js';
+import type { ServeClient } from './serve-client.js';
 import { diagnosticOf, governanceReport, patchGovernance, type StudioAgent } from './studio-agents.js';
 import { RUN_BODY_MAX_BYTES } from './studio-attachments.js';
 import { changedFile, parseAgentChange, previewDiagnostic } from './studio-preview.js';
+import { RemoteStudio } from './studio-remote.js';
 import { StudioRuns } from './studio-runs.js';
 
 export interface StudioServerOptions {
@@ -27,6 +29,8 @@ export interface StudioServerOptions {
   port?: number;
   /** Default: a new random token. */
   token?: string;
+  /** `raf studio --server URL`: conversations are runs on that `raf serve` (then `agents` is empty). */
+  remote?: ServeClient;
 }
 
 export interface StudioServer {
@@ -87,6 +91,7 @@ function cookieToken(req: IncomingMessage): string | undefined {
 export async function startStudioServer(options: StudioServerOptions): Promise<StudioServer> {
   const token = options.token ?? newLocalToken();
   const runs = new StudioRuns(options.openStore);
+  const remote = options.remote && new RemoteStudio(options.remote);
   const byId = new Map(options.agents.map((a) => [a.id, a]));
   let port = 0;
   let governanceWrites = Promise.resolve();
@@ -116,6 +121,7 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
     const method = req.method ?? 'GET';
     const parts = path.split('/').filter(Boolean).slice(1);
     const route = `${method} /${parts.map((p, i) => ((i === 1 && parts[0] === 'agents') || (i === 3 && parts[2] === 'runs') ? ':' : p)).join('/')}`;
+    if (remote) return remote.route(route, parts, req, res, signal);
     switch (route) {
       case 'GET /agents':
         return sendJson(res, 200, {
@@ -253,6 +259,7 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
     port,
     async close() {
       runs.abortAll();
+      remote?.abortAll();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await runs.close();

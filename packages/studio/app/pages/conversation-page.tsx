@@ -45,7 +45,8 @@ export function ConversationPage() {
   const [runtime, setRuntime] = useState<Diagnostic | null>(null);
   const [busy, setBusy] = useState(false);
   const [input, setInput] = useState('');
-  const session = useRef<{ agent: string; id: string } | null>(null);
+  /** The conversation (`id`, its session) and its last run (the one approvals and answers go to). */
+  const session = useRef<{ agent: string; id: string; runId: string } | null>(null);
   const streaming = useRef<AbortController | null>(null);
   const attachments = useAttachments(studio.config.attachmentMaxBytes);
 
@@ -62,7 +63,7 @@ export function ConversationPage() {
         body,
         {
           onStart(start) {
-            session.current = { agent: start.agent, id: start.sessionId };
+            session.current = { agent: start.agent, id: start.sessionId, runId: start.runId };
             setRuntime(start.runtime ?? null);
           },
           onPreview({ callId, diff }) {
@@ -142,12 +143,16 @@ export function ConversationPage() {
   /** A question's card answers through its own request; the open stream carries what follows. */
   const answer = async (request: Question, action: QuestionAction, content?: unknown) => {
     if (!session.current) return;
-    const { agent, id } = session.current;
-    await sendJson('POST', `/api/agents/${encodeURIComponent(agent)}/runs/${encodeURIComponent(id)}/inputs`, {
-      callId: request.callId,
-      action,
-      ...(content !== undefined && { content }),
-    });
+    const { agent, runId } = session.current;
+    await sendJson(
+      'POST',
+      `/api/agents/${encodeURIComponent(agent)}/runs/${encodeURIComponent(runId)}/inputs`,
+      {
+        callId: request.callId,
+        action,
+        ...(content !== undefined && { content }),
+      },
+    );
     update((list) =>
       list.map((i) => (i.kind === 'question' && i.request === request ? { ...i, answered: action } : i)),
     );
@@ -161,8 +166,8 @@ export function ConversationPage() {
     update((list) =>
       list.map((i) => (i.kind === 'approval' && !i.decided ? { ...i, decided: true, approved } : i)),
     );
-    const { agent, id } = session.current;
-    void run(`/api/agents/${encodeURIComponent(agent)}/runs/${encodeURIComponent(id)}/approvals`, {
+    const { agent, runId } = session.current;
+    void run(`/api/agents/${encodeURIComponent(agent)}/runs/${encodeURIComponent(runId)}/approvals`, {
       approvals: open.map((i) => ({ callId: i.request.callId, approved })),
     });
   };
