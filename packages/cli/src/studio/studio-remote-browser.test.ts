@@ -54,6 +54,9 @@ describe.runIf(hasChromium())(
             ],
           },
           { text: 'Written on the server.' },
+          { text: 'Still there.' },
+          // A slow answer, stopped halfway by the Stop button.
+          { text: 'one two three four five six seven eight nine ten', chunkDelayMs: 400 },
         ],
       });
       // A write outside the workspace's root asks first (`policy: approve`).
@@ -118,6 +121,24 @@ describe.runIf(hasChromium())(
       expect(await page.textContent('.chat')).toContain('Done.');
       expect(await readFile(join(dir, 'agents/notes/todo.md'), 'utf8')).toBe('shared line\n');
       expect(model.requests).toHaveLength(2);
+      // The next turn goes on the same session on the server: the model sees the first one.
+      await page.fill('#message', 'is it there?');
+      await page.click('form.composer button[type=submit]');
+      await page.waitForSelector('.chat .assistant:has-text("Still there.")');
+      const history = (model.requests[2]!.body as { messages: { content: unknown }[] }).messages;
+      expect(history.map((m) => m.content)).toContain('update the to-do list');
+    });
+
+    it('Stop cancels the run on the server', async () => {
+      await page.fill('#message', 'count slowly');
+      await page.click('form.composer button[type=submit]');
+      await page.waitForSelector('.chat .assistant:has-text("two")');
+      await page.click('button[data-stop]');
+      await page.waitForSelector('.chat li:has-text("Stopped.")');
+      // The server stopped its model call: the stream to the model closed before its end.
+      await expect.poll(() => model.requests[3]?.closedEarly, { timeout: 15_000 }).toBe(true);
+      await page.waitForSelector('form.composer button[type=submit]');
+      expect(await page.textContent('.chat')).not.toContain('nine ten');
     });
 
     it('the local-only routes say why, and a wrong token is refused before the studio serves', async () => {
