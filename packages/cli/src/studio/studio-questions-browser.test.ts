@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +15,7 @@ import { type RunningStudio, startStudio } from './test-support/studio-fixture.j
 
 const repo = fileURLToPath(new URL('../../../../', import.meta.url));
 const testServer = join(repo, 'packages/mcp/src/test-support/test-server.ts');
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 9, 9]);
 const PDF = Buffer.from('%PDF-1.4\n%%EOF\n');
 
@@ -26,6 +29,22 @@ let page: Page;
 
 const model = (id: string, server: MockModelServer, extra = '') =>
   `model:\n  provider: custom\n  id: ${id}\n  connection: { endpoint: "${server.baseURL}" }\n${extra}`;
+
+/** The serious and critical accessibility violations of the page as it is now. */
+async function axeViolations(): Promise<string[]> {
+  await page.evaluate(axeSource);
+  const result = await page.evaluate(async () => {
+    const axe = (
+      globalThis as unknown as {
+        axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> };
+      }
+    ).axe;
+    return axe.run();
+  });
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}, ${v.nodes.length} nodes)`);
+}
 
 /** What the MCP server got back from each elicitation, in order (its event log). */
 async function elicited(): Promise<unknown[]> {
@@ -117,6 +136,7 @@ describe.runIf(hasChromium())(
       expect(await page.textContent(`${card} [data-field="question.message"]`)).toBe('What is your name?');
       expect(await page.textContent(`${card} label[for="q-c1-name"]`)).toBe('name *');
       expect(await page.getAttribute('#q-c1-age', 'type')).toBe('number');
+      expect(await axeViolations()).toEqual([]);
       // Over the schema's maximum: the server's check refuses it and the card stays to be fixed.
       await page.fill('#q-c1-name', 'Ada');
       await page.fill('#q-c1-age', '200');
@@ -139,6 +159,7 @@ describe.runIf(hasChromium())(
       expect(await link?.getAttribute('href')).toBe('https://tracker.example/login');
       expect(await link?.getAttribute('rel')).toBe('noopener noreferrer');
       expect(chromium.context.pages()).toHaveLength(pages);
+      expect(await axeViolations()).toEqual([]);
       await page.click(`${card} button:has-text("Decline")`);
       await page.waitForSelector('.chat .assistant:has-text("Not signed in.")');
       expect((await elicited()).at(-1)).toEqual({ action: 'decline' });
