@@ -142,6 +142,7 @@ async function remoteStudio(args: CliArgs, io: CliIO): Promise<number> {
   );
   const server = await startStudioServer({
     agents: [],
+    // Never read: with `remote` every API route is the server's, the Tools page is not shown.
     governance: new FileGovernanceStore(resolve(io.cwd, DEFAULT_GOVERNANCE_FILE)),
     governanceLocation: client.origin,
     assetsDir: studioAssetsDir(),
