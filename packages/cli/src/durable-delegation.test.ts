@@ -168,6 +168,8 @@ describe.skipIf(postgresSkipReason !== undefined)('durable sub-agents on the del
       const first = running.some((d) => d.executor === ids[0]);
       return first && ids.every((id) => seen.has(id)) ? shown : undefined;
     });
+    // All six were enqueued at once (the queue, not the tool, bounds how many run).
+    expect(holding.delegations).toHaveLength(TASKS);
     workers[0]?.child.kill('SIGKILL');
 
     expect(await run.exited, run.output().stderr).toBe(0);
