@@ -67,6 +67,8 @@ async function show(folder: string, runId: string): Promise<Shown | undefined> {
 }
 
 type Message = { role: string; content: string | null };
+/** The writers' model calls, by task: a delegation run twice would call its model again. */
+const writerCalls = new Map<string, number>();
 
 /** The coordinator fans out; each sub-agent writes one file (task 5 tries outside the workspace). */
 function turn(body: { model: string; messages: Message[] }): MockTurn {
@@ -80,6 +82,7 @@ function turn(body: { model: string; messages: Message[] }): MockTurn {
     return { toolCalls: [{ id: 'fan', name: 'delegate_parallel', arguments: { tasks } }] };
   }
   const task = body.messages.find((m) => m.role === 'user')?.content ?? '';
+  writerCalls.set(task, (writerCalls.get(task) ?? 0) + 1);
   const n = task.split(' ')[1] ?? 'x';
   // Slow enough that a worker is killed while it holds delegations.
   if (last?.role === 'tool') return { delayMs: 4000, text: `${task} -> ${last.content}` };
@@ -204,5 +207,45 @@ describe.skipIf(postgresSkipReason !== undefined)('durable sub-agents on the del
     for (const host of ['worker-a', 'worker-b']) expect(await readdir(join(root, host))).toEqual([]);
     workers[1]?.child.kill('SIGTERM');
     expect(await workers[1]?.exited).toBe(0);
+  }, 480_000);
+
+  it('the coordinator killed mid-delegation: a worker takes the run over, finished delegations are not run again', async () => {
+    const coordinator = join(root, 'coordinator');
+    await rm(join(coordinator, 'ws', 'out'), { recursive: true, force: true });
+    writerCalls.clear();
+    const worker = raf(['worker', '--store', store, '--concurrency', '6'], join(root, 'worker-a'));
+    await until(
+      'the worker to start',
+      async () => {
+        if (worker.child.exitCode !== null) throw new Error(`the worker exited: ${worker.output().stderr}`);
+        return /raf worker (\S+):/.exec(worker.output().stderr)?.[1];
+      },
+      180_000,
+    );
+    const run = raf(['run', 'agent.yaml', '--durable', '--store', store, '-i', 'fan out again'], coordinator);
+    const runId = await until('the run to start', async () => /^run (\S+)$/m.exec(run.output().stdout)?.[1]);
+    await until('a delegation to finish while others run', async () => {
+      const children = (await show(coordinator, runId))?.delegations ?? [];
+      return children.some((d) => d.status === 'finished') && children.some((d) => d.status === 'running')
+        ? true
+        : undefined;
+    });
+    run.child.kill('SIGKILL');
+    await run.exited;
+    const shown = await until('the worker to finish the run', async () => {
+      const info = await show(coordinator, runId);
+      return info?.status === 'finished' ? info : undefined;
+    });
+    expect(shown.text).toMatch(/^all done: /);
+    // Still the same six children, each run once (two model calls: the write, then the answer).
+    expect(shown.delegations?.map((d) => d.status)).toEqual(Array(TASKS).fill('finished'));
+    expect([...writerCalls.values()]).toEqual(Array(TASKS).fill(2));
+    for (let i = 0; i < TASKS - 1; i++)
+      expect(await readFile(join(coordinator, 'ws', 'out', `${i}.txt`), 'utf8')).toBe(
+        `written by task ${i}\n`,
+      );
+    for (const host of ['worker-a', 'worker-b']) expect(await readdir(join(root, host))).toEqual([]);
+    worker.child.kill('SIGTERM');
+    expect(await worker.exited).toBe(0);
   }, 480_000);
 });
