@@ -38,6 +38,8 @@ import {
   CLIENT_CAPABILITIES,
   type ClientEvents,
   callModern,
+  listenModern,
+  type ModernListen,
   openModernClient,
   unsupportedRevision,
 } from './modern-client.js';
@@ -121,6 +123,8 @@ export class McpConnection {
   /** Resources a context follows (`subscribe:`), and how often each changed. */
   private readonly subscriptions = new Set<string>();
   private readonly resourceChanges = new Map<string, number>();
+  /** 2026-07-28: the open `subscriptions/listen` stream, and the resources it was opened for. */
+  private listening: { stream: ModernListen; uris: Set<string> } | undefined;
   private calls = 0;
   /** The users of the calls in flight: a server's elicitation goes to the latest one's. */
   private readonly askers: ((request: InputRequest) => Promise<InputAnswer>)[] = [];
@@ -298,12 +302,23 @@ export class McpConnection {
     const fresh = uris.filter((uri) => !this.subscriptions.has(uri));
     for (const uri of fresh) this.subscriptions.add(uri);
     const client = await this.ensureClient(signal);
+    if (this.revision === 'modern') {
+      // One stream for all: opened again only when it ended or a resource is new to it.
+      const open = this.listening;
+      if (!open || uris.some((uri) => !open.uris.has(uri))) await this.subscribeOn(client, fresh);
+      return;
+    }
     await this.subscribeOn(client, fresh);
   }
 
-  /** Whether the server pushes changes (else a follower reads the resource again on every run). */
+  /**
+   * Whether the server pushes changes (else a follower reads the resource again on every run):
+   * a 2026-07-28 server only while the listen stream is open (what changed while it was not is
+   * unknown).
+   */
   get pushesResourceChanges(): boolean {
-    return Boolean(this.capabilities?.resources?.subscribe);
+    if (!this.capabilities?.resources?.subscribe) return false;
+    return this.revision === 'modern' ? this.listening !== undefined : true;
   }
 
   /**
@@ -317,6 +332,7 @@ export class McpConnection {
 
   private async subscribeOn(client: SdkClient, uris: readonly string[]): Promise<void> {
     if (!client.getServerCapabilities()?.resources?.subscribe) return;
+    if (this.revision === 'modern') return this.listenOn(client);
     for (const uri of uris) {
       try {
         await client.subscribeResource({ uri }, { timeout: LIST_TIMEOUT_MS });
@@ -326,6 +342,33 @@ export class McpConnection {
     }
   }
 
+  /**
+   * 2026-07-28: `resources/subscribe` is gone; one `subscriptions/listen` stream carries the changes
+   * of every followed resource (and the list changes). It replaces the one open before; when it
+   * ends (the server went away, restarted, ended it), the followers read again on the next run.
+   */
+  private async listenOn(client: SdkClient): Promise<void> {
+    const previous = this.listening;
+    this.listening = undefined;
+    const uris = new Set(this.subscriptions);
+    try {
+      const stream = await listenModern(client, [...uris], LIST_TIMEOUT_MS);
+      const open = { stream, uris };
+      this.listening = open;
+      void stream.closed.then((how) => {
+        if (this.listening !== open) return;
+        this.listening = undefined;
+        this.contentVersionNumber++;
+        if (!this.closed)
+          this.options.log.event(`subscriptions/listen ended (${how}); listening again on the next run`);
+      });
+      this.options.log.event(`listening (subscriptions/listen) to ${uris.size} resource(s)`);
+    } catch (error) {
+      this.options.log.event(`subscriptions/listen failed: ${getErrorMessage(error)}`);
+    }
+    await previous?.stream.close().catch(() => undefined);
+  }
+
   /** Stops the server (stdio) or ends the session (HTTP); later calls fail. Idempotent. */
   async close(): Promise<void> {
     this.closed = true;
@@ -333,6 +376,9 @@ export class McpConnection {
     if (opening) await opening.catch(() => undefined);
     const client = this.client;
     this.client = undefined;
+    const listening = this.listening;
+    this.listening = undefined;
+    await listening?.stream.close().catch(() => undefined);
     if (!client) return;
     this.options.log.event('closing');
     const transport = client.transport as { terminateSession?: () => Promise<void> } | undefined;
@@ -598,6 +644,7 @@ export class McpConnection {
       const line = (await commandFile(spec))
         ? dieWithParent(spec.command, spec.args)
         : { command: spec.command, args: spec.args };
+      if (this.revision === 'modern') return this.openModernStdio(line, timeout);
       const transport = new StdioClientTransport({
         command: line.command,
         args: line.args,
@@ -612,6 +659,11 @@ export class McpConnection {
         await client.connect(transport, { timeout });
       } catch (error) {
         await client.close().catch(() => undefined);
+        // A server of the 2026-07-28 revision only: started again, and spoken to with the SDK v2.
+        if (unsupportedRevision(error)) {
+          this.switchToModern();
+          return this.openModernStdio(line, timeout);
+        }
         throw error;
       }
       this.pid = transport.pid ?? undefined;
@@ -642,10 +694,7 @@ export class McpConnection {
       await client.close().catch(() => undefined);
       // A server of the 2026-07-28 revision only: the SDK v2 speaks it (and negotiates).
       if (mode === 'streamable-http' && unsupportedRevision(error)) {
-        options.log.event(
-          'the server refused the 2025-11-25 handshake; negotiating with the SDK v2 (2026-07-28)',
-        );
-        this.revision = 'modern';
+        this.switchToModern();
         return this.openModern(url, authProvider, timeout);
       }
       const status = httpStatus(error);
@@ -667,21 +716,52 @@ export class McpConnection {
     return client;
   }
 
+  private switchToModern(): void {
+    this.options.log.event(
+      'the server refused the 2025-11-25 handshake; negotiating with the SDK v2 (2026-07-28)',
+    );
+    this.revision = 'modern';
+  }
+
   private async openModern(
     url: URL,
     authProvider: RafOAuthProvider | undefined,
     timeoutMs: number,
   ): Promise<SdkClient> {
     const { spec } = this;
-    const client = await openModernClient(url, {
-      clientInfo: this.options.clientInfo ?? { name: 'raf', version: '0.1.0' },
-      headers: spec.transport === 'stdio' ? {} : spec.headers,
-      authProvider,
-      timeoutMs,
-      events: (c) => this.events(c),
-    });
+    const { client } = await openModernClient(
+      { kind: 'http', url, headers: spec.transport === 'stdio' ? {} : spec.headers, authProvider },
+      { clientInfo: this.clientInfo, timeoutMs, events: (c) => this.events(c) },
+    );
     this.httpMode = 'streamable-http';
     return client;
+  }
+
+  /** The same process line as the 1.x start (it dies with raf), spoken to by the v2 client. */
+  private async openModernStdio(
+    line: { command: string; args: string[] },
+    timeoutMs: number,
+  ): Promise<SdkClient> {
+    const { spec, options } = this;
+    if (spec.transport !== 'stdio') throw new Error('unreachable: not a stdio server');
+    options.log.startAttempt();
+    const { client, pid } = await openModernClient(
+      {
+        kind: 'stdio',
+        ...line,
+        env: spec.env,
+        cwd: spec.cwd,
+        onStderr: (text) => options.log.stderr(text),
+      },
+      { clientInfo: this.clientInfo, timeoutMs, events: (c) => this.events(c) },
+    );
+    this.pid = pid;
+    if (pid !== undefined) trackChild(pid);
+    return client;
+  }
+
+  private get clientInfo(): { name: string; version: string } {
+    return this.options.clientInfo ?? { name: 'raf', version: '0.1.0' };
   }
 
   /** Which SDK speaks to this server: the 1.x client (2025-11-25 and older) or the v2 one (2026-07-28). */
