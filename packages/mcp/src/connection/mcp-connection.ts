@@ -11,40 +11,34 @@ import type {
   ServerCapabilities,
   Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import {
-  CancelledError,
-  getErrorMessage,
-  type InputAnswer,
-  type InputRequest,
-  type JSONSchema,
-} from '@raf/core';
+import { CancelledError, getErrorMessage, type InputAnswer, type InputRequest } from '@raf/core';
 import type { McpCredentialStore } from '../auth/credential-store.js';
 import { McpLoginNeeded, RafOAuthProvider } from '../auth/oauth-provider.js';
 import type { McpServerSpec } from '../config/server-spec.js';
 import { McpServerError } from '../errors.js';
 import { trackChild, untrackChild } from './child-processes.js';
+import { answerElicitation } from './elicitation.js';
 import {
   abortable,
   CONNECTION_CLOSED,
+  describeFailure,
   errorCode,
   httpStatus,
   isMcpError,
   permanent,
   REQUEST_TIMEOUT,
   sessionExpired,
-  unreachable,
 } from './failures.js';
 import {
   CLIENT_CAPABILITIES,
   type ClientEvents,
   callModern,
-  listenModern,
-  type ModernListen,
   openModernClient,
   unsupportedRevision,
 } from './modern-client.js';
 import { dieWithParent } from './parent-death.js';
 import { RequestSignal } from './request-signal.js';
+import { ResourceListener } from './resource-listener.js';
 import {
   loadSdk,
   loadSseTransport,
@@ -74,9 +68,6 @@ export interface McpCallOptions {
   /** Who answers the server's elicitations while this call runs (the run's user). */
   requestInput?: (request: InputRequest) => Promise<InputAnswer>;
 }
-
-/** A server's elicitation message is shown to the user: capped like any text from outside. */
-const MAX_QUESTION_CHARS = 2000;
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 const LIST_TIMEOUT_MS = 30_000;
@@ -123,8 +114,8 @@ export class McpConnection {
   /** Resources a context follows (`subscribe:`), and how often each changed. */
   private readonly subscriptions = new Set<string>();
   private readonly resourceChanges = new Map<string, number>();
-  /** 2026-07-28: the open `subscriptions/listen` stream, and the resources it was opened for. */
-  private listening: { stream: ModernListen; uris: Set<string> } | undefined;
+  /** 2026-07-28: the `subscriptions/listen` stream of the followed resources. */
+  private readonly listener: ResourceListener;
   private calls = 0;
   /** The users of the calls in flight: a server's elicitation goes to the latest one's. */
   private readonly askers: ((request: InputRequest) => Promise<InputAnswer>)[] = [];
@@ -134,6 +125,13 @@ export class McpConnection {
     private readonly options: McpConnectionOptions,
   ) {
     this.name = spec.name;
+    this.listener = new ResourceListener(
+      options.log,
+      () => {
+        if (!this.closed) this.contentVersionNumber++;
+      },
+      LIST_TIMEOUT_MS,
+    );
     if (spec.transport !== 'http') this.httpMode = spec.transport === 'stdio' ? undefined : spec.transport;
   }
 
@@ -304,8 +302,7 @@ export class McpConnection {
     const client = await this.ensureClient(signal);
     if (this.revision === 'modern') {
       // One stream for all: opened again only when it ended or a resource is new to it.
-      const open = this.listening;
-      if (!open || uris.some((uri) => !open.uris.has(uri))) await this.subscribeOn(client, fresh);
+      if (!this.listener.covers(uris)) await this.subscribeOn(client, fresh);
       return;
     }
     await this.subscribeOn(client, fresh);
@@ -318,7 +315,7 @@ export class McpConnection {
    */
   get pushesResourceChanges(): boolean {
     if (!this.capabilities?.resources?.subscribe) return false;
-    return this.revision === 'modern' ? this.listening !== undefined : true;
+    return this.revision === 'modern' ? this.listener.listening : true;
   }
 
   /**
@@ -332,7 +329,7 @@ export class McpConnection {
 
   private async subscribeOn(client: SdkClient, uris: readonly string[]): Promise<void> {
     if (!client.getServerCapabilities()?.resources?.subscribe) return;
-    if (this.revision === 'modern') return this.listenOn(client);
+    if (this.revision === 'modern') return this.listener.listen(client, this.subscriptions);
     for (const uri of uris) {
       try {
         await client.subscribeResource({ uri }, { timeout: LIST_TIMEOUT_MS });
@@ -342,33 +339,6 @@ export class McpConnection {
     }
   }
 
-  /**
-   * 2026-07-28: `resources/subscribe` is gone; one `subscriptions/listen` stream carries the changes
-   * of every followed resource (and the list changes). It replaces the one open before; when it
-   * ends (the server went away, restarted, ended it), the followers read again on the next run.
-   */
-  private async listenOn(client: SdkClient): Promise<void> {
-    const previous = this.listening;
-    this.listening = undefined;
-    const uris = new Set(this.subscriptions);
-    try {
-      const stream = await listenModern(client, [...uris], LIST_TIMEOUT_MS);
-      const open = { stream, uris };
-      this.listening = open;
-      void stream.closed.then((how) => {
-        if (this.listening !== open) return;
-        this.listening = undefined;
-        this.contentVersionNumber++;
-        if (!this.closed)
-          this.options.log.event(`subscriptions/listen ended (${how}); listening again on the next run`);
-      });
-      this.options.log.event(`listening (subscriptions/listen) to ${uris.size} resource(s)`);
-    } catch (error) {
-      this.options.log.event(`subscriptions/listen failed: ${getErrorMessage(error)}`);
-    }
-    await previous?.stream.close().catch(() => undefined);
-  }
-
   /** Stops the server (stdio) or ends the session (HTTP); later calls fail. Idempotent. */
   async close(): Promise<void> {
     this.closed = true;
@@ -376,9 +346,7 @@ export class McpConnection {
     if (opening) await opening.catch(() => undefined);
     const client = this.client;
     this.client = undefined;
-    const listening = this.listening;
-    this.listening = undefined;
-    await listening?.stream.close().catch(() => undefined);
+    await this.listener.close();
     if (!client) return;
     this.options.log.event('closing');
     const transport = client.transport as { terminateSession?: () => Promise<void> } | undefined;
@@ -435,37 +403,9 @@ export class McpConnection {
   }
 
   private failure(client: SdkClient, error: unknown, what: string, timeoutMs: number): McpServerError {
-    const code = errorCode(error);
-    const server = `MCP server '${this.name}'`;
-    const log = this.options.log;
-    if (isMcpError(error) && code === REQUEST_TIMEOUT)
-      return new McpServerError(
-        this.name,
-        `${server} did not answer ${what} within ${timeoutMs / 1000} s (the call was cancelled)`,
-        { cause: error },
-      );
-    if (isMcpError(error) && code === CONNECTION_CLOSED) {
-      this.drop(client);
-      return new McpServerError(
-        this.name,
-        `${server} closed the connection during ${what} (it exited or crashed); whether the call took effect is unknown; the next call restarts it${log.recentStderr()}`,
-        { cause: error },
-      );
-    }
-    if (unreachable(error) || httpStatus(error) !== undefined) {
-      this.drop(client);
-      const status = httpStatus(error);
-      return new McpServerError(
-        this.name,
-        `${server} (${this.endpoint}) failed during ${what}: ${status ? `HTTP ${status}` : log.redact(getErrorMessage(error))}; the next call reconnects`,
-        { cause: error },
-      );
-    }
-    return new McpServerError(
-      this.name,
-      `${server} failed during ${what}: ${log.redact(getErrorMessage(error))}`,
-      { cause: error },
-    );
+    const described = describeFailure(this.name, this.endpoint, this.options.log, error, what, timeoutMs);
+    if (described.lost) this.drop(client);
+    return described.error;
   }
 
   /** Forgets a client whose connection is gone; the next request opens a new one. */
@@ -612,24 +552,14 @@ export class McpConnection {
    * not ask outside a call: nobody would know what it is about). The SDK checks the answer's shape;
    * the framework checked the values against the schema before they come back here.
    */
-  private async elicit(params: ElicitRequest['params']): Promise<ElicitResult> {
-    const ask = this.askers.at(-1);
-    if (!ask) {
-      this.options.log.event('elicitation outside a tool call: declined');
-      return { action: 'decline' };
-    }
-    const text = params.message.trim();
-    const message = text.length > MAX_QUESTION_CHARS ? `${text.slice(0, MAX_QUESTION_CHARS)}…` : text;
-    const source = `mcp:${this.name}`;
-    // The framework checked the values; the SDK's schema types them for the wire.
-    const reply = (answer: InputAnswer) => this.sdk!.types.ElicitResultSchema.parse(answer);
-    if (params.mode === 'url') return reply(await ask({ source, message, mode: 'url', url: params.url }));
-    const schema = params.requestedSchema;
-    if (Buffer.byteLength(JSON.stringify(schema), 'utf8') > MAX_SCHEMA_BYTES) {
-      this.options.log.event('elicitation with an oversized schema: declined');
-      return { action: 'decline' };
-    }
-    return reply(await ask({ source, message, mode: 'form', schema: schema as JSONSchema }));
+  private elicit(params: ElicitRequest['params']): Promise<ElicitResult> {
+    return answerElicitation(params, {
+      ask: this.askers.at(-1),
+      server: this.name,
+      log: this.options.log,
+      // The framework checked the values; the SDK's schema types them for the wire.
+      parse: (answer) => this.sdk!.types.ElicitResultSchema.parse(answer),
+    });
   }
 
   private async openOnce(): Promise<SdkClient> {
