@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mcpPlugin } from '../plugin/mcp-plugin.js';
 import { buildTestAgent, collect, type TestAgent } from '../test-support/agents.js';
 import { type ModernServer, startModernServer } from '../test-support/modern-server.js';
-import { eventually } from '../test-support/servers.js';
+import { eventually, stdioModernServer } from '../test-support/servers.js';
 
 const agents: TestAgent[] = [];
 let server: ModernServer | undefined;
@@ -47,5 +47,33 @@ describe('subscriptions/listen: a 2026-07-28 server pushes resource changes', { 
     expect(request(test, 2)).toContain('note: second');
     expect(request(test, 2)).not.toContain('note: first');
     expect(server.state.reads).toBe(2);
+  });
+
+  it('over stdio too: the change comes on the listen stream, and the next request has it', async () => {
+    const lines: string[] = [];
+    const test = await buildTestAgent(
+      {
+        contexts: [
+          {
+            kind: 'mcp',
+            name: 'notes',
+            config: { ...stdioModernServer({ MODERN_NOTE_TICKS: '200' }), subscribe: ['test://note'] },
+          },
+        ],
+      },
+      [{ text: 'one' }, { text: 'two' }],
+      mcpPlugin({ log: (line) => lines.push(line) }),
+    );
+    agents.push(test);
+    await collect(test.agent, 'first');
+    expect(lines.join('\n')).toMatch(/\[mcp notes\] listening \(subscriptions\/listen\) to 1 resource/);
+    const seen = lines.filter((line) => line.includes('resource updated: test://note')).length;
+    await eventually(
+      () => lines.filter((line) => line.includes('resource updated: test://note')).length > seen,
+      20_000,
+      'a change on the listen stream',
+    );
+    await collect(test.agent, 'second');
+    expect(request(test, 1)).toMatch(/note: tick \d+/);
   });
 });
