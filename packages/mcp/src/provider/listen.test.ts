@@ -49,6 +49,31 @@ describe('subscriptions/listen: a 2026-07-28 server pushes resource changes', { 
     expect(server.state.reads).toBe(2);
   });
 
+  it('a listen stream that ended: what changed meanwhile is read on the next run, and it listens again', async () => {
+    server = await startModernServer();
+    const lines: string[] = [];
+    const test = await buildTestAgent(
+      { contexts: [{ kind: 'mcp', name: 'notes', config: { url: server.url, subscribe: ['test://note'] } }] },
+      [{ text: 'one' }, { text: 'two' }],
+      mcpPlugin({ log: (line) => lines.push(line) }),
+    );
+    agents.push(test);
+    await collect(test.agent, 'first');
+    expect(server.state.reads).toBe(1);
+    server.dropConnections();
+    await eventually(
+      () => lines.some((line) => line.includes('subscriptions/listen ended')),
+      20_000,
+      'the end of the listen stream',
+    );
+    // Changed while nobody listened: no notification ever comes for it.
+    server.state.note = 'changed unseen';
+    await collect(test.agent, 'second');
+    expect(request(test, 1)).toContain('note: changed unseen');
+    expect(server.state.reads).toBe(2);
+    expect(lines.filter((line) => line.includes('listening (subscriptions/listen)'))).toHaveLength(2);
+  });
+
   it('over stdio too: the change comes on the listen stream, and the next request has it', async () => {
     const lines: string[] = [];
     const test = await buildTestAgent(

@@ -9,6 +9,8 @@ export interface ModernServer {
   state: ModernState;
   /** Changes the followed resource and says so on the open `subscriptions/listen` streams. */
   setNote(note: string): void;
+  /** Cuts every open connection (the listen streams too), as a proxy or a restart would. */
+  dropConnections(): void;
   close(): Promise<void>;
 }
 
@@ -52,6 +54,7 @@ export async function startModernServer(options: { hostile?: boolean } = {}): Pr
       state.note = note;
       handler.notify.resourceUpdated('test://note');
     },
+    dropConnections: () => http.closeAllConnections(),
     close: async () => {
       await handler.close?.();
       http.closeAllConnections();
