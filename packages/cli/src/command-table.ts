@@ -195,10 +195,11 @@ ${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]…`,
   serve: {
     synopsis: 'serve <files or folder>',
     summary: 'the agents as an HTTP service: the /v1 API, SSE run events, tokens per tenant',
-    options: ['store', 'host', 'port', 'tokens', ...MODEL, 'var'],
+    options: ['store', 'host', 'port', 'tokens', ...MODEL, 'var', 'durable'],
     usage: `raf serve <agent files or a folder> [--store URL] [--host 127.0.0.1] [--port P] [--tokens FILE]
 ${INDENT}(--tokens FILE: {"<token>": "<tenant>"}; without it: loopback only, one generated token printed)
-${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]…`,
+${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]…
+${INDENT}[--durable]   (runs are DBOS workflows on --store postgres://…: another replica finishes a dead one's)`,
     exits: 'Exit codes: 0 stopped by Ctrl-C or SIGTERM, 2 bad agent file, tokens file or usage.',
   },
   mock: {

@@ -9,6 +9,7 @@ import {
 import { AgentSession, pendingApprovalRequests, type RafStore } from '@raf/framework';
 import type { RunRecord, RunStore } from '../events/run-store.js';
 import { HttpError, notFound } from '../http/http-error.js';
+import { type DurableRunHost, endParkedRun } from './durable-runs.js';
 import { executeRun } from './run-executor.js';
 import type { ServedAgents } from './served-agents.js';
 import { ServedRun } from './served-run.js';
@@ -37,6 +38,11 @@ export interface RunRegistryOptions {
   /** Run records and events (`openRunStore(url)`). */
   runs: RunStore;
   limits?: RunLimits;
+  /**
+   * Durable runs (`raf serve --durable`): the agents it handles run as DBOS workflows, finished
+   * by another replica when theirs dies; their events are written by `DurableEvents`.
+   */
+  durable?: DurableRunHost;
 }
 
 /** The session metadata key naming the served agent a session belongs to. */
@@ -51,6 +57,7 @@ export class RunRegistry {
   readonly agents: ServedAgents;
   private readonly store: RafStore;
   private readonly runs: RunStore;
+  private readonly durable: DurableRunHost | undefined;
   private readonly maxPerTenant: number;
   /** Runs executing in this replica, by run id. */
   private readonly live = new Map<string, { controller: AbortController; done: Promise<void> }>();
@@ -63,6 +70,7 @@ export class RunRegistry {
     this.agents = options.agents;
     this.store = options.store;
     this.runs = options.runs;
+    this.durable = options.durable;
     this.maxPerTenant = options.limits?.maxConcurrentRunsPerTenant ?? 16;
     this.maxStreams = options.limits?.maxStreamsPerTenant ?? 1024;
   }
@@ -109,6 +117,22 @@ export class RunRegistry {
         );
       session.metadata[AGENT_KEY] = served.name;
       const record = this.newRecord(served.name, sessionId, options.tenant);
+      if (this.durable?.handles(served.name)) {
+        // The workflow loads the session itself (on whichever replica runs it): saved first,
+        // with the agent's name, and the lease let go, for no replica holds a durable run's.
+        await this.store.sessions.save(session.toJSON(), { expectedRevision: snapshot?.revision ?? 0 });
+        await this.runs.create(record);
+        await lease.release();
+        lease = undefined;
+        await this.durable.start({
+          runId: record.runId,
+          sessionId: storeId,
+          agent: served.name,
+          input: options.input,
+        });
+        this.release(options.tenant);
+        return this.view(record);
+      }
       await this.runs.create(record);
       this.launch(record, {
         served: served.name,
@@ -166,6 +190,7 @@ export class RunRegistry {
         'not_awaiting_approval',
         `run ${runId} is ${record.status}, not waiting for approvals`,
       );
+    if (this.durable?.handles(record.agent)) return this.resumeDurable(this.durable, record, answer);
     const storeId = storeSessionId(tenant, record.sessionId);
     this.reserve(tenant);
     let lease: Awaited<ReturnType<RafStore['sessions']['acquireLease']>> | undefined;
@@ -217,6 +242,7 @@ export class RunRegistry {
     for (let attempt = 0; ; attempt++) {
       const record = await this.record(runId, tenant);
       if (!record) throw notFound(`run ${runId}`);
+      if (this.durable?.handles(record.agent)) return this.cancelDurable(this.durable, record);
       const here = this.live.get(runId);
       if (here) {
         here.controller.abort(new Error('cancelled through the API'));
@@ -237,6 +263,54 @@ export class RunRegistry {
         await this.live.get(runId)?.done;
       }
       return (await this.runs.get(runId)) ?? record;
+    }
+  }
+
+  /**
+   * Answers a parked durable run: its record says `running` before the answer goes (the replica
+   * executing it may pause it again at once), and says `paused` again if the answer is refused.
+   */
+  private async resumeDurable(
+    durable: DurableRunHost,
+    record: RunRecord,
+    answer: (pending: ToolApprovalRequestUpdate[]) => ApprovalResponse[],
+  ): Promise<ServedRun> {
+    const view = this.view(record);
+    const pending = await view.pendingApprovals();
+    const approvals = answer(pending);
+    checkAnswers(record.runId, pending, approvals);
+    await this.runs.update(record.runId, { status: 'running' });
+    try {
+      await durable.approve(record.runId, approvals);
+    } catch (error) {
+      await this.runs.update(record.runId, { status: 'paused' }).catch(() => undefined);
+      if (SessionConflictError.isInstance(error))
+        throw new HttpError(
+          409,
+          'already_resumed',
+          `run ${record.runId}: its approvals were already answered`,
+          {
+            cause: error,
+          },
+        );
+      throw error;
+    }
+    return view;
+  }
+
+  /**
+   * Cancels a durable run wherever it runs: a parked one ends here (nobody else writes its
+   * events), a running one ends when the replica executing it sees the cancel.
+   */
+  private async cancelDurable(durable: DurableRunHost, record: RunRecord): Promise<RunRecord> {
+    if (record.status !== 'running' && record.status !== 'paused') return record;
+    await durable.cancel(record.runId);
+    if (record.status === 'paused') await endParkedRun(this.runs, record).catch(() => undefined);
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const now = (await this.runs.get(record.runId)) ?? record;
+      if (now.status !== 'running' || Date.now() > deadline) return now;
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
 
