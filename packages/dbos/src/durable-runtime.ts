@@ -300,7 +300,6 @@ export class DurableRuntime {
   /** The workflow: the agent's turns on the session, parked between them while approvals wait. */
   async body(input: unknown): Promise<DurableRunOutcome> {
     const spec = runSpecSchema.parse(input);
-    const { dbos } = this;
     if (!this.listeners.has(spec.runId)) {
       const observer = this.options.observe?.(spec);
       if (observer) this.listeners.set(spec.runId, observer);
