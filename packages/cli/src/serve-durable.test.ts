@@ -231,4 +231,26 @@ describe.skipIf(postgresSkipReason !== undefined)('raf serve --durable: replicas
     b.child.kill('SIGTERM');
     await until('replica B to stop', async () => b.child.exitCode !== null);
   }, 180_000);
+
+  it('cancel through the API: a parked durable run ends cancelled; answering it then is refused', async () => {
+    const c = serve();
+    const url = await c.url;
+    const started = await post(`${url}/v1/agents/counter/runs`, { input: 'count and stop' });
+    const { runId } = (await started.json()) as { runId: string };
+    const seen = await readEvents(`${url}/v1/runs/${runId}/events`, undefined);
+    expect(seen.at(-1)?.data).toMatchObject({ type: 'finish', reason: 'awaitingApproval' });
+    const cancelled = await post(`${url}/v1/runs/${runId}/cancel`, {});
+    expect(cancelled.status).toBe(200);
+    expect(await cancelled.json()).toMatchObject({ status: 'cancelled' });
+    const rest = await readEvents(`${url}/v1/runs/${runId}/events`, seen.at(-1)!.id);
+    expect(rest.map((e) => e.data)).toEqual([
+      expect.objectContaining({ type: 'finish', reason: 'cancelled' }),
+    ]);
+    const answer = await post(`${url}/v1/runs/${runId}/approvals`, {
+      approvals: [{ callId: 'c0', approved: true }],
+    });
+    expect(answer.status).toBe(409);
+    c.child.kill('SIGTERM');
+    await until('the replica to stop', async () => c.child.exitCode !== null);
+  }, 120_000);
 });

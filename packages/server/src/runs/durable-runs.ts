@@ -1,7 +1,15 @@
-import type { AgentResponseUpdate, ApprovalResponse, FinishReason } from '@raf/core';
-import { getErrorMessage } from '@raf/core';
+import type {
+  AgentResponseUpdate,
+  ApprovalResponse,
+  FinishReason,
+  ToolApprovalRequestUpdate,
+} from '@raf/core';
+import { getErrorMessage, SessionConflictError } from '@raf/core';
 import { type RunEvent, RunEventMapper } from '@raf/framework';
 import type { RunRecord, RunStatus, RunStore, SequencedEvent } from '../events/run-store.js';
+import { HttpError } from '../http/http-error.js';
+import { checkAnswers } from './check-answers.js';
+import type { ServedRun } from './served-run.js';
 
 /** What the server asks of a durable runtime (`@raf/dbos` in `raf serve --durable`). */
 export interface DurableRunHost {
@@ -184,7 +192,7 @@ function isStopped(status: RunStatus): boolean {
  * Ends a durable run that is not executing (parked for approval) as cancelled: its `finish` event
  * and its record, written by the replica that was asked (nobody else writes a parked run's events).
  */
-export async function endParkedRun(runs: RunStore, record: RunRecord): Promise<void> {
+async function endParkedRun(runs: RunStore, record: RunRecord): Promise<void> {
   await runs.append(record.runId, [
     {
       seq: record.lastSeq + 1,
@@ -192,4 +200,57 @@ export async function endParkedRun(runs: RunStore, record: RunRecord): Promise<v
     },
   ]);
   await runs.update(record.runId, { status: 'cancelled', finishReason: 'cancelled', cancelRequested: false });
+}
+
+/**
+ * Answers a parked durable run: its record says `running` before the answer goes (the replica
+ * executing it may pause it again at once), and says `paused` again if the answer is refused.
+ */
+export async function resumeDurable(
+  durable: DurableRunHost,
+  runs: RunStore,
+  view: ServedRun,
+  record: RunRecord,
+  answer: (pending: ToolApprovalRequestUpdate[]) => ApprovalResponse[],
+): Promise<ServedRun> {
+  const pending = await view.pendingApprovals();
+  const approvals = answer(pending);
+  checkAnswers(record.runId, pending, approvals);
+  await runs.update(record.runId, { status: 'running' });
+  try {
+    await durable.approve(record.runId, approvals);
+  } catch (error) {
+    await runs.update(record.runId, { status: 'paused' }).catch(() => undefined);
+    if (SessionConflictError.isInstance(error))
+      throw new HttpError(
+        409,
+        'already_resumed',
+        `run ${record.runId}: its approvals were already answered`,
+        {
+          cause: error,
+        },
+      );
+    throw error;
+  }
+  return view;
+}
+
+/**
+ * Cancels a durable run wherever it runs: a parked one ends here (nobody else writes its
+ * events), a running one ends when the replica executing it sees the cancel.
+ */
+export async function cancelDurable(
+  durable: DurableRunHost,
+  runs: RunStore,
+  record: RunRecord,
+): Promise<RunRecord> {
+  if (record.status !== 'running' && record.status !== 'paused') return record;
+  await durable.cancel(record.runId);
+  if (record.status === 'paused') await endParkedRun(runs, record).catch(() => undefined);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const now = (await runs.get(record.runId)) ?? record;
+    if (now.status !== 'running' || Date.now() > deadline) return now;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }

@@ -9,7 +9,8 @@ import {
 import { AgentSession, pendingApprovalRequests, type RafStore } from '@raf/framework';
 import type { RunRecord, RunStore } from '../events/run-store.js';
 import { HttpError, notFound } from '../http/http-error.js';
-import { type DurableRunHost, endParkedRun } from './durable-runs.js';
+import { checkAnswers } from './check-answers.js';
+import { cancelDurable, type DurableRunHost, resumeDurable } from './durable-runs.js';
 import { executeRun } from './run-executor.js';
 import type { ServedAgents } from './served-agents.js';
 import { ServedRun } from './served-run.js';
@@ -190,7 +191,8 @@ export class RunRegistry {
         'not_awaiting_approval',
         `run ${runId} is ${record.status}, not waiting for approvals`,
       );
-    if (this.durable?.handles(record.agent)) return this.resumeDurable(this.durable, record, answer);
+    if (this.durable?.handles(record.agent))
+      return resumeDurable(this.durable, this.runs, this.view(record), record, answer);
     const storeId = storeSessionId(tenant, record.sessionId);
     this.reserve(tenant);
     let lease: Awaited<ReturnType<RafStore['sessions']['acquireLease']>> | undefined;
@@ -242,7 +244,7 @@ export class RunRegistry {
     for (let attempt = 0; ; attempt++) {
       const record = await this.record(runId, tenant);
       if (!record) throw notFound(`run ${runId}`);
-      if (this.durable?.handles(record.agent)) return this.cancelDurable(this.durable, record);
+      if (this.durable?.handles(record.agent)) return cancelDurable(this.durable, this.runs, record);
       const here = this.live.get(runId);
       if (here) {
         here.controller.abort(new Error('cancelled through the API'));
@@ -263,54 +265,6 @@ export class RunRegistry {
         await this.live.get(runId)?.done;
       }
       return (await this.runs.get(runId)) ?? record;
-    }
-  }
-
-  /**
-   * Answers a parked durable run: its record says `running` before the answer goes (the replica
-   * executing it may pause it again at once), and says `paused` again if the answer is refused.
-   */
-  private async resumeDurable(
-    durable: DurableRunHost,
-    record: RunRecord,
-    answer: (pending: ToolApprovalRequestUpdate[]) => ApprovalResponse[],
-  ): Promise<ServedRun> {
-    const view = this.view(record);
-    const pending = await view.pendingApprovals();
-    const approvals = answer(pending);
-    checkAnswers(record.runId, pending, approvals);
-    await this.runs.update(record.runId, { status: 'running' });
-    try {
-      await durable.approve(record.runId, approvals);
-    } catch (error) {
-      await this.runs.update(record.runId, { status: 'paused' }).catch(() => undefined);
-      if (SessionConflictError.isInstance(error))
-        throw new HttpError(
-          409,
-          'already_resumed',
-          `run ${record.runId}: its approvals were already answered`,
-          {
-            cause: error,
-          },
-        );
-      throw error;
-    }
-    return view;
-  }
-
-  /**
-   * Cancels a durable run wherever it runs: a parked one ends here (nobody else writes its
-   * events), a running one ends when the replica executing it sees the cancel.
-   */
-  private async cancelDurable(durable: DurableRunHost, record: RunRecord): Promise<RunRecord> {
-    if (record.status !== 'running' && record.status !== 'paused') return record;
-    await durable.cancel(record.runId);
-    if (record.status === 'paused') await endParkedRun(this.runs, record).catch(() => undefined);
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const now = (await this.runs.get(record.runId)) ?? record;
-      if (now.status !== 'running' || Date.now() > deadline) return now;
-      await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
 
@@ -432,26 +386,4 @@ export class RunRegistry {
       });
     this.live.set(record.runId, { controller, done });
   }
-}
-
-/** Every pending call answered once, no other call: else a 400 naming the calls. */
-function checkAnswers(
-  runId: string,
-  requests: ToolApprovalRequestUpdate[],
-  approvals: ApprovalResponse[],
-): void {
-  const pending = new Set(requests.map((r) => r.callId));
-  const unknown = approvals.filter((a) => !pending.has(a.callId)).map((a) => a.callId);
-  if (unknown.length > 0)
-    throw new HttpError(
-      400,
-      'unknown_call',
-      `run ${runId} has no pending approval for call ${unknown.join(', ')}`,
-    );
-  const answered = new Set(approvals.map((a) => a.callId));
-  if (answered.size !== approvals.length)
-    throw new HttpError(400, 'duplicate_call', 'a call is answered twice');
-  const missing = [...pending].filter((id) => !answered.has(id));
-  if (missing.length > 0)
-    throw new HttpError(400, 'missing_approval', `no decision for call ${missing.join(', ')}`);
 }
