@@ -1,6 +1,14 @@
+import type { InputAnswer } from '@raf/core';
 import { HttpError } from '../http/http-error.js';
 import { LocalWatchers } from './local-watchers.js';
-import type { RunChange, RunPatch, RunRecord, RunStore, SequencedEvent } from './run-store.js';
+import type {
+  RunChange,
+  RunPatch,
+  RunRecord,
+  RunStore,
+  SequencedEvent,
+  StoredQuestion,
+} from './run-store.js';
 
 /**
  * Runs and events in this process only (`memory:` and `file:` stores; one replica, lost on exit).
@@ -8,7 +16,14 @@ import type { RunChange, RunPatch, RunRecord, RunStore, SequencedEvent } from '.
  * runs are forgotten (their sessions stay in the store).
  */
 export class InMemoryRunStore implements RunStore {
-  private readonly runs = new Map<string, { record: RunRecord; events: SequencedEvent[] }>();
+  private readonly runs = new Map<
+    string,
+    {
+      record: RunRecord;
+      events: SequencedEvent[];
+      questions?: Map<string, { question: StoredQuestion; answer?: InputAnswer }>;
+    }
+  >();
   private readonly watchers = new LocalWatchers();
 
   constructor(private readonly maxRuns = 10_000) {}
@@ -61,6 +76,31 @@ export class InMemoryRunStore implements RunStore {
 
   watch(runId: string, listener: (change: RunChange) => void): () => void {
     return this.watchers.watch(runId, listener);
+  }
+
+  async ask(runId: string, question: StoredQuestion): Promise<void> {
+    const run = this.runs.get(runId);
+    if (!run) throw new HttpError(404, 'not_found', `run ${runId} not found`);
+    run.questions ??= new Map();
+    if (!run.questions.has(question.questionId)) run.questions.set(question.questionId, { question });
+    this.watchers.wake(runId, 'record');
+  }
+
+  async questions(runId: string): Promise<StoredQuestion[]> {
+    const all = this.runs.get(runId)?.questions?.values() ?? [];
+    return [...all].filter((q) => q.answer === undefined).map((q) => q.question);
+  }
+
+  async answer(runId: string, questionId: string, answer: InputAnswer): Promise<boolean> {
+    const entry = this.runs.get(runId)?.questions?.get(questionId);
+    if (!entry || entry.answer !== undefined) return false;
+    entry.answer = answer;
+    this.watchers.wake(runId, 'record');
+    return true;
+  }
+
+  async answerOf(runId: string, questionId: string): Promise<InputAnswer | undefined> {
+    return this.runs.get(runId)?.questions?.get(questionId)?.answer;
   }
 
   async close(): Promise<void> {}

@@ -12,6 +12,7 @@ import { HttpError, notFound } from '../http/http-error.js';
 import { checkAnswers } from './check-answers.js';
 import { cancelDurable, type DurableRunHost, resumeDurable } from './durable-runs.js';
 import { executeRun } from './run-executor.js';
+import { type AnswerInput, answerQuestions } from './run-questions.js';
 import type { ServedAgents } from './served-agents.js';
 import { ServedRun } from './served-run.js';
 import { storeSessionId } from './tenant-sessions.js';
@@ -266,6 +267,18 @@ export class RunRegistry {
       }
       return (await this.runs.get(runId)) ?? record;
     }
+  }
+
+  /**
+   * Answers questions the run's calls wait on (from any replica: the calls wait on the store).
+   * Each answer is checked against its question's form; the first answer of a question wins, a
+   * second is a 409. A question just asked may not be stored yet when its event is read: it is
+   * waited for a moment.
+   */
+  async answer(runId: string, tenant: string, answers: AnswerInput[]): Promise<void> {
+    const record = await this.record(runId, tenant);
+    if (!record) throw notFound(`run ${runId}`);
+    await answerQuestions(this.runs, record, answers);
   }
 
   /** The tenant's session as the store has it, or `undefined`. */

@@ -1,4 +1,4 @@
-import type { ToolApprovalRequestUpdate } from '@raf/core';
+import type { InputRequestUpdate, ToolApprovalRequestUpdate } from '@raf/core';
 import type { RunRecord, RunStore, SequencedEvent } from '../events/run-store.js';
 
 /** Events read from the store per page. */
@@ -32,6 +32,13 @@ export class ServedRun {
     const record = await this.store.get(this.runId, signal ? { signal } : {});
     if (!record) throw new Error(`run ${this.runId} vanished from the store`);
     return record;
+  }
+
+  /** The questions its running calls wait on (MCP elicitations), each with its `questionId`. */
+  async pendingQuestions(): Promise<(InputRequestUpdate & { questionId: string })[]> {
+    const record = await this.record();
+    if (record.status !== 'running') return [];
+    return (await this.store.questions(this.runId)).map((q) => ({ ...q.request, questionId: q.questionId }));
   }
 
   /** The approvals the run waits for (empty unless `paused`). */
