@@ -45,6 +45,8 @@ export interface CliArgs {
   port?: number;
   /** `raf serve --tokens FILE`: bearer tokens and their tenants. */
   tokens?: string;
+  /** `raf serve --public-url URL`: where clients reach the server (the A2A cards name it). */
+  publicUrl?: string;
   /** `raf init`: take the defaults without asking (`--yes`), and what to put in the agent. */
   yes?: boolean;
   name?: string;
@@ -137,6 +139,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     ...(values['expose-agent-to-network'] && { exposeAgentToNetwork: true }),
     ...(port !== undefined && { port }),
     ...(values.tokens !== undefined && { tokens: values.tokens }),
+    ...(values['public-url'] !== undefined && { publicUrl: values['public-url'] }),
     ...(values.open && { open: true }),
     ...(values.mode !== undefined && { mode: values.mode }),
     ...(values.yes && { yes: true }),

@@ -134,7 +134,9 @@ describe('raf serve: MCP elicitation through the API', { timeout: 120_000 }, () 
       // Any replica sees the question waiting (the run is running: its call waits).
       let view: { status: string; pendingQuestions: { questionId: string }[] } | undefined;
       for (let i = 0; i < 100 && !view?.pendingQuestions.length; i++) {
-        view = (await (await fetch(`${two.url}/v1/runs/${runId}`, { headers: as(TOKEN_A) })).json()) as never;
+        view = (await (
+          await fetch(`${two.url}/v1/runs/${runId}`, { headers: as(TOKEN_A) })
+        ).json()) as typeof view;
         if (!view?.pendingQuestions.length) await new Promise((r) => setTimeout(r, 50));
       }
       expect(view).toMatchObject({ status: 'running', pendingQuestions: [{ questionId: 'c1.0' }] });

@@ -56,6 +56,10 @@ export async function serveCommand(args: CliArgs, io: CliIO): Promise<number> {
       `raf serve --host ${host} would let other machines run the agents: give each tenant's token with --tokens FILE ({"<token>": "<tenant>"}), or keep the host at 127.0.0.1`,
     );
   const generated = tokens ? undefined : server.TenantTokens.generated();
+  if (args.publicUrl !== undefined && !/^https?:\/\/[^/\s]+(\/\S*)?$/.test(args.publicUrl))
+    throw new CliError(
+      `raf serve --public-url ${args.publicUrl}: expected an http(s) URL (https://agents.example.com)`,
+    );
   const files = await agentFiles(args, io);
   const built: {
     name: string;
@@ -109,6 +113,7 @@ export async function serveCommand(args: CliArgs, io: CliIO): Promise<number> {
       allowNetwork: tokens !== undefined,
       log: (line) => io.stderr.write(`raf serve: ${escapeLine(line)}\n`),
       ...(durable && { durable: durable.host }),
+      ...(args.publicUrl !== undefined && { protocols: { publicUrl: args.publicUrl } }),
     });
     const { url } = await app.listen();
     io.stdout.write(`raf serve: ${url}\n`);

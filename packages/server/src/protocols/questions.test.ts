@@ -135,7 +135,7 @@ describe('questions of a running call through the protocols', () => {
       },
     };
     await agent.runAgent({ runId: 'ag-run-1' }, subscriber);
-    const types = events.map((e) => e.type);
+    const types = events.map((e) => e.type as string);
     expect(types).toContain('CUSTOM');
     expect(types.indexOf('CUSTOM')).toBeLessThan(types.indexOf('TOOL_CALL_RESULT'));
     expect((events.at(-1) as { outcome?: { type: string } }).outcome?.type).toBe('success');
