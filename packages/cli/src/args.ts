@@ -47,6 +47,10 @@ export interface CliArgs {
   tokens?: string;
   /** `raf serve --public-url URL`: where clients reach the server (the A2A cards name it). */
   publicUrl?: string;
+  /** `raf studio --server URL`: the `raf serve` whose /v1 API the studio's conversations use. */
+  server?: string;
+  /** `raf studio --token T`: that server's bearer token (else `RAF_SERVER_TOKEN`). */
+  token?: string;
   /** `raf init`: take the defaults without asking (`--yes`), and what to put in the agent. */
   yes?: boolean;
   name?: string;
@@ -140,6 +144,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     ...(port !== undefined && { port }),
     ...(values.tokens !== undefined && { tokens: values.tokens }),
     ...(values['public-url'] !== undefined && { publicUrl: values['public-url'] }),
+    ...(values.server !== undefined && { server: values.server }),
+    ...(values.token !== undefined && { token: values.token }),
     ...(values.open && { open: true }),
     ...(values.mode !== undefined && { mode: values.mode }),
     ...(values.yes && { yes: true }),
