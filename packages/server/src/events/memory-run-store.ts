@@ -103,5 +103,19 @@ export class InMemoryRunStore implements RunStore {
     return this.runs.get(runId)?.questions?.get(questionId)?.answer;
   }
 
+  private readonly tasks = new Map<string, string>();
+
+  async saveTask(tenant: string, taskId: string, task: string): Promise<void> {
+    const key = JSON.stringify([tenant, taskId]);
+    // Newest last: past `maxRuns` tasks the oldest are forgotten.
+    this.tasks.delete(key);
+    this.tasks.set(key, task);
+    if (this.tasks.size > this.maxRuns) this.tasks.delete(this.tasks.keys().next().value!);
+  }
+
+  async loadTask(tenant: string, taskId: string): Promise<string | undefined> {
+    return this.tasks.get(JSON.stringify([tenant, taskId]));
+  }
+
   async close(): Promise<void> {}
 }

@@ -25,6 +25,8 @@ CREATE TABLE IF NOT EXISTS raf_serve_events (
 CREATE TABLE IF NOT EXISTS raf_serve_questions (
   run_id TEXT NOT NULL, question_id TEXT NOT NULL, asked_at BIGSERIAL, request TEXT NOT NULL, answer TEXT,
   PRIMARY KEY (run_id, question_id));
+CREATE TABLE IF NOT EXISTS raf_serve_a2a_tasks (
+  tenant TEXT NOT NULL, task_id TEXT NOT NULL, task TEXT NOT NULL, PRIMARY KEY (tenant, task_id));
 `;
 
 /** A fixed key for the advisory lock the schema is created under (two replicas starting at once). */
@@ -197,6 +199,22 @@ export class PostgresRunStore implements RunStore {
     );
     const answer = (rows[0] as { answer: string | null } | undefined)?.answer;
     return answer == null ? undefined : parseStoredAnswer(runId, questionId, answer);
+  }
+
+  async saveTask(tenant: string, taskId: string, task: string): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO raf_serve_a2a_tasks (tenant, task_id, task) VALUES ($1, $2, $3)
+       ON CONFLICT (tenant, task_id) DO UPDATE SET task = excluded.task`,
+      [tenant, taskId, task],
+    );
+  }
+
+  async loadTask(tenant: string, taskId: string): Promise<string | undefined> {
+    const { rows } = await this.pool.query(
+      'SELECT task FROM raf_serve_a2a_tasks WHERE tenant = $1 AND task_id = $2',
+      [tenant, taskId],
+    );
+    return (rows[0] as { task: string } | undefined)?.task;
   }
 
   watch(runId: string, listener: (change: RunChange) => void): () => void {

@@ -11,6 +11,7 @@ import {
   serve,
   startFixture,
   TOKEN_A,
+  TOKEN_B,
 } from '../test-support/served-fixture.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers read loosely in assertions
@@ -179,6 +180,42 @@ for (const backend of BACKENDS) {
       stop.abort();
       await expect(second).rejects.toThrow(/stopped waiting/);
       expect(await two.runs.answerOf(runId, 'k2.0')).toEqual({ action: 'cancel' });
+    });
+
+    it('an A2A task made through one replica is answered by tasks/get on the other, for its tenant only', async () => {
+      const rpc = (url: string, body: unknown, token = TOKEN_A) =>
+        fetch(`${url}/a2a/noter`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      const sent = (await (
+        await rpc(one.url, {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'message/send',
+          params: {
+            message: {
+              kind: 'message',
+              messageId: `m-${backend.name}`,
+              role: 'user',
+              parts: [{ kind: 'text', text: 'note' }],
+            },
+          },
+        })
+      ).json()) as Loose;
+      expect(sent.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
+      const taskId = sent.result.id as string;
+      const got = (await (
+        await rpc(two.url, { jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { id: taskId } })
+      ).json()) as Loose;
+      expect(got.error).toBeUndefined();
+      expect(got.result).toMatchObject({ id: taskId, kind: 'task', status: { state: 'completed' } });
+      const other = (await (
+        await rpc(two.url, { jsonrpc: '2.0', id: 3, method: 'tasks/get', params: { id: taskId } }, TOKEN_B)
+      ).json()) as Loose;
+      expect(other.result).toBeUndefined();
+      expect(other.error).toMatchObject({ code: -32001 });
     });
   });
 }

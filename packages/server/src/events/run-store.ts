@@ -75,5 +75,9 @@ export interface RunStore {
   answer(runId: string, questionId: string, answer: InputAnswer): Promise<boolean>;
   /** The answer given, if any. */
   answerOf(runId: string, questionId: string): Promise<InputAnswer | undefined>;
+  /** Keeps an A2A task (its JSON) of a tenant, so that any replica answers `tasks/get`. */
+  saveTask(tenant: string, taskId: string, task: string): Promise<void>;
+  /** The tenant's A2A task as saved, or `undefined`. */
+  loadTask(tenant: string, taskId: string): Promise<string | undefined>;
   close(): Promise<void>;
 }

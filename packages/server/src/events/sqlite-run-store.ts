@@ -22,6 +22,8 @@ CREATE TABLE IF NOT EXISTS raf_serve_events (
 CREATE TABLE IF NOT EXISTS raf_serve_questions (
   run_id TEXT NOT NULL, question_id TEXT NOT NULL, ord INTEGER NOT NULL, request TEXT NOT NULL, answer TEXT,
   PRIMARY KEY (run_id, question_id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS raf_serve_a2a_tasks (
+  tenant TEXT NOT NULL, task_id TEXT NOT NULL, task TEXT NOT NULL, PRIMARY KEY (tenant, task_id)) WITHOUT ROWID;
 `;
 
 /** Other processes' commits are looked for this often (SQLite has no notifications). */
@@ -144,6 +146,21 @@ export class SqliteRunStore implements RunStore {
       .prepare('SELECT answer FROM raf_serve_questions WHERE run_id = ? AND question_id = ?')
       .get(runId, questionId) as { answer: string | null } | undefined;
     return row?.answer == null ? undefined : parseStoredAnswer(runId, questionId, row.answer);
+  }
+
+  async saveTask(tenant: string, taskId: string, task: string): Promise<void> {
+    this.db
+      .prepare(
+        'INSERT INTO raf_serve_a2a_tasks (tenant, task_id, task) VALUES (?, ?, ?) ON CONFLICT (tenant, task_id) DO UPDATE SET task = excluded.task',
+      )
+      .run(tenant, taskId, task);
+  }
+
+  async loadTask(tenant: string, taskId: string): Promise<string | undefined> {
+    const row = this.db
+      .prepare('SELECT task FROM raf_serve_a2a_tasks WHERE tenant = ? AND task_id = ?')
+      .get(tenant, taskId) as { task: string } | undefined;
+    return row?.task;
   }
 
   watch(runId: string, listener: (change: RunChange) => void): () => void {

@@ -15,6 +15,7 @@ import { HttpError, notFound } from '../http/http-error.js';
 import type { RunRegistry } from '../runs/run-registry.js';
 import type { ServedAgent } from '../runs/served-agents.js';
 import type { ServedRun } from '../runs/served-run.js';
+import { storedTaskStore } from './a2a-task-store.js';
 import { onlyPost, tenantOf } from './chat-routes.js';
 
 /** Where an agent's A2A endpoint is: `POST /a2a/{name}` (JSON-RPC), its card below it. */
@@ -58,7 +59,7 @@ class A2AAgent {
       url: `http://127.0.0.1${a2aPath(agent.name)}`,
       legacyCompat: true,
     });
-    this.handler = createA2ARequestHandler(card, executor);
+    this.handler = createA2ARequestHandler(card, executor, storedTaskStore(registry.runStore, agent.name));
   }
 
   card(base: string) {

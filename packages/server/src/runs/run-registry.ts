@@ -300,6 +300,11 @@ export class RunRegistry {
     }
   }
 
+  /** The run store (protocols keep their own records beside the runs: A2A tasks). */
+  get runStore(): RunStore {
+    return this.runs;
+  }
+
   /** Runs executing in this replica. */
   get running(): number {
     return this.live.size;
