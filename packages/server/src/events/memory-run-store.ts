@@ -105,6 +105,14 @@ export class InMemoryRunStore implements RunStore {
 
   private readonly tasks = new Map<string, string>();
 
+  async latestRun(tenant: string, sessionId: string): Promise<RunRecord | undefined> {
+    let latest: RunRecord | undefined;
+    // Insertion order is creation order: the last match is the newest.
+    for (const { record } of this.runs.values())
+      if (record.tenant === tenant && record.sessionId === sessionId) latest = record;
+    return latest && { ...latest };
+  }
+
   async saveTask(tenant: string, taskId: string, task: string): Promise<void> {
     const key = JSON.stringify([tenant, taskId]);
     // Newest last: past `maxRuns` tasks the oldest are forgotten.

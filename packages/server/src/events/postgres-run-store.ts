@@ -25,6 +25,7 @@ CREATE TABLE IF NOT EXISTS raf_serve_events (
 CREATE TABLE IF NOT EXISTS raf_serve_questions (
   run_id TEXT NOT NULL, question_id TEXT NOT NULL, asked_at BIGSERIAL, request TEXT NOT NULL, answer TEXT,
   PRIMARY KEY (run_id, question_id));
+CREATE INDEX IF NOT EXISTS raf_serve_runs_session ON raf_serve_runs (tenant, session_id, created_at);
 CREATE TABLE IF NOT EXISTS raf_serve_a2a_tasks (
   tenant TEXT NOT NULL, task_id TEXT NOT NULL, task TEXT NOT NULL, PRIMARY KEY (tenant, task_id));
 `;
@@ -199,6 +200,14 @@ export class PostgresRunStore implements RunStore {
     );
     const answer = (rows[0] as { answer: string | null } | undefined)?.answer;
     return answer == null ? undefined : parseStoredAnswer(runId, questionId, answer);
+  }
+
+  async latestRun(tenant: string, sessionId: string): Promise<RunRecord | undefined> {
+    const { rows } = await this.pool.query(
+      'SELECT * FROM raf_serve_runs WHERE tenant = $1 AND session_id = $2 ORDER BY created_at DESC LIMIT 1',
+      [tenant, sessionId],
+    );
+    return rows[0] === undefined ? undefined : parseRunRow(rows[0]);
   }
 
   async saveTask(tenant: string, taskId: string, task: string): Promise<void> {

@@ -75,6 +75,8 @@ export interface RunStore {
   answer(runId: string, questionId: string, answer: InputAnswer): Promise<boolean>;
   /** The answer given, if any. */
   answerOf(runId: string, questionId: string): Promise<InputAnswer | undefined>;
+  /** The tenant's newest run on the session (its client id), if any: `useChat`'s stream resume. */
+  latestRun(tenant: string, sessionId: string): Promise<RunRecord | undefined>;
   /** Keeps an A2A task (its JSON) of a tenant, so that any replica answers `tasks/get`. */
   saveTask(tenant: string, taskId: string, task: string): Promise<void>;
   /** The tenant's A2A task as saved, or `undefined`. */

@@ -22,6 +22,7 @@ CREATE TABLE IF NOT EXISTS raf_serve_events (
 CREATE TABLE IF NOT EXISTS raf_serve_questions (
   run_id TEXT NOT NULL, question_id TEXT NOT NULL, ord INTEGER NOT NULL, request TEXT NOT NULL, answer TEXT,
   PRIMARY KEY (run_id, question_id)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS raf_serve_runs_session ON raf_serve_runs (tenant, session_id, created_at);
 CREATE TABLE IF NOT EXISTS raf_serve_a2a_tasks (
   tenant TEXT NOT NULL, task_id TEXT NOT NULL, task TEXT NOT NULL, PRIMARY KEY (tenant, task_id)) WITHOUT ROWID;
 `;
@@ -146,6 +147,15 @@ export class SqliteRunStore implements RunStore {
       .prepare('SELECT answer FROM raf_serve_questions WHERE run_id = ? AND question_id = ?')
       .get(runId, questionId) as { answer: string | null } | undefined;
     return row?.answer == null ? undefined : parseStoredAnswer(runId, questionId, row.answer);
+  }
+
+  async latestRun(tenant: string, sessionId: string): Promise<RunRecord | undefined> {
+    const row = this.db
+      .prepare(
+        'SELECT * FROM raf_serve_runs WHERE tenant = ? AND session_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1',
+      )
+      .get(tenant, sessionId);
+    return row === undefined ? undefined : parseRunRow(row);
   }
 
   async saveTask(tenant: string, taskId: string, task: string): Promise<void> {

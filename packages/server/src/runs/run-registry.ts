@@ -159,6 +159,12 @@ export class RunRegistry {
     return record && this.view(record);
   }
 
+  /** The tenant's newest run on its session `sessionId`, if any. */
+  async latestRun(sessionId: string, tenant: string): Promise<ServedRun | undefined> {
+    const record = await this.runs.latestRun(tenant, sessionId);
+    return record && this.view(record);
+  }
+
   /** Like `get`, but a 404 `HttpError` when the tenant cannot see the run. */
   async require(runId: string, tenant: string): Promise<ServedRun> {
     const run = await this.get(runId, tenant);

@@ -41,6 +41,20 @@ export class ServedRun {
     return (await this.store.questions(this.runId)).map((q) => ({ ...q.request, questionId: q.questionId }));
   }
 
+  /**
+   * The sequence number of the run's last `finish` stored so far (0: none): a run resumed after
+   * approvals goes on after its pause's `finish`, and a stream of the current turn starts there.
+   */
+  async lastFinish(): Promise<number> {
+    let last = 0;
+    for (let cursor = 0; ; ) {
+      const page = await this.store.read(this.runId, cursor, PAGE);
+      for (const { seq, event } of page) if (event.type === 'finish') last = seq;
+      if (page.length < PAGE) return last;
+      cursor = page.at(-1)!.seq;
+    }
+  }
+
   /** The approvals the run waits for (empty unless `paused`). */
   pendingApprovals(): Promise<ToolApprovalRequestUpdate[]> {
     return this.pending();
