@@ -126,12 +126,20 @@ export class RunRegistry {
         await this.runs.create(record);
         await lease.release();
         lease = undefined;
-        await this.durable.start({
-          runId: record.runId,
-          sessionId: storeId,
-          agent: served.name,
-          input: options.input,
-        });
+        try {
+          await this.durable.start({
+            runId: record.runId,
+            sessionId: storeId,
+            agent: served.name,
+            input: options.input,
+          });
+        } catch (error) {
+          // Never started: the record says so rather than `running` for ever.
+          await this.runs
+            .update(record.runId, { status: 'failed', finishReason: 'other' })
+            .catch(() => undefined);
+          throw error;
+        }
         this.release(options.tenant);
         return this.view(record);
       }
