@@ -32,7 +32,7 @@ import {
   runSpecSchema,
   STATUS_EVENT,
 } from './run-spec.js';
-import { durableToolView, keyOf, makeDurable, pidAlive } from './runtime-helpers.js';
+import { durableToolView, keyOf, makeDurable, recoverDeadExecutors } from './runtime-helpers.js';
 
 /** Rebuilds the agent of a run from what the run recorded (a worker's way to take any run over). */
 export type AgentResolver = (ref: DurableAgentRef) => Promise<ChatClientAgent | DurableWorkflowAgent>;
@@ -55,6 +55,12 @@ export interface DurableRuntimeOptions {
   staleMs?: number;
   /** Another process took this one's runs over (it was thought dead): stop at once. */
   onFenced?: () => void;
+  /**
+   * The listener of a run this process executes that nobody here listens to (one a worker took
+   * over, or one started without a listener): `raf serve --durable` writes every run's events
+   * from whichever replica executes it.
+   */
+  observe?: (spec: DurableRunSpec) => RunListener | undefined;
 }
 
 let active: DurableRuntime | undefined;
@@ -266,41 +272,18 @@ export class DurableRuntime {
     if (!(await this.tables.heartbeat(this.executorId))) this.options.onFenced?.();
   }
 
-  /**
-   * Takes over the runs of processes that died: on this host a process whose pid is gone, on
-   * another one whose heartbeat is older than `staleMs`, or one that released its runs. One worker
-   * claims each dead process (compare-and-set); its pending runs go on the run queue.
-   */
+  /** Takes over the runs and delegations of processes that died (`recoverDeadExecutors`). */
   private async recover(): Promise<void> {
     if (this.recovering || this.closing) return;
     this.recovering = true;
     try {
-      const now = Date.now();
-      const stale = this.options.staleMs ?? 1500;
-      for (const row of await this.tables.candidates(this.executorId)) {
-        const dead = row.released
-          ? true
-          : row.host === hostname()
-            ? !pidAlive(row.pid) || now - row.heartbeat_at > 60_000
-            : now - row.heartbeat_at > stale;
-        if (!dead || !(await this.tables.claimExecutor(row.executor_id, this.executorId))) continue;
-        // Its runs go back on the run queue, its sub-agents' delegations on the delegation queue.
-        const queues: [string, string][] = [
+      await recoverDeadExecutors(this.dbos, this.tables, this.executorId, {
+        staleMs: this.options.staleMs ?? 1500,
+        queues: [
           [RUN_WORKFLOW, this.options.queue ?? DEFAULT_RUN_QUEUE],
           [DELEGATION_WORKFLOW, this.options.delegationQueue ?? DEFAULT_DELEGATION_QUEUE],
-        ];
-        for (const [workflowName, queueName] of queues) {
-          const pending = await this.dbos.listWorkflows({
-            status: 'PENDING',
-            executorId: row.executor_id,
-            workflowName,
-            loadInput: false,
-            loadOutput: false,
-          });
-          for (const run of pending) await this.dbos.resumeWorkflow(run.workflowID, { queueName });
-        }
-      }
-      await this.tables.forgetRecovered(10 * 60_000);
+        ],
+      });
     } finally {
       this.recovering = false;
     }
@@ -321,6 +304,25 @@ export class DurableRuntime {
   /** The workflow: the agent's turns on the session, parked between them while approvals wait. */
   async body(input: unknown): Promise<DurableRunOutcome> {
     const spec = runSpecSchema.parse(input);
+    if (!this.listeners.has(spec.runId)) {
+      const observer = this.options.observe?.(spec);
+      if (observer) this.listeners.set(spec.runId, observer);
+    }
+    const listener = () => this.listeners.get(spec.runId);
+    try {
+      const outcome = await this.legs(spec);
+      listener()?.stopped?.({ outcome });
+      return outcome;
+    } catch (error) {
+      listener()?.stopped?.({ error });
+      throw error;
+    } finally {
+      this.runs.delete(spec.runId);
+      this.listeners.delete(spec.runId);
+    }
+  }
+
+  private async legs(spec: DurableRunSpec): Promise<DurableRunOutcome> {
     const { dbos } = this;
     const agent = await this.agentFor(spec.agent);
     if (isWorkflowAgent(agent)) return this.workflowBody(spec, agent);
@@ -378,7 +380,6 @@ export class DurableRuntime {
       }
     } finally {
       this.runs.delete(spec.runId);
-      this.listeners.delete(spec.runId);
     }
   }
 
@@ -413,19 +414,11 @@ export class DurableRuntime {
 
   /** A workflow's run: its nodes from the newest checkpoint on, in the process that holds the run. */
   private async workflowBody(spec: DurableRunSpec, agent: DurableWorkflowAgent): Promise<DurableRunOutcome> {
-    try {
-      const ended = await runWorkflowExecution(
-        agent.workflow,
-        this.store.checkpoints,
-        spec.runId,
-        spec.input ?? '',
-        (update) => this.listeners.get(spec.runId)?.update(update),
-      );
-      await this.dbos.setEvent(STATUS_EVENT, { state: 'ended', reason: ended.reason } satisfies RunState);
-      return { runId: spec.runId, sessionId: spec.sessionId, ...ended };
-    } finally {
-      this.listeners.delete(spec.runId);
-    }
+    const ended = await runWorkflowExecution(agent.workflow, this.store.checkpoints, spec, (update) =>
+      this.listeners.get(spec.runId)?.update(update),
+    );
+    await this.dbos.setEvent(STATUS_EVENT, { state: 'ended', reason: ended.reason } satisfies RunState);
+    return { runId: spec.runId, sessionId: spec.sessionId, ...ended };
   }
 
   private async turn(runId: string, updates: AsyncIterable<AgentResponseUpdate>) {

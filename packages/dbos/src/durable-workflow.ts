@@ -60,8 +60,7 @@ export function isWorkflowAgent(agent: object): agent is DurableWorkflowAgent {
 export async function runWorkflowExecution(
   workflow: DurableWorkflow,
   checkpoints: CheckpointStore,
-  runId: string,
-  input: string,
+  { runId, input = '' }: { runId: string; input?: string | undefined },
   update: (update: AgentResponseUpdate) => void,
 ): Promise<{ reason: FinishReason; text: string; error?: { code: string; message: string } }> {
   const lines: string[] = [];

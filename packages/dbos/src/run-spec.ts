@@ -81,6 +81,11 @@ export interface RunListener {
   update(update: AgentResponseUpdate): void;
   paused?(state: Extract<RunState, { state: 'paused' }>): void;
   /**
+   * The workflow body stopped in this process: it returned `outcome`, or threw `error` (cancelled,
+   * or this process is shutting down: the run then goes on elsewhere).
+   */
+  stopped?(end: { outcome?: DurableRunOutcome; error?: unknown }): void;
+  /**
    * Answers the questions tools ask while the run goes on in this process (an MCP server's
    * elicitation, `raf run --durable --answer`). The answer is part of the tool call's step: a
    * replay does not ask again; a call redone in a worker, which has no one to ask, is declined.

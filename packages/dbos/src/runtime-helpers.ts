@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { ITool } from '@raf/core';
 import {
   type ChatClientAgent,
@@ -7,6 +8,8 @@ import {
 } from '@raf/framework';
 import { subAgentsOf } from './delegation-runner.js';
 import { DurableModelClient, durableTool, type RunSteps, type StepsLookup } from './durable-steps.js';
+import type { DurableTables } from './durable-tables.js';
+import type { Dbos } from './load-sdk.js';
 import type { DurableAgentRef } from './run-spec.js';
 
 /** How a process keys the agents runs name: by file, folder and overrides, or by name. */
@@ -62,4 +65,38 @@ export function durableToolView(
       wrapped.set(tool, durable);
       return durable;
     });
+}
+
+/**
+ * Takes over the work of processes that died: on this host a process whose pid is gone, on
+ * another one whose heartbeat is older than `staleMs`, or one that released its runs. One worker
+ * claims each dead process (compare-and-set); its pending workflows of each name go back on that
+ * name's queue (runs on the run queue, delegations on the delegation queue).
+ */
+export async function recoverDeadExecutors(
+  dbos: Dbos,
+  tables: DurableTables,
+  me: string,
+  options: { staleMs: number; queues: readonly [workflowName: string, queueName: string][] },
+): Promise<void> {
+  const now = Date.now();
+  for (const row of await tables.candidates(me)) {
+    const dead = row.released
+      ? true
+      : row.host === hostname()
+        ? !pidAlive(row.pid) || now - row.heartbeat_at > 60_000
+        : now - row.heartbeat_at > options.staleMs;
+    if (!dead || !(await tables.claimExecutor(row.executor_id, me))) continue;
+    for (const [workflowName, queueName] of options.queues) {
+      const pending = await dbos.listWorkflows({
+        status: 'PENDING',
+        executorId: row.executor_id,
+        workflowName,
+        loadInput: false,
+        loadOutput: false,
+      });
+      for (const run of pending) await dbos.resumeWorkflow(run.workflowID, { queueName });
+    }
+  }
+  await tables.forgetRecovered(10 * 60_000);
 }
