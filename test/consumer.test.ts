@@ -69,7 +69,8 @@ function writeSnippets(dir: string): (Snippet & { file: string })[] {
 const raf = (node: string, args: string[], cwd = project, env: Record<string, string> = {}) =>
   run(node, [join(project, 'node_modules', '@raf', 'cli', 'dist', 'bin.js'), ...args], {
     cwd,
-    env: { NODE_OPTIONS: undefined, npm_config_user_agent: undefined, ...env },
+    // pnpm's NODE_PATH (its store's hoisted packages, when pnpm runs the tests) is no user's.
+    env: { NODE_OPTIONS: undefined, NODE_PATH: undefined, npm_config_user_agent: undefined, ...env },
     timeoutMs: 60_000,
   });
 
@@ -233,6 +234,7 @@ describe('the packed packages in a fresh npm project', () => {
     );
     const searched = await run(process.execPath, [join(project, 'search.mjs'), join(folder, 'evil.txt')], {
       cwd: project,
+      env: { NODE_OPTIONS: undefined, NODE_PATH: undefined },
       timeoutMs: 60_000,
     });
     expect(searched.stderr).toBe('');
