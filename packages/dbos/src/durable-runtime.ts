@@ -54,6 +54,12 @@ export interface DurableRuntimeOptions {
   staleMs?: number;
   /** Another process took this one's runs over (it was thought dead): stop at once. */
   onFenced?: () => void;
+  /**
+   * The listener of a run this process executes that nobody here listens to (one a worker took
+   * over, or one started without a listener): `raf serve --durable` writes every run's events
+   * from whichever replica executes it.
+   */
+  observe?: (spec: DurableRunSpec) => RunListener | undefined;
 }
 
 let active: DurableRuntime | undefined;
@@ -294,6 +300,25 @@ export class DurableRuntime {
   /** The workflow: the agent's turns on the session, parked between them while approvals wait. */
   async body(input: unknown): Promise<DurableRunOutcome> {
     const spec = runSpecSchema.parse(input);
+    if (!this.listeners.has(spec.runId)) {
+      const observer = this.options.observe?.(spec);
+      if (observer) this.listeners.set(spec.runId, observer);
+    }
+    const listener = () => this.listeners.get(spec.runId);
+    try {
+      const outcome = await this.legs(spec);
+      listener()?.stopped?.({ outcome });
+      return outcome;
+    } catch (error) {
+      listener()?.stopped?.({ error });
+      throw error;
+    } finally {
+      this.runs.delete(spec.runId);
+      this.listeners.delete(spec.runId);
+    }
+  }
+
+  private async legs(spec: DurableRunSpec): Promise<DurableRunOutcome> {
     const { dbos } = this;
     const agent = await this.agentFor(spec.agent);
     const steps: RunSteps = { dbos, tables: this.tables, runId: spec.runId, modelCalls: 0 };
@@ -348,7 +373,6 @@ export class DurableRuntime {
       }
     } finally {
       this.runs.delete(spec.runId);
-      this.listeners.delete(spec.runId);
     }
   }
 

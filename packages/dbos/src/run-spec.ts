@@ -79,4 +79,9 @@ export interface DurableRunOutcome {
 export interface RunListener {
   update(update: AgentResponseUpdate): void;
   paused?(state: Extract<RunState, { state: 'paused' }>): void;
+  /**
+   * The workflow body stopped in this process: it returned `outcome`, or threw `error` (cancelled,
+   * or this process is shutting down: the run then goes on elsewhere).
+   */
+  stopped?(end: { outcome?: DurableRunOutcome; error?: unknown }): void;
 }

@@ -128,6 +128,7 @@ export { defineSkill } from './skills/agent-skill.js';
 export { AgentSkillsProvider } from './skills/agent-skills-provider.js';
 export type { CreateStoreOptions, PostgresStoreModule, RafStore } from './store/create-store.js';
 export { createStore } from './store/create-store.js';
+export { InMemorySecretStore, SqliteSecretStore } from './store/secret-stores.js';
 export { SqliteGovernanceStore } from './store/sqlite-governance-store.js';
 export { SqliteSessionStore } from './store/sqlite-session-store.js';
 export type { LeaseHolder } from './store/store-kit.js';

@@ -10,6 +10,7 @@ import {
   type NamedMcpServer,
   type PluginBuildContext,
   type ProtectedPath,
+  type SecretStore,
 } from '@raf/core';
 import { WorkspaceContextProvider } from '@raf/framework';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
@@ -51,6 +52,8 @@ export interface PlanInputs {
   protectedPaths?: readonly ProtectedPath[];
   /** The servers entries may name (`server: NAME`, `stdio://NAME`): `mcp.json`, `mcpServers:`, code. */
   mcpServers?: Readonly<Record<string, NamedMcpServer>>;
+  /** The store's secret records, for plugins that keep a user's tokens (`withSecrets()`). */
+  secrets?: SecretStore;
   signal?: AbortSignal;
   /**
    * Where a field of the planned definition is in the file (a sub-agent's fields are under
@@ -178,6 +181,7 @@ export async function planAgent(
       for (const p of paths) loadedPaths.push({ ...p, path: resolve(baseDir, p.path) });
     },
     ...(inputs.mcpServers && { mcpServers: inputs.mcpServers }),
+    ...(inputs.secrets && { secrets: inputs.secrets }),
   };
   let agentToolNames: ReadonlySet<string> = new Set();
 
