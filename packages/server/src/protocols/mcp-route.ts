@@ -12,17 +12,17 @@ import type { RunRegistry } from '../runs/run-registry.js';
 import type { ServedAgent } from '../runs/served-agents.js';
 import type { ServedRun } from '../runs/served-run.js';
 import { tenantOf } from './chat-routes.js';
+import { MCP_MAX_APPROVAL_ROUNDS, mcpToolName, modernMcp } from './mcp-modern.js';
 
 export interface McpRouteOptions {
   /** A paused run: `ask` (default) through MCP elicitation; `approve`/`deny` decide alone (as `raf mcp serve`). */
   approvals?: 'ask' | 'approve' | 'deny';
 }
 
-const MAX_APPROVAL_ROUNDS = 20;
 /** Open MCP sessions per tenant: a client that never closes its sessions evicts its own oldest. */
 const MAX_SESSIONS_PER_TENANT = 64;
+const MAX_APPROVAL_ROUNDS = MCP_MAX_APPROVAL_ROUNDS;
 const failure = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
-const toolName = (name: string) => name.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 64) || 'agent';
 
 /**
  * One served agent as one MCP tool, `raf mcp serve`'s shape (`{input, session?}` → the answer,
@@ -39,7 +39,7 @@ function registerServedAgent(
   mode: 'ask' | 'approve' | 'deny',
 ): void {
   server.registerTool(
-    toolName(agent.name),
+    mcpToolName(agent.name),
     {
       description:
         agent.description ?? `Runs the agent ${agent.name}: give it a task or a question in input.`,
@@ -110,11 +110,15 @@ function registerServedAgent(
 
 /**
  * `/mcp`: the served agents as an MCP server over streamable HTTP (one tool per agent), behind
- * the server's own checks (Host, Origin, the bearer token → the tenant). An MCP session belongs
- * to the tenant that opened it: another token naming its id is told it does not exist.
+ * the server's own checks (Host, Origin, the bearer token → the tenant), on both revisions: a
+ * 2026-07-28 request (no session, the per-request envelope) goes to the SDK v2's handler, a
+ * 2025 one to the sessionful 1.x wiring. An MCP session belongs to the tenant that opened it:
+ * another token naming its id is told it does not exist.
  */
 export function mcpRoute(registry: RunRegistry, options: McpRouteOptions = {}): RouteHandler {
   const sessions = new Map<string, { tenant: string; transport: StreamableHTTPServerTransport }>();
+  const mode = options.approvals ?? 'ask';
+  let modern: ReturnType<typeof modernMcp> | undefined;
   return async (context) => {
     const { req, res } = context;
     const tenant = tenantOf(context);
@@ -127,6 +131,8 @@ export function mcpRoute(registry: RunRegistry, options: McpRouteOptions = {}): 
       await known.transport.handleRequest(req, res, body);
       return;
     }
+    modern ??= modernMcp(registry, mode, context.maxBodyBytes);
+    if (await (await modern).handle(req, res, body, tenant, context.signal)) return;
     if (req.method !== 'POST')
       throw new HttpError(400, 'no_session', 'no MCP session: start one with an initialize POST');
     const [{ McpServer }, { StreamableHTTPServerTransport }] = await Promise.all([
@@ -148,8 +154,7 @@ export function mcpRoute(registry: RunRegistry, options: McpRouteOptions = {}): 
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
     const server = new McpServer({ name: 'raf-serve', version: '0.1.0' }, { capabilities: { tools: {} } });
-    for (const agent of registry.agents.list())
-      registerServedAgent(server, registry, agent, tenant, options.approvals ?? 'ask');
+    for (const agent of registry.agents.list()) registerServedAgent(server, registry, agent, tenant, mode);
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
   };
