@@ -348,9 +348,10 @@ describe('MCP at /mcp on the 2026-07-28 revision', () => {
     );
     client.setRequestHandler('elicitation/create', async (request) => {
       asked.push((request.params as { message: string }).message);
-      return approve
-        ? { action: 'accept', content: { approve: true } }
-        : { action: 'accept', content: { approve: false, reason: 'not today' } };
+      const content: Record<string, string | boolean> = approve
+        ? { approve: true }
+        : { approve: false, reason: 'not today' };
+      return { action: 'accept' as const, content };
     });
     await client.connect(
       new StreamableHTTPClientTransport(new URL(`${served.url}/mcp`), {
