@@ -149,7 +149,7 @@ const ALLOWED: Readonly<Record<string, string>> = {
   'packages/mcp/src/connection/sdk.ts':
     'the official MCP SDK transports (streamable HTTP, SSE) to the server URL the agent file names: the author chose that server; what a hostile server may send back is capped and checked by @raf/mcp',
   'packages/cli/src/studio/serve-client.ts':
-    "`raf studio --server URL`: the raf serve the user names on the command line (often 127.0.0.1 or a private host, which the guard refuses by design); no file, page or model chooses it, redirects are refused, and its answers are parsed with zod",
+    '`raf studio --server URL`: the raf serve the user names on the command line (often 127.0.0.1 or a private host, which the guard refuses by design); no file, page or model chooses it, redirects are refused, and its answers are parsed with zod',
   'packages/studio/app/api.ts':
     "the studio's browser app calling its own server (relative paths, same origin, with the studio token): runs in the browser, not in raf",
 };

@@ -11,6 +11,7 @@ import {
   type ToolAnswer,
   type ToolCallMessage,
   WORKER_PROTOCOL_VERSION,
+  wireToolAnswer,
   workerMessageSchema,
 } from './worker-protocol.js';
 
@@ -81,7 +82,7 @@ export function runInWorker(delegation: WorkerDelegation): Promise<SubAgentOutco
     );
 
     const reply = (requestId: number, answer: ToolAnswer) =>
-      worker.send({ v, type: 'tool-answer', requestId, answer });
+      worker.send({ v, type: 'tool-answer', requestId, answer: wireToolAnswer(answer) });
 
     // One proxied call, one answer: the gate decided here once (as the loop decides it), then
     // the parent's own instance runs, or the approval it needs goes back to pause the worker.
