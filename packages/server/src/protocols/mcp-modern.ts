@@ -113,23 +113,18 @@ function registerModernServedAgent(
         const progressToken = ctx.mcpReq._meta?.progressToken;
         let progress = 0;
         for (let round = 0; round < MCP_MAX_APPROVAL_ROUNDS; round++) {
-          let finish = 'other';
-          let error: string | undefined;
-          const requests: ToolApprovalRequestUpdate[] = [];
-          for await (const { seq, event } of run.events({ after })) {
-            after = seq;
-            if (event.type === 'text-delta') text += event.delta;
-            else if (event.type === 'tool-approval-request') requests.push(event);
-            else if (event.type === 'error') error = event.message;
-            else if (event.type === 'finish') finish = event.reason;
-            else if (event.type === 'tool-call' && progressToken !== undefined)
-              void ctx.mcpReq
-                .notify({
-                  method: 'notifications/progress',
-                  params: { progressToken, progress: ++progress, message: `→ ${event.name}` },
-                })
-                .catch(() => undefined);
-          }
+          const read = await readServedRun(run, after, (name) => {
+            if (progressToken === undefined) return;
+            void ctx.mcpReq
+              .notify({
+                method: 'notifications/progress',
+                params: { progressToken, progress: ++progress, message: `→ ${name}` },
+              })
+              .catch(() => undefined);
+          });
+          after = read.after;
+          text += read.text;
+          const { finish, error, requests } = read;
           if (error) return mcpFailure(`the agent failed: ${error}`);
           if (finish !== 'awaitingApproval') {
             const answer = { sessionId: run.sessionId, finishReason: finish, text, runId: run.runId };
@@ -180,6 +175,26 @@ function registerModernServedAgent(
       }
     },
   );
+}
+
+/**
+ * The run's events after `after` until it stops (paused, finished, failed, cancelled), as one MCP
+ * call reads them on either revision: its text, how it stopped, the approvals it waits on.
+ */
+export async function readServedRun(run: ServedRun, after: number, onToolCall: (name: string) => void) {
+  let text = '';
+  let finish = 'other';
+  let error: string | undefined;
+  const requests: ToolApprovalRequestUpdate[] = [];
+  for await (const { seq, event } of run.events({ after })) {
+    after = seq;
+    if (event.type === 'text-delta') text += event.delta;
+    else if (event.type === 'tool-approval-request') requests.push(event);
+    else if (event.type === 'error') error = event.message;
+    else if (event.type === 'finish') finish = event.reason;
+    else if (event.type === 'tool-call') onToolCall(event.name);
+  }
+  return { after, text, finish, error, requests };
 }
 
 /** A node request, its body already read and parsed, as the web `Request` the SDK v2 takes. */

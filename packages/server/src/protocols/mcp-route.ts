@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { getErrorMessage, type ToolApprovalRequestUpdate } from '@raf/core';
+import { getErrorMessage } from '@raf/core';
 import { decideApprovals } from '@raf/mcp';
 import * as z from 'zod';
 import type { RouteHandler } from '../http/app.js';
@@ -12,7 +12,7 @@ import type { RunRegistry } from '../runs/run-registry.js';
 import type { ServedAgent } from '../runs/served-agents.js';
 import type { ServedRun } from '../runs/served-run.js';
 import { tenantOf } from './chat-routes.js';
-import { MCP_MAX_APPROVAL_ROUNDS, mcpToolName, modernMcp } from './mcp-modern.js';
+import { MCP_MAX_APPROVAL_ROUNDS, mcpToolName, modernMcp, readServedRun } from './mcp-modern.js';
 
 export interface McpRouteOptions {
   /** A paused run: `ask` (default) through MCP elicitation; `approve`/`deny` decide alone (as `raf mcp serve`). */
@@ -64,23 +64,18 @@ function registerServedAgent(
         const progressToken = extra._meta?.progressToken;
         let progress = 0;
         for (let round = 0; round < MAX_APPROVAL_ROUNDS; round++) {
-          let finish = 'other';
-          let error: string | undefined;
-          const requests: ToolApprovalRequestUpdate[] = [];
-          for await (const { seq, event } of run.events({ after })) {
-            after = seq;
-            if (event.type === 'text-delta') text += event.delta;
-            else if (event.type === 'tool-approval-request') requests.push(event);
-            else if (event.type === 'error') error = event.message;
-            else if (event.type === 'finish') finish = event.reason;
-            else if (event.type === 'tool-call' && progressToken !== undefined)
-              void extra
-                .sendNotification({
-                  method: 'notifications/progress',
-                  params: { progressToken, progress: ++progress, message: `→ ${event.name}` },
-                })
-                .catch(() => undefined);
-          }
+          const read = await readServedRun(run, after, (name) => {
+            if (progressToken === undefined) return;
+            void extra
+              .sendNotification({
+                method: 'notifications/progress',
+                params: { progressToken, progress: ++progress, message: `→ ${name}` },
+              })
+              .catch(() => undefined);
+          });
+          after = read.after;
+          text += read.text;
+          const { finish, error, requests } = read;
           if (error) return failure(`the agent failed: ${error}`);
           if (finish !== 'awaitingApproval') {
             const answer = { sessionId: run.sessionId, finishReason: finish, text, runId: run.runId };
