@@ -430,7 +430,7 @@ try {
     } else printColdRun(coldRun);
   }
   if (wants('workflow') && !instructions) {
-    const workflow = await runWorkflowBench(quick ? { rounds: 1, runs: 2 } : { rounds: 5, runs: 10 });
+    const workflow = await runWorkflowBench(quick ? { rounds: 1, runs: 1 } : { rounds: 5, runs: 10 });
     if (json) output.workflow = workflow;
     else printWorkflow(workflow);
   }

@@ -45,6 +45,10 @@ export interface CliArgs {
   port?: number;
   /** `raf serve --tokens FILE`: bearer tokens and their tenants. */
   tokens?: string;
+  /** `raf studio --server URL`: the `raf serve` whose /v1 API the studio's conversations use. */
+  server?: string;
+  /** `raf studio --token T`: that server's bearer token (else `RAF_SERVER_TOKEN`). */
+  token?: string;
   /** `raf init`: take the defaults without asking (`--yes`), and what to put in the agent. */
   yes?: boolean;
   name?: string;
@@ -137,6 +141,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     ...(values['expose-agent-to-network'] && { exposeAgentToNetwork: true }),
     ...(port !== undefined && { port }),
     ...(values.tokens !== undefined && { tokens: values.tokens }),
+    ...(values.server !== undefined && { server: values.server }),
+    ...(values.token !== undefined && { token: values.token }),
     ...(values.open && { open: true }),
     ...(values.mode !== undefined && { mode: values.mode }),
     ...(values.yes && { yes: true }),

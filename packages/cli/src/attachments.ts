@@ -30,12 +30,26 @@ export async function attachedInput(
   return userMessage(parts);
 }
 
-async function readAttachment(file: string, cwd: string): Promise<ContentPart> {
-  const mediaType = mediaTypeOfName(file);
+/**
+ * The media type of an attachment by its name, or why it cannot be one: the one check `--attach`
+ * and the studio's file drop share (a type no model reads, or a file over the cap).
+ */
+export function attachmentMediaType(name: string, size: number): { mediaType: string } | { problem: string } {
+  const mediaType = mediaTypeOfName(name);
   if (!mediaType)
-    throw new CliError(
-      `--attach ${file}: cannot tell what kind of file it is; attach an image (png, jpg, gif, webp), a PDF or a text file (txt, md, csv, json, html)`,
-    );
+    return {
+      problem:
+        'cannot tell what kind of file it is; attach an image (png, jpg, gif, webp), a PDF or a text file (txt, md, csv, json, html)',
+    };
+  if (size > ATTACHMENT_MAX_BYTES)
+    return { problem: `${size} bytes, over the ${ATTACHMENT_MAX_BYTES}-byte cap` };
+  return { mediaType };
+}
+
+async function readAttachment(file: string, cwd: string): Promise<ContentPart> {
+  const byName = attachmentMediaType(file, 0);
+  if ('problem' in byName) throw new CliError(`--attach ${file}: ${byName.problem}`);
+  const { mediaType } = byName;
   // O_NONBLOCK: a FIFO named by mistake must not hang the run; it is refused as not a file.
   const handle = await open(resolve(cwd, file), constants.O_RDONLY | constants.O_NONBLOCK).catch(
     (error: NodeJS.ErrnoException) => {
@@ -45,8 +59,8 @@ async function readAttachment(file: string, cwd: string): Promise<ContentPart> {
   try {
     const info = await handle.stat();
     if (!info.isFile()) throw new CliError(`--attach ${file}: not a regular file`);
-    if (info.size > ATTACHMENT_MAX_BYTES)
-      throw new CliError(`--attach ${file}: ${info.size} bytes, over the ${ATTACHMENT_MAX_BYTES}-byte cap`);
+    const bySize = attachmentMediaType(file, info.size);
+    if ('problem' in bySize) throw new CliError(`--attach ${file}: ${bySize.problem}`);
     const bytes = await handle.readFile();
     return partForFile(bytes, mediaType, basename(file));
   } finally {

@@ -30,6 +30,8 @@ export const OPTIONS = {
   'expose-agent-to-network': { type: 'boolean' },
   port: { type: 'string' },
   tokens: { type: 'string' },
+  server: { type: 'string' },
+  token: { type: 'string' },
   open: { type: 'boolean' },
   mode: { type: 'string' },
   yes: { type: 'boolean', short: 'y' },
@@ -184,13 +186,22 @@ ${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]… [--ses
   studio: {
     synopsis: 'studio [agent.yaml…]',
     summary: 'the local web app: Tools, Agent and Conversation pages (127.0.0.1, token)',
-    options: ['port', 'open', 'governance', 'sessions-dir', 'store', ...MODEL, 'var'],
+    options: ['port', 'open', 'governance', 'sessions-dir', 'store', ...MODEL, 'var', 'server', 'token'],
     usage: `raf studio [agent.yaml…] [--port N] [--open] [--governance FILE] [--sessions-dir DIR] [--store URL]
-${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]…`,
+${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]…
+${INDENT}raf studio --server URL [--token T] [--port N] [--open]   (conversations on a raf serve; token also RAF_SERVER_TOKEN)`,
     exclusive: [
       ['store', 'sessions-dir'],
       ['store', 'governance'],
+      ['server', 'store'],
+      ['server', 'sessions-dir'],
+      ['server', 'governance'],
+      ['server', 'model'],
+      ['server', 'base-url'],
+      ['server', 'mcp-config'],
+      ['server', 'var'],
     ],
+    requires: { token: 'server' },
   },
   serve: {
     synopsis: 'serve <files or folder>',

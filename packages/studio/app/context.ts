@@ -1,7 +1,7 @@
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import { t, type Word } from './i18n.js';
-import type { AgentSummary, Label, Labels, Lang } from './types.js';
+import type { AgentSummary, Label, Labels, Lang, StudioConfig } from './types.js';
 
 export interface Studio {
   lang: Lang;
@@ -9,6 +9,7 @@ export interface Studio {
   agents: AgentSummary[];
   agentId: string | undefined;
   setAgentId(id: string): void;
+  config: StudioConfig;
 }
 
 export const StudioContext = createContext<Studio | null>(null);

@@ -93,6 +93,26 @@ const WORDS = {
   yamlToCopy: { en: 'YAML to copy', 'zh-CN': '要复制的 YAML' },
   copy: { en: 'Copy', 'zh-CN': '复制' },
   copied: { en: 'Copied', 'zh-CN': '已复制' },
+  question: { en: 'Question from', 'zh-CN': '提问来自' },
+  submit: { en: 'Submit', 'zh-CN': '提交' },
+  done: { en: 'Done', 'zh-CN': '已完成' },
+  decline: { en: 'Decline', 'zh-CN': '拒绝回答' },
+  cancel: { en: 'Cancel', 'zh-CN': '取消' },
+  answered: { en: 'Answered', 'zh-CN': '已回答' },
+  declined: { en: 'Declined', 'zh-CN': '已拒绝回答' },
+  cancelled: { en: 'Cancelled', 'zh-CN': '已取消' },
+  openYourself: {
+    en: 'Open this page yourself if you trust it',
+    'zh-CN': '如果你信任它，请自行打开此页面',
+  },
+  notHttps: {
+    en: 'Not an https address; copy it only if you trust it',
+    'zh-CN': '不是 https 地址；仅在你信任它时复制',
+  },
+  attach: { en: 'Attach an image or PDF (or drop it here)', 'zh-CN': '附加图片或 PDF（或拖放到这里）' },
+  attached: { en: 'Attached files', 'zh-CN': '已附加的文件' },
+  remove: { en: 'Remove', 'zh-CN': '移除' },
+  servedBy: { en: 'Served by', 'zh-CN': '服务端' },
   workflowOnly: { en: 'A workflow file: no tools to show.', 'zh-CN': '工作流文件：没有可显示的工具。' },
 } satisfies Record<string, Record<Lang, string>>;
 

@@ -7,7 +7,7 @@ import { AgentPage } from './pages/agent-page.js';
 import { ConversationPage } from './pages/conversation-page.js';
 import { ToolsPage } from './pages/tools-page.js';
 import './styles.css';
-import type { AgentSummary, Labels, Lang } from './types.js';
+import type { AgentSummary, Labels, Lang, StudioConfig } from './types.js';
 
 const PAGES = ['tools', 'agent', 'conversation'] as const;
 type Page = (typeof PAGES)[number];
@@ -41,17 +41,28 @@ function App() {
   const [labels, setLabels] = useState<Labels | null>(null);
   const [agents, setAgents] = useState<AgentSummary[]>([]);
   const [agentId, setAgentId] = useState<string | undefined>(undefined);
+  const [config, setConfig] = useState<StudioConfig | null>(null);
+  // Against a `raf serve` (`raf studio --server`) only conversations exist: the Tools and Agent
+  // pages read the local agent files, which that server does not publish.
+  const pages: readonly Page[] = config?.server ? ['conversation'] : PAGES;
+  const shown: Page = pages.includes(page) ? page : 'conversation';
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
     const onHash = () => setPage(pageOfHash());
     addEventListener('hashchange', onHash);
-    Promise.all([getJson<Labels>('/api/labels'), getJson<{ agents: AgentSummary[] }>('/api/agents')]).then(
-      ([l, a]) => {
+    Promise.all([
+      getJson<Labels>('/api/labels'),
+      getJson<{ agents: AgentSummary[] }>('/api/agents'),
+      getJson<StudioConfig>('/api/config'),
+    ]).then(
+      ([l, a, c]) => {
         setLabels(l);
         setAgents(a.agents);
+        setConfig(c);
         // Started with an agent file: open on that agent, not the global Tools table.
-        if (a.agents.length > 0 && location.hash.replace(/^#\/?/, '') === '') setPage('agent');
+        if (a.agents.length > 0 && location.hash.replace(/^#\/?/, '') === '')
+          setPage(c.server ? 'conversation' : 'agent');
         setAgentId(a.agents.find((x) => x.kind === 'agent')?.id ?? a.agents[0]?.id);
       },
       (e: Error) => setError(e.message),
@@ -60,26 +71,31 @@ function App() {
   }, []);
   useEffect(() => {
     document.documentElement.lang = lang;
-    document.title = `${t(lang, 'title')} · ${t(lang, page)}`;
+    document.title = `${t(lang, 'title')} · ${t(lang, shown)}`;
     store('raf-studio-lang', lang);
-  }, [lang, page]);
+  }, [lang, shown]);
   useEffect(() => {
     document.documentElement.dataset.theme = dark ? 'dark' : 'light';
     store('raf-studio-theme', dark ? 'dark' : 'light');
   }, [dark]);
 
-  const studio: Studio | null = labels && { lang, labels, agents, agentId, setAgentId };
+  const studio: Studio | null = labels && config && { lang, labels, agents, agentId, setAgentId, config };
   return (
     <>
       <header>
         <h1>{t(lang, 'title')}</h1>
         <nav aria-label={t(lang, 'pages')}>
-          {PAGES.map((p) => (
-            <a key={p} href={`#/${p}`} aria-current={p === page ? 'page' : undefined}>
+          {pages.map((p) => (
+            <a key={p} href={`#/${p}`} aria-current={p === shown ? 'page' : undefined}>
               {t(lang, p)}
             </a>
           ))}
         </nav>
+        {config?.server && (
+          <p class="muted" data-server={config.server}>
+            {t(lang, 'servedBy')} {config.server}
+          </p>
+        )}
         <div class="switches">
           <label>
             {t(lang, 'language')}{' '}
@@ -98,8 +114,8 @@ function App() {
           </label>
         </div>
       </header>
-      <main id="page" data-page={page}>
-        <h2 class="page-title">{t(lang, page)}</h2>
+      <main id="page" data-page={shown}>
+        <h2 class="page-title">{t(lang, shown)}</h2>
         {error && (
           <p role="alert" class="error">
             {error}
@@ -108,9 +124,9 @@ function App() {
         {!studio && !error && <p role="status">{t(lang, 'loading')}</p>}
         {studio && (
           <StudioContext.Provider value={studio}>
-            {page === 'tools' && <ToolsPage />}
-            {page === 'agent' && <AgentPage />}
-            {page === 'conversation' && <ConversationPage />}
+            {shown === 'tools' && <ToolsPage />}
+            {shown === 'agent' && <AgentPage />}
+            {shown === 'conversation' && <ConversationPage />}
           </StudioContext.Provider>
         )}
       </main>

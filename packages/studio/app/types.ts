@@ -133,6 +133,15 @@ export type RunUpdate =
       resolvedTarget?: string;
       agentPath?: string[];
     }
+  | {
+      type: 'input-request';
+      callId: string;
+      source: string;
+      message: string;
+      mode: 'form' | 'url';
+      schema?: { properties?: Record<string, unknown>; required?: string[] };
+      url?: string;
+    }
   | { type: 'warning'; message: string }
   | { type: 'error'; code: string; message: string }
   | { type: 'finish'; reason: string; sessionId: string };
@@ -141,5 +150,16 @@ export interface RunStart {
   runId: string;
   sessionId: string;
   agent: string;
-  runtime: Diagnostic;
+  /** Absent against a `raf serve`, which does not publish the runtime diagnostic. */
+  runtime?: Diagnostic;
+}
+
+/** `GET /api/config`: what this studio serves. */
+export interface StudioConfig {
+  /** The `raf serve` the studio talks to (`raf studio --server`), or null for the local agents. */
+  server: string | null;
+  /** Whether a message may carry files (the /v1 API takes text). */
+  attachments: boolean;
+  /** The server's cap on one attached file. */
+  attachmentMaxBytes: number;
 }

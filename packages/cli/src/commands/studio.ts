@@ -11,6 +11,7 @@ import { refuseWrongKind } from '../path-kind.js';
 import { escapeLine } from '../render/escape.js';
 import { storeChoice } from '../store-choice.js';
 import { storeGovernance } from '../store-governance.js';
+import { ServeClient } from '../studio/serve-client.js';
 import { loadStudioAgents } from '../studio/studio-agents.js';
 import { startStudioServer } from '../studio/studio-server.js';
 
@@ -31,6 +32,7 @@ async function openInBrowser(url: string): Promise<void> {
  * until Ctrl-C. Every agent reads the one governance file the Tools page edits.
  */
 export async function studioCommand(args: CliArgs, io: CliIO): Promise<number> {
+  if (args.server !== undefined) return remoteStudio(args, io);
   const files = args.files.length > 0 ? args.files : ['agent.yaml'];
   if (args.files.length === 0 && !existsSync(resolve(io.cwd, 'agent.yaml')))
     throw new CliError(
@@ -87,6 +89,14 @@ export async function studioCommand(args: CliArgs, io: CliIO): Promise<number> {
   io.stderr.write(
     `serving ${agents.map((a) => escapeLine(`${a.name} (${a.file})`)).join(', ')}; sessions ${escapeLine(sessions)}; governance ${escapeLine(governed)}; Ctrl-C stops\n`,
   );
+  return untilInterrupted(server, args, io);
+}
+
+async function untilInterrupted(
+  server: Awaited<ReturnType<typeof startStudioServer>>,
+  args: CliArgs,
+  io: CliIO,
+): Promise<number> {
   if (args.open) await openInBrowser(server.url);
   await new Promise<void>((done) => {
     const stop = io.onInterrupt(() => {
@@ -97,4 +107,55 @@ export async function studioCommand(args: CliArgs, io: CliIO): Promise<number> {
   await server.close();
   io.stderr.write('raf studio: stopped\n');
   return EXIT.ok;
+}
+
+/**
+ * `raf studio --server URL [--token T]`: the app on 127.0.0.1 as always, its conversations runs on
+ * a `raf serve` (a team's shared one) through the /v1 API. The token stays in this process (the
+ * page has the studio's own); the server is asked for its agents before the URL is printed, so a
+ * wrong address or token is said at once.
+ */
+async function remoteStudio(args: CliArgs, io: CliIO): Promise<number> {
+  if (args.files.length > 0)
+    throw new CliError(
+      `raf studio --server: the agents are the server's; drop ${escapeLine(args.files.join(' '))} (or run raf studio on them without --server)`,
+    );
+  const token = args.token ?? io.env.RAF_SERVER_TOKEN;
+  if (!token)
+    throw new CliError(
+      "raf studio --server: give the server's bearer token with --token T or RAF_SERVER_TOKEN",
+    );
+  let client: ServeClient;
+  try {
+    client = new ServeClient(args.server!, token);
+  } catch (error) {
+    throw new CliError(`raf studio ${(error as Error).message}`);
+  }
+  const agents = await client.agents(AbortSignal.timeout(15_000)).catch((error: unknown) => {
+    throw new CliError(`raf studio --server: ${(error as Error).message}`);
+  });
+  const { studioAssetsDir } = await importOptional(
+    ['@raf/studio'],
+    'raf studio',
+    () => import('@raf/studio'),
+    io.cwd,
+  );
+  const server = await startStudioServer({
+    agents: [],
+    // Never read: with `remote` every API route is the server's, the Tools page is not shown.
+    governance: new FileGovernanceStore(resolve(io.cwd, DEFAULT_GOVERNANCE_FILE)),
+    governanceLocation: client.origin,
+    assetsDir: studioAssetsDir(),
+    openStore: () => Promise.reject(new Error('raf studio --server keeps no sessions here')),
+    cwd: io.cwd,
+    port: args.port ?? 0,
+    remote: client,
+  }).catch((error: unknown) => {
+    throw new CliError(`cannot start the studio: ${(error as Error).message}`);
+  });
+  io.stdout.write(`raf studio: ${escapeLine(server.url)}\n`);
+  io.stderr.write(
+    `conversations on raf serve at ${escapeLine(client.origin)} (${agents.length} agent${agents.length === 1 ? '' : 's'}: ${escapeLine(agents.map((a) => a.name).join(', '))}); Ctrl-C stops\n`,
+  );
+  return untilInterrupted(server, args, io);
 }

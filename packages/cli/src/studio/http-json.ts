@@ -30,7 +30,10 @@ export function sendError(res: ServerResponse, error: StudioHttpError): void {
 }
 
 /** The JSON object of a request body; anything else is a 4xx naming what was wrong. */
-export async function readJsonObject(req: IncomingMessage): Promise<Record<string, unknown>> {
+export async function readJsonObject(
+  req: IncomingMessage,
+  maxBytes = MAX_BODY_BYTES,
+): Promise<Record<string, unknown>> {
   const type = req.headers['content-type'] ?? '';
   if (!type.toLowerCase().startsWith('application/json'))
     throw new StudioHttpError(415, 'unsupported_media_type', 'the body must be application/json');
@@ -38,8 +41,8 @@ export async function readJsonObject(req: IncomingMessage): Promise<Record<strin
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES)
-      throw new StudioHttpError(413, 'body_too_large', `the body is larger than ${MAX_BODY_BYTES} bytes`);
+    if (size > maxBytes)
+      throw new StudioHttpError(413, 'body_too_large', `the body is larger than ${maxBytes} bytes`);
     chunks.push(chunk as Buffer);
   }
   let value: unknown;

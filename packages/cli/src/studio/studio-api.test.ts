@@ -95,6 +95,30 @@ describe('raf studio: the JSON API (no browser)', () => {
     expect(plan).toEqual(JSON.parse(JSON.stringify(await builder('agent.yaml').explain())));
   });
 
+  it('says what it serves (GET /api/config) and refuses a malformed answer or attachment list', async () => {
+    project = await studioProject();
+    studio = await startStudio(project, ['agent.yaml']);
+    expect(await read(await api('/api/config'))).toEqual({
+      server: null,
+      attachments: true,
+      attachmentMaxBytes: 20 * 1024 * 1024,
+    });
+    const post = (path: string, body: unknown) => api(path, { method: 'POST', body: JSON.stringify(body) });
+    const answer = await post('/api/agents/coordinator/runs/nope/inputs', { callId: 'c1', action: 'maybe' });
+    expect(answer.status).toBe(404);
+    const five = await post('/api/agents/coordinator/runs', {
+      input: 'look',
+      attachments: Array.from({ length: 5 }, (_, i) => ({ name: `p${i}.png`, data: 'AAAA' })),
+    });
+    expect(five.status).toBe(400);
+    expect((await read(five)).error.message).toMatch(/at most 4 files/);
+    const notBase64 = await post('/api/agents/coordinator/runs', {
+      input: 'look',
+      attachments: [{ name: 'p.png', data: 'not base64!' }],
+    });
+    expect((await read(notBase64)).error.message).toMatch(/base64/);
+  });
+
   it('edits governance through the store: the diagnostic follows, a core tool refuses, bad input is a 4xx', async () => {
     project = await studioProject();
     studio = await startStudio(project, ['agent.yaml']);

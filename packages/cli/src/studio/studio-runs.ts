@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { ApprovalResponse, ToolApprovalRequestUpdate } from '@raf/core';
+import type { ApprovalResponse, ChatMessage, ToolApprovalRequestUpdate } from '@raf/core';
 import { type AgentSession, type RafStore, runtimeDiagnostic } from '@raf/framework';
 import { previewChange } from '../approval-prompt.js';
 import { OpenedSession } from '../opened-session.js';
@@ -7,12 +7,16 @@ import { NdjsonRenderer } from '../render/ndjson.js';
 import { pendingRequests, runTurn } from '../turn.js';
 import { type EventStream, onlyFields, openEventStream, StudioHttpError } from './http-json.js';
 import { chatAgentOf, type StudioAgent } from './studio-agents.js';
+import { attachedMessage } from './studio-attachments.js';
+import { StudioQuestions } from './studio-questions.js';
 
 interface Run {
   agentId: string;
   session: AgentSession;
   opened: OpenedSession;
   busy: boolean;
+  /** The questions its tools wait on while the turn streams. */
+  questions: StudioQuestions;
 }
 
 /**
@@ -43,12 +47,16 @@ export class StudioRuns {
     await (await store?.catch(() => undefined))?.close();
   }
 
-  /** `POST /api/agents/:id/runs` `{ input, sessionId? }`: a turn (a new conversation or the next turn of one). */
+  /**
+   * `POST /api/agents/:id/runs` `{ input, sessionId?, attachments? }`: a turn (a new conversation
+   * or the next turn of one); `attachments` (`[{ name, data }]`) make the message image and file parts.
+   */
   async start(agent: StudioAgent, body: Record<string, unknown>, res: ServerResponse): Promise<void> {
-    onlyFields(body, ['input', 'sessionId']);
-    const { input, sessionId } = body;
-    if (typeof input !== 'string' || input.trim() === '')
+    onlyFields(body, ['input', 'sessionId', 'attachments']);
+    const { input, sessionId, attachments } = body;
+    if (typeof input !== 'string' || (input.trim() === '' && attachments === undefined))
       throw new StudioHttpError(400, 'invalid_field', 'input: expected the text of the message');
+    const message = attachments === undefined ? input : attachedMessage(input.trim(), attachments);
     if (sessionId !== undefined && (typeof sessionId !== 'string' || !/^[\w.-]{1,128}$/.test(sessionId)))
       throw new StudioHttpError(400, 'invalid_field', 'sessionId: expected letters, digits, ".", "_" or "-"');
     let run = sessionId ? this.runs.get(sessionId) : undefined;
@@ -56,7 +64,13 @@ export class StudioRuns {
       throw new StudioHttpError(409, 'wrong_agent', `session ${sessionId} belongs to agent ${run.agentId}`);
     if (!run) {
       const opened = await this.open(sessionId);
-      run = { agentId: agent.id, session: opened.session, opened, busy: false };
+      run = {
+        agentId: agent.id,
+        session: opened.session,
+        opened,
+        busy: false,
+        questions: new StudioQuestions(),
+      };
     }
     if (run.session.pendingApproval)
       throw new StudioHttpError(
@@ -64,7 +78,7 @@ export class StudioRuns {
         'awaiting_approval',
         `session ${run.session.id} is waiting for approvals`,
       );
-    await this.turn(run, agent, input, undefined, res);
+    await this.turn(run, agent, message, undefined, res);
   }
 
   /** `POST /api/agents/:id/runs/:run/approvals` `{ approvals: [{ callId, approved, reason? }] }`: resumes the run. */
@@ -78,7 +92,14 @@ export class StudioRuns {
     if (!run && /^[\w.-]{1,128}$/.test(runId)) {
       // A run paused before the studio restarted: its session is on disk.
       const opened = await this.open(runId);
-      if (opened.resumed) run = { agentId: agent.id, session: opened.session, opened, busy: false };
+      if (opened.resumed)
+        run = {
+          agentId: agent.id,
+          session: opened.session,
+          opened,
+          busy: false,
+          questions: new StudioQuestions(),
+        };
     }
     if (!run || run.agentId !== agent.id)
       throw new StudioHttpError(404, 'no_such_run', `agent ${agent.id} has no run ${runId}`);
@@ -97,6 +118,17 @@ export class StudioRuns {
     await this.turn(run, agent, undefined, approvals, res);
   }
 
+  /**
+   * `POST /api/agents/:id/runs/:run/inputs` `{ callId, action, content? }`: answers a question a
+   * tool of the running turn asked (the turn's stream goes on).
+   */
+  answer(agent: StudioAgent, runId: string, body: Record<string, unknown>): void {
+    const run = this.runs.get(runId);
+    if (!run || run.agentId !== agent.id)
+      throw new StudioHttpError(404, 'no_such_run', `agent ${agent.id} has no run ${runId}`);
+    run.questions.answer(runId, body);
+  }
+
   /** Stops every turn in flight (the studio is closing). */
   abortAll(): void {
     for (const controller of this.active) controller.abort(new Error('the studio is closing'));
@@ -105,7 +137,7 @@ export class StudioRuns {
   private async turn(
     run: Run,
     agent: StudioAgent,
-    input: string | undefined,
+    input: string | ChatMessage | undefined,
     approvals: ApprovalResponse[] | undefined,
     res: ServerResponse,
   ): Promise<void> {
@@ -130,7 +162,12 @@ export class StudioRuns {
       const outcome = await runTurn(
         chat,
         input,
-        { session: run.session, signal: controller.signal, ...(approvals && { approvals }) },
+        {
+          session: run.session,
+          signal: controller.signal,
+          onInputRequest: run.questions.handler,
+          ...(approvals && { approvals }),
+        },
         (update) => {
           // `finish` stays the last message: it waits for the diffs of the approvals it ends on.
           if (update.type !== 'finish') json.render(update, run.session.id);
@@ -157,7 +194,7 @@ export class StudioRuns {
   }
 }
 
-function parseApprovals(value: unknown): ApprovalResponse[] {
+export function parseApprovals(value: unknown): ApprovalResponse[] {
   if (!Array.isArray(value) || value.length === 0)
     throw new StudioHttpError(
       400,

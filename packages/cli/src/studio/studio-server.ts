@@ -5,10 +5,14 @@ import { ConfigError, getErrorMessage, type ToolManifest } from '@raf/core';
 import { DeclError, formatDiagnostic } from '@raf/decl';
 import type { GovernanceStore, RafStore } from '@raf/framework';
 import { bearerToken, newLocalToken, RUNTIME_LABELS, sameToken } from '@raf/framework';
+import { ATTACHMENT_MAX_BYTES } from '../attachments.js';
 import { installedToolManifests } from '../extensions.js';
 import { readJsonObject, StudioHttpError, sendError, sendJson } from './http-json.js';
+import type { ServeClient } from './serve-client.js';
 import { diagnosticOf, governanceReport, patchGovernance, type StudioAgent } from './studio-agents.js';
+import { RUN_BODY_MAX_BYTES } from './studio-attachments.js';
 import { changedFile, parseAgentChange, previewDiagnostic } from './studio-preview.js';
+import { RemoteStudio } from './studio-remote.js';
 import { StudioRuns } from './studio-runs.js';
 
 export interface StudioServerOptions {
@@ -25,6 +29,8 @@ export interface StudioServerOptions {
   port?: number;
   /** Default: a new random token. */
   token?: string;
+  /** `raf studio --server URL`: conversations are runs on that `raf serve` (then `agents` is empty). */
+  remote?: ServeClient;
 }
 
 export interface StudioServer {
@@ -85,6 +91,7 @@ function cookieToken(req: IncomingMessage): string | undefined {
 export async function startStudioServer(options: StudioServerOptions): Promise<StudioServer> {
   const token = options.token ?? newLocalToken();
   const runs = new StudioRuns(options.openStore);
+  const remote = options.remote && new RemoteStudio(options.remote);
   const byId = new Map(options.agents.map((a) => [a.id, a]));
   let port = 0;
   let governanceWrites = Promise.resolve();
@@ -114,6 +121,7 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
     const method = req.method ?? 'GET';
     const parts = path.split('/').filter(Boolean).slice(1);
     const route = `${method} /${parts.map((p, i) => ((i === 1 && parts[0] === 'agents') || (i === 3 && parts[2] === 'runs') ? ':' : p)).join('/')}`;
+    if (remote) return remote.route(route, parts, req, res, signal);
     switch (route) {
       case 'GET /agents':
         return sendJson(res, 200, {
@@ -121,6 +129,12 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
         });
       case 'GET /labels':
         return sendJson(res, 200, RUNTIME_LABELS);
+      case 'GET /config':
+        return sendJson(res, 200, {
+          server: null,
+          attachments: true,
+          attachmentMaxBytes: ATTACHMENT_MAX_BYTES,
+        });
       case 'GET /agents/:/diagnostic':
         return sendJson(res, 200, await diagnosticOf(agentOf(parts[1]!), signal));
       case 'POST /agents/:/diagnostic/preview': {
@@ -149,14 +163,19 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
       }
       case 'POST /agents/:/runs': {
         const agent = agentOf(parts[1]!);
-        return runs.start(agent, await readJsonObject(req), res);
+        return runs.start(agent, await readJsonObject(req, RUN_BODY_MAX_BYTES), res);
       }
       case 'POST /agents/:/runs/:/approvals': {
         const agent = agentOf(parts[1]!);
         return runs.approve(agent, decodeURIComponent(parts[3]!), await readJsonObject(req), res);
       }
+      case 'POST /agents/:/runs/:/inputs': {
+        const agent = agentOf(parts[1]!);
+        runs.answer(agent, decodeURIComponent(parts[3]!), await readJsonObject(req));
+        return sendJson(res, 200, { answered: true });
+      }
       default: {
-        const known = /^\S+ \/(agents|labels|governance)/.test(route);
+        const known = /^\S+ \/(agents|labels|governance|config)/.test(route);
         throw new StudioHttpError(
           known ? 405 : 404,
           known ? 'method_not_allowed' : 'not_found',
@@ -240,6 +259,7 @@ export async function startStudioServer(options: StudioServerOptions): Promise<S
     port,
     async close() {
       runs.abortAll();
+      remote?.abortAll();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await runs.close();

@@ -1,14 +1,16 @@
 import { useRef, useState } from 'preact/hooks';
-import { streamRun } from '../api.js';
+import { sendJson, streamRun } from '../api.js';
 import { AgentPicker, RuntimeTable } from '../components.js';
 import { useStudio } from '../context.js';
 import { Field } from '../field.js';
 import { finishWords } from '../i18n.js';
 import type { Diagnostic, RunUpdate } from '../types.js';
+import { AttachmentPicker, useAttachments } from './attachments.js';
+import { type Question, type QuestionAction, QuestionCard } from './question-card.js';
 
 type Approval = Extract<RunUpdate, { type: 'tool-approval-request' }>;
 type Item =
-  | { kind: 'user'; text: string }
+  | { kind: 'user'; text: string; files?: string[] }
   | { kind: 'assistant'; text: string }
   | {
       kind: 'tool';
@@ -18,6 +20,7 @@ type Item =
       result?: { ok: boolean; data?: unknown; error?: string };
     }
   | { kind: 'approval'; request: Approval; diff?: string; decided?: boolean; approved?: boolean }
+  | { kind: 'question'; request: Question; answered?: QuestionAction }
   | { kind: 'note'; text: string; error?: boolean }
   /** How a turn ended: worded when shown, so it follows the language switch. */
   | { kind: 'finish'; reason: string };
@@ -42,8 +45,10 @@ export function ConversationPage() {
   const [runtime, setRuntime] = useState<Diagnostic | null>(null);
   const [busy, setBusy] = useState(false);
   const [input, setInput] = useState('');
-  const session = useRef<{ agent: string; id: string } | null>(null);
+  /** The conversation (`id`, its session) and its last run (the one approvals and answers go to). */
+  const session = useRef<{ agent: string; id: string; runId: string } | null>(null);
   const streaming = useRef<AbortController | null>(null);
+  const attachments = useAttachments(studio.config.attachmentMaxBytes);
 
   const push = (item: Item) => setItems((list) => [...list, item]);
   const update = (fn: (list: Item[]) => Item[]) => setItems(fn);
@@ -58,8 +63,8 @@ export function ConversationPage() {
         body,
         {
           onStart(start) {
-            session.current = { agent: start.agent, id: start.sessionId };
-            setRuntime(start.runtime);
+            session.current = { agent: start.agent, id: start.sessionId, runId: start.runId };
+            setRuntime(start.runtime ?? null);
           },
           onPreview({ callId, diff }) {
             update((list) =>
@@ -89,6 +94,9 @@ export function ConversationPage() {
               case 'tool-approval-request':
                 push({ kind: 'approval', request: u });
                 break;
+              case 'input-request':
+                push({ kind: 'question', request: u });
+                break;
               case 'warning':
                 push({ kind: 'note', text: u.message });
                 break;
@@ -116,14 +124,38 @@ export function ConversationPage() {
   const send = (event: Event) => {
     event.preventDefault();
     const text = input.trim();
-    if (!text || !studio.agentId || busy) return;
+    const files = attachments.files;
+    if ((!text && files.length === 0) || !studio.agentId || busy) return;
     setInput('');
-    push({ kind: 'user', text });
+    attachments.clear();
+    push({ kind: 'user', text, ...(files.length > 0 && { files: files.map((f) => f.name) }) });
     const same = session.current?.agent === studio.agentId ? session.current.id : undefined;
     void run(`/api/agents/${encodeURIComponent(studio.agentId)}/runs`, {
       input: text,
       ...(same && { sessionId: same }),
+      ...(files.length > 0 && {
+        // The server tells the type by the name, as `raf run --attach` does.
+        attachments: files.map(({ name, data }) => ({ name, data })),
+      }),
     });
+  };
+
+  /** A question's card answers through its own request; the open stream carries what follows. */
+  const answer = async (request: Question, action: QuestionAction, content?: unknown) => {
+    if (!session.current) return;
+    const { agent, runId } = session.current;
+    await sendJson(
+      'POST',
+      `/api/agents/${encodeURIComponent(agent)}/runs/${encodeURIComponent(runId)}/inputs`,
+      {
+        callId: request.callId,
+        action,
+        ...(content !== undefined && { content }),
+      },
+    );
+    update((list) =>
+      list.map((i) => (i.kind === 'question' && i.request === request ? { ...i, answered: action } : i)),
+    );
   };
 
   const decide = (approved: boolean) => {
@@ -134,8 +166,8 @@ export function ConversationPage() {
     update((list) =>
       list.map((i) => (i.kind === 'approval' && !i.decided ? { ...i, decided: true, approved } : i)),
     );
-    const { agent, id } = session.current;
-    void run(`/api/agents/${encodeURIComponent(agent)}/runs/${encodeURIComponent(id)}/approvals`, {
+    const { agent, runId } = session.current;
+    void run(`/api/agents/${encodeURIComponent(agent)}/runs/${encodeURIComponent(runId)}/approvals`, {
       approvals: open.map((i) => ({ callId: i.request.callId, approved })),
     });
   };
@@ -147,7 +179,15 @@ export function ConversationPage() {
       <ol class="chat" aria-live="polite" aria-label={studio.t('conversation')}>
         {items.map((item, n) => (
           <li key={n} class={`chat-${item.kind}`}>
-            <ChatItem item={item} runtime={runtime} />
+            {item.kind === 'question' ? (
+              <QuestionCard
+                request={item.request}
+                answered={item.answered}
+                onAnswer={(action, content) => answer(item.request, action, content)}
+              />
+            ) : (
+              <ChatItem item={item} runtime={runtime} />
+            )}
           </li>
         ))}
       </ol>
@@ -162,7 +202,8 @@ export function ConversationPage() {
           </button>
         </fieldset>
       )}
-      <form class="composer" onSubmit={send}>
+      {studio.config.attachments && <AttachmentPicker attachments={attachments} disabled={waiting} />}
+      <form class="composer" onSubmit={send} {...(studio.config.attachments && attachments.dropTarget)}>
         <label for="message">{studio.t('message')}</label>
         <textarea
           id="message"
@@ -201,12 +242,19 @@ function ChatItem({ item, runtime }: { item: Item; runtime: Diagnostic | null })
       return (
         <p>
           <strong>{studio.t('you')}:</strong> {item.text}
+          {item.files?.map((name) => (
+            <span key={name} class="badge" data-sent-attachment={name}>
+              {name}
+            </span>
+          ))}
         </p>
       );
     case 'assistant':
       return <p class="assistant">{item.text}</p>;
     case 'note':
       return <p class={item.error ? 'error' : 'muted'}>{item.text}</p>;
+    case 'question':
+      return null;
     case 'finish':
       return <p class="muted">{finishWords(studio.lang, item.reason)}</p>;
     case 'tool': {

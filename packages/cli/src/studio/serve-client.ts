@@ -1,0 +1,179 @@
+import { createParser } from 'eventsource-parser';
+import * as z from 'zod';
+import { StudioHttpError } from './http-json.js';
+
+// The answers of a `raf serve`'s /v1 API (SPEC §14.3, its `/v1/openapi.json`) as the studio reads
+// them: whatever comes over the socket is parsed, never cast.
+
+const agentList = z.object({
+  agents: z.array(
+    z.object({
+      name: z.string(),
+      kind: z.enum(['agent', 'workflow']).catch('agent'),
+      description: z.string().optional(),
+      file: z.string().optional(),
+    }),
+  ),
+});
+const startedRun = z.object({ runId: z.string().min(1), sessionId: z.string().min(1) });
+const errorBody = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+/** One line of `raf run --json`: an object with a `type` (the page reads the rest). */
+const runEvent = z.object({ type: z.string() }).loose();
+
+export type ServedAgent = z.infer<typeof agentList>['agents'][number];
+export type StartedRun = z.infer<typeof startedRun>;
+export interface ServedEvent {
+  /** The event's sequence number (`id:`), for `Last-Event-ID`. */
+  seq: number;
+  data: z.infer<typeof runEvent>;
+}
+
+/**
+ * A small client of a `raf serve`'s /v1 API for `raf studio --server URL`: list agents, start a
+ * run, read its events (resuming after the last one seen), answer approvals, cancel. The token
+ * stays in this process; the page talks to the studio only.
+ */
+export class ServeClient {
+  readonly origin: string;
+
+  constructor(
+    url: string,
+    private readonly token: string,
+  ) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new TypeError(`--server ${url}: not a URL (give the address raf serve printed)`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      throw new TypeError(`--server ${url}: expected an http or https address`);
+    if (parsed.username || parsed.password)
+      throw new TypeError('--server: give the token with --token or RAF_SERVER_TOKEN, not in the URL');
+    this.origin = `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
+  }
+
+  agents(signal: AbortSignal): Promise<ServedAgent[]> {
+    return this.json('GET', '/v1/agents', undefined, signal).then((v) => agentList.parse(v).agents);
+  }
+
+  startRun(
+    agent: string,
+    body: { input: string; sessionId?: string },
+    signal: AbortSignal,
+  ): Promise<StartedRun> {
+    return this.json('POST', `/v1/agents/${encodeURIComponent(agent)}/runs`, body, signal).then((v) =>
+      startedRun.parse(v),
+    );
+  }
+
+  approve(
+    runId: string,
+    approvals: { callId: string; approved: boolean; reason?: string }[],
+    signal: AbortSignal,
+  ): Promise<StartedRun> {
+    return this.json('POST', `/v1/runs/${encodeURIComponent(runId)}/approvals`, { approvals }, signal).then(
+      (v) => startedRun.parse(v),
+    );
+  }
+
+  async cancel(runId: string, signal: AbortSignal): Promise<void> {
+    await this.json('POST', `/v1/runs/${encodeURIComponent(runId)}/cancel`, undefined, signal);
+  }
+
+  /** The run's events after `after` until the run stops (paused, finished, failed, cancelled). */
+  async *events(runId: string, after: number, signal: AbortSignal): AsyncGenerator<ServedEvent> {
+    const response = await this.fetch(
+      'GET',
+      `/v1/runs/${encodeURIComponent(runId)}/events`,
+      undefined,
+      signal,
+      {
+        accept: 'text/event-stream',
+        ...(after > 0 && { 'last-event-id': String(after) }),
+      },
+    );
+    if (!response.body) return;
+    const ready: ServedEvent[] = [];
+    let problem: Error | undefined;
+    const parser = createParser({
+      onEvent(event) {
+        const seq = Number(event.id);
+        if (!Number.isSafeInteger(seq)) {
+          problem ??= new Error(`raf serve sent an event without a sequence number: ${event.id ?? 'none'}`);
+          return;
+        }
+        let value: unknown;
+        try {
+          value = JSON.parse(event.data);
+        } catch {
+          problem ??= new Error('raf serve sent an event that is not JSON');
+          return;
+        }
+        const parsed = runEvent.safeParse(value);
+        if (parsed.success) ready.push({ seq, data: parsed.data });
+        else problem ??= new Error('raf serve sent an event that is not a run update');
+      },
+    });
+    const decoder = new TextDecoder();
+    for await (const chunk of response.body) {
+      parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
+      if (problem) throw problem;
+      while (ready.length > 0) yield ready.shift()!;
+    }
+  }
+
+  private async json(
+    method: 'GET' | 'POST',
+    path: string,
+    body: unknown,
+    signal: AbortSignal,
+  ): Promise<unknown> {
+    const response = await this.fetch(method, path, body, signal);
+    return response.json();
+  }
+
+  /** A request to the server; a refusal becomes the studio's error with the server's code and words. */
+  private async fetch(
+    method: 'GET' | 'POST',
+    path: string,
+    body: unknown,
+    signal: AbortSignal,
+    extra: Record<string, string> = {},
+  ): Promise<Response> {
+    let response: Response;
+    try {
+      response = await fetch(`${this.origin}${path}`, {
+        method,
+        signal,
+        headers: {
+          authorization: `Bearer ${this.token}`,
+          ...(body !== undefined && { 'content-type': 'application/json' }),
+          ...extra,
+        },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+      });
+    } catch (error) {
+      if (signal.aborted) throw error;
+      throw new StudioHttpError(
+        502,
+        'server_unreachable',
+        `raf serve at ${this.origin}: ${(error as Error).message}`,
+      );
+    }
+    if (response.ok) return response;
+    const refused = errorBody.safeParse(await response.json().catch(() => null));
+    // Its 401 is the studio's configuration, not the page's token: say which one is wrong.
+    if (response.status === 401)
+      throw new StudioHttpError(
+        502,
+        'server_unauthorized',
+        `raf serve at ${this.origin} refused the token (--token, RAF_SERVER_TOKEN)`,
+      );
+    throw new StudioHttpError(
+      response.status,
+      refused.success ? refused.data.error.code : 'server_error',
+      refused.success ? refused.data.error.message : `raf serve answered ${response.status}`,
+    );
+  }
+}

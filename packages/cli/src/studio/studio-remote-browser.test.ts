@@ -1,0 +1,162 @@
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type MockModelServer, startMockModelServer } from '@raf/client/testing';
+import { buildStudioIfMissing, hasChromium, launchChromium, type StudioBrowser } from '@raf/studio/testing';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../main.js';
+import { createMemoryIO } from '../memory-io.js';
+import { type RunningStudio, startStudio } from './test-support/studio-fixture.js';
+
+// Issue 31: `raf studio --server URL --token T` points the studio's conversations at a running
+// `raf serve` (its /v1 API), so a team shares one server.
+
+let dir: string;
+let model: MockModelServer;
+let served: { url: string; token: string; stop(): Promise<number> };
+let studio: RunningStudio;
+let chromium: StudioBrowser;
+let page: Page;
+
+/** `raf serve <folder> --store memory:` in-process, until `stop()` (Ctrl-C): its URL and printed token. */
+async function serve(folder: string) {
+  const memory = createMemoryIO({ cwd: dir });
+  const exit = main(['serve', folder, '--store', 'memory:'], memory.io);
+  const deadline = Date.now() + 20_000;
+  while (!/token: \S+/.test(memory.out())) {
+    if (Date.now() > deadline) throw new Error(`raf serve did not start: ${memory.err()}`);
+    const early = await Promise.race([exit, new Promise((r) => setTimeout(() => r(undefined), 25))]);
+    if (early !== undefined) throw new Error(`raf serve exited ${early}: ${memory.err()}`);
+  }
+  return {
+    url: memory.out().match(/raf serve: (\S+)/)![1]!,
+    token: memory.out().match(/token: (\S+)/)![1]!,
+    async stop() {
+      memory.interrupt();
+      return exit;
+    },
+  };
+}
+
+describe.runIf(hasChromium())(
+  'raf studio --server against a raf serve, in Chromium',
+  { timeout: 90_000 },
+  () => {
+    beforeAll(async () => {
+      buildStudioIfMissing();
+      dir = await realpath(await mkdtemp(join(tmpdir(), 'raf-studio-remote-')));
+      model = await startMockModelServer({
+        turns: [
+          {
+            toolCalls: [
+              { id: 'w1', name: 'write_file', arguments: { path: '../todo.md', content: 'shared line\n' } },
+            ],
+          },
+          { text: 'Written on the server.' },
+          { text: 'Still there.' },
+          // A slow answer, stopped halfway by the Stop button.
+          { text: 'one two three four five six seven eight nine ten', chunkDelayMs: 400 },
+        ],
+      });
+      // A write outside the workspace's root asks first (`policy: approve`).
+      await mkdir(join(dir, 'agents/notes/ws'), { recursive: true });
+      await writeFile(join(dir, 'agents/notes/todo.md'), 'old line\n');
+      await writeFile(
+        join(dir, 'agents/scribe.yaml'),
+        [
+          'kind: prompt',
+          'name: scribe',
+          `model: { id: m, provider: custom, connection: { endpoint: "${model.baseURL}" } }`,
+          'instructions: Keep the to-do list.',
+          'contexts:',
+          '  - kind: workspace',
+          '    name: notes',
+          '    config: { root: ./notes/ws, policy: approve }',
+          'tools:',
+          '  - { kind: file, name: write_file }',
+          '',
+        ].join('\n'),
+      );
+      await mkdir(join(dir, 'elsewhere'));
+      served = await serve('agents');
+      // The studio runs in another folder: nothing it shows comes from local agent files.
+      studio = await startStudio(
+        join(dir, 'elsewhere'),
+        [],
+        ['--server', served.url, '--token', served.token],
+      );
+      chromium = await launchChromium();
+      page = await chromium.context.newPage();
+    }, 60_000);
+    afterAll(async () => {
+      await chromium?.close();
+      expect(await studio?.stop()).toBe(0);
+      expect(await served?.stop()).toBe(0);
+      await model?.close();
+      if (dir) await rm(dir, { recursive: true, force: true });
+    });
+
+    it('opens on the Conversation page naming the server; a run pauses for approval and finishes on the server', async () => {
+      await page.goto(studio.url);
+      await page.waitForSelector('main[data-page="conversation"] #message', { timeout: 15_000 });
+      expect(await page.getAttribute('[data-server]', 'data-server')).toBe(served.url);
+      // Only conversations: the Tools and Agent pages read local files the server does not publish.
+      expect(await page.$$eval('header nav a', (links) => links.map((a) => a.getAttribute('href')))).toEqual([
+        '#/conversation',
+      ]);
+      expect(await page.$('#attach')).toBeNull();
+      await page.selectOption('main select', 'scribe');
+      await page.fill('#message', 'update the to-do list');
+      await page.click('form.composer button[type=submit]');
+      await page.waitForSelector('[data-approval="w1"]').catch(async (error: Error) => {
+        throw new Error(`${error.message}\npage: ${await page.textContent('main')}`);
+      });
+      expect(await page.textContent('[data-approval="w1"] [data-field="approval.name"]')).toBe('write_file');
+      expect(await page.textContent('.chat')).toContain('Waiting for your approval.');
+      expect(await readFile(join(dir, 'agents/notes/todo.md'), 'utf8')).toBe('old line\n');
+      await page.click('button:has-text("Approve")');
+      await page.waitForSelector('.chat .assistant:has-text("Written on the server.")');
+      expect(await page.textContent('[data-decided="w1"]')).toContain('Approved: write_file');
+      expect(await page.textContent('.chat')).toContain('Done.');
+      expect(await readFile(join(dir, 'agents/notes/todo.md'), 'utf8')).toBe('shared line\n');
+      expect(model.requests).toHaveLength(2);
+      // The next turn goes on the same session on the server: the model sees the first one.
+      await page.fill('#message', 'is it there?');
+      await page.click('form.composer button[type=submit]');
+      await page.waitForSelector('.chat .assistant:has-text("Still there.")');
+      const history = (model.requests[2]!.body as { messages: { content: unknown }[] }).messages;
+      expect(history.map((m) => m.content)).toContain('update the to-do list');
+    });
+
+    it('Stop cancels the run on the server', async () => {
+      await page.fill('#message', 'count slowly');
+      await page.click('form.composer button[type=submit]');
+      await page.waitForSelector('.chat .assistant:has-text("two")');
+      await page.click('button[data-stop]');
+      await page.waitForSelector('.chat li:has-text("Stopped.")');
+      // The server stopped its model call: the stream to the model closed before its end.
+      await expect.poll(() => model.requests[3]?.closedEarly, { timeout: 15_000 }).toBe(true);
+      await page.waitForSelector('form.composer button[type=submit]');
+      expect(await page.textContent('.chat')).not.toContain('nine ten');
+    });
+
+    it('the local-only routes say why, and a wrong token is refused before the studio serves', async () => {
+      const get = (path: string) =>
+        fetch(`${studio.origin}${path}`, { headers: { authorization: `Bearer ${studio.token}` } });
+      expect(await (await get('/api/config')).json()).toMatchObject({
+        server: served.url,
+        attachments: false,
+      });
+      const governance = await get('/api/governance');
+      expect(governance.status).toBe(404);
+      expect(((await governance.json()) as { error: { message: string } }).error.message).toMatch(
+        /raf serve/,
+      );
+      const wrong = createMemoryIO({ cwd: dir });
+      expect(await main(['studio', '--server', served.url, '--token', 'not-the-token'], wrong.io)).toBe(2);
+      expect(wrong.err()).toMatch(/refused the token/);
+      expect(wrong.err()).not.toContain(served.token);
+    });
+  },
+);
