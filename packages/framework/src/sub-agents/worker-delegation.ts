@@ -2,8 +2,10 @@ import { type ApprovalResponse, getErrorMessage, type ITool, toolFailure } from 
 import { subscribeAbort, unsubscribeAbort } from '@raf/core/internal';
 import { planApprovals, prepareCalls } from '../pipeline/prepare-calls.js';
 import { executeCalls } from '../pipeline/tool-executor.js';
+import { parseRunState } from '../run/run-state.js';
 import type { AgentProjection } from '../runtime-policy/agent-projection.js';
-import { type PausedDelegation, raisedRequests } from './paused-run.js';
+import { runStateJSON } from './delegated-run.js';
+import { type PausedDelegation, pausedJSON, raisedRequests } from './paused-run.js';
 import type { SubAgentOutcome, SubAgentRunRequest, SubAgentSpec, WorkerFactoryRef } from './sub-agent.js';
 import type { WorkerProcess } from './worker-process.js';
 import {
@@ -143,12 +145,16 @@ export function runInWorker(delegation: WorkerDelegation): Promise<SubAgentOutco
           );
           return;
         case 'approval-request': {
-          const paused: PausedDelegation = { agent, session: message.session, requests: message.requests };
+          const paused: PausedDelegation = {
+            agent,
+            state: parseRunState(message.state, `the paused run ${agent}'s worker sent`),
+            requests: message.requests,
+          };
           return finish({
             status: 'paused',
             agent,
             requests: raisedRequests(agent, request.callId, message.requests),
-            state: paused,
+            state: pausedJSON(paused),
           });
         }
         case 'done':
@@ -173,7 +179,7 @@ export function runInWorker(delegation: WorkerDelegation): Promise<SubAgentOutco
       type: 'start',
       agent,
       definition: delegation.factory,
-      ...(paused ? { session: paused.session, approvals: answers ?? [] } : { task: request.task }),
+      ...(paused ? { state: runStateJSON(paused.state), approvals: answers ?? [] } : { task: request.task }),
       routes: routesOf(projection),
     });
   });
