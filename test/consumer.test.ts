@@ -69,12 +69,13 @@ function writeSnippets(dir: string): (Snippet & { file: string })[] {
 const raf = (node: string, args: string[], cwd = project, env: Record<string, string> = {}) =>
   run(node, [join(project, 'node_modules', '@raf', 'cli', 'dist', 'bin.js'), ...args], {
     cwd,
-    env: { NODE_OPTIONS: undefined, npm_config_user_agent: undefined, ...env },
+    // pnpm's NODE_PATH (its store's hoisted packages, when pnpm runs the tests) is no user's.
+    env: { NODE_OPTIONS: undefined, NODE_PATH: undefined, npm_config_user_agent: undefined, ...env },
     timeoutMs: 60_000,
   });
 
 describe('the packed packages in a fresh npm project', () => {
-  it('the minimal set (core, client, framework, decl, cli) installs in ≤ 15 MB (15 packages: SPEC §16’s 12 not met yet), with no engine warning on Node 20', () => {
+  it('the minimal set (core, client, framework, decl, cli) installs in ≤ 12 packages and ≤ 15 MB, with no engine warning on Node 20', () => {
     const { packages, bytes } = footprint(project);
     console.log(
       `minimal install: ${packages.length} packages, ${(bytes / MB).toFixed(1)} MB: ${packages.join(' ')}`,
@@ -83,11 +84,12 @@ describe('the packed packages in a fresh npm project', () => {
     expect(packages.filter((p) => p.startsWith('@raf/')).sort()).toEqual([...MINIMAL].sort());
     // Optional: installed on demand, never by the minimal set.
     expect(packages.filter((p) => /^@raf\/(workflow|studio|web|mcp)$|^@opentelemetry\//.test(p))).toEqual([]);
-    // SPEC §16 says ≤ 12; today's 15 are the ceiling until more dependencies go (the five @raf
-    // packages, zod, yaml, undici, diff, mustache, eventsource-parser, minisearch, picomatch, re2js,
-    // @cfworker/json-schema). proper-lockfile and its three went: the framework's own lock files
-    // (the sessions' leases) lock the memory bundle and the wiki too.
-    expect(packages.length).toBeLessThanOrEqual(15);
+    // SPEC §16: the five @raf packages, zod, yaml, undici, diff, eventsource-parser, picomatch and
+    // @cfworker/json-schema. What only one feature needs is an optional peer, named when a file
+    // uses it (see the next tests): mustache (`template: mustache`), minisearch (`memory_recall`),
+    // re2js (the walker's linear engine for a stuck regex; without it the time bound ends it).
+    expect(packages.filter((p) => ['mustache', 'minisearch', 're2js'].includes(p))).toEqual([]);
+    expect(packages.length).toBeLessThanOrEqual(12);
     expect(bytes).toBeLessThanOrEqual(15 * MB);
   });
 
@@ -191,6 +193,55 @@ describe('the packed packages in a fresh npm project', () => {
     expect(studio.stderr).toContain('raf studio needs @raf/studio (npm install @raf/studio)');
     const trace = await raf(process.execPath, ['run', 'plain.yaml', '-i', 'x', '--trace', 't.json'], folder);
     expect(trace.stderr).toContain('--trace needs @opentelemetry/api');
+  });
+
+  it('optional peers of decl and framework (mustache, minisearch, re2js) are named where a file or a search needs them', async () => {
+    const folder = join(work, 'optional-peers');
+    mkdirSync(folder, { recursive: true });
+    const model = 'model: { id: m, provider: custom, connection: { endpoint: http://127.0.0.1:9/v1 } }';
+    writeFileSync(
+      join(folder, 'templated.yaml'),
+      `kind: prompt\nname: t\n${model}\ntemplate: mustache\ninstructions: Help {{team}}.\n`,
+    );
+    writeFileSync(
+      join(folder, 'memory.yaml'),
+      `kind: prompt\nname: m\n${model}\ncontexts:\n  - kind: memory\n    name: super-brain\n`,
+    );
+    const templated = await raf(process.execPath, ['validate', 'templated.yaml'], folder);
+    expect(templated.stderr).toMatch(
+      /templated\.yaml:4:\d+ .*template format "mustache" needs mustache \(npm install mustache\)/,
+    );
+    expect(templated.code).toBe(2);
+    const memory = await raf(process.execPath, ['validate', 'memory.yaml'], folder);
+    expect(memory.stderr).toMatch(
+      /memory\.yaml:5:\d+ .*kind: memory needs minisearch for memory_recall \(npm install minisearch\)/,
+    );
+    expect(memory.code).toBe(2);
+    // Without re2js a catastrophic pattern stays on V8's engine until the time bound ends it.
+    writeFileSync(join(folder, 'evil.txt'), `${'a'.repeat(40)}!\n`);
+    writeFileSync(
+      join(project, 'search.mjs'),
+      [
+        "import { createLocalToolOperations } from '@raf/framework';",
+        "const { search } = createLocalToolOperations({ search: { engine: 'walker', timeoutMs: 2000 } });",
+        'const request = { directory: process.argv[2], caseInsensitive: false, maxMatches: 5 };',
+        'const signal = new AbortController().signal;',
+        "const found = await search.search({ ...request, pattern: 'a+!', signal });",
+        "const stuck = await search.search({ ...request, pattern: '^(a+)+$', signal }).catch((e) => e.message);",
+        'console.log(JSON.stringify({ found: found.matches.length, stuck }));',
+        '',
+      ].join('\n'),
+    );
+    const searched = await run(process.execPath, [join(project, 'search.mjs'), join(folder, 'evil.txt')], {
+      cwd: project,
+      env: { NODE_OPTIONS: undefined, NODE_PATH: undefined },
+      timeoutMs: 60_000,
+    });
+    expect(searched.stderr).toBe('');
+    expect(JSON.parse(searched.stdout)).toEqual({
+      found: 1,
+      stuck: expect.stringMatching(/search timed out after 2 s .*install re2js/),
+    });
   });
 
   it('@raf/web adds only what it needs, and raf runs a kind: web agent (web_fetch of a 127.0.0.1 page)', async () => {

@@ -28,6 +28,7 @@ const FLOOR: Record<string, number> = {
   '@raf/openapi': 3,
   '@raf/llama': 3,
   '@raf/a2a': 3,
+  '@raf/ai-sdk': 3,
   '@raf/studio': 3,
   '@raf/server': 3,
   '@raf/cli': 4,
@@ -39,6 +40,7 @@ const SIDEWAYS: Record<string, Record<string, string>> = {
   '@raf/openapi': { '@raf/web': 'the SSRF guard (@raf/web/http)' },
   '@raf/rag': { '@raf/web': 'the SSRF guard (@raf/web/http)' },
   '@raf/a2a': { '@raf/web': 'the SSRF guard (@raf/web/http): every request to a remote agent' },
+  '@raf/ai-sdk': { '@raf/web': 'the SSRF guard (@raf/web/http): the requests of providers built from YAML' },
   // SPEC §14.3: the served runs speak A2A and MCP with the one implementation of each.
   '@raf/server': {
     '@raf/a2a': 'A2A on served runs (RafAgentExecutor, cards, JSON-RPC)',

@@ -148,6 +148,8 @@ const ALLOWED: Readonly<Record<string, string>> = {
     "the chat clients' undici Agent (http-chat-client.ts dispatches through it), to the model endpoint the agent author configured (often a local server, 127.0.0.1 for Ollama or llama.cpp): no model, server, spec or page chooses that URL, and the clients follow no redirect; the guard would refuse every local model without an allowPrivate entry",
   'packages/mcp/src/connection/sdk.ts':
     'the official MCP SDK transports (streamable HTTP, SSE) to the server URL the agent file names: the author chose that server; what a hostile server may send back is capped and checked by @raf/mcp',
+  'packages/cli/src/studio/serve-client.ts':
+    '`raf studio --server URL`: the raf serve the user names on the command line (often 127.0.0.1 or a private host, which the guard refuses by design); no file, page or model chooses it, redirects are refused, and its answers are parsed with zod',
   'packages/studio/app/api.ts':
     "the studio's browser app calling its own server (relative paths, same origin, with the studio token): runs in the browser, not in raf",
 };

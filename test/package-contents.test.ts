@@ -50,7 +50,9 @@ function unresolvedImports(dir: string, files: string[]): string[] {
 describe('published packages', () => {
   // Concurrent: each case waits on its own `npm pack` process (about 3 s, mostly npm's start).
   for (const name of packages) {
-    it.concurrent(`@raf/${name}: every relative import of a shipped file resolves to a shipped file`, async ({ expect }) => {
+    it.concurrent(`@raf/${name}: every relative import of a shipped file resolves to a shipped file`, async ({
+      expect,
+    }) => {
       const dir = join(root, 'packages', name);
       const files = await packedFiles(dir);
       expect(files).toContain('package.json');

@@ -8,5 +8,5 @@ export type { AgentCardOptions } from './server/agent-card.js';
 export { agentCardFor } from './server/agent-card.js';
 export type { A2ARunEvent, A2ATurn, A2ATurnRunner } from './server/agent-executor.js';
 export { approvalsOf, RafAgentExecutor } from './server/agent-executor.js';
-export type { A2AHttpReply, A2AJsonRpcOptions } from './server/json-rpc.js';
+export type { A2AHttpReply, A2AJsonRpcOptions, A2ATaskStore } from './server/json-rpc.js';
 export { answerA2AJsonRpc, createA2ARequestHandler, TenantUser } from './server/json-rpc.js';

@@ -12,7 +12,33 @@ import {
   type PluginBuildContext,
   type RafPlugin,
 } from '@raf/core';
+import { GuardedHttpClient } from '@raf/web/http';
 import { fromAISDK } from './ai-sdk-chat-client.js';
+
+/** A model's streamed answer may be long (tool calls with file contents, base64 images). */
+const MODEL_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The `fetch` a provider built from YAML makes its requests with: RAF's SSRF guard
+ * (`@raf/web/http`), the one network policy of every extension. Every connection is checked at
+ * connect time (a host that resolves to a private or loopback address is refused unless it is the
+ * endpoint's own host, which the author named), redirects are refused, and the body is capped.
+ */
+export function guardedModelFetch(endpoint: string | undefined): typeof fetch {
+  let host: string | undefined;
+  if (endpoint !== undefined) {
+    try {
+      host = new URL(endpoint).hostname;
+    } catch {
+      throw new ConfigError(`model.connection.endpoint "${endpoint}" is not a URL`);
+    }
+  }
+  const http = new GuardedHttpClient({
+    ...(host && { allowPrivate: [host] }),
+    maxBytes: MODEL_MAX_BYTES,
+  });
+  return http.fetch as typeof fetch;
+}
 
 type ProviderFn = ((id: string) => LanguageModelV4) &
   Partial<Record<'languageModel' | 'chat' | 'responses', (id: string) => LanguageModelV4>>;
@@ -94,6 +120,9 @@ async function aiSdkModel(decl: Declaration, context: PluginBuildContext) {
   if (connection.apiKey) settings.apiKey = connection.apiKey;
   if (connection.endpoint) settings.baseURL = connection.endpoint;
   if (connection.headers) settings.headers = connection.headers;
+  // The provider package's own fetch would bypass RAF's network policy (`fromAISDK(model)` with
+  // a model the user built in code stays theirs).
+  settings.fetch = guardedModelFetch(connection.endpoint);
   const provider = create(settings);
   const id = String(decl.name);
   // `apiType` (the upstream's field) picks the provider's API when it has several (@ai-sdk/openai:

@@ -1,4 +1,6 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
@@ -10,6 +12,7 @@ import { stepCountIs, streamText } from 'ai';
 import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { guardedModelFetch } from './ai-sdk-plugin.js';
 import { aiSdkPlugin, fromAISDK, toAISDKTools } from './index.js';
 
 // Issue 32: @raf/ai-sdk needs Node ≥ 22 (its peers `ai` 7 / `@ai-sdk/provider` 4 say so). CI runs
@@ -213,6 +216,47 @@ model:
       const request = server.requests[0]!;
       expect(request.headers.authorization).toBe('Bearer sk-test');
       expect(JSON.stringify(request.body)).toContain('Be brief.');
+    },
+  );
+
+  it.runIf(node22)(
+    'a provider built from YAML requests through the SSRF guard: a redirect from the endpoint is refused, and no request reaches where it points',
+    async () => {
+      server = await startMockModelServer({ turns: [{ text: 'should not be reached' }] });
+      const target = server.baseURL;
+      // The endpoint the author named answers with a redirect (to another server on this machine:
+      // the provider's own fetch would follow it, with the API key).
+      const redirector: Server = createServer((req, res) => {
+        res.writeHead(307, { location: `${target}${req.url?.replace(/^\/v1/, '') ?? ''}` });
+        res.end();
+      });
+      await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve));
+      try {
+        const endpoint = `http://127.0.0.1:${(redirector.address() as AddressInfo).port}/v1`;
+        const yaml = `kind: prompt\nname: sdk\nmodel:\n  provider: ai-sdk\n  package: '@ai-sdk/openai'\n  id: gpt-4o-mini\n  apiType: chat\n  connection: { apiKey: sk-test, endpoint: ${endpoint} }\n`;
+        const built = await new DeclAgentBuilder().use(aiSdkPlugin()).fromYaml(yaml).build();
+        await expect(built.generate('hi')).rejects.toThrow();
+        expect(server.requests).toEqual([]);
+      } finally {
+        await new Promise((resolve) => redirector.close(resolve));
+      }
+    },
+  );
+
+  it.runIf(node22)(
+    'the guarded fetch admits the endpoint’s host and refuses other private addresses (cloud metadata)',
+    async () => {
+      server = await startMockModelServer({ turns: [{ text: 'ok' }] });
+      const guarded = guardedModelFetch(server.baseURL);
+      // The endpoint's own host (127.0.0.1, private) is admitted: the author named it.
+      const models = await guarded(`${server.baseURL}/models`);
+      expect(typeof models.status).toBe('number');
+      await models.arrayBuffer();
+      await expect(guarded('http://169.254.169.254/latest/meta-data/')).rejects.toThrow(
+        /169\.254\.169\.254.*(private|not public|refused)|refused|not allowed/i,
+      );
+      await expect(guarded('http://10.1.2.3:8080/v1/chat/completions', { method: 'POST' })).rejects.toThrow();
+      expect(() => guardedModelFetch('not a url')).toThrow(/not a URL/);
     },
   );
 

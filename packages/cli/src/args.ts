@@ -45,6 +45,8 @@ export interface CliArgs {
   port?: number;
   /** `raf serve --tokens FILE`: bearer tokens and their tenants. */
   tokens?: string;
+  /** `raf serve --public-url URL`: where clients reach the server (the A2A cards name it). */
+  publicUrl?: string;
   /** `raf studio --server URL`: the `raf serve` whose /v1 API the studio's conversations use. */
   server?: string;
   /** `raf studio --token T`: that server's bearer token (else `RAF_SERVER_TOKEN`). */
@@ -141,6 +143,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     ...(values['expose-agent-to-network'] && { exposeAgentToNetwork: true }),
     ...(port !== undefined && { port }),
     ...(values.tokens !== undefined && { tokens: values.tokens }),
+    ...(values['public-url'] !== undefined && { publicUrl: values['public-url'] }),
     ...(values.server !== undefined && { server: values.server }),
     ...(values.token !== undefined && { token: values.token }),
     ...(values.open && { open: true }),

@@ -30,6 +30,7 @@ export const OPTIONS = {
   'expose-agent-to-network': { type: 'boolean' },
   port: { type: 'string' },
   tokens: { type: 'string' },
+  'public-url': { type: 'string' },
   server: { type: 'string' },
   token: { type: 'string' },
   open: { type: 'boolean' },
@@ -119,7 +120,6 @@ ${INDENT}[--answer VALUE]…   (this run's questions in order: an MCP server's, 
 ${INDENT}[--durable]   (a DBOS workflow on --store postgres://…: a worker finishes it if this process dies)`,
     exclusive: [
       ['store', 'sessions-dir'],
-      ['durable', 'answer'],
       ['durable', 'trace'],
       ['durable', 'sessions-dir'],
     ],
@@ -206,10 +206,12 @@ ${INDENT}raf studio --server URL [--token T] [--port N] [--open]   (conversation
   serve: {
     synopsis: 'serve <files or folder>',
     summary: 'the agents as an HTTP service: the /v1 API, SSE run events, tokens per tenant',
-    options: ['store', 'host', 'port', 'tokens', ...MODEL, 'var'],
+    options: ['store', 'host', 'port', 'tokens', 'public-url', ...MODEL, 'var', 'durable'],
     usage: `raf serve <agent files or a folder> [--store URL] [--host 127.0.0.1] [--port P] [--tokens FILE]
 ${INDENT}(--tokens FILE: {"<token>": "<tenant>"}; without it: loopback only, one generated token printed)
-${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]…`,
+${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]…
+${INDENT}[--durable]   (runs are DBOS workflows on --store postgres://…: another replica finishes a dead one's)
+${INDENT}[--public-url URL]   (where clients reach it, behind a proxy: the A2A cards name it; default the bound address)`,
     exits: 'Exit codes: 0 stopped by Ctrl-C or SIGTERM, 2 bad agent file, tokens file or usage.',
   },
   mock: {

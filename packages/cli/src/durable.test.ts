@@ -16,6 +16,8 @@ import { createMemoryIO as memoryIO } from './memory-io.js';
  * agent's workspace is. Skipped without PostgreSQL binaries.
  */
 const bin = fileURLToPath(new URL('./bin.ts', import.meta.url));
+const repo = fileURLToPath(new URL('../../../', import.meta.url));
+const mcpServer = join(repo, 'packages/mcp/src/test-support/test-server.ts');
 let cluster: PgCluster | undefined;
 let server: MockModelServer;
 let store: string;
@@ -82,8 +84,16 @@ describe.skipIf(postgresSkipReason !== undefined)(
       root = await mkdtemp(join(tmpdir(), 'raf-cli-durable-'));
       server = await startMockModelServer({
         turns: (request) => {
-          const messages = (request.body as { messages: { role: string; content: string }[] }).messages;
+          const body = request.body as { model: string; messages: { role: string; content: string }[] };
+          const { messages } = body;
           const last = [...messages].reverse().find((m) => m.role === 'user' || m.role === 'tool');
+          if (body.model === 'asker')
+            return last?.role === 'tool'
+              ? { text: `asked: ${last.content}` }
+              : { toolCalls: [{ id: 'c1', name: 'ask_name', arguments: {} }] };
+          // Slow enough for a Ctrl-C while the model call is on its way.
+          if (last?.role === 'user' && last.content.startsWith('slow'))
+            return { delayMs: 3000, text: `answer to ${last.content}` };
           if (last?.role === 'user' && last.content.startsWith('count'))
             return {
               toolCalls: [{ id: 'p1', name: 'run_command', arguments: { command: 'echo x >> count.txt' } }],
@@ -199,6 +209,82 @@ describe.skipIf(postgresSkipReason !== undefined)(
       expect(JSON.parse(cancelled.out)).toMatchObject({ runId, status: 'cancelled' });
       expect((await inProcess(hosts[1] ?? '', ['approve', runId, '--all', '--store', store])).code).toBe(5);
       expect((await inProcess(hosts[1] ?? '', ['runs', 'show', 'nope', '--store', store])).code).toBe(2);
+    }, 60_000);
+
+    it('Ctrl-C (SIGINT) on raf run --durable detaches: exit 130, the run stays in the store, a worker finishes it', async () => {
+      const run = raf(['run', 'agent.yaml', '--durable', '--store', store, '-i', 'slow one'], hosts[0] ?? '');
+      let runId = '';
+      await until('the run to start', async () => {
+        runId = /^run (\S+)$/m.exec(run.output().stdout)?.[1] ?? '';
+        return runId !== '' && (await show(runId).catch(() => undefined)) !== undefined;
+      });
+      run.child.kill('SIGINT');
+      expect(await run.exited, run.output().stderr).toBe(130);
+      expect(run.output().stderr).toContain(`run ${runId} goes on in a worker`);
+      expect((await show(runId)).status).not.toBe('finished');
+      const worker = raf(['worker', '--store', store], hosts[1] ?? '');
+      await until(
+        'a worker to finish the detached run',
+        async () => (await show(runId)).status === 'finished',
+      );
+      expect(await show(runId)).toMatchObject({ status: 'finished', text: 'answer to slow one' });
+      worker.child.kill('SIGTERM');
+      expect(await worker.exited, worker.output().stderr).toBe(0);
+    }, 120_000);
+
+    it('--answer answers an MCP elicitation of a durable run (SPEC §14.4)', async () => {
+      const folder = join(root, 'asker');
+      await mkdir(folder);
+      const log = join(folder, 'events.jsonl');
+      await writeFile(
+        join(folder, 'agent.yaml'),
+        `name: asker\nmodel: { id: asker, provider: custom, connection: { endpoint: "${server.baseURL}" } }\ntools:\n  - kind: mcp\n    name: people\n    config:\n      command: ${JSON.stringify(process.execPath)}\n      args: [--import, tsx, ${JSON.stringify(mcpServer)}]\n      cwd: ${JSON.stringify(repo)}\n      env: { TEST_SERVER_LOG: ${JSON.stringify(log)} }\n`,
+      );
+      const run = raf(
+        [
+          'run',
+          'agent.yaml',
+          '--durable',
+          '--store',
+          store,
+          '-i',
+          'who am I',
+          '--json',
+          '--answer',
+          '{"name":"Ada","age":36}',
+        ],
+        folder,
+      );
+      expect(await run.exited, run.output().stderr).toBe(0);
+      const lines = run
+        .output()
+        .stdout.trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { type: string; source?: string });
+      expect(lines.find((l) => l.type === 'input-request')).toMatchObject({ source: 'mcp:people' });
+      const events = (await readFile(log, 'utf8'))
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { event: string; result?: unknown });
+      expect(events.find((e) => e.event === 'elicited')?.result).toEqual({
+        action: 'accept',
+        content: { name: 'Ada', age: 36 },
+      });
+      expect(lines.at(-1)).toMatchObject({ type: 'finish', reason: 'stop' });
+    }, 120_000);
+
+    it('a kind: workflow file runs durably too: its answer, finished in the store', async () => {
+      const folder = join(root, 'flow');
+      await mkdir(folder);
+      await writeFile(
+        join(folder, 'greeting.yaml'),
+        'kind: workflow\nname: greeting\ntrigger:\n  kind: OnConversationStart\n  id: greet\n  actions:\n    - kind: SendActivity\n      id: send\n      activity:\n        text: =Concat("Hello, ", System.LastMessage.Text, "!")\n',
+      );
+      const run = raf(['run', 'greeting.yaml', '--durable', '--store', store, '-i', 'Ada'], folder);
+      expect(await run.exited, run.output().stderr).toBe(0);
+      const runId = /^run (\S+)$/m.exec(run.output().stdout)?.[1] ?? '';
+      expect(run.output().stdout).toContain('Hello, Ada!');
+      expect(await show(runId)).toMatchObject({ status: 'finished', text: 'Hello, Ada!' });
     }, 60_000);
 
     it('refuses what it cannot do durably: a file store (exit 2)', async () => {

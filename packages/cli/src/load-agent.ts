@@ -7,7 +7,7 @@ import { installedPlugins } from './extensions.js';
 import type { CliIO } from './io.js';
 import { escapeText } from './render/escape.js';
 import { mcpCredentialsDir, storePaths } from './store-choice.js';
-import { storeGovernance } from './store-governance.js';
+import { storeGovernance, storeSecrets } from './store-governance.js';
 
 /**
  * A builder for the file, with the installed extensions and the model overrides: `--model` (or
@@ -33,6 +33,9 @@ export async function builderFor(file: string, args: CliArgs, io: CliIO): Promis
   // A store chosen by URL keeps the governance too (what `raf tools --store` edits).
   const governance = storeGovernance(args, io);
   if (governance !== undefined) builder.withGovernance(governance);
+  // A SQLite or Postgres store keeps MCP OAuth tokens too (`raf mcp login --store` put them there).
+  const secrets = storeSecrets(args, io);
+  if (secrets) builder.withSecrets(secrets);
   // An unreadable file is reported by the builder, with the other problems.
   const text = await readFile(path, 'utf8').catch(() => '');
   for (const plugin of await installedPlugins(text, dirname(path))) builder.use(plugin);

@@ -107,4 +107,21 @@ describe('raf serve', () => {
     ).toBe(404);
     expect(await server.stop()).toBe(0);
   });
+
+  it('--public-url is the URL the A2A cards name; a malformed one is refused', async () => {
+    const server = await serve([
+      'agents/greeter.yaml',
+      '--store',
+      'memory:',
+      '--public-url',
+      'https://agents.example.com',
+    ]);
+    const card = await (await fetch(`${server.url}/a2a/greeter/.well-known/agent-card.json`)).text();
+    expect(card).toContain('https://agents.example.com/a2a/greeter');
+    expect(card).not.toContain('127.0.0.1');
+    expect(await server.stop()).toBe(0);
+    const bad = createMemoryIO({ cwd: dir });
+    expect(await main(['serve', 'agents', '--public-url', 'agents.example.com'], bad.io)).toBe(2);
+    expect(bad.err()).toMatch(/--public-url agents\.example\.com: expected an http\(s\) URL/);
+  });
 });

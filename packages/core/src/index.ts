@@ -102,6 +102,7 @@ export { scopeRoots } from './scope/workspace-scope.js';
 export type { JournalAppendOptions, JournalEntry, SessionJournal } from './session/journal.js';
 export { foldJournal } from './session/journal.js';
 export { PlainSession } from './session/plain-session.js';
+export type { SecretStore } from './session/secret-store.js';
 export type {
   AcquireLeaseOptions,
   ISession,

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentResponseUpdate, ToolApprovalRequestUpdate } from '@raf/core';
-import type { ChatClientAgent } from '@raf/framework';
+import type { ChatClientAgent, InputRequestHandler } from '@raf/framework';
 import { DurableRuntime, type DurableRuntimeOptions } from './durable-runtime.js';
+import type { DurableWorkflowAgent } from './durable-workflow.js';
 import type { DurableAgentRef, DurableRunOutcome } from './run-spec.js';
 
 export interface DurableAgentOptions extends Omit<DurableRuntimeOptions, 'store'> {
@@ -18,6 +19,8 @@ export interface DurableRunOptions {
   sessionId?: string;
   /** Each update as it happens in this process. */
   onUpdate?: (update: AgentResponseUpdate) => void;
+  /** Answers tools' questions while the run goes on in this process (else they are declined). */
+  onInputRequest?: InputRequestHandler;
 }
 
 /** Where a run stopped in this process: it ended, or it is parked waiting for approval. */
@@ -36,7 +39,10 @@ export class DurableAgent {
     readonly ref: DurableAgentRef,
   ) {}
 
-  static async open(agent: ChatClientAgent, options: DurableAgentOptions): Promise<DurableAgent> {
+  static async open(
+    agent: ChatClientAgent | DurableWorkflowAgent,
+    options: DurableAgentOptions,
+  ): Promise<DurableAgent> {
     const { ref, ...runtime } = options;
     const opened = await DurableRuntime.open(runtime);
     return new DurableAgent(opened, opened.register(agent, ref));
@@ -46,12 +52,20 @@ export class DurableAgent {
   async run(input: string, options: DurableRunOptions = {}): Promise<DurableRunStop> {
     const runId = options.runId ?? randomUUID();
     const spec = { runId, sessionId: options.sessionId ?? runId, agent: this.ref, input };
-    return this.follow(runId, options.onUpdate, () => this.runtime.start(spec, undefined));
+    return this.follow(runId, options, () => this.runtime.start(spec, undefined));
   }
 
   /** Waits for a run this process holds (after an approval) to end or park again. */
-  async wait(runId: string, onUpdate?: (update: AgentResponseUpdate) => void): Promise<DurableRunStop> {
-    return this.follow(runId, onUpdate, async () => {});
+  async wait(
+    runId: string,
+    onUpdate?: (update: AgentResponseUpdate) => void,
+    onInputRequest?: InputRequestHandler,
+  ): Promise<DurableRunStop> {
+    return this.follow(
+      runId,
+      { ...(onUpdate && { onUpdate }), ...(onInputRequest && { onInputRequest }) },
+      async () => {},
+    );
   }
 
   close(options?: { release?: boolean }): Promise<void> {
@@ -60,12 +74,13 @@ export class DurableAgent {
 
   private follow(
     runId: string,
-    onUpdate: ((update: AgentResponseUpdate) => void) | undefined,
+    { onUpdate, onInputRequest }: Pick<DurableRunOptions, 'onUpdate' | 'onInputRequest'>,
     start: () => Promise<void>,
   ): Promise<DurableRunStop> {
     return new Promise<DurableRunStop>((resolve, reject) => {
       this.runtime.listen(runId, {
         update: (update) => onUpdate?.(update),
+        ...(onInputRequest && { onInputRequest }),
         paused: (state) => resolve({ status: 'paused', runId, pause: state.pause, requests: state.requests }),
       });
       start()
@@ -79,6 +94,9 @@ export class DurableAgent {
 }
 
 /** `durableAgent(agent, { store: 'postgres://…' })`: the agent's runs as durable DBOS workflows. */
-export function durableAgent(agent: ChatClientAgent, options: DurableAgentOptions): Promise<DurableAgent> {
+export function durableAgent(
+  agent: ChatClientAgent | DurableWorkflowAgent,
+  options: DurableAgentOptions,
+): Promise<DurableAgent> {
   return DurableAgent.open(agent, options);
 }

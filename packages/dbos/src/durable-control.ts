@@ -7,6 +7,7 @@ import {
   SessionConflictError,
   type ToolApprovalRequestUpdate,
 } from '@raf/core';
+import { DELEGATION_WORKFLOW, delegationOutcomeSchema, delegationSpecSchema } from './delegation-spec.js';
 import { DurableTables } from './durable-tables.js';
 import { loadDbos } from './load-sdk.js';
 import {
@@ -50,6 +51,19 @@ export interface DurableRunInfo {
   error?: string;
   /** A paused run: the calls waiting for an answer. */
   requests?: ToolApprovalRequestUpdate[];
+  /** Its sub-agents' delegations (child workflows on the delegation queue), `raf runs show` only. */
+  delegations?: DurableDelegationInfo[];
+}
+
+/** One delegation of a durable run: the child workflow `<run>/<call id>` and the worker that holds it. */
+export interface DurableDelegationInfo {
+  runId: string;
+  callId?: string;
+  subAgent?: string;
+  status: 'pending' | 'running' | 'finished' | 'failed' | 'cancelled';
+  executor?: string;
+  text?: string;
+  error?: string;
 }
 
 export interface ApproveOptions {
@@ -105,13 +119,55 @@ export class DurableControl {
   async show(runId: string): Promise<DurableRunInfo | undefined> {
     const run = await noSchemaYet(this.client.getWorkflow(runId), undefined);
     if (!run || run.workflowName !== RUN_WORKFLOW) return undefined;
-    return this.describe(run);
+    const info = await this.describe(run);
+    const delegations = await this.delegations(runId);
+    if (delegations.length > 0) info.delegations = delegations;
+    return info;
+  }
+
+  /** The delegations of run `runId`, oldest first. */
+  async delegations(runId: string): Promise<DurableDelegationInfo[]> {
+    const children = await noSchemaYet(
+      this.client.listWorkflows({
+        workflowName: DELEGATION_WORKFLOW,
+        workflow_id_prefix: `${runId}/`,
+        loadInput: true,
+        loadOutput: true,
+      }),
+      [],
+    );
+    return children.map((child) => {
+      const info: DurableDelegationInfo = { runId: child.workflowID, status: 'running' };
+      const spec = delegationSpecSchema.safeParse(child.input?.[0]);
+      if (spec.success) {
+        info.callId = spec.data.callId;
+        info.subAgent = spec.data.subAgent;
+      }
+      if (child.executorId) info.executor = child.executorId;
+      if (child.status === 'ENQUEUED' || child.status === 'DELAYED') info.status = 'pending';
+      else if (child.status === 'CANCELLED') info.status = 'cancelled';
+      else if (child.status === 'SUCCESS') {
+        const outcome = delegationOutcomeSchema.safeParse(child.output);
+        info.status = outcome.success && outcome.data.status === 'done' ? 'finished' : 'failed';
+        if (outcome.success && outcome.data.status === 'done') info.text = outcome.data.text;
+        if (outcome.success && outcome.data.status === 'failed') info.error = outcome.data.error;
+      } else if (child.status !== 'PENDING') {
+        info.status = 'failed';
+        if (child.error) info.error = getErrorMessage(child.error);
+      }
+      return info;
+    });
   }
 
   async cancel(runId: string): Promise<DurableRunInfo> {
     const run = await this.require(runId);
-    if (run.status === 'pending' || run.status === 'running' || run.status === 'paused')
+    if (run.status === 'pending' || run.status === 'running' || run.status === 'paused') {
       await this.client.cancelWorkflow(runId);
+      // Its delegations stop with it (they are children by id, not by DBOS's parent link).
+      for (const child of run.delegations ?? [])
+        if (child.status === 'pending' || child.status === 'running')
+          await this.client.cancelWorkflow(child.runId).catch(() => undefined);
+    }
     return (await this.show(runId)) ?? run;
   }
 

@@ -1,24 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { DBOSClient } from '@dbos-inc/dbos-sdk';
 import {
   type AgentResponseUpdate,
   type ApprovalResponse,
   ConfigError,
   type FinishReason,
-  type ITool,
   parseStoreUrl,
   type ToolApprovalRequestUpdate,
 } from '@raf/core';
-import {
-  AgentSession,
-  type ChatClientAgent,
-  createStore,
-  parseSessionSnapshot,
-  type RafStore,
-  SubAgentsProvider,
-} from '@raf/framework';
-import { DurableModelClient, durableTool, type RunSteps } from './durable-steps.js';
+import { AgentSession, type ChatClientAgent, parseSessionSnapshot } from '@raf/framework';
+import { openPostgresStore, type PostgresStore } from '@raf/postgres';
+import { runDelegation } from './delegation-body.js';
+import { DurableDelegationRunner } from './delegation-runner.js';
+import { DEFAULT_DELEGATION_QUEUE, DELEGATION_WORKFLOW, type DelegationOutcome } from './delegation-spec.js';
+import type { RunSteps } from './durable-steps.js';
 import { DurableTables } from './durable-tables.js';
+import { type DurableWorkflowAgent, isWorkflowAgent, runWorkflowExecution } from './durable-workflow.js';
 import { type Dbos, loadDbos } from './load-sdk.js';
 import {
   approvalsSchema,
@@ -34,9 +32,10 @@ import {
   runSpecSchema,
   STATUS_EVENT,
 } from './run-spec.js';
+import { durableToolView, keyOf, makeDurable, recoverDeadExecutors } from './runtime-helpers.js';
 
 /** Rebuilds the agent of a run from what the run recorded (a worker's way to take any run over). */
-export type AgentResolver = (ref: DurableAgentRef) => Promise<ChatClientAgent>;
+export type AgentResolver = (ref: DurableAgentRef) => Promise<ChatClientAgent | DurableWorkflowAgent>;
 
 export interface DurableRuntimeOptions {
   /** `postgres://…`: sessions (`@raf/postgres`), DBOS's system tables (schema `dbos`) and RAF's. */
@@ -48,17 +47,32 @@ export interface DurableRuntimeOptions {
   /** The queue a worker consumes (default `raf-runs`) and how many runs it holds at once (default 10). */
   queue?: string;
   concurrency?: number;
+  /** The queue of sub-agents' delegations a worker consumes too (default `raf-delegations`), `concurrency` at a time. */
+  delegationQueue?: string;
   /** How often this process says it is alive (default 250 ms). */
   heartbeatMs?: number;
   /** A process on another host whose heartbeat is older is dead (default 1500 ms). */
   staleMs?: number;
   /** Another process took this one's runs over (it was thought dead): stop at once. */
   onFenced?: () => void;
+  /**
+   * The listener of a run this process executes that nobody here listens to (one a worker took
+   * over, or one started without a listener): `raf serve --durable` writes every run's events
+   * from whichever replica executes it.
+   */
+  observe?: (spec: DurableRunSpec) => RunListener | undefined;
 }
 
 let active: DurableRuntime | undefined;
 let opening: Promise<DurableRuntime> | undefined;
-let registered: ((spec: unknown) => Promise<DurableRunOutcome>) | undefined;
+// Registered once per process (DBOS's registry is process-wide); delegations are never started
+// from here by function (the coordinator's step enqueues them by name), only run.
+let registered:
+  | {
+      run: (spec: unknown) => Promise<DurableRunOutcome>;
+      delegation: (spec: unknown) => Promise<DelegationOutcome>;
+    }
+  | undefined;
 const APP_VERSION = 'raf-durable-1';
 const PARKED_SECONDS = 24 * 3600;
 
@@ -68,6 +82,12 @@ async function durableRunWorkflow(input: unknown): Promise<DurableRunOutcome> {
   return active.body(input);
 }
 
+/** The workflow of one sub-agent's delegation (a child of a durable run, on the delegation queue). */
+async function durableDelegationWorkflow(input: unknown): Promise<DelegationOutcome> {
+  if (!active) throw new ConfigError('no durable runtime is open in this process');
+  return active.delegation(input);
+}
+
 /**
  * DBOS in this process (one per process: DBOS is a process-wide singleton): the run workflow
  * registered, launched on the store's database with a unique executor id, a heartbeat, and for a
@@ -75,18 +95,19 @@ async function durableRunWorkflow(input: unknown): Promise<DurableRunOutcome> {
  */
 export class DurableRuntime {
   readonly executorId: string;
-  private readonly agents = new Map<string, ChatClientAgent>();
+  private readonly agents = new Map<string, ChatClientAgent | DurableWorkflowAgent>();
   private readonly runs = new Map<string, RunSteps>();
   private readonly listeners = new Map<string, RunListener>();
   private readonly handles = new Map<string, { getResult(): Promise<unknown> }>();
   private readonly timers: NodeJS.Timeout[] = [];
+  private client: Promise<DBOSClient> | undefined;
   private closing: Promise<void> | undefined;
   private recovering = false;
 
   private constructor(
     readonly dbos: Dbos,
     readonly tables: DurableTables,
-    readonly store: RafStore,
+    readonly store: PostgresStore,
     private readonly options: DurableRuntimeOptions,
   ) {
     this.executorId = `raf-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
@@ -111,10 +132,14 @@ export class DurableRuntime {
       throw new ConfigError('durable runs need a postgres://… store (--store postgres://…)');
     const dbos = await loadDbos();
     const tables = await DurableTables.open(options.store);
-    const store = await createStore(options.store, { importPackage: async () => import('@raf/postgres') });
+    const store = await openPostgresStore(options.store);
     const runtime = new DurableRuntime(dbos, tables, store, { ...options });
-    registered ??= dbos.registerWorkflow(durableRunWorkflow, { name: RUN_WORKFLOW });
+    registered ??= {
+      run: dbos.registerWorkflow(durableRunWorkflow, { name: RUN_WORKFLOW }),
+      delegation: dbos.registerWorkflow(durableDelegationWorkflow, { name: DELEGATION_WORKFLOW }),
+    };
     const queue = options.queue ?? DEFAULT_RUN_QUEUE;
+    const delegations = options.delegationQueue ?? DEFAULT_DELEGATION_QUEUE;
     dbos.setConfig({
       name: 'raf',
       systemDatabaseUrl: options.store,
@@ -123,18 +148,21 @@ export class DurableRuntime {
       applicationVersion: APP_VERSION,
       logLevel: 'error',
       // A `raf run` process runs its own run only; workers take queued and recovered runs.
-      listenQueues: options.role === 'worker' ? [queue] : ['raf-no-queue'],
+      listenQueues: options.role === 'worker' ? [queue, delegations] : ['raf-no-queue'],
     });
     active = runtime;
     try {
       await tables.exclusively(() => dbos.launch());
       await tables.registerExecutor(runtime.executorId, options.role ?? 'run');
+      // Delegations have a queue of their own: a coordinator a worker runs never waits for a
+      // slot its own sub-agents would need.
       if (options.role === 'worker')
-        await dbos.registerQueue(queue, {
-          workerConcurrency: options.concurrency ?? 10,
-          minPollingIntervalMs: 50,
-          onConflict: 'always_update',
-        });
+        for (const name of [queue, delegations])
+          await dbos.registerQueue(name, {
+            workerConcurrency: options.concurrency ?? 10,
+            minPollingIntervalMs: 50,
+            onConflict: 'always_update',
+          });
     } catch (error) {
       active = undefined;
       await dbos.shutdown().catch(() => undefined);
@@ -147,17 +175,17 @@ export class DurableRuntime {
     return runtime;
   }
 
-  /** Makes `agent` durable (its model calls steps) and lets runs name it; returns its reference. */
-  register(agent: ChatClientAgent, ref: DurableAgentRef = { name: agent.name }): DurableAgentRef {
-    // A sub-agent's approval suspends its delegation call, which a step cannot record: refused
-    // until delegations are child workflows, rather than failing at the first sub-agent approval.
-    if (agent.contextProviders.some((p) => p instanceof SubAgentsProvider))
-      throw new ConfigError(
-        `agent ${agent.name} has sub-agents: durable runs do not delegate yet (run it without --durable)`,
-      );
+  /**
+   * Makes `agent` durable (its model calls steps; a workflow's nodes checkpointed in the store) and
+   * lets runs name it; returns its reference.
+   */
+  register(
+    agent: ChatClientAgent | DurableWorkflowAgent,
+    ref: DurableAgentRef = { name: agent.name },
+  ): DurableAgentRef {
     this.agents.set(
       keyOf(ref),
-      makeDurable(agent, () => this.currentSteps()),
+      isWorkflowAgent(agent) ? agent : makeDurable(agent, () => this.currentSteps()),
     );
     return ref;
   }
@@ -165,7 +193,7 @@ export class DurableRuntime {
   /** Starts a run here (DBOS workflow id = run id); `listener` sees its updates as they happen. */
   async start(spec: DurableRunSpec, listener?: RunListener): Promise<void> {
     if (listener) this.listeners.set(spec.runId, listener);
-    const start = this.dbos.startWorkflow(registered!, { workflowID: spec.runId });
+    const start = this.dbos.startWorkflow(registered!.run, { workflowID: spec.runId });
     const handle = await start(spec);
     // A run started here is awaited in memory (its handle), not by polling the database.
     this.handles.set(spec.runId, handle);
@@ -173,7 +201,7 @@ export class DurableRuntime {
 
   /** Puts a run on a queue (default the run queue): any worker consuming it runs it. */
   async enqueue(spec: DurableRunSpec, queue = this.options.queue ?? DEFAULT_RUN_QUEUE): Promise<void> {
-    const start = this.dbos.startWorkflow(registered!, { workflowID: spec.runId, queueName: queue });
+    const start = this.dbos.startWorkflow(registered!.run, { workflowID: spec.runId, queueName: queue });
     await start(spec);
   }
 
@@ -212,6 +240,7 @@ export class DurableRuntime {
       if (options.release !== false) await this.tables.release(this.executorId).catch(() => undefined);
       await this.dbos.shutdown().catch(() => undefined);
       active = undefined;
+      if (this.client) await (await this.client.catch(() => undefined))?.destroy().catch(() => undefined);
       await this.tables.close().catch(() => undefined);
       await this.store.close().catch(() => undefined);
     })();
@@ -243,43 +272,24 @@ export class DurableRuntime {
     if (!(await this.tables.heartbeat(this.executorId))) this.options.onFenced?.();
   }
 
-  /**
-   * Takes over the runs of processes that died: on this host a process whose pid is gone, on
-   * another one whose heartbeat is older than `staleMs`, or one that released its runs. One worker
-   * claims each dead process (compare-and-set); its pending runs go on the run queue.
-   */
+  /** Takes over the runs and delegations of processes that died (`recoverDeadExecutors`). */
   private async recover(): Promise<void> {
     if (this.recovering || this.closing) return;
     this.recovering = true;
     try {
-      const now = Date.now();
-      const stale = this.options.staleMs ?? 1500;
-      for (const row of await this.tables.candidates(this.executorId)) {
-        const dead = row.released
-          ? true
-          : row.host === hostname()
-            ? !pidAlive(row.pid) || now - row.heartbeat_at > 60_000
-            : now - row.heartbeat_at > stale;
-        if (!dead || !(await this.tables.claimExecutor(row.executor_id, this.executorId))) continue;
-        const pending = await this.dbos.listWorkflows({
-          status: 'PENDING',
-          executorId: row.executor_id,
-          workflowName: RUN_WORKFLOW,
-          loadInput: false,
-          loadOutput: false,
-        });
-        for (const run of pending)
-          await this.dbos.resumeWorkflow(run.workflowID, {
-            queueName: this.options.queue ?? DEFAULT_RUN_QUEUE,
-          });
-      }
-      await this.tables.forgetRecovered(10 * 60_000);
+      await recoverDeadExecutors(this.dbos, this.tables, this.executorId, {
+        staleMs: this.options.staleMs ?? 1500,
+        queues: [
+          [RUN_WORKFLOW, this.options.queue ?? DEFAULT_RUN_QUEUE],
+          [DELEGATION_WORKFLOW, this.options.delegationQueue ?? DEFAULT_DELEGATION_QUEUE],
+        ],
+      });
     } finally {
       this.recovering = false;
     }
   }
 
-  private async agentFor(ref: DurableAgentRef): Promise<ChatClientAgent> {
+  private async agentFor(ref: DurableAgentRef): Promise<ChatClientAgent | DurableWorkflowAgent> {
     const key = keyOf(ref);
     const known = this.agents.get(key);
     if (known) return known;
@@ -294,19 +304,40 @@ export class DurableRuntime {
   /** The workflow: the agent's turns on the session, parked between them while approvals wait. */
   async body(input: unknown): Promise<DurableRunOutcome> {
     const spec = runSpecSchema.parse(input);
+    if (!this.listeners.has(spec.runId)) {
+      const observer = this.options.observe?.(spec);
+      if (observer) this.listeners.set(spec.runId, observer);
+    }
+    const listener = () => this.listeners.get(spec.runId);
+    try {
+      const outcome = await this.legs(spec);
+      listener()?.stopped?.({ outcome });
+      return outcome;
+    } catch (error) {
+      listener()?.stopped?.({ error });
+      throw error;
+    } finally {
+      this.runs.delete(spec.runId);
+      this.listeners.delete(spec.runId);
+    }
+  }
+
+  private async legs(spec: DurableRunSpec): Promise<DurableRunOutcome> {
     const { dbos } = this;
     const agent = await this.agentFor(spec.agent);
+    if (isWorkflowAgent(agent)) return this.workflowBody(spec, agent);
     const steps: RunSteps = { dbos, tables: this.tables, runId: spec.runId, modelCalls: 0 };
     this.runs.set(spec.runId, steps);
-    const wrapped = new WeakMap<ITool, ITool>();
-    const toolView = (tools: readonly ITool[]) =>
-      tools.map((tool) => {
-        const known = wrapped.get(tool);
-        if (known) return known;
-        const durable = durableTool(tool, () => this.currentSteps());
-        wrapped.set(tool, durable);
-        return durable;
-      });
+    const ask = this.listeners.get(spec.runId)?.onInputRequest;
+    const toolView = durableToolView(
+      agent,
+      () => this.currentSteps(),
+      (provider) =>
+        new DurableDelegationRunner(this.delegationHost(), agent, provider, {
+          runId: spec.runId,
+          agent: spec.agent,
+        }),
+    );
     try {
       const snapshot = await dbos.runStep(
         async () => (await this.store.sessions.load(spec.sessionId)) ?? null,
@@ -323,6 +354,7 @@ export class DurableRuntime {
             session,
             toolView,
             ...(approvals && { approvals }),
+            ...(ask && { onInputRequest: ask }),
           }),
         );
         await dbos.runStep(async () => this.store.sessions.save(session.toJSON()), {
@@ -348,8 +380,45 @@ export class DurableRuntime {
       }
     } finally {
       this.runs.delete(spec.runId);
-      this.listeners.delete(spec.runId);
     }
+  }
+
+  private delegationHost() {
+    return {
+      dbos: this.dbos,
+      tables: this.tables,
+      client: () => this.dbosClient(),
+      queue: this.options.delegationQueue ?? DEFAULT_DELEGATION_QUEUE,
+      appVersion: APP_VERSION,
+    };
+  }
+
+  private dbosClient(): Promise<DBOSClient> {
+    this.client ??= import('@dbos-inc/dbos-sdk').then(({ DBOSClient }) =>
+      DBOSClient.create({ systemDatabaseUrl: this.options.store, applicationName: 'raf' }),
+    );
+    return this.client;
+  }
+
+  /** The workflow of a sub-agent's delegation, on the worker that dequeued it. */
+  delegation(input: unknown): Promise<DelegationOutcome> {
+    const { dbos, tables, runs } = this;
+    const host = { dbos, tables, runs, steps: () => this.currentSteps() };
+    const agentFor = async (ref: DurableAgentRef) => {
+      const agent = await this.agentFor(ref);
+      if (isWorkflowAgent(agent)) throw new ConfigError(`durable delegation: ${ref.name} is a workflow`);
+      return agent;
+    };
+    return runDelegation({ ...host, agentFor }, input);
+  }
+
+  /** A workflow's run: its nodes from the newest checkpoint on, in the process that holds the run. */
+  private async workflowBody(spec: DurableRunSpec, agent: DurableWorkflowAgent): Promise<DurableRunOutcome> {
+    const ended = await runWorkflowExecution(agent.workflow, this.store.checkpoints, spec, (update) =>
+      this.listeners.get(spec.runId)?.update(update),
+    );
+    await this.dbos.setEvent(STATUS_EVENT, { state: 'ended', reason: ended.reason } satisfies RunState);
+    return { runId: spec.runId, sessionId: spec.sessionId, ...ended };
   }
 
   private async turn(runId: string, updates: AsyncIterable<AgentResponseUpdate>) {
@@ -366,28 +435,4 @@ export class DurableRuntime {
     }
     return { reason, text, error, requests };
   }
-}
-
-function keyOf(ref: DurableAgentRef): string {
-  return ref.file
-    ? `file:${ref.cwd ?? ''}:${ref.file}:${JSON.stringify(ref.overrides ?? {})}`
-    : `name:${ref.name}`;
-}
-
-function pidAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/**
- * The agent with the step decorator around its model client: each model call of its runs is a
- * step (`model:<n>`), from outside the loop (`ChatClientAgent.withChatClient`).
- */
-function makeDurable(agent: ChatClientAgent, steps: () => RunSteps | undefined): ChatClientAgent {
-  return agent.withChatClient((client) => new DurableModelClient(client, steps));
 }

@@ -1,3 +1,4 @@
+export { DEFAULT_DELEGATION_QUEUE, DELEGATION_WORKFLOW } from './delegation-spec.js';
 export {
   DurableAgent,
   type DurableAgentOptions,
@@ -8,10 +9,12 @@ export {
 export {
   type ApproveOptions,
   DurableControl,
+  type DurableDelegationInfo,
   type DurableRunInfo,
   type DurableRunStatus,
 } from './durable-control.js';
 export { type AgentResolver, DurableRuntime, type DurableRuntimeOptions } from './durable-runtime.js';
+export type { DurableWorkflow, DurableWorkflowAgent, DurableWorkflowResult } from './durable-workflow.js';
 export {
   DEFAULT_RUN_QUEUE,
   type DurableAgentRef,

@@ -4,6 +4,7 @@ import type {
   FinishReason,
   ToolApprovalRequestUpdate,
 } from '@raf/core';
+import type { InputRequestHandler } from '@raf/framework';
 import * as z from 'zod';
 
 /** The DBOS workflow every durable run is (its id is the run id). */
@@ -79,4 +80,15 @@ export interface DurableRunOutcome {
 export interface RunListener {
   update(update: AgentResponseUpdate): void;
   paused?(state: Extract<RunState, { state: 'paused' }>): void;
+  /**
+   * The workflow body stopped in this process: it returned `outcome`, or threw `error` (cancelled,
+   * or this process is shutting down: the run then goes on elsewhere).
+   */
+  stopped?(end: { outcome?: DurableRunOutcome; error?: unknown }): void;
+  /**
+   * Answers the questions tools ask while the run goes on in this process (an MCP server's
+   * elicitation, `raf run --durable --answer`). The answer is part of the tool call's step: a
+   * replay does not ask again; a call redone in a worker, which has no one to ask, is declined.
+   */
+  onInputRequest?: InputRequestHandler;
 }

@@ -128,12 +128,15 @@ export { defineSkill } from './skills/agent-skill.js';
 export { AgentSkillsProvider } from './skills/agent-skills-provider.js';
 export type { CreateStoreOptions, PostgresStoreModule, RafStore } from './store/create-store.js';
 export { createStore } from './store/create-store.js';
+export { InMemorySecretStore, SqliteSecretStore } from './store/secret-stores.js';
 export { SqliteGovernanceStore } from './store/sqlite-governance-store.js';
 export { SqliteSessionStore } from './store/sqlite-session-store.js';
 export type { LeaseHolder } from './store/store-kit.js';
 export { sessionStoreKit } from './store/store-kit.js';
 export type { DelegationToolsOptions } from './sub-agents/delegation-tools.js';
 export { createDelegationTools } from './sub-agents/delegation-tools.js';
+export type { ProxiedAnswer, ProxiedCall, SubAgentRoutes } from './sub-agents/proxied-call.js';
+export { answerProxiedCall, subAgentRoutes } from './sub-agents/proxied-call.js';
 export type {
   DelegationRunner,
   SubAgentFactory,
@@ -144,6 +147,7 @@ export type {
   SubAgentSpec,
   WorkerFactoryRef,
 } from './sub-agents/sub-agent.js';
+export type { ParentOfSubAgents } from './sub-agents/sub-agent-projection.js';
 export type { SubAgentRunnerOptions } from './sub-agents/sub-agent-runner.js';
 export { createSubAgentRunner } from './sub-agents/sub-agent-runner.js';
 export { SubAgentsProvider } from './sub-agents/sub-agents-provider.js';

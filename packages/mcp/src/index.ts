@@ -3,6 +3,8 @@ export { credentialStoreFor, FileCredentialStore, InMemoryCredentialStore } from
 export type { McpLoginOptions } from './auth/login.js';
 export { loginMcpServer, logoutMcpServer } from './auth/login.js';
 export type { OAuthSettings } from './auth/oauth-settings.js';
+export type { SecretCredentialOptions } from './auth/secret-credentials.js';
+export { SecretCredentialStore } from './auth/secret-credentials.js';
 export type { RequestHeaders } from './catalog/mcp-catalog.js';
 export { DEFAULT_MAX_EXPOSED_TOOLS } from './catalog/mcp-catalog.js';
 export type { ApprovalMode, McpEntryConfig } from './config/mcp-config.js';

@@ -18,6 +18,9 @@ export const MIGRATIONS: readonly string[] = [
    CREATE TABLE raf_checkpoints (
      run_id TEXT NOT NULL, id TEXT NOT NULL, step INTEGER NOT NULL, fingerprint TEXT NOT NULL,
      parent_id TEXT, created_at TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (run_id, id));`,
+  // 2: secret records (MCP OAuth tokens and registered clients, per tenant key).
+  `CREATE TABLE raf_secrets (
+     namespace TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (namespace, key));`,
 ];
 
 // Any constant: the key of the advisory lock the migrations run under.

@@ -6,6 +6,7 @@ import { LeaseWakeups } from './lease-wakeups.js';
 import { migrate } from './migrations.js';
 import { PostgresCheckpointStore } from './postgres-checkpoint-store.js';
 import { PostgresGovernanceStore } from './postgres-governance-store.js';
+import { PostgresSecretStore } from './postgres-secret-store.js';
 import { PostgresSessionStore } from './postgres-session-store.js';
 
 export interface PostgresStore extends RafStore {
@@ -47,6 +48,7 @@ export async function openPostgresStore(
     location: { kind: 'postgres', url },
     sessions: new PostgresSessionStore(pool, wakeups),
     governance: new PostgresGovernanceStore(pool),
+    secrets: new PostgresSecretStore(pool),
     checkpoints: new PostgresCheckpointStore(pool),
     schemaVersion,
     close: async () => {

@@ -6,6 +6,7 @@ import {
   approvalBatchKey,
   type ISessionStore,
   type JournalEntry,
+  type SecretStore,
   SessionConflictError,
   type SessionSnapshot,
   userMessage,
@@ -31,6 +32,8 @@ interface Opened {
   sessions: ISessionStore;
   governance: GovernanceStore;
   checkpoints: CheckpointStore;
+  /** None on a file store (its secret records are files of its own folder). */
+  secrets: SecretStore | undefined;
   close(): Promise<void>;
 }
 interface Backend {
@@ -117,6 +120,7 @@ async function openBackend(backend: Backend): Promise<Opened> {
       sessions: store.sessions,
       governance: store.governance,
       checkpoints: checkpoints.store,
+      secrets: store.secrets,
       close: async () => {
         await checkpoints.close();
         await store.close();
@@ -322,6 +326,24 @@ describe.each(backends)('$name store', (backend) => {
       const data = { ...emptyGovernance(), ...before };
       await a.governance.save(data);
       expect(await b.governance.load()).toEqual(data);
+    });
+
+    it('keeps secret records per namespace and key: set, replaced, seen by another instance, deleted', async () => {
+      if (backend.name === 'file') {
+        expect(a.secrets).toBeUndefined();
+        return;
+      }
+      const [one, two] = [a.secrets!, b.secrets!];
+      const key = uid('secret');
+      expect(await one.get('mcp-oauth', key)).toBeUndefined();
+      await one.set('mcp-oauth', key, 'first');
+      await one.set('mcp-oauth', key, 'second');
+      await one.set('other', key, 'elsewhere');
+      expect(await two.get('mcp-oauth', key)).toBe('second');
+      expect(await two.get('other', key)).toBe('elsewhere');
+      await two.delete('mcp-oauth', key);
+      expect(await one.get('mcp-oauth', key)).toBeUndefined();
+      expect(await one.get('other', key)).toBe('elsewhere');
     });
 
     it('keeps workflow checkpoints: one per superstep, listed, loaded, pruned, deleted', async () => {

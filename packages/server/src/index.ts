@@ -37,6 +37,11 @@ export {
   type UIMessageChunk,
 } from './protocols/ui-message-stream.js';
 export {
+  DurableEvents,
+  type DurableRunHost,
+  type DurableRunObserver,
+} from './runs/durable-runs.js';
+export {
   type RunLimits,
   RunRegistry,
   type RunRegistryOptions,

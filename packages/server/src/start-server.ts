@@ -4,6 +4,7 @@ import type { TenantTokens } from './auth/tenant-tokens.js';
 import type { RunStore } from './events/run-store.js';
 import { ServerApp, type ServerAppOptions } from './http/app.js';
 import { mountProtocols, type ProtocolOptions } from './protocols/mount-protocols.js';
+import type { DurableRunHost } from './runs/durable-runs.js';
 import { type RunLimits, RunRegistry } from './runs/run-registry.js';
 import { type ServedAgent, ServedAgents } from './runs/served-agents.js';
 
@@ -17,6 +18,8 @@ export interface CreateServerOptions extends Omit<ServerAppOptions, 'registry' |
   limits?: RunLimits;
   /** The protocol endpoints (chat, AG-UI, A2A, MCP): their settings. */
   protocols?: ProtocolOptions;
+  /** Durable runs (`raf serve --durable`): see `RunRegistryOptions.durable`. */
+  durable?: DurableRunHost;
 }
 
 /**
@@ -25,12 +28,13 @@ export interface CreateServerOptions extends Omit<ServerAppOptions, 'registry' |
  * then `listen()`.
  */
 export function createServer(options: CreateServerOptions): ServerApp {
-  const { agents, store, runs, tokens, limits, protocols, ...rest } = options;
+  const { agents, store, runs, tokens, limits, protocols, durable, ...rest } = options;
   const registry = new RunRegistry({
     agents: new ServedAgents(agents),
     store,
     runs,
     ...(limits && { limits }),
+    ...(durable && { durable }),
   });
   const app = new ServerApp({ ...rest, registry, tokens });
   app.mount('/v1', v1Routes());

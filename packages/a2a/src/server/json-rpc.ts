@@ -1,5 +1,5 @@
 import type { AgentCard } from '@a2a-js/sdk';
-import type { A2ARequestHandler, AgentExecutor, User } from '@a2a-js/sdk/server';
+import type { A2ARequestHandler, AgentExecutor, TaskStore, User } from '@a2a-js/sdk/server';
 
 /** What to answer an A2A JSON-RPC POST with: one JSON body, or an SSE stream. */
 export type A2AHttpReply =
@@ -107,14 +107,20 @@ function lower(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 }
 
+/** The SDK's task store (what `createA2ARequestHandler`'s `taskStore` wraps and returns). */
+export type A2ATaskStore = TaskStore;
+
 /**
- * The SDK's request handler for one agent, with an in-memory task store kept per user (tenant):
- * what `answerA2AJsonRpc` answers with. `card` answers the handler's capability checks.
+ * The SDK's request handler for one agent, with an in-memory task store kept per user (tenant),
+ * or the store `taskStore` makes around it (a server that keeps tasks where other replicas read
+ * them): what `answerA2AJsonRpc` answers with. `card` answers the handler's capability checks.
  */
 export async function createA2ARequestHandler(
   card: AgentCard,
   executor: AgentExecutor,
+  taskStore?: (memory: TaskStore) => TaskStore,
 ): Promise<A2ARequestHandler> {
   const { DefaultRequestHandler, InMemoryTaskStore } = await import('@a2a-js/sdk/server');
-  return new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
+  const memory = new InMemoryTaskStore();
+  return new DefaultRequestHandler(card, taskStore ? taskStore(memory) : memory, executor);
 }

@@ -40,6 +40,10 @@ function printRun(io: CliIO, run: RunInfo, detailed: boolean): void {
     io.stdout.write(
       `  waiting for approval: ${escapeLine(request.callId)} ${escapeLine(request.name)} ${escapeLine(JSON.stringify(request.arguments) ?? '')}\n`,
     );
+  for (const child of run.delegations ?? [])
+    io.stdout.write(
+      `  delegation ${escapeLine(child.callId ?? child.runId)} → ${escapeLine(child.subAgent ?? '?')}: ${child.status}${child.executor ? ` on ${escapeLine(child.executor)}` : ''}\n`,
+    );
   if (run.text) io.stdout.write(`${escapeLine(run.text)}\n`);
 }
 

@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
-import type { Declaration } from '@raf/core';
+import { type Declaration, redactStoreUrl } from '@raf/core';
 import { loadDefinitionFromFile } from '@raf/decl';
 import type { CliArgs } from '../args.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
 import { importOptional } from '../optional-package.js';
 import { escapeLine } from '../render/escape.js';
-import { mcpCredentialsDir } from '../store-choice.js';
+import { mcpCredentialsDir, storeChoice } from '../store-choice.js';
+import { storeSecrets } from '../store-governance.js';
 
 /** Only https, or http on this machine's loopback, is ever opened in a browser unasked. */
 export function openableUrl(text: string): boolean {
@@ -65,12 +66,22 @@ export async function mcpLoginCommand(sub: 'login' | 'logout', args: CliArgs, io
     );
   const mcp = await importOptional(['@raf/mcp'], `raf mcp ${sub}`, () => import('@raf/mcp'), io.cwd);
   const entry = await entryNamed(file, server, io, args);
+  const secrets = storeSecrets(args, io);
+  // A SQLite or Postgres store keeps the tokens in its secret records; otherwise the files.
   const directory = mcpCredentialsDir(args, io);
-  const credentials = new mcp.FileCredentialStore(directory);
+  const credentials = secrets
+    ? new mcp.SecretCredentialStore(secrets, {
+        ...(io.env.RAF_TENANT && { tenant: io.env.RAF_TENANT }),
+        ...(io.env.RAF_SECRETS_KEY && { key: io.env.RAF_SECRETS_KEY }),
+      })
+    : new mcp.FileCredentialStore(directory);
+  const where = secrets ? `the store ${redactStoreUrl(storeChoice(args, io).url)}` : directory;
   const baseDir = dirname(resolve(io.cwd, file));
   if (sub === 'logout') {
     await mcp.logoutMcpServer(entry, { baseDir, credentials });
-    io.stderr.write(`logged out of MCP server '${escapeLine(server)}' (its tokens are deleted)\n`);
+    io.stderr.write(
+      `logged out of MCP server '${escapeLine(server)}' (its tokens are deleted from ${where})\n`,
+    );
     return EXIT.ok;
   }
   const controller = new AbortController();
@@ -90,7 +101,7 @@ export async function mcpLoginCommand(sub: 'login' | 'logout', args: CliArgs, io
       },
     });
     io.stderr.write(
-      `logged in to MCP server '${escapeLine(done.server)}' (${done.grant === 'client_credentials' ? 'client credentials' : 'authorization code + PKCE'}); tokens kept in ${directory}\n`,
+      `logged in to MCP server '${escapeLine(done.server)}' (${done.grant === 'client_credentials' ? 'client credentials' : 'authorization code + PKCE'}); tokens kept in ${where}\n`,
     );
     return EXIT.ok;
   } catch (error) {

@@ -1,9 +1,11 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { getErrorMessage, redactStoreUrl } from '@raf/core';
+import type { ChatClientAgent } from '@raf/framework';
 import { isLoopbackHost } from '@raf/framework';
 import type { ServedAgent } from '@raf/server';
 import type { CliArgs } from '../args.js';
+import { openServeDurable, type ServeDurable } from '../durable/serve-durable.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
 import { builderFor, warnOnStderr } from '../load-agent.js';
 import { openCliStore } from '../opened-session.js';
@@ -54,8 +56,18 @@ export async function serveCommand(args: CliArgs, io: CliIO): Promise<number> {
       `raf serve --host ${host} would let other machines run the agents: give each tenant's token with --tokens FILE ({"<token>": "<tenant>"}), or keep the host at 127.0.0.1`,
     );
   const generated = tokens ? undefined : server.TenantTokens.generated();
+  if (args.publicUrl !== undefined && !/^https?:\/\/[^/\s]+(\/\S*)?$/.test(args.publicUrl))
+    throw new CliError(
+      `raf serve --public-url ${args.publicUrl}: expected an http(s) URL (https://agents.example.com)`,
+    );
   const files = await agentFiles(args, io);
-  const built: { name: string; file: string; kind: 'agent' | 'workflow'; agent: ServedAgent['agent'] }[] = [];
+  const built: {
+    name: string;
+    file: string;
+    kind: 'agent' | 'workflow';
+    agent: ServedAgent['agent'];
+    chat: ChatClientAgent | undefined;
+  }[] = [];
   const names: string[] = [];
   for (const file of files) {
     const builder = await builderFor(file, args, io);
@@ -67,14 +79,30 @@ export async function serveCommand(args: CliArgs, io: CliIO): Promise<number> {
       file,
       kind: 'chatClient' in agent ? 'agent' : 'workflow',
       agent: async () => agent,
+      chat: 'chatClient' in agent ? agent : undefined,
     });
   }
   const ids = agentIds(names);
   const store = await openCliStore(args, io);
   let app: InstanceType<typeof server.ServerApp> | undefined;
   let runs: Awaited<ReturnType<typeof server.openRunStore>> | undefined;
+  let durable: ServeDurable | undefined;
   try {
     runs = await server.openRunStore(store);
+    if (args.durable) {
+      // The events' writer exists before the runtime: a run taken over at launch is observed too.
+      const events = new server.DurableEvents(
+        runs,
+        () => durable?.host,
+        (line) => io.stderr.write(`raf serve: ${escapeLine(line)}\n`),
+      );
+      durable = await openServeDurable(
+        args,
+        io,
+        built.map((b, i) => ({ name: ids[i]!, file: b.file, agent: b.chat })),
+        events,
+      );
+    }
     app = server.createServer({
       agents: built.map((b, i) => ({ name: ids[i]!, file: b.file, kind: b.kind, agent: b.agent })),
       store,
@@ -84,6 +112,8 @@ export async function serveCommand(args: CliArgs, io: CliIO): Promise<number> {
       port: args.port ?? 0,
       allowNetwork: tokens !== undefined,
       log: (line) => io.stderr.write(`raf serve: ${escapeLine(line)}\n`),
+      ...(durable && { durable: durable.host }),
+      ...(args.publicUrl !== undefined && { protocols: { publicUrl: args.publicUrl } }),
     });
     const { url } = await app.listen();
     io.stdout.write(`raf serve: ${url}\n`);
@@ -103,6 +133,7 @@ export async function serveCommand(args: CliArgs, io: CliIO): Promise<number> {
     throw new CliError(`cannot start raf serve: ${getErrorMessage(error)}`);
   } finally {
     await app?.close().catch(() => undefined);
+    await durable?.close().catch(() => undefined);
     await runs?.close().catch(() => undefined);
     await store.close().catch(() => undefined);
   }

@@ -6,7 +6,8 @@ import { type CliIO, EXIT } from '../io.js';
 
 /**
  * `raf worker`: a long-running process that takes over the durable runs of processes that died
- * (and of `raf run --durable` processes that exited at a pause) and consumes the run queue. Each
+ * (and of `raf run --durable` processes that exited at a pause) and consumes the run queue and
+ * the delegation queue (sub-agents of durable runs). Each
  * run's agent is rebuilt from the file and flags it recorded. Stops on Ctrl-C or SIGTERM.
  */
 export async function workerCommand(args: CliArgs, io: CliIO): Promise<number> {
@@ -29,7 +30,7 @@ export async function workerCommand(args: CliArgs, io: CliIO): Promise<number> {
     },
   });
   io.stderr.write(
-    `raf worker ${runtime.executorId}: durable runs of ${redactStoreUrl(store)} (queue ${args.queue ?? dbos.DEFAULT_RUN_QUEUE}); Ctrl-C stops\n`,
+    `raf worker ${runtime.executorId}: durable runs of ${redactStoreUrl(store)} (queue ${args.queue ?? dbos.DEFAULT_RUN_QUEUE}, delegations ${dbos.DEFAULT_DELEGATION_QUEUE}); Ctrl-C stops\n`,
   );
   const offInterrupt = io.onInterrupt(() => stop?.(EXIT.ok));
   const offTerminate = io.onTerminate?.(() => stop?.(EXIT.ok));

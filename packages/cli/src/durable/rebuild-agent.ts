@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Diagnostic } from '@raf/decl';
 import type { ChatClientAgent } from '@raf/framework';
+import type { WorkflowAgent } from '@raf/workflow';
 import * as z from 'zod';
 import { type CliArgs, parseCliArgs } from '../args.js';
 import { CliError, type CliIO } from '../io.js';
@@ -22,17 +23,17 @@ export function agentFlags(args: CliArgs, io: CliIO): string[] {
   return flags;
 }
 
-/** Builds an agent file as `raf run` would (the extensions installed, the recorded overrides). */
-export async function buildChatAgent(
+/**
+ * Builds an agent file as `raf run` would (the extensions installed, the recorded overrides): a
+ * chat agent, or a workflow (`kind: workflow`, an orchestration) whose nodes are checkpointed.
+ */
+export async function buildDurableAgent(
   file: string,
   args: CliArgs,
   io: CliIO,
   onWarnings: (warnings: Diagnostic[]) => void = () => {},
-): Promise<ChatClientAgent> {
-  const built = await (await builderFor(file, args, io)).buildAgent({ onWarnings });
-  if (!('chatClient' in built))
-    throw new CliError(`${file} is a workflow: durable runs take agents (kind: prompt) for now`);
-  return built;
+): Promise<ChatClientAgent | WorkflowAgent> {
+  return (await builderFor(file, args, io)).buildAgent({ onWarnings });
 }
 
 /** A worker's way to rebuild the agent a run recorded: its file, folder and flags. */
@@ -44,7 +45,7 @@ export async function rebuildAgent(
     overrides?: Record<string, unknown> | undefined;
   },
   io: CliIO,
-): Promise<ChatClientAgent> {
+): Promise<ChatClientAgent | WorkflowAgent> {
   if (!ref.file)
     throw new CliError(
       `durable run of ${ref.name}: no agent file recorded; raf worker rebuilds file agents only`,
@@ -52,5 +53,5 @@ export async function rebuildAgent(
   const { flags } = overridesSchema.parse(ref.overrides ?? { flags: [] });
   const cwd = ref.cwd ?? io.cwd;
   const args = parseCliArgs(['run', ref.file, ...flags]);
-  return buildChatAgent(ref.file, args, { ...io, cwd });
+  return buildDurableAgent(ref.file, args, { ...io, cwd });
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { AgentResponseUpdate, FinishUpdate } from '@raf/core';
 import type { CliArgs } from '../args.js';
-import { answerApprovals, sayWhatWaits } from '../commands/approval-answers.js';
+import { answerApprovals, runInputAnswers, sayWhatWaits } from '../commands/approval-answers.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
 import { warnOnStderr } from '../load-agent.js';
 import { escapeJson } from '../render/escape.js';
@@ -10,7 +10,7 @@ import { HumanRenderer } from '../render/human.js';
 import { NdjsonRenderer } from '../render/ndjson.js';
 import { readAll } from '../terminal.js';
 import { durableStore, loadDbosPackage } from './load-dbos.js';
-import { agentFlags, buildChatAgent } from './rebuild-agent.js';
+import { agentFlags, buildDurableAgent } from './rebuild-agent.js';
 
 /**
  * `raf run --durable`: the turn is a DBOS workflow on the Postgres store (SPEC §14.2). The run id
@@ -28,7 +28,7 @@ export async function runDurable(file: string, args: CliArgs, io: CliIO): Promis
   }
   if (!input.trim()) throw new CliError('raf run got no input: -i "…" or text on stdin');
   const path = resolve(io.cwd, file);
-  const agent = await buildChatAgent(file, args, io, warnOnStderr(file, io));
+  const agent = await buildDurableAgent(file, args, io, warnOnStderr(file, io));
   const runId = randomUUID();
   const sessionId = args.session ?? runId;
   const durable = await dbos.durableAgent(agent, {
@@ -40,6 +40,8 @@ export async function runDurable(file: string, args: CliArgs, io: CliIO): Promis
   const human = new HumanRenderer(io.stdout, io.stderr);
   if (args.json) io.stdout.write(`${escapeJson(JSON.stringify({ type: 'run-started', runId }))}\n`);
   else io.stdout.write(`run ${runId}\n`);
+  // `--answer` answers the questions of the run while it goes on here (SPEC §14.4).
+  const onInputRequest = runInputAnswers(args, io, human);
   let finish: FinishUpdate | undefined;
   const onUpdate = (update: AgentResponseUpdate) => {
     if (update.type === 'finish') {
@@ -57,7 +59,10 @@ export async function runDurable(file: string, args: CliArgs, io: CliIO): Promis
   });
   const always = new Set<string>();
   try {
-    let stop = await Promise.race([durable.run(input, { runId, sessionId, onUpdate }), interrupted]);
+    let stop = await Promise.race([
+      durable.run(input, { runId, sessionId, onUpdate, onInputRequest }),
+      interrupted,
+    ]);
     for (;;) {
       if (stop === 'interrupted') {
         io.stderr.write(`interrupted; run ${runId} goes on in a worker (raf runs show ${runId})\n`);
@@ -82,7 +87,7 @@ export async function runDurable(file: string, args: CliArgs, io: CliIO): Promis
       // A claim like any other answer: a concurrent `raf approve` may have won (exit 5).
       await control.approve(runId, { answer: { responses: answers } });
       finish = undefined;
-      stop = await Promise.race([durable.wait(runId, onUpdate), interrupted]);
+      stop = await Promise.race([durable.wait(runId, onUpdate, onInputRequest), interrupted]);
     }
   } finally {
     detach?.();

@@ -146,6 +146,8 @@ export class ServeClient {
       response = await fetch(`${this.origin}${path}`, {
         method,
         signal,
+        // The bearer token is for this origin only: a redirect is an error, never followed.
+        redirect: 'error',
         headers: {
           authorization: `Bearer ${this.token}`,
           ...(body !== undefined && { 'content-type': 'application/json' }),

@@ -4,6 +4,7 @@ import type { IContextProvider } from '../context/context-provider.js';
 import { PluginError } from '../errors/error-classes.js';
 import type { JSONValue } from '../json/json.js';
 import type { ProtectedPath } from '../scope/workspace-scope.js';
+import type { SecretStore } from '../session/secret-store.js';
 import type { ITool } from '../tool/tool.js';
 import type { ToolManifest } from '../tool/tool-manifest.js';
 
@@ -67,6 +68,11 @@ export interface PluginBuildContext {
    * `server: NAME` or `stdio://NAME`.
    */
   mcpServers?: Readonly<Record<string, NamedMcpServer>>;
+  /**
+   * The state store's secret records (`sqlite:`, `postgres://` stores), where a plugin keeps what
+   * a user logged in with (MCP OAuth tokens): `builder.withSecrets()`, the CLI's `--store`.
+   */
+  secrets?: SecretStore;
 }
 
 /** One server of the `mcpServers` map, with where it was declared (shown by `raf inspect`). */

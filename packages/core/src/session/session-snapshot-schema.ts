@@ -13,7 +13,6 @@ export const sessionSchemaParts = onFirstUse(() => {
   const json: z.ZodType<JSONValue> = z.lazy(() =>
     z.union([z.null(), z.string(), z.number(), z.boolean(), z.array(json), z.record(z.string(), json)]),
   );
-  const toolResult = z.object({ ok: z.boolean(), data: json.optional(), error: z.string().optional() });
   const approvalRequest = z.object({
     type: z.literal('tool-approval-request'),
     callId: z.string(),
@@ -31,6 +30,15 @@ export const sessionSchemaParts = onFirstUse(() => {
     z.object({ type: z.literal('image'), data: z.string(), mediaType: z.string() }).strict(),
     z.object({ type: z.literal('file'), data: z.string(), mediaType: z.string(), name: z.string() }).strict(),
   ]);
+  // `parts`: the media a result shows the model (an image `read_file` opened). A paused batch keeps
+  // the results of the calls that ran before it paused: without them, a resumed run's model would
+  // get the JSON and not the image.
+  const toolResult = z.object({
+    ok: z.boolean(),
+    data: json.optional(),
+    error: z.string().optional(),
+    parts: z.array(contentPart).optional(),
+  });
   const message = z.object({
     role: z.enum(['system', 'user', 'assistant', 'tool']),
     content: z.union([z.string(), z.array(contentPart)]),

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import {
+  ConfigError,
   getErrorMessage,
   type IChatClient,
   type IContextProvider,
@@ -9,6 +10,7 @@ import {
   type NamedMcpServer,
   type PluginBuildContext,
   type ProtectedPath,
+  type SecretStore,
 } from '@raf/core';
 import { WorkspaceContextProvider } from '@raf/framework';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
@@ -16,6 +18,7 @@ import type { Environment } from '../env/resolve-env.js';
 import type { LoadedDefinition, PartialDefinition } from '../load/load-definition.js';
 import { diagnosticAt } from '../load/source-document.js';
 import { checkKindBlock } from '../registry/check-config.js';
+import { installCommand, isMissingPackage } from '../registry/install-hint.js';
 import type { PluginRegistry } from '../registry/plugin-registry.js';
 import { type ResolvedTool, resolveTools, type ToolFactory } from '../resolve/tool-resolver.js';
 import type { AgentDefinition } from '../schema/agent-schema.js';
@@ -49,6 +52,8 @@ export interface PlanInputs {
   protectedPaths?: readonly ProtectedPath[];
   /** The servers entries may name (`server: NAME`, `stdio://NAME`): `mcp.json`, `mcpServers:`, code. */
   mcpServers?: Readonly<Record<string, NamedMcpServer>>;
+  /** The store's secret records, for plugins that keep a user's tokens (`withSecrets()`). */
+  secrets?: SecretStore;
   signal?: AbortSignal;
   /**
    * Where a field of the planned definition is in the file (a sub-agent's fields are under
@@ -82,6 +87,19 @@ export interface AgentPlan {
   diagnostics: Diagnostic[];
 }
 
+/**
+ * mustache, loaded only for templated agents (every import counts in a CLI's cold start). It is an
+ * optional peer of `@raf/decl`: `undefined` when it is not installed.
+ */
+async function loadMustache(): Promise<typeof import('mustache')['default'] | undefined> {
+  try {
+    return (await import('mustache')).default;
+  } catch (error) {
+    if (isMissingPackage(error, 'mustache')) return undefined;
+    throw error;
+  }
+}
+
 async function renderInstructions(
   definition: AgentDefinition,
   variables: Readonly<Record<string, unknown>>,
@@ -91,16 +109,13 @@ async function renderInstructions(
   const source = sourcePath
     ? await readFile(resolve(baseDir, sourcePath), 'utf8')
     : (definition.template?.content ?? definition.instructions);
-  // Loaded only for templated agents: every import counts in a CLI's cold start.
-  const rendered =
-    definition.template?.format === 'mustache'
-      ? (await import('mustache')).default.render(
-          source,
-          variables,
-          {},
-          { escape: (value: unknown) => String(value) },
-        )
-      : source;
+  let rendered = source;
+  if (definition.template?.format === 'mustache') {
+    // planAgent stopped at its diagnostic when it is missing; a template is never sent unrendered.
+    const mustache = await loadMustache();
+    if (!mustache) throw new ConfigError('template format "mustache" needs mustache');
+    rendered = mustache.render(source, variables, {}, { escape: (value: unknown) => String(value) });
+  }
   return [rendered, definition.additionalInstructions].filter((part) => part?.trim()).join('\n\n');
 }
 
@@ -166,6 +181,7 @@ export async function planAgent(
       for (const p of paths) loadedPaths.push({ ...p, path: resolve(baseDir, p.path) });
     },
     ...(inputs.mcpServers && { mcpServers: inputs.mcpServers }),
+    ...(inputs.secrets && { secrets: inputs.secrets }),
   };
   let agentToolNames: ReadonlySet<string> = new Set();
 
@@ -224,6 +240,12 @@ export async function planAgent(
       readable: true,
     });
   protectLoaded(providers, loadedPaths);
+  // Checked with the rest of the file (`validate` names it), never rendered as plain text.
+  if (checked.template?.format === 'mustache' && !(await loadMustache()))
+    at(
+      ['template', 'format'],
+      `template format "mustache" needs mustache (${installCommand('mustache', baseDir)})`,
+    );
 
   if (!definition || !client || !model || diagnostics.some((d) => d.severity === 'error'))
     return { diagnostics };

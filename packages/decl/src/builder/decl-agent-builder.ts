@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { IContextProvider, ITool, JSONValue, ProtectedPath, RafPlugin } from '@raf/core';
+import type { IContextProvider, ITool, JSONValue, ProtectedPath, RafPlugin, SecretStore } from '@raf/core';
 import {
   type ChatClientAgent,
   type GovernanceData,
@@ -86,6 +86,7 @@ export class DeclAgentBuilder {
   private env: Environment | undefined;
   private strict: Required<StrictOptions> = { unknownKeys: false, missingFolders: false };
   private readonly protectedPaths: ProtectedPath[] = [];
+  private secrets: SecretStore | undefined;
   private governance: GovernanceSource | string | undefined;
   private cached: Promise<LoadedDefinition> | undefined;
   private readonly workflowAgents = new Map<string, AgentLike>();
@@ -259,6 +260,15 @@ export class DeclAgentBuilder {
     return this;
   }
 
+  /**
+   * The state store's secret records (`createStore(url).secrets`): plugins keep what a user logged
+   * in with there (MCP OAuth tokens), not in local files. Default: none (`.raf/mcp-auth`).
+   */
+  withSecrets(secrets: SecretStore): this {
+    this.secrets = secrets;
+    return this;
+  }
+
   /** Unknown keys and missing folders become errors instead of warnings (or only the ones named). */
   strictMode(strict: boolean | StrictOptions = true): this {
     this.strict =
@@ -361,6 +371,7 @@ export class DeclAgentBuilder {
         ...this.protectedPaths,
       ],
       mcpServers: servers.servers,
+      ...(this.secrets && { secrets: this.secrets }),
       ...(options.signal && { signal: options.signal }),
     };
     const composite = { ...inputs, workflowAgents: this.workflowAgents };

@@ -8,6 +8,7 @@ import {
 } from '@raf/core';
 import { SuperBrainContextProvider } from '@raf/framework';
 import type { MemoryConfig } from './core-config-schemas.js';
+import { installCommand } from './install-hint.js';
 import { needsExtension } from './plugin-registry.js';
 
 /** The names each memory kind builds, with their default folders (upstream, by version). */
@@ -83,6 +84,14 @@ export async function memoryContext(decl: Declaration, context: PluginBuildConte
       `kind: ${decl.kind}, name: ${name} is deprecated; write kind: memory, name: super-brain${config.directory ? '' : ` (with directory: ${folder} to keep this folder)`}`,
     );
   }
+  // memory_recall's search engine is an optional peer: named here, when the file is checked,
+  // rather than as a tool error the model reads in the middle of a run.
+  // (A disabled memory injects no tools.)
+  const missing = config.enabled === false ? [] : SuperBrainContextProvider.missingPackages();
+  if (missing.length > 0)
+    throw new ConfigError(
+      `kind: memory needs ${missing.join(', ')} for memory_recall (${installCommand(missing.join(' '), context.baseDir)})`,
+    );
   const curatorClient = config.memoryModel ? await memoryModelClient(config.memoryModel, context) : undefined;
   const directory = resolve(context.baseDir, config.directory ?? folder);
   // The whole bundle: its SKILL.md and references become instructions, its pages are recalled.

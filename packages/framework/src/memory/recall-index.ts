@@ -2,7 +2,7 @@ import { type Dirent, readdirSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { default as MiniSearch, SearchOptions } from 'minisearch';
-import { lazyRequire } from '../lazy-require.js';
+import { isInstalled, optionalRequire } from '../lazy-require.js';
 import { readBundleText } from './bundle-files.js';
 import { isIndexFile, isReserved, isSkipped } from './bundle-layout.js';
 
@@ -23,9 +23,18 @@ interface Doc {
   mtimeMs: number;
 }
 
-// Loaded with the first search: importing the framework does not load a search engine.
-// Its CommonJS build is the class itself; a bundler may hand it over as `default`.
-const minisearch = lazyRequire<typeof MiniSearch | { default: typeof MiniSearch }>('minisearch');
+// Loaded with the first search: importing the framework does not load a search engine. It is an
+// optional peer (the minimal install leaves it out): `recallEngineMissing` lets a builder say so
+// before a run. Its CommonJS build is the class itself; a bundler may hand it over as `default`.
+const minisearch = optionalRequire<typeof MiniSearch | { default: typeof MiniSearch }>(
+  'minisearch',
+  'memory_recall',
+);
+
+/** The packages `memory_recall` needs that are not installed: `['minisearch']` or `[]`. */
+export function recallEngineMissing(): string[] {
+  return isInstalled('minisearch') ? [] : ['minisearch'];
+}
 
 const SEARCH: SearchOptions = {
   boost: { title: 2, id: 1.5 },

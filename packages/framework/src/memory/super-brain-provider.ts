@@ -24,6 +24,7 @@ import { runConsolidation } from './curator.js';
 import { MemoryBundle } from './memory-bundle.js';
 import { type MemoryLanguage, memoryNotice } from './memory-notice.js';
 import { createMemoryRecallTool, createMemorySaveTool } from './memory-tools.js';
+import { recallEngineMissing } from './recall-index.js';
 
 export const SUPER_BRAIN_PROVIDER_NAME = 'SuperBrainContextProvider';
 export const SUPER_BRAIN_SKILL = 'super-brain';
@@ -77,6 +78,14 @@ export class SuperBrainContextProvider implements IContextProvider {
   private readonly injected: readonly ITool[];
   private readonly curator: IChatClient | undefined;
   private readonly queue: ConsolidationQueue;
+
+  /**
+   * The optional packages the memory tools need that are not installed (`memory_recall`:
+   * `minisearch`): a builder names them when it plans the agent, not at the model's first recall.
+   */
+  static missingPackages(): string[] {
+    return recallEngineMissing();
+  }
 
   constructor(options: SuperBrainOptions) {
     this.bundle = new MemoryBundle(options.directory);

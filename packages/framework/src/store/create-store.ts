@@ -4,6 +4,7 @@ import {
   type ISessionStore,
   parseStoreUrl,
   redactStoreUrl,
+  type SecretStore,
   type StoreLocation,
 } from '@raf/core';
 import {
@@ -13,12 +14,18 @@ import {
 } from '../runtime-policy/governance-store.js';
 import { FileSessionStore } from '../sessions/file-session-store.js';
 import { InMemorySessionStore } from './memory-session-store.js';
+import { InMemorySecretStore } from './secret-stores.js';
 
 /** All state of one store URL (SPEC §14.1); workflow checkpoints: `createCheckpointStore` of `@raf/workflow`. */
 export interface RafStore {
   readonly location: StoreLocation;
   readonly sessions: ISessionStore;
   readonly governance: GovernanceStore;
+  /**
+   * Secret records (MCP OAuth tokens): `memory:`, `sqlite:` and `postgres://` stores. A `file:`
+   * store has none: such records are files in its folder (`DIR/mcp-auth`).
+   */
+  readonly secrets?: SecretStore;
   /** Closes connections (SQLite file, Postgres pool). */
   close(): Promise<void>;
 }
@@ -55,6 +62,7 @@ export async function createStore(url: string, options: CreateStoreOptions = {})
         location,
         sessions: new InMemorySessionStore(),
         governance: new InMemoryGovernanceStore(),
+        secrets: new InMemorySecretStore(),
         close: async () => {},
       };
     case 'file': {
@@ -73,8 +81,10 @@ export async function createStore(url: string, options: CreateStoreOptions = {})
       const { SqliteSessionStore } = await import('./sqlite-session-store.js');
       const { SqliteGovernanceStore } = await import('./sqlite-governance-store.js');
       const sessions = await SqliteSessionStore.open(path);
+      const { SqliteSecretStore } = await import('./secret-stores.js');
       const governance = new SqliteGovernanceStore(sessions.database, path);
-      return { location, sessions, governance, close: async () => sessions.close() };
+      const secrets = new SqliteSecretStore(sessions.database, path);
+      return { location, sessions, governance, secrets, close: async () => sessions.close() };
     }
     case 'postgres': {
       let module: PostgresStoreModule;

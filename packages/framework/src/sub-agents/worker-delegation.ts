@@ -1,11 +1,10 @@
 import { type ApprovalResponse, getErrorMessage, type ITool, toolFailure } from '@raf/core';
 import { subscribeAbort, unsubscribeAbort } from '@raf/core/internal';
-import { planApprovals, prepareCalls } from '../pipeline/prepare-calls.js';
-import { executeCalls } from '../pipeline/tool-executor.js';
 import { parseRunState } from '../run/run-state.js';
 import type { AgentProjection } from '../runtime-policy/agent-projection.js';
 import { runStateJSON } from './delegated-run.js';
 import { type PausedDelegation, pausedJSON, raisedRequests } from './paused-run.js';
+import { answerProxiedCall } from './proxied-call.js';
 import type { SubAgentOutcome, SubAgentRunRequest, SubAgentSpec, WorkerFactoryRef } from './sub-agent.js';
 import type { WorkerProcess } from './worker-process.js';
 import {
@@ -13,6 +12,7 @@ import {
   type ToolAnswer,
   type ToolCallMessage,
   WORKER_PROTOCOL_VERSION,
+  wireToolAnswer,
   workerMessageSchema,
 } from './worker-protocol.js';
 
@@ -83,7 +83,7 @@ export function runInWorker(delegation: WorkerDelegation): Promise<SubAgentOutco
     );
 
     const reply = (requestId: number, answer: ToolAnswer) =>
-      worker.send({ v, type: 'tool-answer', requestId, answer });
+      worker.send({ v, type: 'tool-answer', requestId, answer: wireToolAnswer(answer) });
 
     // One proxied call, one answer: the gate decided here once (as the loop decides it), then
     // the parent's own instance runs, or the approval it needs goes back to pause the worker.
@@ -93,28 +93,13 @@ export function runInWorker(delegation: WorkerDelegation): Promise<SubAgentOutco
         return {
           result: toolFailure(`Refused: ${message.name} does not run in the main process for ${agent}`),
         };
-      const [prepared] = prepareCalls(
-        [{ id: message.callId, name: message.name, arguments: JSON.stringify(message.arguments) }],
-        new Map([[tool.name, tool]]),
-      );
-      if (!prepared) return { result: toolFailure('no result') };
       // An approval counts only when the human gave it for this very call.
-      if (message.approved && approved.has(message.callId) && !prepared.preset) {
-        prepared.approved = true;
-        const target = approved.get(message.callId);
+      let approvedTarget: string | null | undefined;
+      if (message.approved && approved.has(message.callId)) {
+        approvedTarget = approved.get(message.callId) ?? null;
         approved.delete(message.callId);
-        if (target !== undefined) prepared.approvedTarget = target;
-      } else if (!prepared.preset) {
-        const [gate] = await planApprovals([prepared], { sessionId: undefined, context: undefined });
-        if (gate) {
-          const { description } = gate.update;
-          return {
-            approval: gate.target === undefined ? { description } : { description, target: gate.target },
-          };
-        }
       }
-      const [result] = await executeCalls([prepared], calls.signal);
-      return { result: result ?? toolFailure('no result') };
+      return answerProxiedCall(tool, message, calls.signal, approvedTarget);
     };
 
     // An event handler that throws ends the process: whatever a worker sends, a failure in

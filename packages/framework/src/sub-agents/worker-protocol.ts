@@ -152,7 +152,16 @@ export const workerMessageSchema = () => schemas().worker;
 export type Delegation = z.output<ReturnType<typeof delegationSchema>>;
 export type ParentMessage = z.output<ReturnType<typeof parentMessageSchema>>;
 export type StartMessage = Extract<ParentMessage, { type: 'start' }>;
-export type ToolAnswer = Extract<ParentMessage, { type: 'tool-answer' }>['answer'];
+type WireToolAnswer = Extract<ParentMessage, { type: 'tool-answer' }>['answer'];
+/** The schema's answer with the core `ToolResult` (its `parts` are read-only there, plain JSON on the wire). */
+export type ToolAnswer = { result: ToolResult } | Exclude<WireToolAnswer, { result: unknown }>;
+
+/** A `ToolAnswer` as the message carries it: the result's `parts` as a plain array. */
+export function wireToolAnswer(answer: ToolAnswer): WireToolAnswer {
+  if (!('result' in answer)) return answer;
+  const { parts, ...rest } = answer.result;
+  return { result: parts ? { ...rest, parts: [...parts] } : rest };
+}
 export type WorkerMessage = z.output<ReturnType<typeof workerMessageSchema>>;
 export type ToolCallMessage = Extract<WorkerMessage, { type: 'tool-call' }>;
 

@@ -5,7 +5,7 @@ import { ConfigError, parseStoreUrl } from '@raf/core';
 import * as z from 'zod';
 
 /** What is kept per OAuth-protected server: its tokens and the client registered for it. */
-const storedSchema = z.object({
+export const storedSchema = z.object({
   /** The server's URL: tokens are never sent to another (a renamed entry, a changed url). */
   url: z.string(),
   tokens: z

@@ -1,4 +1,6 @@
 import { CancelledError, getErrorMessage } from '@raf/core';
+import { McpServerError } from '../errors.js';
+import type { ServerLog } from './server-log.js';
 
 // JSON-RPC codes of the SDK's McpError.
 export const CONNECTION_CLOSED = -32000;
@@ -54,4 +56,39 @@ export function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined):
     else signal.addEventListener('abort', onAbort, { once: true });
   });
   return Promise.race([work, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
+}
+
+/** What a failed request means for the connection: the error to throw, and whether the client is gone. */
+export function describeFailure(
+  name: string,
+  endpoint: string,
+  log: ServerLog,
+  error: unknown,
+  what: string,
+  timeoutMs: number,
+): { error: McpServerError; lost: boolean } {
+  const code = errorCode(error);
+  const server = `MCP server '${name}'`;
+  const failed = (message: string, lost: boolean) => ({
+    error: new McpServerError(name, message, { cause: error }),
+    lost,
+  });
+  if (isMcpError(error) && code === REQUEST_TIMEOUT)
+    return failed(
+      `${server} did not answer ${what} within ${timeoutMs / 1000} s (the call was cancelled)`,
+      false,
+    );
+  if (isMcpError(error) && code === CONNECTION_CLOSED)
+    return failed(
+      `${server} closed the connection during ${what} (it exited or crashed); whether the call took effect is unknown; the next call restarts it${log.recentStderr()}`,
+      true,
+    );
+  if (unreachable(error) || httpStatus(error) !== undefined) {
+    const status = httpStatus(error);
+    return failed(
+      `${server} (${endpoint}) failed during ${what}: ${status ? `HTTP ${status}` : log.redact(getErrorMessage(error))}; the next call reconnects`,
+      true,
+    );
+  }
+  return failed(`${server} failed during ${what}: ${log.redact(getErrorMessage(error))}`, false);
 }

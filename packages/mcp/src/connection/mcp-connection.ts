@@ -11,28 +11,23 @@ import type {
   ServerCapabilities,
   Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import {
-  CancelledError,
-  getErrorMessage,
-  type InputAnswer,
-  type InputRequest,
-  type JSONSchema,
-} from '@raf/core';
+import { CancelledError, getErrorMessage, type InputAnswer, type InputRequest } from '@raf/core';
 import type { McpCredentialStore } from '../auth/credential-store.js';
 import { McpLoginNeeded, RafOAuthProvider } from '../auth/oauth-provider.js';
 import type { McpServerSpec } from '../config/server-spec.js';
 import { McpServerError } from '../errors.js';
 import { trackChild, untrackChild } from './child-processes.js';
+import { answerElicitation } from './elicitation.js';
 import {
   abortable,
   CONNECTION_CLOSED,
+  describeFailure,
   errorCode,
   httpStatus,
   isMcpError,
   permanent,
   REQUEST_TIMEOUT,
   sessionExpired,
-  unreachable,
 } from './failures.js';
 import {
   CLIENT_CAPABILITIES,
@@ -43,6 +38,7 @@ import {
 } from './modern-client.js';
 import { dieWithParent } from './parent-death.js';
 import { RequestSignal } from './request-signal.js';
+import { ResourceListener } from './resource-listener.js';
 import {
   loadSdk,
   loadSseTransport,
@@ -72,9 +68,6 @@ export interface McpCallOptions {
   /** Who answers the server's elicitations while this call runs (the run's user). */
   requestInput?: (request: InputRequest) => Promise<InputAnswer>;
 }
-
-/** A server's elicitation message is shown to the user: capped like any text from outside. */
-const MAX_QUESTION_CHARS = 2000;
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 const LIST_TIMEOUT_MS = 30_000;
@@ -121,6 +114,8 @@ export class McpConnection {
   /** Resources a context follows (`subscribe:`), and how often each changed. */
   private readonly subscriptions = new Set<string>();
   private readonly resourceChanges = new Map<string, number>();
+  /** 2026-07-28: the `subscriptions/listen` stream of the followed resources. */
+  private readonly listener: ResourceListener;
   private calls = 0;
   /** The users of the calls in flight: a server's elicitation goes to the latest one's. */
   private readonly askers: ((request: InputRequest) => Promise<InputAnswer>)[] = [];
@@ -130,6 +125,13 @@ export class McpConnection {
     private readonly options: McpConnectionOptions,
   ) {
     this.name = spec.name;
+    this.listener = new ResourceListener(
+      options.log,
+      () => {
+        if (!this.closed) this.contentVersionNumber++;
+      },
+      LIST_TIMEOUT_MS,
+    );
     if (spec.transport !== 'http') this.httpMode = spec.transport === 'stdio' ? undefined : spec.transport;
   }
 
@@ -298,12 +300,22 @@ export class McpConnection {
     const fresh = uris.filter((uri) => !this.subscriptions.has(uri));
     for (const uri of fresh) this.subscriptions.add(uri);
     const client = await this.ensureClient(signal);
+    if (this.revision === 'modern') {
+      // One stream for all: opened again only when it ended or a resource is new to it.
+      if (!this.listener.covers(uris)) await this.subscribeOn(client, fresh);
+      return;
+    }
     await this.subscribeOn(client, fresh);
   }
 
-  /** Whether the server pushes changes (else a follower reads the resource again on every run). */
+  /**
+   * Whether the server pushes changes (else a follower reads the resource again on every run):
+   * a 2026-07-28 server only while the listen stream is open (what changed while it was not is
+   * unknown).
+   */
   get pushesResourceChanges(): boolean {
-    return Boolean(this.capabilities?.resources?.subscribe);
+    if (!this.capabilities?.resources?.subscribe) return false;
+    return this.revision === 'modern' ? this.listener.listening : true;
   }
 
   /**
@@ -317,6 +329,7 @@ export class McpConnection {
 
   private async subscribeOn(client: SdkClient, uris: readonly string[]): Promise<void> {
     if (!client.getServerCapabilities()?.resources?.subscribe) return;
+    if (this.revision === 'modern') return this.listener.listen(client, this.subscriptions);
     for (const uri of uris) {
       try {
         await client.subscribeResource({ uri }, { timeout: LIST_TIMEOUT_MS });
@@ -333,6 +346,7 @@ export class McpConnection {
     if (opening) await opening.catch(() => undefined);
     const client = this.client;
     this.client = undefined;
+    await this.listener.close();
     if (!client) return;
     this.options.log.event('closing');
     const transport = client.transport as { terminateSession?: () => Promise<void> } | undefined;
@@ -389,37 +403,9 @@ export class McpConnection {
   }
 
   private failure(client: SdkClient, error: unknown, what: string, timeoutMs: number): McpServerError {
-    const code = errorCode(error);
-    const server = `MCP server '${this.name}'`;
-    const log = this.options.log;
-    if (isMcpError(error) && code === REQUEST_TIMEOUT)
-      return new McpServerError(
-        this.name,
-        `${server} did not answer ${what} within ${timeoutMs / 1000} s (the call was cancelled)`,
-        { cause: error },
-      );
-    if (isMcpError(error) && code === CONNECTION_CLOSED) {
-      this.drop(client);
-      return new McpServerError(
-        this.name,
-        `${server} closed the connection during ${what} (it exited or crashed); whether the call took effect is unknown; the next call restarts it${log.recentStderr()}`,
-        { cause: error },
-      );
-    }
-    if (unreachable(error) || httpStatus(error) !== undefined) {
-      this.drop(client);
-      const status = httpStatus(error);
-      return new McpServerError(
-        this.name,
-        `${server} (${this.endpoint}) failed during ${what}: ${status ? `HTTP ${status}` : log.redact(getErrorMessage(error))}; the next call reconnects`,
-        { cause: error },
-      );
-    }
-    return new McpServerError(
-      this.name,
-      `${server} failed during ${what}: ${log.redact(getErrorMessage(error))}`,
-      { cause: error },
-    );
+    const described = describeFailure(this.name, this.endpoint, this.options.log, error, what, timeoutMs);
+    if (described.lost) this.drop(client);
+    return described.error;
   }
 
   /** Forgets a client whose connection is gone; the next request opens a new one. */
@@ -566,24 +552,14 @@ export class McpConnection {
    * not ask outside a call: nobody would know what it is about). The SDK checks the answer's shape;
    * the framework checked the values against the schema before they come back here.
    */
-  private async elicit(params: ElicitRequest['params']): Promise<ElicitResult> {
-    const ask = this.askers.at(-1);
-    if (!ask) {
-      this.options.log.event('elicitation outside a tool call: declined');
-      return { action: 'decline' };
-    }
-    const text = params.message.trim();
-    const message = text.length > MAX_QUESTION_CHARS ? `${text.slice(0, MAX_QUESTION_CHARS)}…` : text;
-    const source = `mcp:${this.name}`;
-    // The framework checked the values; the SDK's schema types them for the wire.
-    const reply = (answer: InputAnswer) => this.sdk!.types.ElicitResultSchema.parse(answer);
-    if (params.mode === 'url') return reply(await ask({ source, message, mode: 'url', url: params.url }));
-    const schema = params.requestedSchema;
-    if (Buffer.byteLength(JSON.stringify(schema), 'utf8') > MAX_SCHEMA_BYTES) {
-      this.options.log.event('elicitation with an oversized schema: declined');
-      return { action: 'decline' };
-    }
-    return reply(await ask({ source, message, mode: 'form', schema: schema as JSONSchema }));
+  private elicit(params: ElicitRequest['params']): Promise<ElicitResult> {
+    return answerElicitation(params, {
+      ask: this.askers.at(-1),
+      server: this.name,
+      log: this.options.log,
+      // The framework checked the values; the SDK's schema types them for the wire.
+      parse: (answer) => this.sdk!.types.ElicitResultSchema.parse(answer),
+    });
   }
 
   private async openOnce(): Promise<SdkClient> {
@@ -598,6 +574,7 @@ export class McpConnection {
       const line = (await commandFile(spec))
         ? dieWithParent(spec.command, spec.args)
         : { command: spec.command, args: spec.args };
+      if (this.revision === 'modern') return this.openModernStdio(line, timeout);
       const transport = new StdioClientTransport({
         command: line.command,
         args: line.args,
@@ -612,6 +589,11 @@ export class McpConnection {
         await client.connect(transport, { timeout });
       } catch (error) {
         await client.close().catch(() => undefined);
+        // A server of the 2026-07-28 revision only: started again, and spoken to with the SDK v2.
+        if (unsupportedRevision(error)) {
+          this.switchToModern();
+          return this.openModernStdio(line, timeout);
+        }
         throw error;
       }
       this.pid = transport.pid ?? undefined;
@@ -642,10 +624,7 @@ export class McpConnection {
       await client.close().catch(() => undefined);
       // A server of the 2026-07-28 revision only: the SDK v2 speaks it (and negotiates).
       if (mode === 'streamable-http' && unsupportedRevision(error)) {
-        options.log.event(
-          'the server refused the 2025-11-25 handshake; negotiating with the SDK v2 (2026-07-28)',
-        );
-        this.revision = 'modern';
+        this.switchToModern();
         return this.openModern(url, authProvider, timeout);
       }
       const status = httpStatus(error);
@@ -667,21 +646,52 @@ export class McpConnection {
     return client;
   }
 
+  private switchToModern(): void {
+    this.options.log.event(
+      'the server refused the 2025-11-25 handshake; negotiating with the SDK v2 (2026-07-28)',
+    );
+    this.revision = 'modern';
+  }
+
   private async openModern(
     url: URL,
     authProvider: RafOAuthProvider | undefined,
     timeoutMs: number,
   ): Promise<SdkClient> {
     const { spec } = this;
-    const client = await openModernClient(url, {
-      clientInfo: this.options.clientInfo ?? { name: 'raf', version: '0.1.0' },
-      headers: spec.transport === 'stdio' ? {} : spec.headers,
-      authProvider,
-      timeoutMs,
-      events: (c) => this.events(c),
-    });
+    const { client } = await openModernClient(
+      { kind: 'http', url, headers: spec.transport === 'stdio' ? {} : spec.headers, authProvider },
+      { clientInfo: this.clientInfo, timeoutMs, events: (c) => this.events(c) },
+    );
     this.httpMode = 'streamable-http';
     return client;
+  }
+
+  /** The same process line as the 1.x start (it dies with raf), spoken to by the v2 client. */
+  private async openModernStdio(
+    line: { command: string; args: string[] },
+    timeoutMs: number,
+  ): Promise<SdkClient> {
+    const { spec, options } = this;
+    if (spec.transport !== 'stdio') throw new Error('unreachable: not a stdio server');
+    options.log.startAttempt();
+    const { client, pid } = await openModernClient(
+      {
+        kind: 'stdio',
+        ...line,
+        env: spec.env,
+        cwd: spec.cwd,
+        onStderr: (text) => options.log.stderr(text),
+      },
+      { clientInfo: this.clientInfo, timeoutMs, events: (c) => this.events(c) },
+    );
+    this.pid = pid;
+    if (pid !== undefined) trackChild(pid);
+    return client;
+  }
+
+  private get clientInfo(): { name: string; version: string } {
+    return this.options.clientInfo ?? { name: 'raf', version: '0.1.0' };
   }
 
   /** Which SDK speaks to this server: the 1.x client (2025-11-25 and older) or the v2 one (2026-07-28). */

@@ -10,6 +10,7 @@ import {
   FileCredentialStore,
   type McpCredentialStore,
 } from '../auth/credential-store.js';
+import { SecretCredentialStore } from '../auth/secret-credentials.js';
 import { DEFAULT_MAX_EXPOSED_TOOLS, McpCatalog, type RequestHeaders } from '../catalog/mcp-catalog.js';
 import type { ServerToolsOptions } from '../catalog/server-tools.js';
 import { executedFiles } from '../config/executed-files.js';
@@ -89,10 +90,24 @@ async function protectExecuted(spec: McpServerSpec, context: PluginBuildContext)
     context.protect(files.map((path) => ({ path, reason: `MCP server '${spec.name}'`, readable: true })));
 }
 
-/** `RAF_MCP_CREDENTIALS` (the CLI sets it to its store's folder), else the store `RAF_STORE` names, else `.raf`. */
-function defaultCredentials(env: Readonly<Record<string, string | undefined>>): McpCredentialStore {
+/**
+ * The store's secret records when the builder has them (`withSecrets()`: the CLI's `--store
+ * sqlite:…` / `postgres://…`), else `RAF_MCP_CREDENTIALS` (the CLI sets it to its file store's
+ * folder), else the store `RAF_STORE` names, else `.raf`.
+ */
+function defaultCredentials(context: PluginBuildContext): McpCredentialStore {
+  const { env } = context;
+  if (context.secrets) return new SecretCredentialStore(context.secrets, tenantOf(env));
   if (env.RAF_MCP_CREDENTIALS) return new FileCredentialStore(env.RAF_MCP_CREDENTIALS);
   return credentialStoreFor(env.RAF_STORE, process.cwd());
+}
+
+/** `RAF_TENANT` and `RAF_SECRETS_KEY` as the builder's environment has them. */
+function tenantOf(env: Readonly<Record<string, string | undefined>>) {
+  return {
+    ...(env.RAF_TENANT && { tenant: env.RAF_TENANT }),
+    ...(env.RAF_SECRETS_KEY && { key: env.RAF_SECRETS_KEY }),
+  };
 }
 
 export function mcpPlugin(options: McpPluginOptions = {}): McpPlugin {
@@ -109,7 +124,7 @@ export function mcpPlugin(options: McpPluginOptions = {}): McpPlugin {
         ...(context.agentToolNames && { agentToolNames: context.agentToolNames }),
         ...(log && { log }),
         ...(options.clientInfo && { clientInfo: options.clientInfo }),
-        credentials: options.credentials ?? defaultCredentials(context.env),
+        credentials: options.credentials ?? defaultCredentials(context),
         ...(options.requestHeaders && { requestHeaders: options.requestHeaders }),
       });
       catalogs.set(key, catalog);

@@ -27,7 +27,7 @@ export interface AgentMcpServerOptions {
 }
 
 const MAX_SESSIONS = 1000;
-const MAX_APPROVAL_ROUNDS = 20;
+export const MAX_APPROVAL_ROUNDS = 20;
 
 /** The server's memory of conversations: `session` in a call continues one (oldest forgotten first). */
 export class AgentSessions {
@@ -59,7 +59,7 @@ export class AgentSessions {
   }
 }
 
-function pendingRequests(batch: PendingApprovalBatch): ToolApprovalRequestUpdate[] {
+export function pendingRequests(batch: PendingApprovalBatch): ToolApprovalRequestUpdate[] {
   const gated = new Set(batch.gatedCallIds);
   return batch.toolCalls
     .filter((call) => gated.has(call.id))
@@ -83,19 +83,22 @@ function pendingRequests(batch: PendingApprovalBatch): ToolApprovalRequestUpdate
     });
 }
 
-const describeRequest = (r: ToolApprovalRequestUpdate) =>
+export const describeRequest = (r: ToolApprovalRequestUpdate) =>
   `${r.name} ${r.resolvedTarget ?? JSON.stringify(r.arguments)}`.slice(0, 500);
 
-const failure = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
+export const failure = (text: string): CallToolResult => ({
+  content: [{ type: 'text', text }],
+  isError: true,
+});
 
-interface Outcome {
+export interface Outcome {
   text: string;
   finish: string;
   error?: string;
   requests: ToolApprovalRequestUpdate[];
 }
 
-async function runTurn(
+export async function runTurn(
   agent: ServableAgent,
   input: string | undefined,
   options: AgentRunOptions,
@@ -113,7 +116,7 @@ async function runTurn(
 }
 
 /** `quickstart` → `quickstart`; `My agent!` → `My_agent_`. */
-function toolNameOf(agent: ServableAgent): string {
+export function toolNameOf(agent: ServableAgent): string {
   return agent.name.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 64) || 'agent';
 }
 

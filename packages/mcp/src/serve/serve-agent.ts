@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
@@ -12,6 +12,7 @@ import {
   registerAgentTool,
   type ServableAgent,
 } from './agent-server.js';
+import { type ApprovalState, newModernServer } from './modern-agent-tool.js';
 
 export interface ServeAgentOptions extends AgentMcpServerOptions {
   /** Stops serving. */
@@ -29,28 +30,82 @@ async function newServer(
   return server;
 }
 
+/** The SDK v2 and the key that seals a paused call's state, for one serving process. */
+async function modernServing() {
+  const sdk = await import('@modelcontextprotocol/server');
+  // Per process: every round of one call reaches this process (one stdio pipe, one HTTP server).
+  const codec = sdk.createRequestStateCodec<ApprovalState>({ key: randomBytes(32), ttlSeconds: 600 });
+  return { sdk, codec };
+}
+
 /**
  * Serves the agent as an MCP server on stdin/stdout (the process's, unless given) until the client
- * goes away (stdin ends) or `signal` fires. Nothing else may write to `stdout` meanwhile.
+ * goes away (stdin ends) or `signal` fires. Nothing else may write to `stdout` meanwhile. Both
+ * revisions are spoken (the SDK v2's `serveStdio` picks by the client's opening): 2026-07-28, and
+ * 2025-11-25 for a client that opens with `initialize`.
  */
 export async function serveAgentOverStdio(
   agent: ServableAgent,
   options: ServeAgentOptions & { stdin?: Readable; stdout?: Writable } = {},
 ): Promise<void> {
-  const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+  const { serveStdio, StdioServerTransport } = await import('@modelcontextprotocol/server/stdio');
+  const { sdk, codec } = await modernServing();
   const stdin = options.stdin ?? process.stdin;
-  const server = await newServer(agent, new AgentSessions(), options);
+  const sessions = new AgentSessions();
+  const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout);
+  let stopped: () => void = () => undefined;
   const closed = new Promise<void>((resolve) => {
-    server.server.onclose = resolve;
+    stopped = resolve;
   });
-  await server.connect(new StdioServerTransport(stdin, options.stdout ?? process.stdout));
-  const stop = () => void server.close();
+  const handle = serveStdio(() => newModernServer(sdk, agent, sessions, codec, options), {
+    legacy: 'serve',
+    transport,
+    onerror: (error) => options.log?.(`stdio: ${error.message}`),
+  });
+  const stop = () => void handle.close().finally(stopped);
   stdin.once('end', stop);
+  stdin.once('close', stop);
   options.signal?.addEventListener('abort', stop, { once: true });
   if (options.signal?.aborted) stop();
   await closed;
   stdin.off('end', stop);
+  stdin.off('close', stop);
   options.signal?.removeEventListener('abort', stop);
+}
+
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** A node request, its body already read, as the web `Request` the SDK v2's handler takes. */
+function webRequest(req: IncomingMessage, body: Buffer, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (typeof value === 'string') headers.set(name, value);
+    else if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+  }
+  const method = req.method ?? 'GET';
+  return new Request(`http://${req.headers.host ?? '127.0.0.1'}${req.url ?? '/'}`, {
+    method,
+    headers,
+    signal,
+    ...(body.length > 0 && method !== 'GET' && method !== 'HEAD' && { body: new Uint8Array(body) }),
+  });
+}
+
+async function sendWeb(res: ServerResponse, response: Response): Promise<void> {
+  res.writeHead(response.status, Object.fromEntries(response.headers));
+  if (response.body) for await (const chunk of response.body) res.write(chunk);
+  res.end();
 }
 
 export interface HttpAgentServeOptions extends ServeAgentOptions {
@@ -95,6 +150,14 @@ export async function serveAgentOverHttp(
   );
   const token = options.token ?? newLocalToken();
   const sessions = new AgentSessions();
+  // 2026-07-28 requests (the per-request envelope) go to the SDK v2's handler; 2025 ones to the
+  // sessionful 1.x wiring. One agent, one set of conversations, behind one token.
+  const { sdk, codec } = await modernServing();
+  const modern = sdk.createMcpHandler(() => newModernServer(sdk, agent, sessions, codec, options), {
+    legacy: 'reject',
+    maxRequestBodySize: MAX_BODY_BYTES,
+    onerror: (error) => options.log?.(`request failed: ${error.message}`),
+  });
   const transports = new Map<string, StreamableHTTPServerTransport>();
   let allowedHosts: string[] = [];
   const reject = (res: ServerResponse, status: number, message: string, headers = {}) =>
@@ -129,9 +192,26 @@ export async function serveAgentOverHttp(
       }
       if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/mcp')
         return reject(res, 404, 'not found: the MCP endpoint is /mcp');
+      const body = await readBody(req);
+      if (!body) return reject(res, 413, `the request body is over ${MAX_BODY_BYTES} bytes`);
+      const abort = new AbortController();
+      res.once('close', () => abort.abort());
+      let parsed: unknown;
+      if (body.length > 0) {
+        try {
+          parsed = JSON.parse(body.toString('utf8'));
+        } catch {
+          return reject(res, 400, 'Parse error: the body is not JSON');
+        }
+      }
+      if (req.method === 'POST' && parsed === undefined)
+        return reject(res, 400, 'Parse error: a POST needs a JSON body');
+      const request = webRequest(req, body, abort.signal);
+      if (!(await sdk.isLegacyRequest(request, parsed, { maxRequestBodySize: MAX_BODY_BYTES })))
+        return await sendWeb(res, await modern.fetch(request, { parsedBody: parsed }));
       const id = req.headers['mcp-session-id'];
       const existing = typeof id === 'string' ? transports.get(id) : undefined;
-      if (existing) return await existing.handleRequest(req, res);
+      if (existing) return await existing.handleRequest(req, res, parsed);
       if (id !== undefined) return reject(res, 404, 'Session not found');
       if (req.method !== 'POST')
         return reject(res, 400, 'Bad Request: no session; start one with an initialize POST');
@@ -148,7 +228,7 @@ export async function serveAgentOverHttp(
       };
       const server = await newServer(agent, sessions, options);
       await server.connect(transport);
-      await transport.handleRequest(req, res);
+      await transport.handleRequest(req, res, parsed);
     } catch (error) {
       options.log?.(`request failed: ${(error as Error).message}`);
       if (!res.headersSent) reject(res, 500, 'internal error');
@@ -167,6 +247,7 @@ export async function serveAgentOverHttp(
   allowedHosts = [`${shown}:${port}`, `localhost:${port}`, `127.0.0.1:${port}`];
   const closed = new Promise<void>((resolve) => http.once('close', () => resolve()));
   const close = async () => {
+    await modern.close().catch(() => undefined);
     await Promise.all([...transports.values()].map((t) => t.close().catch(() => undefined)));
     http.closeAllConnections();
     await new Promise<void>((resolve) => http.close(() => resolve()));

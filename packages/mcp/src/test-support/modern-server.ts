@@ -1,42 +1,22 @@
 // A server of the 2026-07-28 revision only, on the official SDK v2 (`createMcpHandler` with
 // `legacy: 'reject'`: a 2025 `initialize` gets -32022), over streamable HTTP on 127.0.0.1.
 import { createServer } from 'node:http';
-import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
-import * as z from 'zod';
+import { createMcpHandler } from '@modelcontextprotocol/server';
+import { type ModernState, modernServer } from './modern-tools.js';
 
 export interface ModernServer {
   url: string;
+  state: ModernState;
+  /** Changes the followed resource and says so on the open `subscriptions/listen` streams. */
+  setNote(note: string): void;
+  /** Cuts every open connection (the listen streams too), as a proxy or a restart would. */
+  dropConnections(): void;
   close(): Promise<void>;
 }
 
-export async function startModernServer(): Promise<ModernServer> {
-  const handler = createMcpHandler(
-    () => {
-      const server = new McpServer(
-        { name: 'raf-modern-test', version: '2.0.0' },
-        { capabilities: { tools: {} } },
-      );
-      const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
-      server.registerTool(
-        'hello',
-        { description: 'Greets, from a 2026-07-28 server', inputSchema: z.object({ who: z.string() }) },
-        async ({ who }) => text(`hello ${who}, from 2026-07-28`),
-      );
-      // The same name as the 1.x test server's tool: the second server's is prefixed.
-      server.registerTool(
-        'echo',
-        { description: 'Echoes, from a 2026-07-28 server', inputSchema: z.object({ text: z.string() }) },
-        async ({ text: value }) => text(`modern ${value}`),
-      );
-      server.registerTool(
-        'big',
-        { description: 'This many bytes of text', inputSchema: z.object({ bytes: z.number() }) },
-        async ({ bytes }) => text('y'.repeat(bytes)),
-      );
-      return server;
-    },
-    { legacy: 'reject' },
-  );
+export async function startModernServer(options: { hostile?: boolean } = {}): Promise<ModernServer> {
+  const state: ModernState = { note: 'first', reads: 0 };
+  const handler = createMcpHandler(() => modernServer(state, options), { legacy: 'reject' });
   const http = createServer(async (req, res) => {
     try {
       const chunks: Buffer[] = [];
@@ -45,18 +25,23 @@ export async function startModernServer(): Promise<ModernServer> {
       const headers = new Headers();
       for (const [name, value] of Object.entries(req.headers))
         if (typeof value === 'string') headers.set(name, value);
+      const abort = new AbortController();
+      res.once('close', () => abort.abort());
       const response = await handler.fetch(
         new Request(`http://127.0.0.1${req.url ?? '/'}`, {
           method: req.method ?? 'GET',
           headers,
+          signal: abort.signal,
           ...(body.length > 0 && { body }),
         }),
       );
       res.writeHead(response.status, Object.fromEntries(response.headers));
+      // A listen stream stays open: each event is written (and flushed) as it comes.
       if (response.body) for await (const chunk of response.body) res.write(chunk);
       res.end();
     } catch (error) {
       if (!res.headersSent) res.writeHead(500).end(String(error));
+      else res.end();
     }
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
@@ -64,10 +49,16 @@ export async function startModernServer(): Promise<ModernServer> {
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
+    state,
+    setNote: (note) => {
+      state.note = note;
+      handler.notify.resourceUpdated('test://note');
+    },
+    dropConnections: () => http.closeAllConnections(),
     close: async () => {
+      await handler.close?.();
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
-      await handler.close?.();
     },
   };
 }

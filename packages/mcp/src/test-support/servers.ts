@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 export const TEST_SERVER = fileURLToPath(new URL('./test-server.ts', import.meta.url));
+export const MODERN_STDIO_SERVER = fileURLToPath(new URL('./modern-stdio-server.ts', import.meta.url));
 export const EVERYTHING = createRequire(import.meta.url).resolve(
   '@modelcontextprotocol/server-everything/dist/index.js',
 );
@@ -35,6 +36,11 @@ export function readEvents(file: string): Record<string, unknown>[] {
 /** `config` of a `kind: mcp` entry that starts the test server over stdio. */
 export function stdioTestServer(env: Record<string, string> = {}) {
   return { command: process.execPath, args: ['--import', 'tsx', TEST_SERVER], cwd: REPO_ROOT, env };
+}
+
+/** `config` of a `kind: mcp` entry that starts a 2026-07-28-only server (SDK v2) over stdio. */
+export function stdioModernServer(env: Record<string, string> = {}) {
+  return { command: process.execPath, args: ['--import', 'tsx', MODERN_STDIO_SERVER], cwd: REPO_ROOT, env };
 }
 
 export function stdioEverything() {

@@ -114,6 +114,19 @@ export function openApiDocument(): Record<string, unknown> {
           },
         },
       },
+      '/v1/runs/{id}/answers': {
+        post: {
+          summary:
+            'Answer the questions a running call asks (MCP elicitations: `input-request` events, `pendingQuestions`)',
+          parameters: [idParam('id', 'The run')],
+          requestBody: { required: true, ...json('Answers') },
+          responses: {
+            '202': { description: 'The answers reached the calls waiting for them', ...json('StartedRun') },
+            '409': { description: 'A question was answered already or is no longer asked', ...json('Error') },
+            ...errors,
+          },
+        },
+      },
       '/v1/runs/{id}/cancel': {
         post: {
           summary: 'Cancel the run',

@@ -34,6 +34,21 @@ export const approvalsBody = z
   })
   .register(apiSchemas, { id: 'Approvals' });
 
+export const answersBody = z
+  .strictObject({
+    answers: z
+      .array(
+        z.strictObject({
+          questionId: z.string().min(1).max(300),
+          action: z.enum(['accept', 'decline', 'cancel']),
+          content: z.record(z.string(), z.json()).optional(),
+        }),
+      )
+      .min(1, 'expected a list of { questionId, action, content? }')
+      .max(64),
+  })
+  .register(apiSchemas, { id: 'Answers' });
+
 export const startedRun = z
   .object({ runId: z.string(), sessionId: z.string() })
   .register(apiSchemas, { id: 'StartedRun' });
@@ -50,6 +65,19 @@ export const approvalRequest = z
   })
   .register(apiSchemas, { id: 'ApprovalRequest' });
 
+export const inputQuestion = z
+  .object({
+    questionId: z.string(),
+    type: z.literal('input-request'),
+    callId: z.string(),
+    source: z.string(),
+    message: z.string(),
+    mode: z.enum(['form', 'url']),
+    schema: z.record(z.string(), z.unknown()).optional(),
+    url: z.string().optional(),
+  })
+  .register(apiSchemas, { id: 'InputQuestion' });
+
 export const runView = z
   .object({
     runId: z.string(),
@@ -59,6 +87,7 @@ export const runView = z
     finishReason: z.enum(FINISH_REASONS as [string, ...string[]]).optional(),
     lastEventId: z.number().int(),
     pendingApprovals: z.array(approvalRequest),
+    pendingQuestions: z.array(inputQuestion),
     createdAt: z.string(),
     updatedAt: z.string(),
   })

@@ -5,7 +5,7 @@ import { HttpError, notFound } from '../http/http-error.js';
 import { openSse } from '../http/sse.js';
 import type { ServedRun } from '../runs/served-run.js';
 import { openApiDocument } from './openapi.js';
-import { approvalsBody, startRunBody } from './schemas.js';
+import { answersBody, approvalsBody, startRunBody } from './schemas.js';
 
 /** `GET /v1/runs/{id}`'s answer. */
 async function runView(run: ServedRun) {
@@ -18,6 +18,7 @@ async function runView(run: ServedRun) {
     ...(record.finishReason && { finishReason: record.finishReason }),
     lastEventId: record.lastSeq,
     pendingApprovals: await run.pendingApprovals(),
+    pendingQuestions: await run.pendingQuestions(),
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
   };
@@ -138,6 +139,12 @@ export function v1Routes(): RouteHandler {
         );
         const resumed = await registry.approve(run.runId, tenant, approvals);
         return sendJson(res, 202, { runId: resumed.runId, sessionId: resumed.sessionId });
+      }
+      if (leaf === 'answers') {
+        if (method !== 'POST') methodNotAllowed(context);
+        const body = await readBody(req, answersBody, context.maxBodyBytes);
+        await registry.answer(run.runId, tenant, body.answers);
+        return sendJson(res, 202, { runId: run.runId, sessionId: run.sessionId });
       }
       if (leaf === 'cancel') {
         if (method !== 'POST') methodNotAllowed(context);

@@ -1,9 +1,17 @@
+import type { InputAnswer } from '@raf/core';
 import { ConfigError, redactStoreUrl } from '@raf/core';
 import type pg from 'pg';
 import { HttpError } from '../http/http-error.js';
 import { LocalWatchers } from './local-watchers.js';
-import { parseRunEvent, parseRunRow } from './run-event-schema.js';
-import type { RunChange, RunPatch, RunRecord, RunStore, SequencedEvent } from './run-store.js';
+import { parseRunEvent, parseRunRow, parseStoredAnswer, parseStoredQuestion } from './run-event-schema.js';
+import type {
+  RunChange,
+  RunPatch,
+  RunRecord,
+  RunStore,
+  SequencedEvent,
+  StoredQuestion,
+} from './run-store.js';
 
 const CHANNEL = 'raf_serve_run';
 
@@ -14,6 +22,12 @@ CREATE TABLE IF NOT EXISTS raf_serve_runs (
   created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS raf_serve_events (
   run_id TEXT NOT NULL, seq BIGINT NOT NULL, event TEXT NOT NULL, PRIMARY KEY (run_id, seq));
+CREATE TABLE IF NOT EXISTS raf_serve_questions (
+  run_id TEXT NOT NULL, question_id TEXT NOT NULL, asked_at BIGSERIAL, request TEXT NOT NULL, answer TEXT,
+  PRIMARY KEY (run_id, question_id));
+CREATE INDEX IF NOT EXISTS raf_serve_runs_session ON raf_serve_runs (tenant, session_id, created_at);
+CREATE TABLE IF NOT EXISTS raf_serve_a2a_tasks (
+  tenant TEXT NOT NULL, task_id TEXT NOT NULL, task TEXT NOT NULL, PRIMARY KEY (tenant, task_id));
 `;
 
 /** A fixed key for the advisory lock the schema is created under (two replicas starting at once). */
@@ -146,6 +160,70 @@ export class PostgresRunStore implements RunStore {
       seq: Number(row.seq),
       event: parseRunEvent(row.event, runId, Number(row.seq)),
     }));
+  }
+
+  async ask(runId: string, question: StoredQuestion): Promise<void> {
+    await this.pool.query(
+      `WITH asked AS (INSERT INTO raf_serve_questions (run_id, question_id, request) VALUES ($1, $2, $3)
+         ON CONFLICT DO NOTHING RETURNING run_id)
+       SELECT pg_notify('${CHANNEL}', 'record:' || $1)`,
+      [runId, question.questionId, JSON.stringify(question.request)],
+    );
+    this.watchers.wake(runId, 'record');
+  }
+
+  async questions(runId: string): Promise<StoredQuestion[]> {
+    const { rows } = await this.pool.query(
+      'SELECT question_id, request FROM raf_serve_questions WHERE run_id = $1 AND answer IS NULL ORDER BY asked_at',
+      [runId],
+    );
+    return (rows as { question_id: string; request: string }[]).map((row) =>
+      parseStoredQuestion(runId, row.question_id, row.request),
+    );
+  }
+
+  async answer(runId: string, questionId: string, answer: InputAnswer): Promise<boolean> {
+    // The answer and the notification in one statement: the replica running the run wakes on commit.
+    const { rows } = await this.pool.query(
+      `WITH answered AS (UPDATE raf_serve_questions SET answer = $3 WHERE run_id = $1 AND question_id = $2 AND answer IS NULL RETURNING run_id)
+       SELECT (SELECT count(*) FROM answered) AS n, pg_notify('${CHANNEL}', 'record:' || $1)`,
+      [runId, questionId, JSON.stringify(answer)],
+    );
+    this.watchers.wake(runId, 'record');
+    return Number((rows[0] as { n: unknown } | undefined)?.n ?? 0) === 1;
+  }
+
+  async answerOf(runId: string, questionId: string): Promise<InputAnswer | undefined> {
+    const { rows } = await this.pool.query(
+      'SELECT answer FROM raf_serve_questions WHERE run_id = $1 AND question_id = $2',
+      [runId, questionId],
+    );
+    const answer = (rows[0] as { answer: string | null } | undefined)?.answer;
+    return answer == null ? undefined : parseStoredAnswer(runId, questionId, answer);
+  }
+
+  async latestRun(tenant: string, sessionId: string): Promise<RunRecord | undefined> {
+    const { rows } = await this.pool.query(
+      'SELECT * FROM raf_serve_runs WHERE tenant = $1 AND session_id = $2 ORDER BY created_at DESC LIMIT 1',
+      [tenant, sessionId],
+    );
+    return rows[0] === undefined ? undefined : parseRunRow(rows[0]);
+  }
+
+  async saveTask(tenant: string, taskId: string, task: string): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO raf_serve_a2a_tasks (tenant, task_id, task) VALUES ($1, $2, $3)
+       ON CONFLICT (tenant, task_id) DO UPDATE SET task = excluded.task`,
+      [tenant, taskId, task],
+    );
+  }
+
+  async loadTask(tenant: string, taskId: string): Promise<string | undefined> {
+    const { rows } = await this.pool.query(
+      'SELECT task FROM raf_serve_a2a_tasks WHERE tenant = $1 AND task_id = $2',
+      [tenant, taskId],
+    );
+    return (rows[0] as { task: string } | undefined)?.task;
   }
 
   watch(runId: string, listener: (change: RunChange) => void): () => void {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type PgCluster, postgresSkipReason, startPgCluster } from '@raf/postgres/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { questionAsker } from '../runs/run-questions.js';
 import {
   type Fixture,
   readEvents,
@@ -10,6 +11,7 @@ import {
   serve,
   startFixture,
   TOKEN_A,
+  TOKEN_B,
 } from '../test-support/served-fixture.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers read loosely in assertions
@@ -138,6 +140,82 @@ for (const backend of BACKENDS) {
       const events = await readEvents(`${two.url}/v1/runs/${runId}/events`, TOKEN_A);
       expect(events.at(-1)?.data).toMatchObject({ type: 'finish', reason: 'cancelled' });
       expect(events.filter((e) => e.data.type === 'finish')).toHaveLength(1);
+    });
+
+    it('a question asked through one replica store waits for the answer given through the other', async () => {
+      const now = new Date().toISOString();
+      const runId = `q-${backend.name}-${Date.now()}`;
+      await one.runs.create({
+        runId,
+        agent: 'noter',
+        sessionId: 's',
+        tenant: 'a',
+        status: 'running',
+        lastSeq: 0,
+        cancelRequested: false,
+        createdAt: now,
+        updatedAt: now,
+      });
+      const asker = questionAsker(one.runs, runId);
+      const request = {
+        type: 'input-request' as const,
+        callId: 'k1',
+        source: 'mcp:people',
+        message: 'Name?',
+        mode: 'form' as const,
+        schema: { type: 'object', properties: { name: { type: 'string' } } },
+      };
+      const waiting = asker.handler(request, { signal: new AbortController().signal });
+      await until(async () => (await two.runs.questions(runId)).length === 1, 'the question');
+      expect(await two.runs.questions(runId)).toEqual([{ questionId: 'k1.0', request }]);
+      expect(await two.runs.answer(runId, 'k1.0', { action: 'accept', content: { name: 'Ada' } })).toBe(true);
+      // The first answer wins.
+      expect(await one.runs.answer(runId, 'k1.0', { action: 'decline' })).toBe(false);
+      expect(await waiting).toEqual({ action: 'accept', content: { name: 'Ada' } });
+      expect(await one.runs.questions(runId)).toEqual([]);
+      // A call that stops waiting withdraws its question.
+      const stop = new AbortController();
+      const second = asker.handler({ ...request, callId: 'k2' }, { signal: stop.signal });
+      await until(async () => (await two.runs.questions(runId)).length === 1, 'the second question');
+      stop.abort();
+      await expect(second).rejects.toThrow(/stopped waiting/);
+      expect(await two.runs.answerOf(runId, 'k2.0')).toEqual({ action: 'cancel' });
+    });
+
+    it('an A2A task made through one replica is answered by tasks/get on the other, for its tenant only', async () => {
+      const rpc = (url: string, body: unknown, token = TOKEN_A) =>
+        fetch(`${url}/a2a/noter`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      const sent = (await (
+        await rpc(one.url, {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'message/send',
+          params: {
+            message: {
+              kind: 'message',
+              messageId: `m-${backend.name}`,
+              role: 'user',
+              parts: [{ kind: 'text', text: 'note' }],
+            },
+          },
+        })
+      ).json()) as Loose;
+      expect(sent.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
+      const taskId = sent.result.id as string;
+      const got = (await (
+        await rpc(two.url, { jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { id: taskId } })
+      ).json()) as Loose;
+      expect(got.error).toBeUndefined();
+      expect(got.result).toMatchObject({ id: taskId, kind: 'task', status: { state: 'completed' } });
+      const other = (await (
+        await rpc(two.url, { jsonrpc: '2.0', id: 3, method: 'tasks/get', params: { id: taskId } }, TOKEN_B)
+      ).json()) as Loose;
+      expect(other.result).toBeUndefined();
+      expect(other.error).toMatchObject({ code: -32001 });
     });
   });
 }

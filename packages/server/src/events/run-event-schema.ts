@@ -1,7 +1,7 @@
-import { FINISH_REASONS, type FinishReason } from '@raf/core';
+import { FINISH_REASONS, type FinishReason, type InputAnswer, type InputRequestUpdate } from '@raf/core';
 import type { RunEvent } from '@raf/framework';
 import { z } from 'zod';
-import { RUN_STATUSES, type RunRecord, type RunStatus } from './run-store.js';
+import { RUN_STATUSES, type RunRecord, type RunStatus, type StoredQuestion } from './run-store.js';
 
 // What a run store reads back (a row another replica wrote, or an older version) is parsed, not
 // cast: a row that does not fit is an error naming the run, never an event streamed as is.
@@ -13,6 +13,38 @@ const usage = z.looseObject({
   completionTokens: z.number(),
   totalTokens: z.number(),
 });
+
+function inputRequestSchema() {
+  return z.looseObject({
+    type: z.literal('input-request'),
+    callId: z.string(),
+    source: z.string(),
+    message: z.string(),
+    mode: z.enum(['form', 'url']),
+    schema: z.record(z.string(), json).optional(),
+    url: z.string().optional(),
+  });
+}
+
+/** An answer to a question (what `POST /v1/runs/{id}/answers` takes and the store keeps). */
+export const inputAnswerSchema = z.discriminatedUnion('action', [
+  z.object({ action: z.literal('accept'), content: z.record(z.string(), json).optional() }),
+  z.object({ action: z.literal('decline') }),
+  z.object({ action: z.literal('cancel') }),
+]);
+
+/** A stored question's request (JSON text) and answer (JSON text or null), parsed. */
+export function parseStoredQuestion(runId: string, questionId: string, request: string): StoredQuestion {
+  const parsed = inputRequestSchema().safeParse(JSON.parse(request));
+  if (!parsed.success) throw new Error(`run ${runId} question ${questionId}: not an input request`);
+  return { questionId, request: parsed.data as InputRequestUpdate };
+}
+
+export function parseStoredAnswer(runId: string, questionId: string, answer: string): InputAnswer {
+  const parsed = inputAnswerSchema.safeParse(JSON.parse(answer));
+  if (!parsed.success) throw new Error(`run ${runId} question ${questionId}: the answer does not fit`);
+  return parsed.data as InputAnswer;
+}
 
 export const runEventSchema = z.union([
   z.looseObject({ type: z.enum(['text-delta', 'reasoning-delta']), delta: z.string() }),
@@ -38,16 +70,8 @@ export const runEventSchema = z.union([
     resolvedTarget: z.string().optional(),
     agentPath: z.array(z.string()).optional(),
   }),
-  // A running tool's question (an MCP elicitation): streamed as is, answered by nobody on a server.
-  z.looseObject({
-    type: z.literal('input-request'),
-    callId: z.string(),
-    source: z.string(),
-    message: z.string(),
-    mode: z.enum(['form', 'url']),
-    schema: z.record(z.string(), json).optional(),
-    url: z.string().optional(),
-  }),
+  // A running tool's question (an MCP elicitation), with the `questionId` its answer names.
+  inputRequestSchema(),
   z.looseObject({ type: z.literal('warning'), message: z.string() }),
   z.looseObject({ type: z.literal('error'), code: z.string(), message: z.string() }),
   z.looseObject({

@@ -1,4 +1,4 @@
-import type { FinishReason } from '@raf/core';
+import type { FinishReason, InputAnswer, InputRequestUpdate } from '@raf/core';
 import type { RunEvent } from '@raf/framework';
 import type { RunChange } from './local-watchers.js';
 
@@ -32,6 +32,15 @@ export interface SequencedEvent {
   event: RunEvent;
 }
 
+/**
+ * A question a running call of the run asks (an MCP elicitation, SPEC §14.4), kept in the store
+ * until answered so that any replica answers it. `questionId` is `<callId>.<n>` (the call's n-th).
+ */
+export interface StoredQuestion {
+  questionId: string;
+  request: InputRequestUpdate;
+}
+
 export interface RunStoreOptions {
   signal?: AbortSignal;
 }
@@ -58,5 +67,19 @@ export interface RunStore {
    * Returns the unsubscribe function.
    */
   watch(runId: string, listener: (change: RunChange) => void): () => void;
+  /** Keeps a question of the run (the replica running it asks; a second ask of one id is a no-op). */
+  ask(runId: string, question: StoredQuestion): Promise<void>;
+  /** The run's questions still waiting for an answer, in the order asked. */
+  questions(runId: string): Promise<StoredQuestion[]>;
+  /** Answers a question: the first answer wins (`false`: answered already, or no such question). Wakes watchers. */
+  answer(runId: string, questionId: string, answer: InputAnswer): Promise<boolean>;
+  /** The answer given, if any. */
+  answerOf(runId: string, questionId: string): Promise<InputAnswer | undefined>;
+  /** The tenant's newest run on the session (its client id), if any: `useChat`'s stream resume. */
+  latestRun(tenant: string, sessionId: string): Promise<RunRecord | undefined>;
+  /** Keeps an A2A task (its JSON) of a tenant, so that any replica answers `tasks/get`. */
+  saveTask(tenant: string, taskId: string, task: string): Promise<void>;
+  /** The tenant's A2A task as saved, or `undefined`. */
+  loadTask(tenant: string, taskId: string): Promise<string | undefined>;
   close(): Promise<void>;
 }

@@ -1,8 +1,16 @@
+import type { InputAnswer } from '@raf/core';
 import type BetterSqlite3 from 'better-sqlite3';
 import { HttpError } from '../http/http-error.js';
 import { LocalWatchers } from './local-watchers.js';
-import { parseRunEvent, parseRunRow } from './run-event-schema.js';
-import type { RunChange, RunPatch, RunRecord, RunStore, SequencedEvent } from './run-store.js';
+import { parseRunEvent, parseRunRow, parseStoredAnswer, parseStoredQuestion } from './run-event-schema.js';
+import type {
+  RunChange,
+  RunPatch,
+  RunRecord,
+  RunStore,
+  SequencedEvent,
+  StoredQuestion,
+} from './run-store.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS raf_serve_runs (
@@ -11,6 +19,12 @@ CREATE TABLE IF NOT EXISTS raf_serve_runs (
   created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS raf_serve_events (
   run_id TEXT NOT NULL, seq INTEGER NOT NULL, event TEXT NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS raf_serve_questions (
+  run_id TEXT NOT NULL, question_id TEXT NOT NULL, ord INTEGER NOT NULL, request TEXT NOT NULL, answer TEXT,
+  PRIMARY KEY (run_id, question_id)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS raf_serve_runs_session ON raf_serve_runs (tenant, session_id, created_at);
+CREATE TABLE IF NOT EXISTS raf_serve_a2a_tasks (
+  tenant TEXT NOT NULL, task_id TEXT NOT NULL, task TEXT NOT NULL, PRIMARY KEY (tenant, task_id)) WITHOUT ROWID;
 `;
 
 /** Other processes' commits are looked for this often (SQLite has no notifications). */
@@ -97,6 +111,66 @@ export class SqliteRunStore implements RunStore {
       seq: Number(row.seq),
       event: parseRunEvent(row.event, runId, Number(row.seq)),
     }));
+  }
+
+  async ask(runId: string, question: StoredQuestion): Promise<void> {
+    this.db
+      .prepare(
+        `INSERT INTO raf_serve_questions (run_id, question_id, ord, request, answer)
+         VALUES (?, ?, (SELECT count(*) FROM raf_serve_questions WHERE run_id = ?), ?, NULL) ON CONFLICT DO NOTHING`,
+      )
+      .run(runId, question.questionId, runId, JSON.stringify(question.request));
+    this.watchers.wake(runId, 'record');
+  }
+
+  async questions(runId: string): Promise<StoredQuestion[]> {
+    const rows = this.db
+      .prepare(
+        'SELECT question_id, request FROM raf_serve_questions WHERE run_id = ? AND answer IS NULL ORDER BY ord',
+      )
+      .all(runId) as { question_id: string; request: string }[];
+    return rows.map((row) => parseStoredQuestion(runId, row.question_id, row.request));
+  }
+
+  async answer(runId: string, questionId: string, answer: InputAnswer): Promise<boolean> {
+    const { changes } = this.db
+      .prepare(
+        'UPDATE raf_serve_questions SET answer = ? WHERE run_id = ? AND question_id = ? AND answer IS NULL',
+      )
+      .run(JSON.stringify(answer), runId, questionId);
+    this.watchers.wake(runId, 'record');
+    return changes === 1;
+  }
+
+  async answerOf(runId: string, questionId: string): Promise<InputAnswer | undefined> {
+    const row = this.db
+      .prepare('SELECT answer FROM raf_serve_questions WHERE run_id = ? AND question_id = ?')
+      .get(runId, questionId) as { answer: string | null } | undefined;
+    return row?.answer == null ? undefined : parseStoredAnswer(runId, questionId, row.answer);
+  }
+
+  async latestRun(tenant: string, sessionId: string): Promise<RunRecord | undefined> {
+    const row = this.db
+      .prepare(
+        'SELECT * FROM raf_serve_runs WHERE tenant = ? AND session_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1',
+      )
+      .get(tenant, sessionId);
+    return row === undefined ? undefined : parseRunRow(row);
+  }
+
+  async saveTask(tenant: string, taskId: string, task: string): Promise<void> {
+    this.db
+      .prepare(
+        'INSERT INTO raf_serve_a2a_tasks (tenant, task_id, task) VALUES (?, ?, ?) ON CONFLICT (tenant, task_id) DO UPDATE SET task = excluded.task',
+      )
+      .run(tenant, taskId, task);
+  }
+
+  async loadTask(tenant: string, taskId: string): Promise<string | undefined> {
+    const row = this.db
+      .prepare('SELECT task FROM raf_serve_a2a_tasks WHERE tenant = ? AND task_id = ?')
+      .get(tenant, taskId) as { task: string } | undefined;
+    return row?.task;
   }
 
   watch(runId: string, listener: (change: RunChange) => void): () => void {

@@ -19,6 +19,8 @@ export interface RequestContext {
   registry: RunRegistry;
   /** The body size limit of this server (pass it to `readBody`). */
   maxBodyBytes: number;
+  /** The address the server is bound to (`http://127.0.0.1:41234`). */
+  serverUrl: string;
 }
 
 export type RouteHandler = (context: RequestContext) => Promise<void> | void;
@@ -42,7 +44,15 @@ export interface ServerAppOptions {
   allowedOrigins?: readonly string[];
   /** Where refusals are logged (default nowhere). */
   log?: (line: string) => void;
+  /**
+   * How long a request's headers and body may take to arrive (default 60 s; checked every
+   * second): a client that trickles its body cannot hold a connection. Streams have no limit.
+   */
+  requestTimeoutMs?: number;
 }
+
+/** A refused origin is logged once, then at most once a minute with the count since. */
+const ORIGIN_LOG_MS = 60_000;
 
 interface Mount {
   prefix: string;
@@ -64,6 +74,8 @@ export class ServerApp {
   private readonly host: string;
   private readonly maxBodyBytes: number;
   private readonly origins: ReadonlySet<string>;
+  /** Refused origins: when each was last logged and how many refusals since. */
+  private readonly refusedOrigins = new Map<string, { at: number; since: number }>();
   private address: AddressInfo | undefined;
 
   constructor(private readonly options: ServerAppOptions) {
@@ -74,11 +86,19 @@ export class ServerApp {
       );
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.origins = new Set(options.allowedOrigins ?? []);
-    this.server = createServer((req, res) => void this.handle(req, res));
     // The request itself (headers and body) must arrive within a minute (a client that trickles
     // its body cannot hold a connection); the answer, a long run's stream, has no time limit.
-    this.server.requestTimeout = 60_000;
-    this.server.headersTimeout = 30_000;
+    // Node checks the timeouts every `connectionsCheckingInterval` (30 s by default, so a 60 s
+    // limit became up to 90 s): every second here, so the limit is the documented one.
+    const timeout = options.requestTimeoutMs ?? 60_000;
+    this.server = createServer(
+      {
+        requestTimeout: timeout,
+        headersTimeout: Math.min(30_000, timeout),
+        connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(timeout / 10))),
+      },
+      (req, res) => void this.handle(req, res),
+    );
   }
 
   get registry(): RunRegistry {
@@ -102,8 +122,12 @@ export class ServerApp {
       });
     });
     this.address = this.server.address() as AddressInfo;
+    return { url: this.url(), port: this.address.port, host: this.host };
+  }
+
+  private url(): string {
     const shown = this.host.includes(':') ? `[${this.host}]` : this.host;
-    return { url: `http://${shown}:${this.address.port}`, port: this.address.port, host: this.host };
+    return `http://${shown}:${this.address?.port ?? this.options.port ?? 0}`;
   }
 
   /** Stops listening, ends every request (streams included) and stops the runs of this replica. */
@@ -124,6 +148,7 @@ export class ServerApp {
     });
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
+      this.checkSingleHost(req);
       this.checkHost(req);
       const cors = this.cors(req, res);
       if (req.method === 'OPTIONS' && cors) {
@@ -154,10 +179,37 @@ export class ServerApp {
         signal: controller.signal,
         registry: this.options.registry,
         maxBodyBytes: this.maxBodyBytes,
+        serverUrl: this.url(),
       });
     } catch (error) {
       this.fail(res, error);
     }
+  }
+
+  /**
+   * One `Host` header, no more: Node keeps the first of several, and a proxy may read another, so
+   * a request with two could pass the check here and mean another host there.
+   */
+  private checkSingleHost(req: IncomingMessage): void {
+    let hosts = 0;
+    for (let i = 0; i < req.rawHeaders.length; i += 2)
+      if (req.rawHeaders[i]!.toLowerCase() === 'host') hosts++;
+    if (hosts > 1) throw new HttpError(400, 'duplicate_host', 'the request has more than one Host header');
+  }
+
+  /** The refusal of `origin`, logged once and then at most once a minute (a page can send many). */
+  private logRefusedOrigin(origin: string): void {
+    const now = Date.now();
+    const seen = this.refusedOrigins.get(origin);
+    if (seen && now - seen.at < ORIGIN_LOG_MS) {
+      seen.since++;
+      return;
+    }
+    // Bounded: many origins (forged headers) cannot grow the map without end.
+    if (!seen && this.refusedOrigins.size >= 1000) this.refusedOrigins.clear();
+    const more = seen && seen.since > 0 ? ` (and ${seen.since} more since the last line)` : '';
+    this.refusedOrigins.set(origin, { at: now, since: 0 });
+    this.options.log?.(`refused a request from origin ${origin}${more}`);
   }
 
   /** Bound to loopback, only loopback names reach it (a DNS-rebinding page cannot). */
@@ -181,7 +233,7 @@ export class ServerApp {
     const host = req.headers.host ?? '';
     if (origin === `http://${host}` || origin === `https://${host}`) return false;
     if (!this.origins.has(origin)) {
-      this.options.log?.(`refused a request from origin ${origin}`);
+      this.logRefusedOrigin(origin);
       throw new HttpError(403, 'wrong_origin', 'requests from another origin are refused');
     }
     res.setHeader('access-control-allow-origin', origin);

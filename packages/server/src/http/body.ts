@@ -5,6 +5,28 @@ import { HttpError } from './http-error.js';
 /** The most a request body may hold by default (the API takes small JSON objects). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
+/** How deep a body's arrays and objects may nest (the API's bodies are shallow; deeper is an attack). */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Refuses text whose brackets nest deeper than `max`, before it is parsed: a deeply nested value
+ * parses, but code that walks it recursively (a schema check, a protocol SDK) throws RangeError.
+ */
+export function checkJsonDepth(text: string, max = MAX_JSON_DEPTH): void {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) throw new HttpError(400, 'too_deep', `the body nests deeper than ${max} levels`);
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+}
+
 /** The request body as JSON, within `maxBytes` (413 beyond it, before reading the rest). */
 export async function readJsonBody(
   req: IncomingMessage,
@@ -24,8 +46,10 @@ export async function readJsonBody(
       throw new HttpError(413, 'body_too_large', `the body is larger than ${maxBytes} bytes`);
     chunks.push(chunk as Buffer);
   }
+  const text = Buffer.concat(chunks).toString('utf8');
+  checkJsonDepth(text);
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return JSON.parse(text);
   } catch (error) {
     throw new HttpError(400, 'invalid_json', `the body is not valid JSON: ${(error as Error).message}`);
   }

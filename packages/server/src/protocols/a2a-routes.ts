@@ -15,6 +15,7 @@ import { HttpError, notFound } from '../http/http-error.js';
 import type { RunRegistry } from '../runs/run-registry.js';
 import type { ServedAgent } from '../runs/served-agents.js';
 import type { ServedRun } from '../runs/served-run.js';
+import { storedTaskStore } from './a2a-task-store.js';
 import { onlyPost, tenantOf } from './chat-routes.js';
 
 /** Where an agent's A2A endpoint is: `POST /a2a/{name}` (JSON-RPC), its card below it. */
@@ -22,16 +23,18 @@ export const a2aPath = (name: string) => `/a2a/${encodeURIComponent(name)}`;
 export const CARD_PATH = '/.well-known/agent-card.json';
 
 export interface A2AOptions {
-  /** The URL clients reach this server at (`https://agents.example.com`), for the cards; default the request's `Host`. */
+  /** The URL clients reach this server at (`https://agents.example.com`), for the cards; default the bound address. */
   publicUrl?: string;
 }
 
-/** The base URL a card names: the configured one, else the request's own origin. */
+/**
+ * The base URL a card names: the configured one, else the address the server is bound to. Never
+ * the request's `Host`: a card is public, and a forged Host would make it send clients (and
+ * their tokens) elsewhere.
+ */
 function baseUrl(context: RequestContext, options: A2AOptions): string {
   if (options.publicUrl) return options.publicUrl.replace(/\/+$/, '');
-  const host = context.req.headers.host;
-  if (!host) throw new HttpError(400, 'no_host', 'the request has no Host header');
-  return `http://${host}`;
+  return context.serverUrl;
 }
 
 /**
@@ -56,7 +59,7 @@ class A2AAgent {
       url: `http://127.0.0.1${a2aPath(agent.name)}`,
       legacyCompat: true,
     });
-    this.handler = createA2ARequestHandler(card, executor);
+    this.handler = createA2ARequestHandler(card, executor, storedTaskStore(registry.runStore, agent.name));
   }
 
   card(base: string) {
@@ -131,7 +134,18 @@ export function a2aRoutes(registry: RunRegistry, options: A2AOptions = {}) {
     const name = decodeURIComponent(context.url.pathname.split('/')[2] ?? '');
     const agent = agents.get(name);
     if (!agent || context.url.pathname !== a2aPath(name)) throw notFound(context.url.pathname);
-    const body = await readJsonBody(context.req, context.maxBodyBytes);
+    let body: unknown;
+    try {
+      body = await readJsonBody(context.req, context.maxBodyBytes);
+    } catch (error) {
+      // Not JSON, or nested too deep: a JSON-RPC parse error, as a JSON-RPC client expects.
+      if (!HttpError.isHttpError(error) || error.status !== 400) throw error;
+      return sendJson(context.res, 200, {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: error.reason === 'too_deep' ? -32600 : -32700, message: error.message },
+      });
+    }
     const reply = await answerA2AJsonRpc(await agent.handler, body, context.req.headers, {
       user: new TenantUser(tenant),
       legacyCompat: true,

@@ -1,6 +1,7 @@
 import type { BaseEvent, Interrupt, RunAgentInput } from '@ag-ui/core';
 import type { ApprovalResponse } from '@raf/core';
 import type { RunEvent } from '@raf/framework';
+import { questionData } from './ui-message-stream.js';
 
 /** The ids an AG-UI stream is about: the client's thread and run, and the served run behind them. */
 export interface AgUiRunIds {
@@ -28,7 +29,8 @@ function parseInterruptId(id: string): { runId: string; callId: string } | undef
  * AG-UI events of a served run's events (SPEC §11.1 → AG-UI 1.0): `RUN_STARTED`; text as
  * `TEXT_MESSAGE_START/CONTENT/END`; each tool call as `TOOL_CALL_START/ARGS/END` and its
  * `TOOL_CALL_RESULT`; approvals as interrupts of `RUN_FINISHED` (`outcome: interrupt`, reason
- * `tool_approval`, one per call); a cancelled run as `outcome: cancelled`; an error as `RUN_ERROR`.
+ * `tool_approval`, one per call); a call's question (an MCP elicitation) as a `CUSTOM` event
+ * `raf.input-request`, answered through the API; a cancelled run as `outcome: cancelled`; an error as `RUN_ERROR`.
  */
 export async function* toAgUiEvents(
   events: AsyncIterable<RunEvent>,
@@ -93,6 +95,16 @@ export async function* toAgUiEvents(
             ...(event.agentPath && { agentPath: event.agentPath }),
           },
         } as Interrupt);
+        break;
+      case 'input-request':
+        // A running call's question: the run goes on once `POST /v1/runs/{id}/answers` answers it
+        // (an interrupt would end the run, and the call waits inside it).
+        yield* closeMessage();
+        yield {
+          type: 'CUSTOM',
+          name: 'raf.input-request',
+          value: questionData(event, servedRunId),
+        } as BaseEvent;
         break;
       case 'error':
         failure = { code: event.code, message: event.message };

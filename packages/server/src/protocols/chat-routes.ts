@@ -5,6 +5,7 @@ import { readBody, readJsonBody } from '../http/body.js';
 import { HttpError, notFound } from '../http/http-error.js';
 import { openSse } from '../http/sse.js';
 import type { ServedRun } from '../runs/served-run.js';
+import { CLIENT_SESSION_ID } from '../runs/tenant-sessions.js';
 import { agUiIntent, toAgUiEvents } from './ag-ui.js';
 import {
   chatIntent,
@@ -88,6 +89,44 @@ export async function chatRoute(context: RequestContext, agent: string): Promise
       { runId: run.runId, sessionId: run.sessionId },
       { ...(denied && { denied }), ...(messageId && { messageId }) },
     );
+    for await (const chunk of chunks) {
+      await stream.send(chunk);
+      if (stream.closed) return;
+    }
+    context.res.write('data: [DONE]\n\n');
+  } finally {
+    stream.end();
+  }
+}
+
+/**
+ * `GET /v1/agents/{name}/chat/{id}/stream`: the AI SDK's resumable streams (`useChat({ resume:
+ * true })`, `resumeStream()`): the chat's run still running is streamed again from its turn's start, on
+ * any replica (its events are in the store); none running is `204`, as the SDK expects.
+ */
+export async function chatResumeRoute(context: RequestContext, agent: string, chatId: string): Promise<void> {
+  if (context.req.method !== 'GET')
+    throw new HttpError(
+      405,
+      'method_not_allowed',
+      `${context.req.method} ${context.url.pathname} is not allowed`,
+    );
+  const tenant = tenantOf(context);
+  context.registry.agents.get(agent);
+  if (!CLIENT_SESSION_ID.test(chatId)) throw notFound(context.url.pathname);
+  const run = await context.registry.latestRun(chatId, tenant);
+  if (!run || run.agent !== agent || (await run.record(context.signal)).status !== 'running') {
+    context.res.writeHead(204).end();
+    return;
+  }
+  const stream = openSse(context.res, { ...UI_MESSAGE_STREAM_HEADERS });
+  try {
+    // A run resumed after approvals: its current turn, after the pause's `finish`.
+    const after = await run.lastFinish();
+    const chunks = toUIMessageChunks(eventsOf(run, after, context.signal), {
+      runId: run.runId,
+      sessionId: run.sessionId,
+    });
     for await (const chunk of chunks) {
       await stream.send(chunk);
       if (stream.closed) return;

@@ -26,12 +26,32 @@ const FINISH: Partial<Record<FinishReason, string>> = {
   awaitingApproval: 'tool-calls',
 };
 
+/** The id the answer to an `input-request` event names (`<callId>.<n>`). */
+export function questionIdOf(event: RunEvent): string {
+  const id = (event as { questionId?: unknown }).questionId;
+  return typeof id === 'string' ? id : `${(event as { callId?: string }).callId ?? 'question'}.0`;
+}
+
+/** The question as a protocol's data carries it: what the answer needs and what to show. */
+export function questionData(event: Extract<RunEvent, { type: 'input-request' }>, runId: string): JSONValue {
+  return {
+    runId,
+    questionId: questionIdOf(event),
+    callId: event.callId,
+    source: event.source,
+    message: event.message,
+    mode: event.mode,
+    ...(event.schema && { schema: event.schema as JSONValue }),
+    ...(event.url !== undefined && { url: event.url }),
+  };
+}
+
 /**
  * The UI message chunks of a served run's events (SPEC §11.1 → the AI SDK protocol): text and
  * reasoning as `*-start`/`*-delta`/`*-end` parts, each tool call as a `dynamic` tool part
  * (`tool-input-available`, then `tool-output-available` or `tool-output-error`), an approval as
  * `tool-approval-request` (its `approvalId` is the call id), a denied call as `tool-output-denied`,
- * warnings as transient `data-warning` parts, an error as `error`, and the end as `finish` with
+ * a call's question as a `data-input-request` part, warnings as transient `data-warning` parts, an error as `error`, and the end as `finish` with
  * the run in `messageMetadata`. Steps (`start-step`/`finish-step`) frame each model round.
  */
 export async function* toUIMessageChunks(
@@ -114,6 +134,17 @@ export async function* toUIMessageChunks(
         break;
       case 'warning':
         yield { type: 'data-warning', data: { message: event.message }, transient: true };
+        break;
+      case 'input-request':
+        // A running call's question (an MCP elicitation): a data part of the message, answered
+        // with `POST /v1/runs/{runId}/answers` (the run in the message's metadata); the stream
+        // goes on once it is.
+        yield* close();
+        yield {
+          type: 'data-input-request',
+          id: questionIdOf(event),
+          data: questionData(event, metadata.runId),
+        };
         break;
       case 'error':
         yield* close();

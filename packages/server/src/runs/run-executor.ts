@@ -2,6 +2,7 @@ import type { AgentResponseUpdate, ApprovalResponse, SessionLease } from '@raf/c
 import { getErrorMessage, RafError } from '@raf/core';
 import { type AgentSession, type RafStore, type RunEvent, RunEventMapper } from '@raf/framework';
 import type { RunRecord, RunStatus, RunStore, SequencedEvent } from '../events/run-store.js';
+import { questionAsker } from './run-questions.js';
 import type { ServedAgents } from './served-agents.js';
 
 export interface ExecuteRunOptions {
@@ -50,10 +51,12 @@ export async function executeRun(options: ExecuteRunOptions): Promise<void> {
     try {
       const agent = await options.agents.get(options.served).agent(controller.signal);
       const journal = await options.store.sessions.openJournal(options.lease);
+      const questions = questionAsker(runs, record.runId);
       const stream = agent.run(options.input, {
         session,
         signal: controller.signal,
         journal,
+        onInputRequest: questions.handler,
         ...(options.approvals && { approvals: options.approvals }),
       });
       const unanswered = options.cancelOnceAnswered && new Set(options.cancelOnceAnswered);
@@ -65,8 +68,11 @@ export async function executeRun(options: ExecuteRunOptions): Promise<void> {
           if (unanswered.size === 0 || update.type === 'text-delta' || update.type === 'tool-call-end')
             controller.abort(new Error('cancelled through the API'));
         }
-        const event = mapper.map(update, clientSessionId);
-        if (!event) continue;
+        const mapped = mapper.map(update, clientSessionId);
+        if (!mapped) continue;
+        // A question carries the id its answer names (`POST /v1/runs/{id}/answers`).
+        const event =
+          mapped.type === 'input-request' ? { ...mapped, questionId: questions.idOf(mapped.callId) } : mapped;
         // `finish` waits for the save below: it is the run's last event.
         if (event.type === 'finish') finish = event;
         else writer.push(event);

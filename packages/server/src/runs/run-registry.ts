@@ -9,7 +9,10 @@ import {
 import { AgentSession, pendingApprovalRequests, type RafStore } from '@raf/framework';
 import type { RunRecord, RunStore } from '../events/run-store.js';
 import { HttpError, notFound } from '../http/http-error.js';
+import { checkAnswers } from './check-answers.js';
+import { cancelDurable, type DurableRunHost, resumeDurable } from './durable-runs.js';
 import { executeRun } from './run-executor.js';
+import { type AnswerInput, answerQuestions } from './run-questions.js';
 import type { ServedAgents } from './served-agents.js';
 import { ServedRun } from './served-run.js';
 import { storeSessionId } from './tenant-sessions.js';
@@ -37,6 +40,11 @@ export interface RunRegistryOptions {
   /** Run records and events (`openRunStore(url)`). */
   runs: RunStore;
   limits?: RunLimits;
+  /**
+   * Durable runs (`raf serve --durable`): the agents it handles run as DBOS workflows, finished
+   * by another replica when theirs dies; their events are written by `DurableEvents`.
+   */
+  durable?: DurableRunHost;
 }
 
 /** The session metadata key naming the served agent a session belongs to. */
@@ -51,6 +59,7 @@ export class RunRegistry {
   readonly agents: ServedAgents;
   private readonly store: RafStore;
   private readonly runs: RunStore;
+  private readonly durable: DurableRunHost | undefined;
   private readonly maxPerTenant: number;
   /** Runs executing in this replica, by run id. */
   private readonly live = new Map<string, { controller: AbortController; done: Promise<void> }>();
@@ -63,6 +72,7 @@ export class RunRegistry {
     this.agents = options.agents;
     this.store = options.store;
     this.runs = options.runs;
+    this.durable = options.durable;
     this.maxPerTenant = options.limits?.maxConcurrentRunsPerTenant ?? 16;
     this.maxStreams = options.limits?.maxStreamsPerTenant ?? 1024;
   }
@@ -109,6 +119,30 @@ export class RunRegistry {
         );
       session.metadata[AGENT_KEY] = served.name;
       const record = this.newRecord(served.name, sessionId, options.tenant);
+      if (this.durable?.handles(served.name)) {
+        // The workflow loads the session itself (on whichever replica runs it): saved first,
+        // with the agent's name, and the lease let go, for no replica holds a durable run's.
+        await this.store.sessions.save(session.toJSON(), { expectedRevision: snapshot?.revision ?? 0 });
+        await this.runs.create(record);
+        await lease.release();
+        lease = undefined;
+        try {
+          await this.durable.start({
+            runId: record.runId,
+            sessionId: storeId,
+            agent: served.name,
+            input: options.input,
+          });
+        } catch (error) {
+          // Never started: the record says so rather than `running` for ever.
+          await this.runs
+            .update(record.runId, { status: 'failed', finishReason: 'other' })
+            .catch(() => undefined);
+          throw error;
+        }
+        this.release(options.tenant);
+        return this.view(record);
+      }
       await this.runs.create(record);
       this.launch(record, {
         served: served.name,
@@ -130,6 +164,12 @@ export class RunRegistry {
   /** The tenant's run; `undefined` for an unknown run or another tenant's. */
   async get(runId: string, tenant: string): Promise<ServedRun | undefined> {
     const record = await this.record(runId, tenant);
+    return record && this.view(record);
+  }
+
+  /** The tenant's newest run on its session `sessionId`, if any. */
+  async latestRun(sessionId: string, tenant: string): Promise<ServedRun | undefined> {
+    const record = await this.runs.latestRun(tenant, sessionId);
     return record && this.view(record);
   }
 
@@ -166,6 +206,8 @@ export class RunRegistry {
         'not_awaiting_approval',
         `run ${runId} is ${record.status}, not waiting for approvals`,
       );
+    if (this.durable?.handles(record.agent))
+      return resumeDurable(this.durable, this.runs, this.view(record), record, answer);
     const storeId = storeSessionId(tenant, record.sessionId);
     this.reserve(tenant);
     let lease: Awaited<ReturnType<RafStore['sessions']['acquireLease']>> | undefined;
@@ -217,6 +259,7 @@ export class RunRegistry {
     for (let attempt = 0; ; attempt++) {
       const record = await this.record(runId, tenant);
       if (!record) throw notFound(`run ${runId}`);
+      if (this.durable?.handles(record.agent)) return cancelDurable(this.durable, this.runs, record);
       const here = this.live.get(runId);
       if (here) {
         here.controller.abort(new Error('cancelled through the API'));
@@ -240,6 +283,18 @@ export class RunRegistry {
     }
   }
 
+  /**
+   * Answers questions the run's calls wait on (from any replica: the calls wait on the store).
+   * Each answer is checked against its question's form; the first answer of a question wins, a
+   * second is a 409. A question just asked may not be stored yet when its event is read: it is
+   * waited for a moment.
+   */
+  async answer(runId: string, tenant: string, answers: AnswerInput[]): Promise<void> {
+    const record = await this.record(runId, tenant);
+    if (!record) throw notFound(`run ${runId}`);
+    await answerQuestions(this.runs, record, answers);
+  }
+
   /** The tenant's session as the store has it, or `undefined`. */
   async session(sessionId: string, tenant: string): Promise<SessionSnapshot | undefined> {
     const snapshot = await this.store.sessions.load(storeSessionId(tenant, sessionId));
@@ -257,6 +312,11 @@ export class RunRegistry {
     } finally {
       await lease.release().catch(() => undefined);
     }
+  }
+
+  /** The run store (protocols keep their own records beside the runs: A2A tasks). */
+  get runStore(): RunStore {
+    return this.runs;
   }
 
   /** Runs executing in this replica. */
@@ -358,26 +418,4 @@ export class RunRegistry {
       });
     this.live.set(record.runId, { controller, done });
   }
-}
-
-/** Every pending call answered once, no other call: else a 400 naming the calls. */
-function checkAnswers(
-  runId: string,
-  requests: ToolApprovalRequestUpdate[],
-  approvals: ApprovalResponse[],
-): void {
-  const pending = new Set(requests.map((r) => r.callId));
-  const unknown = approvals.filter((a) => !pending.has(a.callId)).map((a) => a.callId);
-  if (unknown.length > 0)
-    throw new HttpError(
-      400,
-      'unknown_call',
-      `run ${runId} has no pending approval for call ${unknown.join(', ')}`,
-    );
-  const answered = new Set(approvals.map((a) => a.callId));
-  if (answered.size !== approvals.length)
-    throw new HttpError(400, 'duplicate_call', 'a call is answered twice');
-  const missing = [...pending].filter((id) => !answered.has(id));
-  if (missing.length > 0)
-    throw new HttpError(400, 'missing_approval', `no decision for call ${missing.join(', ')}`);
 }

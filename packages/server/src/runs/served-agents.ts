@@ -1,5 +1,5 @@
 import type { AgentResponseUpdate, ApprovalResponse, SessionJournal } from '@raf/core';
-import type { AgentSession } from '@raf/framework';
+import type { AgentSession, InputRequestHandler } from '@raf/framework';
 import { HttpError } from '../http/http-error.js';
 
 /** What the server runs: a `ChatClientAgent` or a `WorkflowAgent` (both fit). */
@@ -11,6 +11,8 @@ export interface RunnableAgent {
       signal: AbortSignal;
       approvals?: ApprovalResponse[];
       journal?: SessionJournal;
+      /** Who answers the questions its tools ask (an MCP elicitation): the API's answers. */
+      onInputRequest?: InputRequestHandler;
     },
   ): AsyncIterable<AgentResponseUpdate>;
 }

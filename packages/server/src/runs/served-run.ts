@@ -1,4 +1,4 @@
-import type { ToolApprovalRequestUpdate } from '@raf/core';
+import type { InputRequestUpdate, ToolApprovalRequestUpdate } from '@raf/core';
 import type { RunRecord, RunStore, SequencedEvent } from '../events/run-store.js';
 
 /** Events read from the store per page. */
@@ -32,6 +32,27 @@ export class ServedRun {
     const record = await this.store.get(this.runId, signal ? { signal } : {});
     if (!record) throw new Error(`run ${this.runId} vanished from the store`);
     return record;
+  }
+
+  /** The questions its running calls wait on (MCP elicitations), each with its `questionId`. */
+  async pendingQuestions(): Promise<(InputRequestUpdate & { questionId: string })[]> {
+    const record = await this.record();
+    if (record.status !== 'running') return [];
+    return (await this.store.questions(this.runId)).map((q) => ({ ...q.request, questionId: q.questionId }));
+  }
+
+  /**
+   * The sequence number of the run's last `finish` stored so far (0: none): a run resumed after
+   * approvals goes on after its pause's `finish`, and a stream of the current turn starts there.
+   */
+  async lastFinish(): Promise<number> {
+    let last = 0;
+    for (let cursor = 0; ; ) {
+      const page = await this.store.read(this.runId, cursor, PAGE);
+      for (const { seq, event } of page) if (event.type === 'finish') last = seq;
+      if (page.length < PAGE) return last;
+      cursor = page.at(-1)!.seq;
+    }
   }
 
   /** The approvals the run waits for (empty unless `paused`). */

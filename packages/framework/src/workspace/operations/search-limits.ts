@@ -32,9 +32,12 @@ export function formatSize(bytes: number): string {
 /** The error of a search that ran past its time bound. */
 export class SearchTimeoutError extends Error {
   readonly code = 'ETIMEDOUT';
-  constructor(readonly timeoutMs: number) {
+  constructor(
+    readonly timeoutMs: number,
+    hint?: string,
+  ) {
     super(
-      `search timed out after ${timeoutMs / 1000} s (a pattern that backtracks heavily, or a very large tree: narrow the pattern or the folder)`,
+      `search timed out after ${timeoutMs / 1000} s (a pattern that backtracks heavily, or a very large tree: narrow the pattern or the folder${hint ? `, ${hint}` : ''})`,
     );
     this.name = 'SearchTimeoutError';
   }

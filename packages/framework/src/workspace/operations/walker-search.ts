@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
-import { lazyRequire } from '../../lazy-require.js';
+import { isInstalled, lazyRequire } from '../../lazy-require.js';
 import { orderedWalk } from './ordered-walk.js';
-import { SEARCH_LIMITS } from './search-limits.js';
+import { SEARCH_LIMITS, SearchTimeoutError } from './search-limits.js';
 import type { FindRequest, SearchMatch, SearchOutcome, SearchRequest } from './tool-operations.js';
 import { type WalkerPool, walkerPool } from './walker-pool.js';
 
@@ -23,6 +23,16 @@ function linearPossible(pattern: string): boolean {
   return !/\(\?<?[=!]|\\[1-9]|\\k</.test(pattern);
 }
 
+/**
+ * The linear engine (re2js) is an optional peer: without it a stuck regex run keeps V8's engine,
+ * in its worker, until the search's time bound ends it (bounded either way). Resolved once.
+ */
+let linearEngine: boolean | undefined;
+function linearEngineInstalled(): boolean {
+  linearEngine ??= isInstalled('re2js');
+  return linearEngine;
+}
+
 export interface WalkerLimits {
   maxFileBytes: number;
   pool?: WalkerPool;
@@ -32,10 +42,11 @@ export interface WalkerLimits {
  * The search without ripgrep: walks the tree in path order without following links, skips
  * folders whose name starts with `.`, binary files (a NUL in the first 8 KiB) and files over the
  * size cap, and matches the regex line by line (V8's engine, re-run on a linear-time engine for a
- * unit whose regex run is stuck).
+ * unit whose regex run is stuck, when re2js is installed).
  */
 export async function walkerSearch(request: SearchRequest, limits: WalkerLimits): Promise<SearchOutcome> {
   const regex = compileSearchPattern(request.pattern, request.caseInsensitive);
+  const linear = linearPossible(request.pattern);
   const walk = await orderedWalk(
     limits.pool ?? walkerPool(),
     {
@@ -52,8 +63,13 @@ export async function walkerSearch(request: SearchRequest, limits: WalkerLimits)
     { path: request.directory, relative: '', depth: 0 },
     request.maxMatches,
     request.signal,
-    linearPossible(request.pattern),
-  );
+    linear && linearEngineInstalled(),
+  ).catch((error: unknown) => {
+    // A pattern re2js could have answered: say what would have.
+    if (error instanceof SearchTimeoutError && linear && !linearEngineInstalled())
+      throw new SearchTimeoutError(error.timeoutMs, 'or install re2js to run such patterns in linear time');
+    throw error;
+  });
   const matches: SearchMatch[] = [];
   for (const item of walk.results) {
     if (item.type === 'match') matches.push({ file: item.file, line: item.line, content: item.content });

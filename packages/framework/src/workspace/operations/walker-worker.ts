@@ -1,6 +1,7 @@
 // The walker's worker thread (a separate build entry: `dist/walker-worker.js`). It runs units
 // sent by `walker-pool.ts`; in a worker, synchronous file calls are the fastest way to scan many
 // small files and never block the agent's event loop.
+import { createRequire } from 'node:module';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import picomatch from 'picomatch';
 import type { WalkJob, WalkReply } from './walker-protocol.js';
@@ -19,7 +20,9 @@ if (port) {
     const key = `${job.linear ? 'linear' : 'js'}/${job.flags}/${job.source}`;
     let matcher = matchers.get(key);
     if (!matcher) {
-      if (job.linear) re2 ??= (await import('re2js')) as Re2Module;
+      // Resolved as `isInstalled('re2js')` resolved it when the pool chose the linear engine (an
+      // optional peer: the pool asks for it only when it is there).
+      if (job.linear) re2 ??= createRequire(import.meta.url)('re2js') as Re2Module;
       matcher =
         job.linear && re2
           ? linearMatcher(re2, job.source, job.flags ?? '')

@@ -1,0 +1,157 @@
+import {
+  type AgentResponseUpdate,
+  ConfigError,
+  type ITool,
+  type JSONValue,
+  type ToolResult,
+} from '@raf/core';
+import {
+  AgentSession,
+  type ChatClientAgent,
+  manifestOf,
+  type SubAgentSpec,
+  subAgentRoutes,
+} from '@raf/framework';
+import { subAgentsOf } from './delegation-runner.js';
+import {
+  type DelegationOutcome,
+  delegationSpecSchema,
+  parseProxiedAnswer,
+  proxyAnswerTopic,
+  proxyCallKey,
+} from './delegation-spec.js';
+import { durableTool, type RunSteps, type StepsLookup } from './durable-steps.js';
+import type { DurableTables } from './durable-tables.js';
+import type { Dbos } from './load-sdk.js';
+import type { DurableAgentRef } from './run-spec.js';
+import { makeDurable } from './runtime-helpers.js';
+
+/** What a worker needs to run a delegation workflow. */
+export interface DelegationBodyHost {
+  dbos: Dbos;
+  tables: DurableTables;
+  /** The coordinator of the run, rebuilt from what the run recorded. */
+  agentFor(ref: DurableAgentRef): Promise<ChatClientAgent>;
+  steps: StepsLookup;
+  /** The steps of the workflows running in this process, by workflow id. */
+  runs: Map<string, RunSteps>;
+}
+
+// Each sub-agent with its model calls as steps, made once per process.
+const durableSubAgents = new WeakMap<SubAgentSpec, ChatClientAgent>();
+
+const PROXY_WAIT_SECONDS = 3600;
+
+/**
+ * The child workflow of one delegation, on whichever worker dequeued it: the sub-agent (taken
+ * from its coordinator, rebuilt from the run's agent file) runs its task with its projected
+ * tools. Its model calls and worker-local tool calls are its steps; a proxied call (writes,
+ * skills, memory) is published as an event the coordinator's step answers with a message, both
+ * recorded by DBOS, so a recovered child replays them instead of asking again.
+ */
+export async function runDelegation(host: DelegationBodyHost, input: unknown): Promise<DelegationOutcome> {
+  const spec = delegationSpecSchema.parse(input);
+  const coordinator = await host.agentFor(spec.agent);
+  const sub = subAgentsOf(coordinator)?.subAgents.find((s) => s.name === spec.subAgent);
+  if (!sub)
+    throw new ConfigError(
+      `durable delegation ${spec.runId}: ${spec.agent.name} has no sub-agent ${spec.subAgent}`,
+    );
+  const governance = coordinator.governance;
+  const { routes } = await subAgentRoutes(sub, governance ? { governance } : {});
+  const line = new ProxyLine(host.dbos);
+  const views = new WeakMap<ITool, ITool | null>();
+  const toolView = (tools: readonly ITool[]) =>
+    tools.flatMap((tool) => {
+      let view = views.get(tool);
+      if (view === undefined) {
+        const route = routes[tool.name];
+        view =
+          route === 'worker-local'
+            ? durableTool(tool, host.steps)
+            : route === 'main-process-proxy'
+              ? proxiedTool(tool, line)
+              : null;
+        views.set(tool, view);
+      }
+      return view ? [view] : [];
+    });
+  host.runs.set(spec.runId, { dbos: host.dbos, tables: host.tables, runId: spec.runId, modelCalls: 0 });
+  try {
+    let agent = durableSubAgents.get(sub);
+    if (!agent) {
+      agent = makeDurable(sub.agent, host.steps);
+      durableSubAgents.set(sub, agent);
+    }
+    let text = '';
+    let reason = 'other';
+    let failure: string | undefined;
+    const asked: string[] = [];
+    const updates = agent.run(spec.task, { session: new AgentSession(spec.runId), toolView });
+    for await (const update of updates as AsyncIterable<AgentResponseUpdate>) {
+      if (update.type === 'text-delta') text += update.delta;
+      else if (update.type === 'tool-called') text = '';
+      else if (update.type === 'tool-approval-request') asked.push(update.name);
+      else if (update.type === 'error') failure = update.message;
+      else if (update.type === 'finish') reason = update.reason;
+    }
+    const agentName = sub.name;
+    if (reason === 'awaitingApproval')
+      return {
+        status: 'failed',
+        agent: agentName,
+        error: `it asked for approval of ${asked.join(', ')}, and a sub-agent cannot ask for approval in a durable run yet (its policy must allow the call, or run without --durable)`,
+      };
+    if (failure !== undefined) return { status: 'failed', agent: agentName, error: failure };
+    if (reason === 'cancelled') return { status: 'failed', agent: agentName, error: 'cancelled' };
+    const answer =
+      reason === 'stop' || reason === 'length' ? text : `${text}\n(the sub-agent stopped early: ${reason})`;
+    return { status: 'done', agent: agentName, text: answer };
+  } finally {
+    host.runs.delete(spec.runId);
+  }
+}
+
+/**
+ * The child's line to its coordinator: the `n`-th proxied call goes out as event `raf.proxy.<n>`
+ * and its answer comes back as message `raf.proxy.answer.<n>`. One call at a time, in call
+ * order, so the numbering (and DBOS's step order) is the same when the workflow replays.
+ */
+class ProxyLine {
+  private next = 0;
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly dbos: Dbos) {}
+
+  call(call: { callId: string; name: string; arguments: JSONValue }): Promise<ToolResult> {
+    const run = this.tail.then(async () => {
+      const n = this.next++;
+      await this.dbos.setEvent(proxyCallKey(n), call);
+      let answer: unknown = null;
+      while (answer === null) answer = await this.dbos.recv(proxyAnswerTopic(n), PROXY_WAIT_SECONDS);
+      return parseProxiedAnswer(answer);
+    });
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+}
+
+/** The child's stand-in for a tool that runs in the coordinator: the model sees the real one. */
+function proxiedTool(local: ITool, line: ProxyLine): ITool {
+  const tool: ITool = {
+    name: local.name,
+    description: local.description,
+    parameters: local.parameters,
+    execute: (args, ctx) => line.call({ callId: ctx.callId, name: local.name, arguments: args as JSONValue }),
+  };
+  if (local.kind !== undefined) tool.kind = local.kind;
+  tool.manifest = manifestOf(local);
+  const validate = local.validateArguments;
+  // Checked here too, but the coordinator gets the arguments as the model wrote them.
+  if (validate)
+    tool.validateArguments = (args) => {
+      const checked = validate.call(local, args);
+      return checked.ok ? { ok: true } : checked;
+    };
+  return tool;
+}

@@ -1,0 +1,193 @@
+import type { DBOSClient } from '@dbos-inc/dbos-sdk';
+import { getErrorMessage, type ITool, type JSONValue, type ToolResult, toolFailure } from '@raf/core';
+import {
+  answerProxiedCall,
+  type ChatClientAgent,
+  type DelegationRunner,
+  INTERRUPTED_ERROR,
+  manifestOf,
+  type SubAgentOutcome,
+  type SubAgentRunRequest,
+  type SubAgentSpec,
+  SubAgentsProvider,
+  subAgentRoutes,
+} from '@raf/framework';
+import {
+  DELEGATION_WORKFLOW,
+  type DelegationOutcome,
+  type DelegationSpec,
+  delegationOutcomeSchema,
+  proxiedCallSchema,
+  proxyAnswerTopic,
+  proxyCallKey,
+} from './delegation-spec.js';
+import type { DurableTables } from './durable-tables.js';
+import type { Dbos } from './load-sdk.js';
+import type { DurableAgentRef } from './run-spec.js';
+
+/** What a coordinator's delegations need of the process's runtime. */
+export interface DelegationHost {
+  dbos: Dbos;
+  tables: DurableTables;
+  /** A DBOS client on the store (outside any workflow: a step may use it). */
+  client(): Promise<DBOSClient>;
+  queue: string;
+  appVersion: string;
+}
+
+const ENDED = new Set(['SUCCESS', 'ERROR', 'CANCELLED', 'MAX_RECOVERY_ATTEMPTS_EXCEEDED']);
+// How long one wait for the next proxied call lasts before the child's status is looked at.
+const POLL_SECONDS = 0.2;
+
+/** The delegating provider of an agent, if it has sub-agents. */
+export function subAgentsOf(agent: ChatClientAgent): SubAgentsProvider | undefined {
+  return agent.contextProviders.find((p): p is SubAgentsProvider => p instanceof SubAgentsProvider);
+}
+
+/**
+ * The delegations of one durable run (SPEC §14.2): each is the step `delegate:<call id>` of the
+ * coordinator's workflow, whose result is the sub-agent's. The step enqueues the sub-agent as the
+ * child workflow `<run>/<call id>` on the delegation queue (any worker runs it; enqueueing the
+ * same id again is a no-op, so a recovered coordinator finds the same child) and, while it runs,
+ * answers its proxied calls here, with the coordinator's own instances of the tools: its
+ * argument checks, path guard and approval gate. A recovered coordinator whose step had finished
+ * gets the recorded result: a finished child is not run again.
+ */
+export class DurableDelegationRunner implements DelegationRunner {
+  private readonly routes = new Map<string, Promise<Map<string, ITool>>>();
+
+  constructor(
+    private readonly host: DelegationHost,
+    private readonly coordinator: ChatClientAgent,
+    private readonly provider: SubAgentsProvider,
+    private readonly parent: { runId: string; agent: DurableAgentRef },
+  ) {}
+
+  get subAgents() {
+    return this.provider.subAgents;
+  }
+
+  async run(request: SubAgentRunRequest): Promise<SubAgentOutcome> {
+    const spec = this.provider.subAgents.find((s) => s.name === request.agent);
+    if (!spec) {
+      const names = this.provider.subAgents.map((s) => s.name).join(', ');
+      return {
+        status: 'failed',
+        agent: request.agent,
+        error: `there is no sub-agent named '${request.agent}'; there are ${names}`,
+      };
+    }
+    if (request.resume)
+      return { status: 'failed', agent: spec.name, error: 'a durable delegation does not pause' };
+    const input: DelegationSpec = {
+      runId: `${this.parent.runId}/${request.callId}`,
+      parentRunId: this.parent.runId,
+      callId: request.callId,
+      subAgent: spec.name,
+      task: request.task,
+      agent: this.parent.agent,
+    };
+    try {
+      // Called before any await: the steps of a `delegate_parallel` are numbered in task order.
+      const recorded = await this.host.dbos.runStep(() => this.delegate(spec, input, request.signal), {
+        name: `delegate:${request.callId}`,
+      });
+      return delegationOutcomeSchema.parse(recorded);
+    } catch (error) {
+      return { status: 'failed', agent: spec.name, error: getErrorMessage(error) };
+    }
+  }
+
+  private async delegate(
+    spec: SubAgentSpec,
+    input: DelegationSpec,
+    signal: AbortSignal | undefined,
+  ): Promise<DelegationOutcome> {
+    const client = await this.host.client();
+    const childId = input.runId;
+    await client.enqueue(
+      {
+        workflowName: DELEGATION_WORKFLOW,
+        queueName: this.host.queue,
+        workflowID: childId,
+        appVersion: this.host.appVersion,
+      },
+      input,
+    );
+    const proxied = await this.proxiedOf(spec);
+    const calls = new AbortController();
+    const stop = () => {
+      calls.abort();
+      void client.cancelWorkflow(childId).catch(() => undefined);
+    };
+    signal?.addEventListener('abort', stop, { once: true });
+    try {
+      for (let n = 0; ; ) {
+        if (signal?.aborted) return { status: 'failed', agent: spec.name, error: 'cancelled' };
+        const call = await client.getEvent<unknown>(childId, proxyCallKey(n), POLL_SECONDS);
+        if (call !== null) {
+          const result = await this.serve(childId, n, call, proxied, spec.name, calls.signal);
+          // Keyed by the call: a recovered coordinator answering again does not send twice.
+          await client.send(childId, { result }, proxyAnswerTopic(n), `${childId}/proxy/${n}`);
+          n++;
+          continue;
+        }
+        const status = await client.getWorkflow(childId);
+        if (status && ENDED.has(status.status)) break;
+      }
+      const outcome = await client.retrieveWorkflow(childId).getResult();
+      return delegationOutcomeSchema.parse(outcome);
+    } catch (error) {
+      return { status: 'failed', agent: spec.name, error: getErrorMessage(error) };
+    } finally {
+      signal?.removeEventListener('abort', stop);
+      calls.abort();
+    }
+  }
+
+  /**
+   * One proxied call of the child, run here. Marked as started first: a call this coordinator
+   * (or a crashed one before it) already started is in doubt and follows SPEC §14.1 — run again
+   * only when idempotent, else answered with the interrupted error (a duplicate answer to a call
+   * already answered is dropped by the message's idempotency key).
+   */
+  private async serve(
+    childId: string,
+    n: number,
+    raw: unknown,
+    proxied: ReadonlyMap<string, ITool>,
+    agent: string,
+    signal: AbortSignal,
+  ): Promise<ToolResult> {
+    const parsed = proxiedCallSchema.safeParse(raw);
+    if (!parsed.success) return toolFailure(`Refused: a malformed proxied call from ${agent}`);
+    const call = parsed.data;
+    const tool = proxied.get(call.name);
+    if (!tool) return toolFailure(`Refused: ${call.name} does not run in the coordinator for ${agent}`);
+    const first = await this.host.tables.markStarted(childId, `proxy:${n}`);
+    if (!first && manifestOf(tool).idempotent !== true) return toolFailure(INTERRUPTED_ERROR);
+    try {
+      const answer = await answerProxiedCall(
+        tool,
+        { ...call, arguments: call.arguments as JSONValue },
+        signal,
+      );
+      if ('result' in answer) return answer.result;
+      return toolFailure(
+        `Refused: ${call.name} needs approval (${answer.approval.description}), and a sub-agent cannot ask for approval in a durable run yet; the coordinator's policy must allow the call`,
+      );
+    } catch (error) {
+      return toolFailure(`Framework error: ${getErrorMessage(error)}`);
+    }
+  }
+
+  private proxiedOf(spec: SubAgentSpec): Promise<Map<string, ITool>> {
+    let known = this.routes.get(spec.name);
+    if (!known) {
+      const governance = this.coordinator.governance;
+      known = subAgentRoutes(spec, governance ? { governance } : {}).then((r) => r.proxied);
+      this.routes.set(spec.name, known);
+    }
+    return known;
+  }
+}
