@@ -16,12 +16,15 @@ const agentList = z.object({
   ),
 });
 const startedRun = z.object({ runId: z.string().min(1), sessionId: z.string().min(1) });
+const pendingQuestion = z.object({ questionId: z.string().min(1), callId: z.string().min(1) }).loose();
+const runView = z.object({ pendingQuestions: z.array(pendingQuestion).catch([]) });
 const errorBody = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
 /** One line of `raf run --json`: an object with a `type` (the page reads the rest). */
 const runEvent = z.object({ type: z.string() }).loose();
 
 export type ServedAgent = z.infer<typeof agentList>['agents'][number];
 export type StartedRun = z.infer<typeof startedRun>;
+export type PendingQuestion = z.infer<typeof pendingQuestion>;
 export interface ServedEvent {
   /** The event's sequence number (`id:`), for `Last-Event-ID`. */
   seq: number;
@@ -30,7 +33,7 @@ export interface ServedEvent {
 
 /**
  * A small client of a `raf serve`'s /v1 API for `raf studio --server URL`: list agents, start a
- * run, read its events (resuming after the last one seen), answer approvals, cancel. The token
+ * run, read its events (resuming after the last one seen), answer approvals and questions, cancel. The token
  * stays in this process; the page talks to the studio only.
  */
 export class ServeClient {
@@ -74,6 +77,26 @@ export class ServeClient {
   ): Promise<StartedRun> {
     return this.json('POST', `/v1/runs/${encodeURIComponent(runId)}/approvals`, { approvals }, signal).then(
       (v) => startedRun.parse(v),
+    );
+  }
+
+  /** Answers questions of a running call (MCP elicitations) by their `questionId` (`<callId>.<n>`). */
+  async answer(
+    runId: string,
+    answers: {
+      questionId: string;
+      action: 'accept' | 'decline' | 'cancel';
+      content?: Record<string, unknown>;
+    }[],
+    signal: AbortSignal,
+  ): Promise<void> {
+    await this.json('POST', `/v1/runs/${encodeURIComponent(runId)}/answers`, { answers }, signal);
+  }
+
+  /** The questions the run's calls wait on now, each with its `questionId`. */
+  pendingQuestions(runId: string, signal: AbortSignal): Promise<PendingQuestion[]> {
+    return this.json('GET', `/v1/runs/${encodeURIComponent(runId)}`, undefined, signal).then(
+      (v) => runView.parse(v).pendingQuestions,
     );
   }
 

@@ -10,6 +10,20 @@ const answerBody = z.strictObject({
   content: z.record(z.string(), z.json()).optional(),
 });
 
+export type StudioAnswer = z.infer<typeof answerBody>;
+
+/** The page's answer as its card sends it; a body that does not fit is a 400 the card shows. */
+export function parseAnswer(body: Record<string, unknown>): StudioAnswer {
+  const parsed = answerBody.safeParse(body);
+  if (!parsed.success)
+    throw new StudioHttpError(
+      400,
+      'invalid_field',
+      parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '),
+    );
+  return parsed.data;
+}
+
 interface Waiting {
   request: InputRequestUpdate;
   answer(value: InputAnswer): void;
@@ -39,14 +53,7 @@ export class StudioQuestions {
 
   /** Answers a waiting question; a form answer that does not fit its schema is a 400 the card shows. */
   answer(runId: string, body: Record<string, unknown>): void {
-    const parsed = answerBody.safeParse(body);
-    if (!parsed.success)
-      throw new StudioHttpError(
-        400,
-        'invalid_field',
-        parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '),
-      );
-    const { callId, action, content } = parsed.data;
+    const { callId, action, content } = parseAnswer(body);
     const waiting = this.waiting.get(callId);
     if (!waiting)
       throw new StudioHttpError(404, 'no_such_question', `run ${runId} has no question from call ${callId}`);

@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type MockModelServer, startMockModelServer } from '@raf/client/testing';
 import { buildStudioIfMissing, hasChromium, launchChromium, type StudioBrowser } from '@raf/studio/testing';
 import type { Page } from 'playwright-core';
@@ -11,6 +12,9 @@ import { type RunningStudio, startStudio } from './test-support/studio-fixture.j
 
 // Issue 31: `raf studio --server URL --token T` points the studio's conversations at a running
 // `raf serve` (its /v1 API), so a team shares one server.
+
+const repo = fileURLToPath(new URL('../../../../', import.meta.url));
+const testServer = join(repo, 'packages/mcp/src/test-support/test-server.ts');
 
 let dir: string;
 let model: MockModelServer;
@@ -57,6 +61,9 @@ describe.runIf(hasChromium())(
           { text: 'Still there.' },
           // A slow answer, stopped halfway by the Stop button.
           { text: 'one two three four five six seven eight nine ten', chunkDelayMs: 400 },
+          // An MCP server's question (elicitation), answered on the card through the server.
+          { toolCalls: [{ id: 'q1', name: 'ask_name', arguments: {} }] },
+          { text: 'Hello Ada.' },
         ],
       });
       // A write outside the workspace's root asks first (`policy: approve`).
@@ -77,6 +84,20 @@ describe.runIf(hasChromium())(
           '  - { kind: file, name: write_file }',
           '',
         ].join('\n'),
+      );
+      await writeFile(
+        join(dir, 'agents/asker.yaml'),
+        `name: asker
+model: { id: m, provider: custom, connection: { endpoint: "${model.baseURL}" } }
+tools:
+  - kind: mcp
+    name: people
+    config:
+      command: ${JSON.stringify(process.execPath)}
+      args: [--import, tsx, ${JSON.stringify(testServer)}]
+      cwd: ${JSON.stringify(repo)}
+      env: { TEST_SERVER_LOG: ${JSON.stringify(join(dir, 'events.jsonl'))} }
+`,
       );
       await mkdir(join(dir, 'elsewhere'));
       served = await serve('agents');
@@ -139,6 +160,34 @@ describe.runIf(hasChromium())(
       await expect.poll(() => model.requests[3]?.closedEarly, { timeout: 15_000 }).toBe(true);
       await page.waitForSelector('form.composer button[type=submit]');
       expect(await page.textContent('.chat')).not.toContain('nine ten');
+    });
+
+    it('an MCP question is a card; its answer goes to the server, checked there, and the run goes on', async () => {
+      await page.selectOption('main select', 'asker');
+      await page.fill('#message', 'who am I');
+      await page.click('form.composer button[type=submit]');
+      const card = '[data-question="q1"]';
+      await page.waitForSelector(card).catch(async (error: Error) => {
+        throw new Error(`${error.message}\npage: ${await page.textContent('main')}`);
+      });
+      expect(await page.textContent(`${card} [data-field="question.message"]`)).toBe('What is your name?');
+      // Over the schema's maximum: raf serve's check refuses it, the card stays to be fixed.
+      await page.fill('#q-q1-name', 'Ada');
+      await page.fill('#q-q1-age', '200');
+      await page.click(`${card} button[type=submit]`);
+      await page.waitForSelector(`${card} [data-question-error]`);
+      expect(await page.textContent(`${card} [data-question-error]`)).toMatch(/age/);
+      await page.fill('#q-q1-age', '36');
+      await page.click(`${card} button[type=submit]`);
+      await page.waitForSelector('.chat .assistant:has-text("Hello Ada.")');
+      expect(await page.textContent('[data-answered="q1"]')).toContain('Answered');
+      const log = (await readFile(join(dir, 'events.jsonl'), 'utf8'))
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { event: string; result?: unknown });
+      expect(log.filter((e) => e.event === 'elicited').map((e) => e.result)).toEqual([
+        { action: 'accept', content: { name: 'Ada', age: 36 } },
+      ]);
     });
 
     it('the local-only routes say why, and a wrong token is refused before the studio serves', async () => {

@@ -3,12 +3,13 @@ import { RUNTIME_LABELS } from '@raf/framework';
 import { ATTACHMENT_MAX_BYTES } from '../attachments.js';
 import { onlyFields, openEventStream, readJsonObject, StudioHttpError, sendJson } from './http-json.js';
 import type { ServeClient } from './serve-client.js';
+import { parseAnswer } from './studio-questions.js';
 import { parseApprovals } from './studio-runs.js';
 
 /**
  * The studio API when `raf studio --server URL` points it at a `raf serve` (issue 31): the page
  * asks its own studio as always; the conversations are runs on that server, through its /v1
- * API (agents, runs, events resumed after the last one seen, approvals, cancel). The Tools and
+ * API (agents, runs, events resumed after the last one seen, approvals, questions, cancel). The Tools and
  * Agent pages read local agent files and governance, which the server does not publish: those
  * routes answer 404 with the reason, and `GET /api/config` tells the page so.
  */
@@ -16,6 +17,11 @@ export class RemoteStudio {
   /** The last event seen of each run that may go on (paused for approval): a resume reads after it. */
   private readonly lastSeen = new Map<string, number>();
   private readonly active = new Set<AbortController>();
+  /**
+   * The `questionId` of each call's latest streamed question (`run\0callId`): the page's card
+   * answers by `callId`, the server by `questionId` (a call may ask more than once).
+   */
+  private readonly questionIds = new Map<string, string>();
 
   constructor(private readonly client: ServeClient) {}
 
@@ -81,12 +87,16 @@ export class RemoteStudio {
           res,
         );
       }
-      case 'POST /agents/:/runs/:/inputs':
-        throw new StudioHttpError(
-          404,
-          'not_served',
-          `raf serve at ${this.client.origin} takes no answers to questions through its API: the question was declined there`,
-        );
+      case 'POST /agents/:/runs/:/inputs': {
+        const runId = decodeURIComponent(parts[3]!);
+        const { callId, action, content } = parseAnswer(await readJsonObject(req));
+        const questionId = await this.questionIdOf(runId, callId, signal);
+        // The server checks a form answer against the question's schema (400, shown on the card).
+        await this.client.answer(runId, [{ questionId, action, ...(content && { content }) }], signal);
+        this.questionIds.delete(`${runId}\0${callId}`);
+        // The run's stream to the page is still open: what follows comes through it.
+        return sendJson(res, 200, { answered: true });
+      }
       default:
         throw new StudioHttpError(
           404,
@@ -94,6 +104,22 @@ export class RemoteStudio {
           `the studio is pointed at raf serve at ${this.client.origin}: it serves conversations only (the Tools and Agent pages read local agent files; run raf studio on them)`,
         );
     }
+  }
+
+  private forget(runId: string): void {
+    this.lastSeen.delete(runId);
+    for (const key of this.questionIds.keys()) if (key.startsWith(`${runId}\0`)) this.questionIds.delete(key);
+  }
+
+  /** The id the server gave the call's question: from its event, else from the run's pending ones. */
+  private async questionIdOf(runId: string, callId: string, signal: AbortSignal): Promise<string> {
+    const seen = this.questionIds.get(`${runId}\0${callId}`);
+    if (seen) return seen;
+    const pending = await this.client.pendingQuestions(runId, signal);
+    const question = pending.filter((q) => q.callId === callId).at(-1);
+    if (!question)
+      throw new StudioHttpError(404, 'no_such_question', `run ${runId} has no question from call ${callId}`);
+    return question.questionId;
   }
 
   /** Stops reading every run's events (the studio is closing); the runs stay on the server. */
@@ -120,15 +146,18 @@ export class RemoteStudio {
     try {
       for await (const event of this.client.events(runId, after, controller.signal)) {
         this.lastSeen.set(runId, event.seq);
+        if (event.data.type === 'input-request' && typeof event.data.questionId === 'string')
+          this.questionIds.set(`${runId}\0${String(event.data.callId)}`, event.data.questionId);
         events.send(event.data);
-        if (event.data.type === 'finish' && event.data.reason !== 'awaitingApproval')
-          this.lastSeen.delete(runId);
+        if (event.data.type === 'finish' && event.data.reason !== 'awaitingApproval') this.forget(runId);
       }
     } catch (error) {
       if (!controller.signal.aborted)
         events.send({ type: 'error', code: 'studio_error', message: (error as Error).message });
     } finally {
       ended = true;
+      // Stopped by the page: the run is cancelled there, its questions with it.
+      if (controller.signal.aborted) this.forget(runId);
       this.active.delete(controller);
       events.end();
     }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { getErrorMessage, type ToolApprovalRequestUpdate } from '@raf/core';
+import { getErrorMessage } from '@raf/core';
 import { decideApprovals } from '@raf/mcp';
 import * as z from 'zod';
 import type { RouteHandler } from '../http/app.js';
@@ -12,17 +12,17 @@ import type { RunRegistry } from '../runs/run-registry.js';
 import type { ServedAgent } from '../runs/served-agents.js';
 import type { ServedRun } from '../runs/served-run.js';
 import { tenantOf } from './chat-routes.js';
+import { MCP_MAX_APPROVAL_ROUNDS, mcpToolName, modernMcp, readServedRun } from './mcp-modern.js';
 
 export interface McpRouteOptions {
   /** A paused run: `ask` (default) through MCP elicitation; `approve`/`deny` decide alone (as `raf mcp serve`). */
   approvals?: 'ask' | 'approve' | 'deny';
 }
 
-const MAX_APPROVAL_ROUNDS = 20;
 /** Open MCP sessions per tenant: a client that never closes its sessions evicts its own oldest. */
 const MAX_SESSIONS_PER_TENANT = 64;
+const MAX_APPROVAL_ROUNDS = MCP_MAX_APPROVAL_ROUNDS;
 const failure = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
-const toolName = (name: string) => name.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 64) || 'agent';
 
 /**
  * One served agent as one MCP tool, `raf mcp serve`'s shape (`{input, session?}` → the answer,
@@ -39,7 +39,7 @@ function registerServedAgent(
   mode: 'ask' | 'approve' | 'deny',
 ): void {
   server.registerTool(
-    toolName(agent.name),
+    mcpToolName(agent.name),
     {
       description:
         agent.description ?? `Runs the agent ${agent.name}: give it a task or a question in input.`,
@@ -64,23 +64,18 @@ function registerServedAgent(
         const progressToken = extra._meta?.progressToken;
         let progress = 0;
         for (let round = 0; round < MAX_APPROVAL_ROUNDS; round++) {
-          let finish = 'other';
-          let error: string | undefined;
-          const requests: ToolApprovalRequestUpdate[] = [];
-          for await (const { seq, event } of run.events({ after })) {
-            after = seq;
-            if (event.type === 'text-delta') text += event.delta;
-            else if (event.type === 'tool-approval-request') requests.push(event);
-            else if (event.type === 'error') error = event.message;
-            else if (event.type === 'finish') finish = event.reason;
-            else if (event.type === 'tool-call' && progressToken !== undefined)
-              void extra
-                .sendNotification({
-                  method: 'notifications/progress',
-                  params: { progressToken, progress: ++progress, message: `→ ${event.name}` },
-                })
-                .catch(() => undefined);
-          }
+          const read = await readServedRun(run, after, (name) => {
+            if (progressToken === undefined) return;
+            void extra
+              .sendNotification({
+                method: 'notifications/progress',
+                params: { progressToken, progress: ++progress, message: `→ ${name}` },
+              })
+              .catch(() => undefined);
+          });
+          after = read.after;
+          text += read.text;
+          const { finish, error, requests } = read;
           if (error) return failure(`the agent failed: ${error}`);
           if (finish !== 'awaitingApproval') {
             const answer = { sessionId: run.sessionId, finishReason: finish, text, runId: run.runId };
@@ -110,11 +105,15 @@ function registerServedAgent(
 
 /**
  * `/mcp`: the served agents as an MCP server over streamable HTTP (one tool per agent), behind
- * the server's own checks (Host, Origin, the bearer token → the tenant). An MCP session belongs
- * to the tenant that opened it: another token naming its id is told it does not exist.
+ * the server's own checks (Host, Origin, the bearer token → the tenant), on both revisions: a
+ * 2026-07-28 request (no session, the per-request envelope) goes to the SDK v2's handler, a
+ * 2025 one to the sessionful 1.x wiring. An MCP session belongs to the tenant that opened it:
+ * another token naming its id is told it does not exist.
  */
 export function mcpRoute(registry: RunRegistry, options: McpRouteOptions = {}): RouteHandler {
   const sessions = new Map<string, { tenant: string; transport: StreamableHTTPServerTransport }>();
+  const mode = options.approvals ?? 'ask';
+  let modern: ReturnType<typeof modernMcp> | undefined;
   return async (context) => {
     const { req, res } = context;
     const tenant = tenantOf(context);
@@ -127,6 +126,8 @@ export function mcpRoute(registry: RunRegistry, options: McpRouteOptions = {}): 
       await known.transport.handleRequest(req, res, body);
       return;
     }
+    modern ??= modernMcp(registry, mode, context.maxBodyBytes);
+    if (await (await modern).handle(req, res, body, tenant, context.signal)) return;
     if (req.method !== 'POST')
       throw new HttpError(400, 'no_session', 'no MCP session: start one with an initialize POST');
     const [{ McpServer }, { StreamableHTTPServerTransport }] = await Promise.all([
@@ -148,8 +149,7 @@ export function mcpRoute(registry: RunRegistry, options: McpRouteOptions = {}): 
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
     const server = new McpServer({ name: 'raf-serve', version: '0.1.0' }, { capabilities: { tools: {} } });
-    for (const agent of registry.agents.list())
-      registerServedAgent(server, registry, agent, tenant, options.approvals ?? 'ask');
+    for (const agent of registry.agents.list()) registerServedAgent(server, registry, agent, tenant, mode);
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
   };

@@ -338,6 +338,105 @@ describe('MCP at /mcp', () => {
   }, 60_000);
 });
 
+describe('MCP at /mcp on the 2026-07-28 revision', () => {
+  /** A v2 client that negotiates (`auto`) and answers the approval forms as told. */
+  async function modernClient(token: string, approve: boolean, asked: string[] = []) {
+    const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
+    const client = new Client(
+      { name: 'v2-client', version: '2.0.0' },
+      { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'auto' } },
+    );
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push((request.params as { message: string }).message);
+      const content: Record<string, string | boolean> = approve
+        ? { approve: true }
+        : { approve: false, reason: 'not today' };
+      return { action: 'accept' as const, content };
+    });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${served.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    return client;
+  }
+
+  it('a v2 client runs the gated agent (approval by input_required) and a v1 client runs it too, one server', async () => {
+    fixture.calls.length = 0;
+    const asked: string[] = [];
+    const modern = await modernClient(TOKEN_A, true, asked);
+    try {
+      expect(modern.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      expect((await modern.listTools()).tools.map((t) => t.name)).toEqual(['deployer', 'noter']);
+      const result = await modern.callTool({ name: 'deployer', arguments: { input: 'deploy it' } });
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ finishReason: 'stop', text: 'deployed it' });
+      expect(asked).toEqual([expect.stringContaining('deploy')]);
+      expect(fixture.calls).toEqual(['deploy:round 0']);
+      // The call is a run of tenant A in the registry: /v1 sees it, tenant B does not.
+      const { runId } = result.structuredContent as { runId: string };
+      expect(await (await api(`/v1/runs/${runId}`)).json()).toMatchObject({ status: 'finished' });
+      expect((await api(`/v1/runs/${runId}`, TOKEN_B)).status).toBe(404);
+    } finally {
+      await modern.close();
+    }
+    // The 1.x client on the same /mcp, same token.
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StreamableHTTPClientTransport } = await import(
+      '@modelcontextprotocol/sdk/client/streamableHttp.js'
+    );
+    const legacy = new Client({ name: 'v1-client', version: '1.0.0' });
+    await legacy.connect(
+      new StreamableHTTPClientTransport(new URL(`${served.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${TOKEN_A}` } },
+      }),
+    );
+    try {
+      const noted = await legacy.callTool({ name: 'noter', arguments: { input: 'note it' } });
+      expect(noted.isError).toBeFalsy();
+      expect(noted.structuredContent).toMatchObject({ finishReason: 'stop' });
+    } finally {
+      await legacy.close();
+    }
+  }, 60_000);
+
+  it('a refusal reaches the agent; no token is refused; a forged state resumes nothing', async () => {
+    fixture.calls.length = 0;
+    const modern = await modernClient(TOKEN_B, false);
+    try {
+      const refused = await modern.callTool({ name: 'deployer', arguments: { input: 'deploy it' } });
+      expect(refused.isError).toBeFalsy();
+      expect(fixture.calls).toEqual([]);
+      const forged = await modern
+        .request({
+          method: 'tools/call',
+          params: {
+            name: 'deployer',
+            arguments: { input: 'deploy it' },
+            requestState: 'forged',
+            inputResponses: { approve_0: { action: 'accept', content: { approve: true } } },
+          },
+        } as never)
+        .then(
+          () => 'answered',
+          (error: Error) => error.message,
+        );
+      expect(forged).toMatch(/Invalid or expired requestState|invalid_request_state/);
+      expect(fixture.calls).toEqual([]);
+    } finally {
+      await modern.close();
+    }
+    const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
+    const intruder = new Client(
+      { name: 'v2-client', version: '2.0.0' },
+      { versionNegotiation: { mode: 'auto' } },
+    );
+    await expect(
+      intruder.connect(new StreamableHTTPClientTransport(new URL(`${served.url}/mcp`))),
+    ).rejects.toThrow(/401|token|Unauthorized/i);
+  }, 60_000);
+});
+
 describe('A2A JSON-RPC without an SDK (what curl sends)', () => {
   const rpc = (body: object, headers: Record<string, string> = {}) =>
     api('/a2a/noter', TOKEN_A, { method: 'POST', body: JSON.stringify(body), headers });

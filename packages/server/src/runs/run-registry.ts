@@ -15,14 +15,10 @@ import { executeRun } from './run-executor.js';
 import { type AnswerInput, answerQuestions } from './run-questions.js';
 import type { ServedAgents } from './served-agents.js';
 import { ServedRun } from './served-run.js';
+import { type RunLimits, TenantQuotas } from './tenant-quotas.js';
 import { storeSessionId } from './tenant-sessions.js';
 
-export interface RunLimits {
-  /** Runs one tenant may have running at once in this replica (default 16); more: 429. */
-  maxConcurrentRunsPerTenant?: number;
-  /** Event streams one tenant may have open at once in this replica (default 1024); more: 429. */
-  maxStreamsPerTenant?: number;
-}
+export type { RunLimits } from './tenant-quotas.js';
 
 export interface StartRunOptions {
   input: string;
@@ -60,12 +56,9 @@ export class RunRegistry {
   private readonly store: RafStore;
   private readonly runs: RunStore;
   private readonly durable: DurableRunHost | undefined;
-  private readonly maxPerTenant: number;
+  private readonly quotas: TenantQuotas;
   /** Runs executing in this replica, by run id. */
   private readonly live = new Map<string, { controller: AbortController; done: Promise<void> }>();
-  private readonly activeByTenant = new Map<string, number>();
-  private readonly maxStreams: number;
-  private readonly streamsByTenant = new Map<string, number>();
   private closed = false;
 
   constructor(options: RunRegistryOptions) {
@@ -73,27 +66,12 @@ export class RunRegistry {
     this.store = options.store;
     this.runs = options.runs;
     this.durable = options.durable;
-    this.maxPerTenant = options.limits?.maxConcurrentRunsPerTenant ?? 16;
-    this.maxStreams = options.limits?.maxStreamsPerTenant ?? 1024;
+    this.quotas = new TenantQuotas(options.limits);
   }
 
-  /**
-   * Counts an open event stream of the tenant (a 429 past the limit: one token cannot hold every
-   * socket of the replica); call the returned function when the stream ends.
-   */
+  /** Counts an open event stream of the tenant (429 past its limit); call the returned function when it ends. */
   openStream(tenant: string): () => void {
-    const open = this.streamsByTenant.get(tenant) ?? 0;
-    if (open >= this.maxStreams)
-      throw new HttpError(429, 'too_many_streams', `at most ${this.maxStreams} open event streams per token`);
-    this.streamsByTenant.set(tenant, open + 1);
-    let closed = false;
-    return () => {
-      if (closed) return;
-      closed = true;
-      const now = (this.streamsByTenant.get(tenant) ?? 1) - 1;
-      if (now <= 0) this.streamsByTenant.delete(tenant);
-      else this.streamsByTenant.set(tenant, now);
-    };
+    return this.quotas.openStream(tenant);
   }
 
   /** Starts a turn on the agent; returns once the run is recorded (its events follow). */
@@ -377,20 +355,11 @@ export class RunRegistry {
 
   private reserve(tenant: string): void {
     if (this.closed) throw new HttpError(503, 'stopping', 'the server is stopping');
-    const active = this.activeByTenant.get(tenant) ?? 0;
-    if (active >= this.maxPerTenant)
-      throw new HttpError(
-        429,
-        'too_many_runs',
-        `at most ${this.maxPerTenant} runs at once per token; wait for one to finish`,
-      );
-    this.activeByTenant.set(tenant, active + 1);
+    this.quotas.reserveRun(tenant);
   }
 
   private release(tenant: string): void {
-    const active = (this.activeByTenant.get(tenant) ?? 1) - 1;
-    if (active <= 0) this.activeByTenant.delete(tenant);
-    else this.activeByTenant.set(tenant, active);
+    this.quotas.releaseRun(tenant);
   }
 
   private launch(
