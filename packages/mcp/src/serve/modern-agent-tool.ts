@@ -15,6 +15,7 @@ import {
   describeRequest,
   failure,
   MAX_APPROVAL_ROUNDS,
+  MAX_SESSIONS,
   pendingRequests,
   runTurn,
   type ServableAgent,
@@ -105,7 +106,10 @@ export function registerModernAgentTool(
       ]),
     );
     const asking = randomUUID();
-    asksOf(sessions).set(sessionId, asking);
+    const asks = asksOf(sessions);
+    asks.set(sessionId, asking);
+    // A client that pauses session after session: the askings of sessions evicted since go too.
+    if (asks.size > 2 * MAX_SESSIONS) for (const id of asks.keys()) if (!sessions.get(id)) asks.delete(id);
     return sdk.inputRequired({ inputRequests, requestState: await codec.mint({ sessionId, ask: asking }) });
   };
 
