@@ -20,6 +20,7 @@ import {
   runStateSchema,
   STATUS_EVENT,
 } from './run-spec.js';
+import { dbosSystemUrl } from './system-url.js';
 
 /** A database no durable run ever launched on has no DBOS schema yet: it holds no runs. */
 async function noSchemaYet<T, F>(query: Promise<T>, none: F): Promise<T | F> {
@@ -92,7 +93,10 @@ export class DurableControl {
     const { DBOSClient } = await import('@dbos-inc/dbos-sdk');
     const tables = await DurableTables.open(store);
     try {
-      const client = await DBOSClient.create({ systemDatabaseUrl: store, applicationName: 'raf' });
+      const client = await DBOSClient.create({
+        systemDatabaseUrl: dbosSystemUrl(store),
+        applicationName: 'raf',
+      });
       return new DurableControl(client, tables);
     } catch (error) {
       await tables.close();
