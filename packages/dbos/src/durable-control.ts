@@ -7,6 +7,8 @@ import {
   SessionConflictError,
   type ToolApprovalRequestUpdate,
 } from '@raf/core';
+import { openPostgresStore } from '@raf/postgres';
+import { closeCancelledBatch } from './cancelled-batch.js';
 import { DELEGATION_WORKFLOW, delegationOutcomeSchema, delegationSpecSchema } from './delegation-spec.js';
 import { DurableTables } from './durable-tables.js';
 import { loadDbos } from './load-sdk.js';
@@ -84,6 +86,7 @@ export class DurableControl {
   private constructor(
     private readonly client: DBOSClient,
     private readonly tables: DurableTables,
+    private readonly store: string,
   ) {}
 
   static async open(store: string): Promise<DurableControl> {
@@ -97,7 +100,7 @@ export class DurableControl {
         systemDatabaseUrl: dbosSystemUrl(store),
         applicationName: 'raf',
       });
-      return new DurableControl(client, tables);
+      return new DurableControl(client, tables, store);
     } catch (error) {
       await tables.close();
       throw new ConfigError(`cannot reach the durable runs of ${tables.where}: ${getErrorMessage(error)}`, {
@@ -171,6 +174,15 @@ export class DurableControl {
       for (const child of run.delegations ?? [])
         if (child.status === 'pending' || child.status === 'running')
           await this.client.cancelWorkflow(child.runId).catch(() => undefined);
+      // A parked run's session still holds its approval batch: nobody runs the run to close it.
+      if (run.status === 'paused' && run.sessionId) {
+        const sessions = await openPostgresStore(this.store);
+        try {
+          await closeCancelledBatch(sessions, run.sessionId);
+        } finally {
+          await sessions.close().catch(() => undefined);
+        }
+      }
     }
     return (await this.show(runId)) ?? run;
   }
