@@ -234,6 +234,15 @@ describe.skipIf(postgresSkipReason !== undefined)(
       expect(JSON.parse(cancelled.out)).toMatchObject({ runId, status: 'cancelled' });
       expect((await inProcess(hosts[1] ?? '', ['approve', runId, '--all', '--store', store])).code).toBe(5);
       expect((await inProcess(hosts[1] ?? '', ['runs', 'show', 'nope', '--store', store])).code).toBe(2);
+      // The session is usable again: its approval batch was closed (the call answered as not run).
+      const next = raf(
+        ['run', 'agent.yaml', '--durable', '--store', store, '--session', runId, '-i', 'hello again'],
+        hosts[0] ?? '',
+      );
+      expect(await next.exited, next.output().stderr).toBe(0);
+      const nextId = /^run (\S+)$/m.exec(next.output().stdout)?.[1] ?? '';
+      expect(await show(nextId)).toMatchObject({ status: 'finished', text: 'answer to hello again' });
+      expect(await readFile(join(hosts[0] ?? '', 'count.txt'), 'utf8')).toBe('x\n');
     }, 60_000);
 
     it('Ctrl-C (SIGINT) on raf run --durable detaches: exit 130, the run stays in the store, a worker finishes it', async () => {
