@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * once), and its approvals are answered through the other replica's API.
  */
 const bin = fileURLToPath(new URL('./bin.ts', import.meta.url));
+// The built binary when there is one (CI builds first: no tsx transpiling the CLI in every process), else the source.
+const built = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const RAF_PROCESS = existsSync(built)
+  ? [built]
+  : ['--conditions=@raf/source', '--import', import.meta.resolve('tsx'), bin];
 const TOKEN = 'serve-durable-token-0123456789';
 const ROUNDS = 4;
 
@@ -43,19 +49,7 @@ function fourRounds(body: unknown): MockTurn {
 function serve() {
   const child = spawn(
     process.execPath,
-    [
-      '--conditions=@raf/source',
-      '--import',
-      import.meta.resolve('tsx'),
-      bin,
-      'serve',
-      'agent.yaml',
-      '--store',
-      store,
-      '--durable',
-      '--tokens',
-      'tokens.json',
-    ],
+    [...RAF_PROCESS, 'serve', 'agent.yaml', '--store', store, '--durable', '--tokens', 'tokens.json'],
     { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RAF_STORE: '' } },
   );
   children.push(child);

@@ -22,6 +22,33 @@ const errorBody = z.object({ error: z.object({ code: z.string(), message: z.stri
 /** One line of `raf run --json`: an object with a `type` (the page reads the rest). */
 const runEvent = z.object({ type: z.string() }).loose();
 
+/**
+ * The most one answer of the server (a JSON body, or one server-sent event) may hold: the server
+ * may be hostile, and an answer past it is an error, never buffered whole (the studio's memory).
+ */
+export const SERVE_ANSWER_MAX_BYTES = 16 * 1024 * 1024;
+
+const tooLarge = (origin: string, what: string) =>
+  new StudioHttpError(
+    502,
+    'server_answer_too_large',
+    `raf serve at ${origin} sent ${what} too large (over ${SERVE_ANSWER_MAX_BYTES} bytes)`,
+  );
+
+/** The body as JSON, read up to the cap: past it the response is dropped and the read fails. */
+async function cappedJson(response: Response, origin: string): Promise<unknown> {
+  if (!response.body) return JSON.parse('');
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    // Leaving the loop cancels the body: the rest is never read.
+    if (size > SERVE_ANSWER_MAX_BYTES) throw tooLarge(origin, 'an answer');
+    chunks.push(chunk);
+  }
+  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+}
+
 export type ServedAgent = z.infer<typeof agentList>['agents'][number];
 export type StartedRun = z.infer<typeof startedRun>;
 export type PendingQuestion = z.infer<typeof pendingQuestion>;
@@ -119,8 +146,13 @@ export class ServeClient {
     if (!response.body) return;
     const ready: ServedEvent[] = [];
     let problem: Error | undefined;
+    // Bytes fed since the last whole event (give or take one chunk): the parser buffers an
+    // unfinished one, so a server that never ends it is cut off at the cap.
+    let unfinished = 0;
+    let finished = false;
     const parser = createParser({
       onEvent(event) {
+        finished = true;
         const seq = Number(event.id);
         if (!Number.isSafeInteger(seq)) {
           problem ??= new Error(`raf serve sent an event without a sequence number: ${event.id ?? 'none'}`);
@@ -140,8 +172,11 @@ export class ServeClient {
     });
     const decoder = new TextDecoder();
     for await (const chunk of response.body) {
+      finished = false;
       parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
       if (problem) throw problem;
+      unfinished = finished ? 0 : unfinished + (chunk as Uint8Array).byteLength;
+      if (unfinished > SERVE_ANSWER_MAX_BYTES) throw tooLarge(this.origin, 'an event');
       while (ready.length > 0) yield ready.shift()!;
     }
   }
@@ -153,7 +188,7 @@ export class ServeClient {
     signal: AbortSignal,
   ): Promise<unknown> {
     const response = await this.fetch(method, path, body, signal);
-    return response.json();
+    return cappedJson(response, this.origin);
   }
 
   /** A request to the server; a refusal becomes the studio's error with the server's code and words. */
@@ -187,7 +222,12 @@ export class ServeClient {
       );
     }
     if (response.ok) return response;
-    const refused = errorBody.safeParse(await response.json().catch(() => null));
+    const refused = errorBody.safeParse(
+      await cappedJson(response, this.origin).catch((error) => {
+        if (error instanceof StudioHttpError) throw error;
+        return null;
+      }),
+    );
     // Its 401 is the studio's configuration, not the page's token: say which one is wrong.
     if (response.status === 401)
       throw new StudioHttpError(

@@ -33,7 +33,17 @@ export class CallWatchdog {
     this.pending.delete(call);
   }
 
-  /** Ends the watch (the batch is over): no timer is left behind. */
+  /**
+   * The batch is over but the run goes on: its calls leave, the timer stays. The next batch's
+   * limits end later than the armed one (same limits, started later), so it finds the timer
+   * armed early enough and arms none: no timer scheduled and cleared per round. A timer that
+   * fires with nothing due re-arms for what is pending, if anything.
+   */
+  idle(): void {
+    this.pending.clear();
+  }
+
+  /** Ends the watch (the batch or run is over): no timer is left behind. */
   stop(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;

@@ -88,23 +88,31 @@ function plainRun(signal: AbortSignal): ToolRun {
 
 type Ending = 'ok' | 'failed' | 'timeout' | 'cancelled';
 
-async function runOne(prepared: PreparedCall, run: ToolRun): Promise<ToolResult> {
+/**
+ * One call's result: answered in advance (returned as it is), or executed. Not `async`: most calls
+ * go straight to `execute`, without a promise and a turn of their own on the way.
+ */
+function runOne(prepared: PreparedCall, run: ToolRun): Promise<ToolResult> | ToolResult {
   if (prepared.preset) return prepared.preset;
   const { tool, call } = prepared;
   if (!tool) return toolFailure(`Tool '${call.name}' not found`);
   if (run.signal.aborted) return CANCELLED_RESULT;
+  // The gate was decided once, before the batch ran (`planApprovals`), and is not asked again
+  // here: a tool whose judgement can change since (a folder swapped for a link) judges its own
+  // paths again as it executes (the built-in file tools do), which is the race guard.
+  if (prepared.approvedTarget !== undefined && tool.resolveTarget) return runApproved(prepared, tool, run);
+  return execute(prepared, tool, run);
+}
+
+/** An approved call bound to the target the human was shown: refused if it now resolves another. */
+async function runApproved(prepared: PreparedCall, tool: ITool, run: ToolRun): Promise<ToolResult> {
   try {
-    if (prepared.approvedTarget !== undefined && tool.resolveTarget) {
-      const now = await tool.resolveTarget(prepared.args);
-      if (now !== prepared.approvedTarget) {
-        return toolFailure(
-          `Refused: the approval was for '${prepared.approvedTarget}', but the call now resolves to '${now ?? '(nothing)'}'`,
-        );
-      }
+    const now = await tool.resolveTarget!(prepared.args);
+    if (now !== prepared.approvedTarget) {
+      return toolFailure(
+        `Refused: the approval was for '${prepared.approvedTarget}', but the call now resolves to '${now ?? '(nothing)'}'`,
+      );
     }
-    // The gate was decided once, before the batch ran (`planApprovals`), and is not asked again
-    // here: a tool whose judgement can change since (a folder swapped for a link) judges its own
-    // paths again as it executes (the built-in file tools do), which is the race guard.
   } catch (error) {
     if (run.signal.aborted) return CANCELLED_RESULT;
     return toolFailure(`Framework error: ${getErrorMessage(error)}`);
@@ -224,7 +232,8 @@ export async function executeCalls(
   calls: readonly PreparedCall[],
   runOrSignal: ToolRun | AbortSignal,
 ): Promise<ToolResult[]> {
-  const run = runOrSignal instanceof AbortSignal ? plainRun(runOrSignal) : runOrSignal;
+  const own = runOrSignal instanceof AbortSignal;
+  const run = own ? plainRun(runOrSignal) : runOrSignal;
   const recorder = run.recorder;
   const results: ToolResult[] = new Array(calls.length);
   const settle = (i: number, result: ToolResult): Promise<void> | void => {
@@ -238,17 +247,25 @@ export async function executeCalls(
       const start = i;
       if (isSequential(calls[i]!)) i++;
       else while (i < calls.length && !isSequential(calls[i]!)) i++;
-      if (recorder) await recorder.started(startedIds(calls, start, i));
+      // Awaited only when the recorder writes (a journal): the in-memory one returns nothing.
+      const started = recorder?.started(startedIds(calls, start, i));
+      if (started) await started;
       if (i - start === 1) {
-        await settle(start, await runOne(calls[start]!, run));
+        const settled = settle(start, await runOne(calls[start]!, run));
+        if (settled) await settled;
         continue;
       }
-      const group: Promise<void>[] = [];
-      for (let j = start; j < i; j++) group.push(runOne(calls[j]!, run).then((result) => settle(j, result)));
+      const group: (Promise<void> | void)[] = [];
+      for (let j = start; j < i; j++) {
+        const result = runOne(calls[j]!, run);
+        group.push(result instanceof Promise ? result.then((r) => settle(j, r)) : settle(j, result));
+      }
       await Promise.all(group);
     }
   } finally {
-    run.watchdog.stop();
+    // The run's watchdog outlives the batch (the runner stops it when the run ends).
+    if (own) run.watchdog.stop();
+    else run.watchdog.idle();
   }
   return results;
 }

@@ -16,7 +16,7 @@ import {
 } from '@raf/core';
 import { type AgentInput, type AgentRunOptions, normalizeInput } from '../agent/agent-run-options.js';
 import { notifyProviders } from '../agent/provider-chain.js';
-import { checkApprovals } from '../approval/approval-batch.js';
+import { checkApprovals, checkBatchMatchesHistory } from '../approval/approval-batch.js';
 import { NEVER_ABORTED } from '../pipeline/tool-call-context.js';
 import type { InMemoryHistoryProvider } from '../providers/in-memory-history-provider.js';
 import { AgentSession } from '../sessions/agent-session.js';
@@ -214,6 +214,7 @@ function checkResume(
       );
     }
     checkApprovals(session.pendingApproval, options.approvals, session.id);
+    checkBatchMatchesHistory(session.pendingApproval, session.messages, session.id);
     return session.pendingApproval;
   }
   if (session.pendingApproval) {

@@ -59,6 +59,7 @@ export async function* runAgent(
   let usage: Usage | undefined;
   let done = false;
   let live: ReturnType<typeof step> | undefined;
+  let deps: RunDeps | undefined;
   try {
     try {
       if (signal.aborted) throw new CancelledError();
@@ -80,12 +81,14 @@ export async function* runAgent(
       run.started(state);
       if (paused) resumeBatch(state, paused, options);
       else if (interrupted && run.input.length === 0) resumeTurn(state, interrupted);
-      const deps = await stepDeps(agent, run, options, context.tools);
+      deps = await stepDeps(agent, run, options, context.tools);
       for (let first = true; ; first = false) {
         // A provider's tools that changed since the last round (an MCP server's list_changed).
         if (!first && context.currentTools) refreshTools(agent, deps, await context.currentTools(), options);
-        // The steps so far are kept before the model is asked again (the turn journal).
-        await run.recorder.flush();
+        // The steps so far are kept before the model is asked again (the turn journal); awaited
+        // only when there is a write to wait for (the in-memory recorder returns nothing).
+        const flushed = run.recorder.flush();
+        if (flushed) await flushed;
         const stepsBefore = deps.steps?.length;
         live = step(state, deps);
         let r = await live.next();
@@ -113,6 +116,8 @@ export async function* runAgent(
   } finally {
     // A consumer that stopped reading: the step in flight closes (its model stream with it).
     if (live) await live.return({ state: newRunState([]), next });
+    // The batches' one timer, kept armed between them, goes with the run.
+    deps?.calls.watchdog.stop();
     if (!done) await run.abandoned();
   }
   yield await run.finish(next, usage);

@@ -17,6 +17,7 @@ import {
   prepareCalls,
   prepareResumedCalls,
 } from '../pipeline/prepare-calls.js';
+import { PROGRESS } from '../pipeline/progress-channel.js';
 import type { LoopHooks, StepResult } from '../pipeline/step-hooks.js';
 import { prepareStep, type StepRequest, stepFinished, type ToolIndex } from '../pipeline/step-runner.js';
 import type { PreparedCall, ToolRun } from '../pipeline/tool-executor.js';
@@ -24,7 +25,7 @@ import type { RunTrace } from '../telemetry/run-trace.js';
 import { prepareInterruptedCalls } from './interrupted-turn.js';
 import { TurnReader } from './model-turn.js';
 import type { RunState } from './run-state.js';
-import { answeredCalls, pausedForApproval, runBatch, suspendedRequests } from './tool-batch.js';
+import { answeredCalls, endBatch, pausedForApproval, startBatch, suspendedRequests } from './tool-batch.js';
 
 /** What the runner does after a step. */
 export type RunNext =
@@ -125,7 +126,12 @@ async function* resumeStep(
       return { state, next: PAUSED };
     }
   } else return { state, next: AGAIN };
-  const ran = yield* runBatch(prepared, state, deps);
+  const batch = startBatch(prepared, deps);
+  let results = await batch.channel.next(batch.execution);
+  for (; results === PROGRESS; results = await batch.channel.next(batch.execution))
+    yield batch.channel.drain();
+  const ran = endBatch(batch, results, state, deps);
+  if (ran.updates.length > 0) yield ran.updates;
   if (deps.calls.signal.aborted) return { state, next: CANCELLED };
   if (ran.suspended) {
     yield suspendedRequests(ran.suspended);
@@ -191,7 +197,13 @@ async function* modelStep(
     yield pause(state, deps, pausedForApproval(turn.calls, gated, state.round), gated);
     return { state, next: PAUSED };
   }
-  const ran = yield* runBatch(prepared, state, deps);
+  // The calls run; their progress lines pass on as they come, then their results.
+  const batch = startBatch(prepared, deps);
+  let results = await batch.channel.next(batch.execution);
+  for (; results === PROGRESS; results = await batch.channel.next(batch.execution))
+    yield batch.channel.drain();
+  const ran = endBatch(batch, results, state, deps);
+  if (ran.updates.length > 0) yield ran.updates;
   if (deps.calls.signal.aborted) return { state, next: CANCELLED };
   if (timed) {
     const warning = await stepFinished(hooks, steps, state.round, turn, ran.called, 'toolCalls', started);

@@ -8,52 +8,55 @@ import {
   toolResultMessage,
 } from '@raf/core';
 import type { PlannedApproval } from '../pipeline/prepare-calls.js';
-import { PROGRESS, type ProgressChannel } from '../pipeline/progress-channel.js';
+import type { ProgressChannel } from '../pipeline/progress-channel.js';
 import { executeCalls, type PreparedCall } from '../pipeline/tool-executor.js';
 import type { ToolSuspension } from '../pipeline/tool-suspension.js';
 import type { RunState } from './run-state.js';
 import type { StepDeps } from './step.js';
 
+/** A batch of calls executing, and the channel their progress lines arrive on. */
+export interface RunningBatch {
+  readonly prepared: PreparedCall[];
+  readonly execution: Promise<ToolResult[]>;
+  readonly channel: ProgressChannel;
+}
+
 /**
- * Executes a batch (yielding the progress its tools report meanwhile), adds its results to the
- * conversation (state and journal), yields them in call order and returns them. When a call
- * suspended (`ToolSuspension`), nothing goes to the conversation: the batch is paused with the
- * other calls' results (`state.pending`), and returned as `suspended`.
+ * Starts a batch. The step waits with `batch.channel.next(batch.execution)`: the results, or
+ * `PROGRESS` when lines are waiting (it yields `batch.channel.drain()` and waits again), then
+ * `endBatch`. Plain functions, not a generator inside the step's generator: a round then costs
+ * no generator object and no extra turns to pass each batch of updates through.
  */
-export async function* runBatch(
-  prepared: PreparedCall[],
-  state: RunState,
-  deps: Pick<StepDeps, 'calls' | 'journal'>,
-): AsyncGenerator<
-  readonly AgentResponseUpdate[],
-  { called: AgentResponseUpdate[]; suspended?: PendingApprovalBatch }
-> {
+export function startBatch(prepared: PreparedCall[], deps: Pick<StepDeps, 'calls'>): RunningBatch {
   const run = deps.calls;
-  const channel = run.sink as ProgressChannel;
-  let results: ToolResult[];
-  try {
-    const execution = executeCalls(prepared, run);
-    for (;;) {
-      const next = await channel.next(execution);
-      if (next !== PROGRESS) {
-        results = next;
-        break;
-      }
-      yield channel.drain();
-    }
-  } catch (error) {
+  const execution = executeCalls(prepared, run).catch((error: unknown) => {
     // executeCalls turns tool failures into results; reaching here is a bug worth surfacing.
     throw new Error(`tool execution failed: ${getErrorMessage(error)}`, { cause: error });
-  }
+  });
+  return { prepared, execution, channel: run.sink as ProgressChannel };
+}
+
+/**
+ * The batch's end: its results go to the conversation (state and journal) and `updates` is what
+ * to yield (the last progress lines, then the results in call order). When a call suspended
+ * (`ToolSuspension`), nothing goes to the conversation: the batch is paused with the other
+ * calls' results (`state.pending`), returned as `suspended`, and `updates` holds only progress.
+ */
+export function endBatch(
+  batch: RunningBatch,
+  results: ToolResult[],
+  state: RunState,
+  deps: Pick<StepDeps, 'calls' | 'journal'>,
+): { updates: AgentResponseUpdate[]; called: AgentResponseUpdate[]; suspended?: PendingApprovalBatch } {
+  const { prepared, channel } = batch;
+  const run = deps.calls;
   const suspensions = run.suspensions;
   if (suspensions && suspensions.size > 0) {
     run.suspensions = undefined;
-    const batch = pausedBatch(prepared, results, suspensions, state.round);
-    const progress = channel.drain();
-    if (progress.length > 0) yield progress;
-    state.pending = batch;
-    deps.journal.pending(batch);
-    return { called: [], suspended: batch };
+    const paused = pausedBatch(prepared, results, suspensions, state.round);
+    state.pending = paused;
+    deps.journal.pending(paused);
+    return { updates: channel.drain(), called: [], suspended: paused };
   }
   const produced: ChatMessage[] = [];
   const called: AgentResponseUpdate[] = channel.drain();
@@ -69,8 +72,7 @@ export async function* runBatch(
   }
   deps.journal.messages(produced);
   for (const message of produced) state.messages.push(message);
-  yield called;
-  return { called };
+  return { updates: called, called };
 }
 
 /** The batch paused by suspended calls: the others' results kept, each suspended call's state and requests. */

@@ -1,8 +1,8 @@
 import type { AgentResponseUpdate, ApprovalResponse, ITool } from '@raf/core';
 import type { AgentProjection } from '../runtime-policy/agent-projection.js';
 import { AgentSession } from '../sessions/agent-session.js';
-import { sessionSnapshotSchema } from '../sessions/session-snapshot-schema.js';
-import { type PausedDelegation, raisedRequests } from './paused-run.js';
+import { delegatedRunState, delegatedSession } from './delegated-run.js';
+import { type PausedDelegation, pausedJSON, raisedRequests } from './paused-run.js';
 import { RunTally } from './run-tally.js';
 import type { SubAgentOutcome, SubAgentRunRequest, SubAgentSpec } from './sub-agent.js';
 
@@ -24,7 +24,7 @@ export async function runInline(
     projection.tools.filter((t) => t.tool && t.runtime.route !== 'disabled').map((t) => t.name),
   );
   const toolView = (tools: readonly ITool[]) => tools.filter((tool) => offered.has(tool.name));
-  const session = paused ? AgentSession.fromJSON(paused.session) : new AgentSession();
+  const session = paused ? delegatedSession(paused.state) : new AgentSession();
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
   const tally = new RunTally();
@@ -39,17 +39,12 @@ export async function runInline(
     tally.add(update);
   }
   if (tally.paused) {
-    // Parsed into the delegation's own (plain JSON) shape, not cast: what is kept is what reads back.
-    const state: PausedDelegation = {
-      agent,
-      session: sessionSnapshotSchema().parse(session.toJSON()),
-      requests: tally.requests,
-    };
+    const state: PausedDelegation = { agent, state: delegatedRunState(session), requests: tally.requests };
     return {
       status: 'paused',
       agent,
       requests: raisedRequests(agent, request.callId, tally.requests),
-      state,
+      state: pausedJSON(state),
     };
   }
   if (tally.reason === 'cancelled')

@@ -1,13 +1,17 @@
 import type { ApprovalResponse, JSONValue, ToolApprovalRequestUpdate } from '@raf/core';
 import { onFirstUse } from '@raf/core/internal';
 import * as z from 'zod';
+import { parseRunState, pausedRunState, type RunState } from '../run/run-state.js';
 import { sessionSchemaParts, sessionSnapshotSchema } from '../sessions/session-snapshot-schema.js';
 
 /**
- * What a paused delegation keeps (in the root session): the sub-agent's session and what it asked
- * (its own requests, with its own call ids). The schema's type: plain JSON by construction.
+ * What a paused delegation keeps (in the root session): the sub-agent's paused run (`RunState`)
+ * and what it asked (its own requests, with its own call ids). The schema's type: plain JSON by
+ * construction.
  */
-export type PausedDelegation = z.output<ReturnType<typeof schemas>['paused']>;
+export type PausedDelegation = Omit<z.output<ReturnType<typeof schemas>['paused']>, 'state'> & {
+  state: RunState;
+};
 
 /** The sub-agent's requests as the root shows them: ids made unique in the root session, `agentPath` set. */
 export function raisedRequests(
@@ -44,6 +48,13 @@ const schemas = onFirstUse(() => {
   const { json, approvalRequest } = sessionSchemaParts();
   const paused = z.object({
     agent: z.string(),
+    /** The sub-agent's paused run, read with `parseRunState`. */
+    state: json,
+    requests: z.array(approvalRequest),
+  });
+  // What a paused delegation kept before it kept a RunState: the sub-agent's session snapshot.
+  const legacy = z.object({
+    agent: z.string(),
     session: sessionSnapshotSchema(),
     requests: z.array(approvalRequest),
   });
@@ -53,7 +64,7 @@ const schemas = onFirstUse(() => {
     z.object({ ...named, ok: z.literal(true), answer: z.string() }),
     z.object({ ...named, ok: z.literal(false), error: z.string() }),
   ]);
-  return { paused, task, tasks: z.object({ tasks: z.array(task) }) };
+  return { json, paused, legacy, task, tasks: z.object({ tasks: z.array(task) }) };
 });
 
 function invalid(what: string, error: z.ZodError): Error {
@@ -66,11 +77,30 @@ function invalid(what: string, error: z.ZodError): Error {
 
 /** Reads the state a paused delegation saved; anything else is refused (a session edited by hand). */
 export function pausedDelegation(state: JSONValue, agent: string): PausedDelegation {
-  const parsed = schemas().paused.safeParse(state);
-  if (!parsed.success) throw invalid(`the saved state of this delegation to ${agent}`, parsed.error);
-  if (parsed.data.agent !== agent)
-    throw new Error(`the saved state of this delegation is for ${parsed.data.agent}, not ${agent}`);
-  return parsed.data;
+  const where = `the saved state of this delegation to ${agent}`;
+  let paused: PausedDelegation;
+  if (isJsonRecord(state) && 'session' in state) {
+    const older = schemas().legacy.safeParse(state);
+    if (!older.success) throw invalid(where, older.error);
+    const { session, ...rest } = older.data;
+    paused = { ...rest, state: pausedRunState(session) };
+  } else {
+    const parsed = schemas().paused.safeParse(state);
+    if (!parsed.success) throw invalid(where, parsed.error);
+    paused = { ...parsed.data, state: parseRunState(parsed.data.state, `${where} (its run)`) };
+  }
+  if (paused.agent !== agent)
+    throw new Error(`the saved state of this delegation is for ${paused.agent}, not ${agent}`);
+  return paused;
+}
+
+/** A paused delegation as the JSON its outcome carries (checked as JSON, not cast). */
+export function pausedJSON(paused: PausedDelegation): JSONValue {
+  return schemas().json.parse(paused);
+}
+
+function isJsonRecord(value: JSONValue): value is { [key: string]: JSONValue } {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The saved state of a `delegate_task` call (`undefined`: it starts afresh). */

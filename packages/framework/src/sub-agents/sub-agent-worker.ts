@@ -15,8 +15,9 @@ import {
 } from '@raf/core';
 import * as z from 'zod';
 import { AgentBuilder } from '../agent/agent-builder.js';
+import { parseRunState } from '../run/run-state.js';
 import { AgentSession } from '../sessions/agent-session.js';
-import { sessionSnapshotSchema } from '../sessions/session-snapshot-schema.js';
+import { delegatedRunState, delegatedSession, runStateJSON } from './delegated-run.js';
 import { ProxiedTool, type ProxyChannel } from './proxy-tool.js';
 import { RunTally } from './run-tally.js';
 import type { SubAgentFactory } from './sub-agent.js';
@@ -183,7 +184,10 @@ function projected(start: StartMessage) {
 async function run(start: StartMessage): Promise<void> {
   const factory = await loadFactory(start);
   const { agent } = await factory(start.definition.options, { signal: controller.signal });
-  const session = start.session ? AgentSession.fromJSON(start.session) : new AgentSession();
+  // The paused run comes as data: read back with its own schema, never cast.
+  const session = start.state
+    ? delegatedSession(parseRunState(start.state, 'the delegation run state'))
+    : new AgentSession();
   const toolView = projected(start);
   let approvals: ApprovalResponse[] | undefined = start.approvals;
   for (;;) {
@@ -206,7 +210,7 @@ async function run(start: StartMessage): Promise<void> {
         v,
         type: 'approval-request',
         requests: tally.requests,
-        session: sessionSnapshotSchema().parse(session.toJSON()),
+        state: runStateJSON(delegatedRunState(session)),
       });
       approvals = await answered;
       continue;

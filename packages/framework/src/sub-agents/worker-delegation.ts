@@ -1,7 +1,9 @@
 import { type ApprovalResponse, getErrorMessage, type ITool, toolFailure } from '@raf/core';
 import { subscribeAbort, unsubscribeAbort } from '@raf/core/internal';
+import { parseRunState } from '../run/run-state.js';
 import type { AgentProjection } from '../runtime-policy/agent-projection.js';
-import { type PausedDelegation, raisedRequests } from './paused-run.js';
+import { runStateJSON } from './delegated-run.js';
+import { type PausedDelegation, pausedJSON, raisedRequests } from './paused-run.js';
 import { answerProxiedCall } from './proxied-call.js';
 import type { SubAgentOutcome, SubAgentRunRequest, SubAgentSpec, WorkerFactoryRef } from './sub-agent.js';
 import type { WorkerProcess } from './worker-process.js';
@@ -128,12 +130,16 @@ export function runInWorker(delegation: WorkerDelegation): Promise<SubAgentOutco
           );
           return;
         case 'approval-request': {
-          const paused: PausedDelegation = { agent, session: message.session, requests: message.requests };
+          const paused: PausedDelegation = {
+            agent,
+            state: parseRunState(message.state, `the paused run ${agent}'s worker sent`),
+            requests: message.requests,
+          };
           return finish({
             status: 'paused',
             agent,
             requests: raisedRequests(agent, request.callId, message.requests),
-            state: paused,
+            state: pausedJSON(paused),
           });
         }
         case 'done':
@@ -158,7 +164,7 @@ export function runInWorker(delegation: WorkerDelegation): Promise<SubAgentOutco
       type: 'start',
       agent,
       definition: delegation.factory,
-      ...(paused ? { session: paused.session, approvals: answers ?? [] } : { task: request.task }),
+      ...(paused ? { state: runStateJSON(paused.state), approvals: answers ?? [] } : { task: request.task }),
       routes: routesOf(projection),
     });
   });

@@ -9,7 +9,7 @@ import {
 } from '@raf/core';
 import { onFirstUse } from '@raf/core/internal';
 import * as z from 'zod';
-import { sessionSchemaParts, sessionSnapshotSchema } from '../sessions/session-snapshot-schema.js';
+import { sessionSchemaParts } from '../sessions/session-snapshot-schema.js';
 
 /**
  * The messages between a parent and a sub-agent worker (SPEC §7.1), version 1. Both sides check
@@ -20,7 +20,6 @@ export const WORKER_PROTOCOL_VERSION = 1;
 // Built on first use (a delegation to a worker): importing the framework builds no schema.
 const schemas = onFirstUse(() => {
   const { json, toolResult, approvalRequest } = sessionSchemaParts();
-  const snapshot = sessionSnapshotSchema();
   const approval = z.object({ callId: z.string(), approved: z.boolean(), reason: z.string().optional() });
   const route = z.enum(['worker-local', 'main-process-proxy', 'disabled']);
   // Checked field by field; counters a newer version adds are dropped.
@@ -75,9 +74,10 @@ const schemas = onFirstUse(() => {
   const delegation = z.object({
     agent: z.string().min(1),
     definition: z.object({ module: z.string().min(1), export: z.string().min(1), options: json }),
-    /** New work; absent when resuming a paused `session`. */
+    /** New work; absent when resuming a paused run. */
     task: z.string().optional(),
-    session: snapshot.optional(),
+    /** The paused run to resume (`RunState` as JSON; the worker reads it with `parseRunState`). */
+    state: json.optional(),
     approvals: z.array(approval).optional(),
     /** The projection: where each of the sub-agent's tools runs; tools not named are not offered. */
     routes: z.record(z.string(), route),
@@ -126,7 +126,8 @@ const schemas = onFirstUse(() => {
       v,
       type: z.literal('approval-request'),
       requests: z.array(approvalRequest).min(1),
-      session: snapshot,
+      /** The sub-agent's paused run (`RunState` as JSON; the parent reads it with `parseRunState`). */
+      state: json,
     }),
     z.object({
       v,

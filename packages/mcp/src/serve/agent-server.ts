@@ -26,7 +26,7 @@ export interface AgentMcpServerOptions {
   log?: (line: string) => void;
 }
 
-const MAX_SESSIONS = 1000;
+export const MAX_SESSIONS = 1000;
 export const MAX_APPROVAL_ROUNDS = 20;
 
 /** The server's memory of conversations: `session` in a call continues one (oldest forgotten first). */

@@ -145,6 +145,46 @@ describe('raf mcp serve speaks 2026-07-28 and 2025-11-25', { timeout: 60_000 }, 
     expect(sent).toEqual([]);
   });
 
+  it('a replayed requestState answers only the approvals it was minted for, never a later batch', async () => {
+    const sent: string[] = [];
+    const server = await serveAgentOverHttp(teller(sent));
+    closers.push(() => server.close());
+    const { StreamableHTTPClientTransport: ModernHttp } = await import('@modelcontextprotocol/client');
+    const modern = new ModernClient(
+      { name: 'v2-client', version: '2.0.0' },
+      { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'auto' } },
+    );
+    await modern.connect(
+      new ModernHttp(new URL(server.url), {
+        requestInit: { headers: { authorization: `Bearer ${server.token}` } },
+      }),
+    );
+    closers.push(() => modern.close());
+    type Answer = { resultType?: string; requestState?: string; structuredContent?: { sessionId: string } };
+    const call = (args: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+      (modern.request as (...a: unknown[]) => Promise<Answer>)(
+        { method: 'tools/call', params: { name: 'teller', arguments: args, ...extra } },
+        { allowInputRequired: true },
+      );
+    const yes = { inputResponses: { approve_0: { action: 'accept', content: { approve: true } } } };
+    // The transfer of 5 is asked and approved (the state S1 names the session).
+    const first = await call({ input: 'send 5' });
+    expect(first.requestState).toEqual(expect.any(String));
+    const done = await call({ input: 'send 5' }, { requestState: first.requestState, ...yes });
+    const sessionId = done.structuredContent!.sessionId;
+    expect(sent).toEqual(['transfer 5']);
+    // The same session now waits on the transfer of 500 (its own state, never answered).
+    const second = await call({ input: 'send 500', session: sessionId });
+    expect(second.requestState).toEqual(expect.any(String));
+    // S1 again, with its "approve": it was for the transfer of 5, not this one.
+    const replayed = await call({ input: 'send 5' }, { requestState: first.requestState, ...yes }).then(
+      (answer) => JSON.stringify(answer),
+      (error: Error) => error.message,
+    );
+    expect(replayed).toMatch(/stale|not the approvals/);
+    expect(sent).toEqual(['transfer 5']);
+  });
+
   for (const kind of ['v2', 'v1'] as const)
     it(`over stdio: a ${kind} client runs the agent; approvals hold`, async () => {
       const log = eventLog();

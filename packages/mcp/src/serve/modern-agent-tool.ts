@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type {
   CallToolResult,
   InputRequiredResult,
@@ -14,6 +15,7 @@ import {
   describeRequest,
   failure,
   MAX_APPROVAL_ROUNDS,
+  MAX_SESSIONS,
   pendingRequests,
   runTurn,
   type ServableAgent,
@@ -25,6 +27,21 @@ type ServerSdk = typeof import('@modelcontextprotocol/server');
 /** What a call that asked for approvals carries back (sealed with the server's key: never trusted raw). */
 export interface ApprovalState {
   sessionId: string;
+  /** Which asking this answers: the session's latest, once (a replayed state answers nothing). */
+  ask: string;
+}
+
+/**
+ * The open asking of each paused session (session id → the `ask` its state carries), per set of
+ * sessions: a state answers the approvals it was minted for only. Without it a state replayed
+ * within its lifetime answered whatever batch the session waited on then (a "yes" to one call
+ * ran a later one the user was never shown).
+ */
+const openAsks = new WeakMap<AgentSessions, Map<string, string>>();
+function asksOf(sessions: AgentSessions): Map<string, string> {
+  const asks = openAsks.get(sessions) ?? new Map<string, string>();
+  openAsks.set(sessions, asks);
+  return asks;
 }
 
 const approvalSchema = (name: string) => ({
@@ -88,7 +105,12 @@ export function registerModernAgentTool(
         }),
       ]),
     );
-    return sdk.inputRequired({ inputRequests, requestState: await codec.mint({ sessionId }) });
+    const asking = randomUUID();
+    const asks = asksOf(sessions);
+    asks.set(sessionId, asking);
+    // A client that pauses session after session: the askings of sessions evicted since go too.
+    if (asks.size > 2 * MAX_SESSIONS) for (const id of asks.keys()) if (!sessions.get(id)) asks.delete(id);
+    return sdk.inputRequired({ inputRequests, requestState: await codec.mint({ sessionId, ask: asking }) });
   };
 
   /** The answers a retry carried, one per gated call (anything but an accepted `approve: true` denies). */
@@ -122,7 +144,8 @@ export function registerModernAgentTool(
     },
     async ({ input, session: sessionId }, ctx): Promise<CallToolResult | InputRequiredResult> => {
       // Verified by the codec before the handler runs: a forged or expired state never gets here.
-      const resumed = ctx.mcpReq.requestState<ApprovalState>()?.sessionId;
+      const state = ctx.mcpReq.requestState<ApprovalState>();
+      const resumed = state?.sessionId;
       const id = resumed ?? sessionId;
       const known = id === undefined ? undefined : sessions.get(id);
       if (id !== undefined && !known)
@@ -143,6 +166,13 @@ export function registerModernAgentTool(
           .catch(() => undefined);
       };
       try {
+        if (state) {
+          if (!session.pendingApproval || asksOf(sessions).get(state.sessionId) !== state.ask)
+            return failure(
+              `a stale approval answer: session '${session.id}' does not wait on the approvals it answers (not the approvals it waits on now); call again to be asked`,
+            );
+          asksOf(sessions).delete(state.sessionId);
+        }
         let text = '';
         let message: string | undefined = input;
         let approvals: ApprovalResponse[] | undefined;

@@ -34,7 +34,7 @@ export interface SequencedEvent {
 
 /**
  * A question a running call of the run asks (an MCP elicitation, SPEC §14.4), kept in the store
- * until answered so that any replica answers it. `questionId` is `<callId>.<n>` (the call's n-th).
+ * until answered so that any replica answers it. `questionId` is `<callId>.<n>` (the call's n-th; `<callId>.<epoch>-<n>` once the run resumed).
  */
 export interface StoredQuestion {
   questionId: string;

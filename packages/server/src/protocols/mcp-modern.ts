@@ -92,6 +92,13 @@ function registerModernServedAgent(
         if (paused) {
           // Another tenant's sealed state names a run it cannot see: told it does not exist.
           if (paused.tenant !== tenant) return mcpFailure(`unknown run ${paused.runId}`);
+          // The pause it was minted at, and no later one: the model picks call ids, so a later
+          // batch may reuse them, and a replayed state would approve what nobody was shown.
+          const now = await (await registry.require(paused.runId, tenant)).record();
+          if (now.status !== 'paused' || now.lastSeq !== paused.after)
+            return mcpFailure(
+              `a stale approval answer: run ${paused.runId} does not wait on the approvals it answers; call again to be asked`,
+            );
           const approvals: ApprovalResponse[] = paused.callIds.map((callId, i) => {
             const content = sdk.acceptedContent(ctx.mcpReq.inputResponses, `approve_${i}`);
             if (content?.approve === true) return { callId, approved: true };

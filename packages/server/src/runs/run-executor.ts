@@ -51,7 +51,8 @@ export async function executeRun(options: ExecuteRunOptions): Promise<void> {
     try {
       const agent = await options.agents.get(options.served).agent(controller.signal);
       const journal = await options.store.sessions.openJournal(options.lease);
-      const questions = questionAsker(runs, record.runId);
+      // A resumed run starts after its last event: a new epoch for the ids of its questions.
+      const questions = questionAsker(runs, record.runId, record.lastSeq);
       const stream = agent.run(options.input, {
         session,
         signal: controller.signal,

@@ -22,14 +22,18 @@ const POLL_MS = 1000;
  * that answer (its own timeout runs meanwhile; a call that stops waiting cancels its question).
  * A call's n-th question is `<callId>.<n>`: the executor numbers the streamed `input-request`
  * events in the same order as the handler is asked, so the event names the id the answer gives.
+ * The model picks the call ids, and a run resumed after an approval is a new execution of the
+ * same run: there the id is `<callId>.<epoch>-<n>` (`epoch`: the run's last event when this
+ * execution started, a new number each time), so a call id used again never names an earlier
+ * question, whose stored answer would reach the new question without the user being asked.
  */
-export function questionAsker(runs: RunStore, runId: string) {
+export function questionAsker(runs: RunStore, runId: string, epoch = 0) {
   const asked = new Map<string, number>();
   const streamed = new Map<string, number>();
   const next = (counts: Map<string, number>, callId: string) => {
     const n = counts.get(callId) ?? 0;
     counts.set(callId, n + 1);
-    return `${callId}.${n}`;
+    return epoch === 0 ? `${callId}.${n}` : `${callId}.${epoch}-${n}`;
   };
   const handler: InputRequestHandler = async (request: InputRequestUpdate, { signal }) => {
     const questionId = next(asked, request.callId);
