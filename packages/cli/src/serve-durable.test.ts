@@ -244,6 +244,16 @@ describe.skipIf(postgresSkipReason !== undefined)('raf serve --durable: replicas
       approvals: [{ callId: 'c0', approved: true }],
     });
     expect(answer.status).toBe(409);
+    // The session takes a new turn: the cancelled run's approval batch was closed in it.
+    const { sessionId } = (await (await fetch(`${url}/v1/runs/${runId}`, { headers: auth })).json()) as {
+      sessionId: string;
+    };
+    const next = await post(`${url}/v1/agents/counter/runs`, { input: 'count and stop', sessionId });
+    expect(next.status, await next.clone().text()).toBeLessThan(300);
+    const { runId: nextId } = (await next.json()) as { runId: string };
+    const again = await readEvents(`${url}/v1/runs/${nextId}/events`, undefined);
+    expect(again.at(-1)?.data).toMatchObject({ type: 'finish', reason: 'awaitingApproval' });
+    expect((await post(`${url}/v1/runs/${nextId}/cancel`, {})).status).toBe(200);
     c.child.kill('SIGTERM');
     await until('the replica to stop', async () => c.child.exitCode !== null);
   }, 120_000);
