@@ -1,4 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +17,9 @@ const RAF = [
   import.meta.resolve('tsx'),
   join(repo, 'packages/cli/src/bin.ts'),
 ];
+/** The built CLI when there is one (CI builds first): the same code, without transpiling it per process. */
+const built = join(repo, 'packages/cli/dist/bin.js');
+const RAF_PROCESS = existsSync(built) ? [built] : RAF;
 
 let dir: string;
 let server: MockModelServer | undefined;
@@ -93,7 +97,14 @@ describe('an agent file that cannot be read is named as typed, one line, exit 2,
           ? await new Promise<{ code: number | null; stderr: string }>((done) => {
               execFile(
                 'setpriv',
-                ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, ...RAF, ...argv],
+                [
+                  '--reuid=65534',
+                  '--regid=65534',
+                  '--clear-groups',
+                  process.execPath,
+                  ...RAF_PROCESS,
+                  ...argv,
+                ],
                 { cwd: dir, env: { ...process.env, HOME: dir } },
                 (error, _out, stderr) => done({ code: error ? (error.code as number) : 0, stderr }),
               );

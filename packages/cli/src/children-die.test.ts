@@ -3,7 +3,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type MockModelServer, startMockModelServer } from '@raf/client/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -16,6 +16,9 @@ const repo = fileURLToPath(new URL('../../../', import.meta.url));
 const bin = join(repo, 'packages/cli/src/bin.ts');
 // By URL: the agent's folder (a temp dir) has no node_modules to resolve `tsx` from.
 const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+// The built binary when there is one (CI builds first: no tsx transpiling the CLI in every process), else the source.
+const built = join(dirname(bin), '../dist/bin.js');
+const RAF_PROCESS = existsSync(built) ? [built] : ['--conditions=@raf/source', '--import', tsx, bin];
 
 let dir: string;
 let server: MockModelServer | undefined;
@@ -73,22 +76,11 @@ describe('run_command children die with raf', { timeout: 90_000 }, () => {
         join(dir, 'agent.yaml'),
         `name: k\nmodel: { id: m, provider: custom, connection: { endpoint: "${server.baseURL}" } }\ncontexts:\n  - kind: workspace\n    name: w\n    config: { root: ., policy: ${policy} }\ntools:\n  - kind: shell\n    name: run_command\n`,
       );
-      cli = spawn(
-        process.execPath,
-        [
-          '--conditions=@raf/source',
-          '--import',
-          tsx,
-          bin,
-          'run',
-          'agent.yaml',
-          '-i',
-          'go',
-          '--approve',
-          'all',
-        ],
-        { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '', HOME: dir } },
-      );
+      cli = spawn(process.execPath, [...RAF_PROCESS, 'run', 'agent.yaml', '-i', 'go', '--approve', 'all'], {
+        cwd: dir,
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { PATH: process.env.PATH ?? '', HOME: dir },
+      });
       let stderr = '';
       cli.stderr?.on('data', (chunk: Buffer) => {
         stderr += chunk.toString();

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +19,11 @@ import { createMemoryIO as memoryIO } from './memory-io.js';
  * is refused). Skipped without PostgreSQL binaries.
  */
 const bin = fileURLToPath(new URL('./bin.ts', import.meta.url));
+// The built binary when there is one (CI builds first: no tsx transpiling the CLI in every process), else the source.
+const built = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const RAF_PROCESS = existsSync(built)
+  ? [built]
+  : ['--conditions=@raf/source', '--import', import.meta.resolve('tsx'), bin];
 const TASKS = 6;
 let cluster: PgCluster | undefined;
 let server: MockModelServer;
@@ -26,11 +32,11 @@ let root: string;
 const children: ChildProcess[] = [];
 
 function raf(argv: string[], cwd: string) {
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@raf/source', '--import', import.meta.resolve('tsx'), bin, ...argv],
-    { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RAF_STORE: '' } },
-  );
+  const child = spawn(process.execPath, [...RAF_PROCESS, ...argv], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, RAF_STORE: '' },
+  });
   children.push(child);
   let stdout = '';
   let stderr = '';

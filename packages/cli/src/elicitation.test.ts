@@ -153,12 +153,12 @@ describe.runIf(scriptBinary !== undefined)('MCP elicitation at a real terminal',
     server = await startMockModelServer({ turns: [ask, { text: 'Hello Lin.' }] });
     const file = await agentWithServer(server.baseURL);
     const bin = join(repo, 'packages/cli/src/bin.ts');
+    const built = join(repo, 'packages/cli/dist/bin.js');
     const command = [
       process.execPath,
-      '--conditions=@raf/source',
-      '--import',
-      import.meta.resolve('tsx'),
-      bin,
+      ...(existsSync(built)
+        ? [built]
+        : ['--conditions=@raf/source', '--import', import.meta.resolve('tsx'), bin]),
       'chat',
       file,
     ]

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { type MockModelServer, startMockModelServer } from '@raf/client/testing';
@@ -18,6 +18,9 @@ const fixtures = join(here, '../test-fixtures/runtime');
 const bin = join(here, 'bin.ts');
 // From source in another folder: tsx by its resolved URL.
 const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+// The built binary when there is one (CI builds first: no tsx transpiling the CLI in every process), else the source.
+const built = join(dirname(bin), '../dist/bin.js');
+const RAF_PROCESS = existsSync(built) ? [built] : ['--conditions=@raf/source', '--import', tsx, bin];
 
 let dir: string;
 let server: MockModelServer | undefined;
@@ -141,7 +144,7 @@ describe('approvals inside a sub-agent, across CLI processes', () => {
       `name: lead\nmodel: ${model('lead')}\ncontexts:\n  - { kind: workspace, name: p, config: { root: ., policy: approve } }\nsubAgents:\n  - name: writer\n    model: ${model('writer')}\n    tools: [{ kind: file, name: write_file }]\n`,
     );
     const cli = (args: string[]) =>
-      promisify(execFile)(process.execPath, ['--conditions=@raf/source', '--import', tsx, bin, ...args], {
+      promisify(execFile)(process.execPath, [...RAF_PROCESS, ...args], {
         cwd: join(dir, 'project'),
         timeout: 60_000,
       }).then(

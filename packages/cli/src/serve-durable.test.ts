@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * once), and its approvals are answered through the other replica's API.
  */
 const bin = fileURLToPath(new URL('./bin.ts', import.meta.url));
+// The built binary when there is one (CI builds first: no tsx transpiling the CLI in every process), else the source.
+const built = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const RAF_PROCESS = existsSync(built)
+  ? [built]
+  : ['--conditions=@raf/source', '--import', import.meta.resolve('tsx'), bin];
 const TOKEN = 'serve-durable-token-0123456789';
 const ROUNDS = 4;
 
@@ -43,19 +49,7 @@ function fourRounds(body: unknown): MockTurn {
 function serve() {
   const child = spawn(
     process.execPath,
-    [
-      '--conditions=@raf/source',
-      '--import',
-      import.meta.resolve('tsx'),
-      bin,
-      'serve',
-      'agent.yaml',
-      '--store',
-      store,
-      '--durable',
-      '--tokens',
-      'tokens.json',
-    ],
+    [...RAF_PROCESS, 'serve', 'agent.yaml', '--store', store, '--durable', '--tokens', 'tokens.json'],
     { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RAF_STORE: '' } },
   );
   children.push(child);
@@ -250,6 +244,16 @@ describe.skipIf(postgresSkipReason !== undefined)('raf serve --durable: replicas
       approvals: [{ callId: 'c0', approved: true }],
     });
     expect(answer.status).toBe(409);
+    // The session takes a new turn: the cancelled run's approval batch was closed in it.
+    const { sessionId } = (await (await fetch(`${url}/v1/runs/${runId}`, { headers: auth })).json()) as {
+      sessionId: string;
+    };
+    const next = await post(`${url}/v1/agents/counter/runs`, { input: 'count and stop', sessionId });
+    expect(next.status, await next.clone().text()).toBeLessThan(300);
+    const { runId: nextId } = (await next.json()) as { runId: string };
+    const again = await readEvents(`${url}/v1/runs/${nextId}/events`, undefined);
+    expect(again.at(-1)?.data).toMatchObject({ type: 'finish', reason: 'awaitingApproval' });
+    expect((await post(`${url}/v1/runs/${nextId}/cancel`, {})).status).toBe(200);
     c.child.kill('SIGTERM');
     await until('the replica to stop', async () => c.child.exitCode !== null);
   }, 120_000);

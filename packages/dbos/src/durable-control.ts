@@ -7,6 +7,8 @@ import {
   SessionConflictError,
   type ToolApprovalRequestUpdate,
 } from '@raf/core';
+import { openPostgresStore } from '@raf/postgres';
+import { closeCancelledBatch } from './cancelled-batch.js';
 import { DELEGATION_WORKFLOW, delegationOutcomeSchema, delegationSpecSchema } from './delegation-spec.js';
 import { DurableTables } from './durable-tables.js';
 import { loadDbos } from './load-sdk.js';
@@ -20,6 +22,7 @@ import {
   runStateSchema,
   STATUS_EVENT,
 } from './run-spec.js';
+import { dbosSystemUrl } from './system-url.js';
 
 /** A database no durable run ever launched on has no DBOS schema yet: it holds no runs. */
 async function noSchemaYet<T, F>(query: Promise<T>, none: F): Promise<T | F> {
@@ -83,6 +86,7 @@ export class DurableControl {
   private constructor(
     private readonly client: DBOSClient,
     private readonly tables: DurableTables,
+    private readonly store: string,
   ) {}
 
   static async open(store: string): Promise<DurableControl> {
@@ -92,8 +96,11 @@ export class DurableControl {
     const { DBOSClient } = await import('@dbos-inc/dbos-sdk');
     const tables = await DurableTables.open(store);
     try {
-      const client = await DBOSClient.create({ systemDatabaseUrl: store, applicationName: 'raf' });
-      return new DurableControl(client, tables);
+      const client = await DBOSClient.create({
+        systemDatabaseUrl: dbosSystemUrl(store),
+        applicationName: 'raf',
+      });
+      return new DurableControl(client, tables, store);
     } catch (error) {
       await tables.close();
       throw new ConfigError(`cannot reach the durable runs of ${tables.where}: ${getErrorMessage(error)}`, {
@@ -167,6 +174,15 @@ export class DurableControl {
       for (const child of run.delegations ?? [])
         if (child.status === 'pending' || child.status === 'running')
           await this.client.cancelWorkflow(child.runId).catch(() => undefined);
+      // A parked run's session still holds its approval batch: nobody runs the run to close it.
+      if (run.status === 'paused' && run.sessionId) {
+        const sessions = await openPostgresStore(this.store);
+        try {
+          await closeCancelledBatch(sessions, run.sessionId);
+        } finally {
+          await sessions.close().catch(() => undefined);
+        }
+      }
     }
     return (await this.show(runId)) ?? run;
   }

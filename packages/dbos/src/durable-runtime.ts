@@ -33,6 +33,7 @@ import {
   STATUS_EVENT,
 } from './run-spec.js';
 import { durableToolView, keyOf, makeDurable, recoverDeadExecutors } from './runtime-helpers.js';
+import { dbosSystemUrl } from './system-url.js';
 
 /** Rebuilds the agent of a run from what the run recorded (a worker's way to take any run over). */
 export type AgentResolver = (ref: DurableAgentRef) => Promise<ChatClientAgent | DurableWorkflowAgent>;
@@ -79,13 +80,13 @@ const PARKED_SECONDS = 24 * 3600;
 /** The workflow body DBOS runs (and replays): it reads the process's runtime. */
 async function durableRunWorkflow(input: unknown): Promise<DurableRunOutcome> {
   if (!active) throw new ConfigError('no durable runtime is open in this process');
-  return active.body(input);
+  return active.abandonedOnShutdown(active.body(input));
 }
 
 /** The workflow of one sub-agent's delegation (a child of a durable run, on the delegation queue). */
 async function durableDelegationWorkflow(input: unknown): Promise<DelegationOutcome> {
   if (!active) throw new ConfigError('no durable runtime is open in this process');
-  return active.delegation(input);
+  return active.abandonedOnShutdown(active.delegation(input));
 }
 
 /**
@@ -103,6 +104,7 @@ export class DurableRuntime {
   private client: Promise<DBOSClient> | undefined;
   private closing: Promise<void> | undefined;
   private recovering = false;
+  private shuttingDown = false;
 
   private constructor(
     readonly dbos: Dbos,
@@ -142,7 +144,7 @@ export class DurableRuntime {
     const delegations = options.delegationQueue ?? DEFAULT_DELEGATION_QUEUE;
     dbos.setConfig({
       name: 'raf',
-      systemDatabaseUrl: options.store,
+      systemDatabaseUrl: dbosSystemUrl(options.store),
       systemDatabasePoolSize: 6,
       executorID: runtime.executorId,
       applicationVersion: APP_VERSION,
@@ -235,6 +237,7 @@ export class DurableRuntime {
 
   /** Stops taking work; the runs held here are released to the workers (`release`). */
   close(options: { release?: boolean } = {}): Promise<void> {
+    this.shuttingDown = true;
     this.closing ??= (async () => {
       for (const timer of this.timers) clearInterval(timer);
       if (options.release !== false) await this.tables.release(this.executorId).catch(() => undefined);
@@ -245,6 +248,24 @@ export class DurableRuntime {
       await this.store.close().catch(() => undefined);
     })();
     return this.closing;
+  }
+
+  /**
+   * A workflow execution of this process, which never fails because this process shuts down.
+   * DBOS's shutdown marks its system database destroyed before it closes the pool: a run parked
+   * in `recv` (or any wait) that polls in between gets "The system database has been shut down",
+   * and DBOS would record that as the run's error while the pool still works, so a parked run
+   * would show `failed` and be lost. An error once this process is shutting down leaves the
+   * execution unsettled instead: nothing is recorded, the run stays PENDING, and a worker takes it
+   * over (the executor is released). A cancellation is recorded by whoever cancelled.
+   */
+  async abandonedOnShutdown<T>(execution: Promise<T>): Promise<T> {
+    try {
+      return await execution;
+    } catch (error) {
+      if (this.shuttingDown) return new Promise<T>(() => {});
+      throw error;
+    }
   }
 
   private currentSteps(): RunSteps | undefined {
@@ -395,7 +416,7 @@ export class DurableRuntime {
 
   private dbosClient(): Promise<DBOSClient> {
     this.client ??= import('@dbos-inc/dbos-sdk').then(({ DBOSClient }) =>
-      DBOSClient.create({ systemDatabaseUrl: this.options.store, applicationName: 'raf' }),
+      DBOSClient.create({ systemDatabaseUrl: dbosSystemUrl(this.options.store), applicationName: 'raf' }),
     );
     return this.client;
   }

@@ -65,12 +65,20 @@ export class DurableTables {
 
   /**
    * Runs `work` holding a database-wide advisory lock: DBOS's first launch creates its schema, and
-   * processes launching together on a fresh database must not create it at the same time.
+   * processes launching together on a fresh database must not create it at the same time. The
+   * lock is polled with `pg_try_advisory_lock`, never waited for in a statement: DBOS's migration
+   * runs `CREATE INDEX CONCURRENTLY`, which waits for every open transaction, and a waiter blocked
+   * in `pg_advisory_lock` is one, so the holder's migration and the waiter would wait on each
+   * other forever (a cycle through the holder's process that Postgres cannot see).
    */
   async exclusively<T>(work: () => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     try {
-      await client.query('SELECT pg_advisory_lock($1)', [LAUNCH_LOCK]);
+      for (let wait = 20; ; wait = Math.min(wait * 2, 250)) {
+        const { rows } = await client.query('SELECT pg_try_advisory_lock($1) AS locked', [LAUNCH_LOCK]);
+        if (z.array(z.object({ locked: z.boolean() })).parse(rows)[0]?.locked) break;
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
       try {
         return await work();
       } finally {

@@ -1,7 +1,8 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SERVE_ANSWER_MAX_BYTES, ServeClient } from './serve-client.js';
+import { StudioHttpError } from './http-json.js';
+import { nestsDeeperThan, SERVE_ANSWER_MAX_BYTES, ServeClient } from './serve-client.js';
 
 // A hostile `raf serve` (the studio connects to whatever --server names): its answers must not
 // grow the studio's memory without bound, whatever it sends.
@@ -89,5 +90,43 @@ describe('ServeClient against a hostile raf serve', () => {
     let seen = 0;
     for await (const _ of client.events('r', 0, AbortSignal.timeout(60_000))) seen++;
     expect(seen).toBe(count);
+  });
+
+  it('refuses a 200k-deep event as server_answer_invalid, not a stack overflow', async () => {
+    const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
+    const url = await hostile((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`id: 1\ndata: {"type":"tool-call","callId":"c","name":"n","arguments":${deep}}\n\n`);
+    });
+    const client = new ServeClient(url, 't');
+    const read = async () => {
+      for await (const _ of client.events('r', 0, AbortSignal.timeout(60_000))) {
+        // nothing: the only event is refused
+      }
+    };
+    const error = await read().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(StudioHttpError);
+    expect((error as StudioHttpError).code).toBe('server_answer_invalid');
+    expect((error as StudioHttpError).message).toMatch(/nested deeper than/);
+  });
+
+  it('refuses a 200k-deep JSON answer as server_answer_invalid', async () => {
+    const url = await hostile((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`{"agents":${'['.repeat(200_000)}${']'.repeat(200_000)}}`);
+    });
+    const client = new ServeClient(url, 't');
+    await expect(client.agents(AbortSignal.timeout(60_000))).rejects.toMatchObject({
+      code: 'server_answer_invalid',
+    });
+  });
+
+  it('counts only brackets outside strings', () => {
+    expect(nestsDeeperThan(`{"a":"${'['.repeat(1000)}"}`, 2)).toBe(false);
+    expect(nestsDeeperThan('{"a":"\\"}', 1)).toBe(false);
+    expect(nestsDeeperThan('[[[]]]', 2)).toBe(true);
   });
 });

@@ -36,6 +36,41 @@ const tooLarge = (origin: string, what: string) =>
     `raf serve at ${origin} sent ${what} too large (over ${SERVE_ANSWER_MAX_BYTES} bytes)`,
   );
 
+/**
+ * How deep the server's JSON may nest. Its answers and events are shallow (a tool's arguments or
+ * result inside an event); a 200k-deep value parses, but the schema check walks it recursively
+ * and the stack overflows: such a value is refused before it is parsed.
+ */
+export const SERVE_JSON_MAX_DEPTH = 256;
+
+/** Whether `text`'s arrays and objects nest deeper than `max` (brackets in strings do not count). */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+/** The server's JSON text parsed, unless it nests past the limit (a `server_answer_invalid`). */
+function parseServerJson(text: string, origin: string, what: string): unknown {
+  if (nestsDeeperThan(text, SERVE_JSON_MAX_DEPTH))
+    throw new StudioHttpError(
+      502,
+      'server_answer_invalid',
+      `raf serve at ${origin} sent ${what} nested deeper than ${SERVE_JSON_MAX_DEPTH} levels`,
+    );
+  return JSON.parse(text);
+}
+
 /** The body as JSON, read up to the cap: past it the response is dropped and the read fails. */
 async function cappedJson(response: Response, origin: string): Promise<unknown> {
   if (!response.body) return JSON.parse('');
@@ -47,7 +82,7 @@ async function cappedJson(response: Response, origin: string): Promise<unknown> 
     if (size > SERVE_ANSWER_MAX_BYTES) throw tooLarge(origin, 'an answer');
     chunks.push(chunk);
   }
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  return parseServerJson(Buffer.concat(chunks).toString('utf8'), origin, 'an answer');
 }
 
 export type ServedAgent = z.infer<typeof agentList>['agents'][number];
@@ -152,6 +187,7 @@ export class ServeClient {
     // unfinished one, so a server that never ends it is cut off at the cap.
     let unfinished = 0;
     let finished = false;
+    const origin = this.origin;
     const parser = createParser({
       onEvent(event) {
         finished = true;
@@ -162,9 +198,10 @@ export class ServeClient {
         }
         let value: unknown;
         try {
-          value = JSON.parse(event.data);
-        } catch {
-          problem ??= new Error('raf serve sent an event that is not JSON');
+          value = parseServerJson(event.data, origin, 'an event');
+        } catch (error) {
+          problem ??=
+            error instanceof StudioHttpError ? error : new Error('raf serve sent an event that is not JSON');
           return;
         }
         const parsed = runEvent.safeParse(value);

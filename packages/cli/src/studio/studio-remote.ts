@@ -153,7 +153,12 @@ export class RemoteStudio {
       }
     } catch (error) {
       if (!controller.signal.aborted)
-        events.send({ type: 'error', code: 'studio_error', message: (error as Error).message });
+        events.send({
+          type: 'error',
+          // The server's refusal or a hostile answer keeps its code (server_answer_invalid, …).
+          code: error instanceof StudioHttpError ? error.code : 'studio_error',
+          message: (error as Error).message,
+        });
     } finally {
       ended = true;
       // Stopped by the page: the run is cancelled there, its questions with it.

@@ -4,7 +4,13 @@ import { ConfigError, type SecretStore } from '@raf/core';
 import { type McpCredentialStore, type StoredCredentials, storedSchema } from './credential-store.js';
 
 const NAMESPACE = 'mcp-oauth';
-const SEALED = 'aes-256-gcm:';
+/**
+ * A sealed record: its row's key is the additional authenticated data, so a record copied to
+ * another row (another tenant's, another server's) does not open there.
+ */
+const SEALED = 'aes-256-gcm-v2:';
+/** The first sealed format, not bound to its row: refused, as a swapped record would open. */
+const UNBOUND = 'aes-256-gcm:';
 
 export interface SecretCredentialOptions {
   /**
@@ -43,37 +49,45 @@ export class SecretCredentialStore implements McpCredentialStore {
     return createHash('sha256').update(`${this.tenant}\n${server}\n${url}`).digest('hex');
   }
 
-  private seal(text: string): string {
+  private seal(id: string, text: string): string {
     if (!this.key) return text;
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    cipher.setAAD(Buffer.from(id, 'utf8'));
     const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
     return `${SEALED}${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64')}`;
   }
 
-  private open(server: string, value: string): string {
-    if (!value.startsWith(SEALED)) return value;
+  private open(server: string, id: string, value: string): string {
     const advice = 'set RAF_SECRETS_KEY to the key it was saved with, or raf mcp logout and log in again';
+    if (value.startsWith(UNBOUND))
+      throw new ConfigError(
+        `the MCP credentials of '${server}' are sealed in the format of an earlier version, not bound to their record: raf mcp logout and log in again`,
+      );
+    if (!value.startsWith(SEALED)) return value;
     if (!this.key)
       throw new ConfigError(`the MCP credentials of '${server}' are sealed with a key: ${advice}`);
     try {
       const raw = Buffer.from(value.slice(SEALED.length), 'base64');
       const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12));
+      decipher.setAAD(Buffer.from(id, 'utf8'));
       decipher.setAuthTag(raw.subarray(12, 28));
       return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
     } catch {
+      // The tag covers the row's key too: another key, or a record moved from another row.
       throw new ConfigError(
-        `the MCP credentials of '${server}' do not open with this RAF_SECRETS_KEY: ${advice}`,
+        `the MCP credentials of '${server}' do not open: sealed with another RAF_SECRETS_KEY, or not this tenant's record for this server (moved in the store); ${advice}`,
       );
     }
   }
 
   async load(server: string, url: string): Promise<StoredCredentials | undefined> {
-    const value = await this.secrets.get(NAMESPACE, this.id(server, url));
+    const id = this.id(server, url);
+    const value = await this.secrets.get(NAMESPACE, id);
     if (value === undefined) return undefined;
     let parsed: unknown;
     try {
-      parsed = JSON.parse(this.open(server, value));
+      parsed = JSON.parse(this.open(server, id, value));
     } catch (error) {
       if (ConfigError.isInstance(error)) throw error;
       throw new ConfigError(
@@ -90,11 +104,8 @@ export class SecretCredentialStore implements McpCredentialStore {
   }
 
   async save(server: string, credentials: StoredCredentials): Promise<void> {
-    await this.secrets.set(
-      NAMESPACE,
-      this.id(server, credentials.url),
-      this.seal(JSON.stringify(credentials)),
-    );
+    const id = this.id(server, credentials.url);
+    await this.secrets.set(NAMESPACE, id, this.seal(id, JSON.stringify(credentials)));
   }
 
   async delete(server: string, url: string): Promise<void> {

@@ -1,3 +1,4 @@
+import { createCipheriv, createHash, randomBytes, scryptSync } from 'node:crypto';
 import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,12 +71,63 @@ describe('OAuth tokens in the state store (sqlite:)', { timeout: 60_000 }, () =>
     );
     const wrong = new SecretCredentialStore(store.secrets!, { tenant: 'ada', key: 'another key entirely' });
     await expect(wrong.load('tracker', servers.mcpUrl)).rejects.toThrow(
-      /do not open with this RAF_SECRETS_KEY/,
+      /do not open: sealed with another RAF_SECRETS_KEY/,
     );
     const keyless = new SecretCredentialStore(store.secrets!, { tenant: 'ada' });
     await expect(keyless.load('tracker', servers.mcpUrl)).rejects.toThrow(/sealed with a key/);
 
     await logoutMcpServer(entry, { baseDir: dir, credentials: ada });
     expect(await ada.load('tracker', servers.mcpUrl)).toBeUndefined();
+  });
+});
+
+// Someone with write access to the database (not the key) moves sealed records between rows:
+// a record opens in its own row only (tenant × server × URL), never as another tenant's login.
+describe('sealed OAuth records are bound to their row', () => {
+  const URL = 'https://mcp.example.com/mcp';
+  const rowOf = (tenant: string, server: string, url: string) =>
+    createHash('sha256').update(`${tenant}\n${server}\n${url}`).digest('hex');
+  const tokens = (access: string) => ({ url: URL, tokens: { access_token: access, token_type: 'bearer' } });
+
+  async function sqliteStore() {
+    const dir = await mkdtemp(join(tmpdir(), 'raf-oauth-bound-'));
+    const store = await createStore(`sqlite:${join(dir, 'state.db')}`);
+    closers.push(() => store.close());
+    return store.secrets!;
+  }
+
+  it('a record copied to another tenant’s row does not open there, and is not used', async () => {
+    const secrets = await sqliteStore();
+    const ada = new SecretCredentialStore(secrets, { tenant: 'ada', key: KEY });
+    const bob = new SecretCredentialStore(secrets, { tenant: 'bob', key: KEY });
+    await ada.save('tracker', tokens('ada-token'));
+    await bob.save('tracker', tokens('bob-token'));
+    expect((await bob.load('tracker', URL))?.tokens?.access_token).toBe('bob-token');
+
+    // Bob puts Ada's record in his own row: he would then act with Ada's token.
+    const adas = await secrets.get('mcp-oauth', rowOf('ada', 'tracker', URL));
+    await secrets.set('mcp-oauth', rowOf('bob', 'tracker', URL), adas!);
+    await expect(bob.load('tracker', URL)).rejects.toThrow(/not this tenant's record for this server/);
+    // Another server's row of the same tenant: refused too.
+    await secrets.set('mcp-oauth', rowOf('ada', 'wiki', URL), adas!);
+    await expect(ada.load('wiki', URL)).rejects.toThrow(/do not open/);
+    // Ada's own row still opens.
+    expect((await ada.load('tracker', URL))?.tokens?.access_token).toBe('ada-token');
+  });
+
+  it('a record sealed in the earlier, unbound format asks for a new login', async () => {
+    const secrets = await sqliteStore();
+    // The first format: AES-256-GCM without additional data, prefix `aes-256-gcm:`.
+    const key = scryptSync(KEY, 'raf mcp-oauth v1', 32);
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', key, iv);
+    const body = Buffer.concat([cipher.update(JSON.stringify(tokens('old')), 'utf8'), cipher.final()]);
+    const v1 = `aes-256-gcm:${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64')}`;
+    await secrets.set('mcp-oauth', rowOf('ada', 'tracker', URL), v1);
+    const ada = new SecretCredentialStore(secrets, { tenant: 'ada', key: KEY });
+    await expect(ada.load('tracker', URL)).rejects.toThrow(/earlier version.*log in again/);
+    // A new login replaces it.
+    await ada.save('tracker', tokens('new'));
+    expect((await ada.load('tracker', URL))?.tokens?.access_token).toBe('new');
   });
 });

@@ -17,6 +17,17 @@ const ASKED_WITHIN_MS = 3000;
 const POLL_MS = 1000;
 
 /**
+ * Answers of one tenant that may wait for their question at once: each polls the store, so a
+ * flood of answers naming calls the run did make must not tie up the store (`429` beyond).
+ */
+const WAITS_PER_TENANT = 8;
+
+/** How many of the run's last events are looked through for the call an answer names. */
+const RECENT_EVENTS = 2000;
+
+const waiting = new Map<string, number>();
+
+/**
  * The questions a served run's tools ask (MCP elicitations, SPEC §14.4): each one is kept in the
  * run store, so any replica's `POST /v1/runs/{id}/answers` answers it, and the call waits for
  * that answer (its own timeout runs meanwhile; a call that stops waiting cancels its question).
@@ -92,16 +103,28 @@ export async function answerQuestions(
 ): Promise<void> {
   if (new Set(answers.map((a) => a.questionId)).size !== answers.length)
     throw new HttpError(400, 'duplicate_question', 'a question is answered twice');
-  const deadline = Date.now() + ASKED_WITHIN_MS;
   let pending = await runs.questions(record.runId);
   const missing = () => answers.filter((a) => !pending.some((q) => q.questionId === a.questionId));
-  while (
-    missing().length > 0 &&
-    Date.now() < deadline &&
-    (await runs.get(record.runId))?.status === 'running'
-  ) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    pending = await runs.questions(record.runId);
+  if (missing().length > 0 && (await mayBeAsked(runs, record.runId, missing()))) {
+    const count = waiting.get(record.tenant) ?? 0;
+    if (count >= WAITS_PER_TENANT)
+      throw new HttpError(429, 'too_many_waits', 'too many answers wait for their question; try again');
+    waiting.set(record.tenant, count + 1);
+    try {
+      const deadline = Date.now() + ASKED_WITHIN_MS;
+      while (
+        missing().length > 0 &&
+        Date.now() < deadline &&
+        (await runs.get(record.runId))?.status === 'running'
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        pending = await runs.questions(record.runId);
+      }
+    } finally {
+      const left = (waiting.get(record.tenant) ?? 1) - 1;
+      if (left === 0) waiting.delete(record.tenant);
+      else waiting.set(record.tenant, left);
+    }
   }
   const unknown = missing();
   if (unknown.length > 0)
@@ -113,6 +136,14 @@ export async function answerQuestions(
   const checked: { questionId: string; answer: InputAnswer }[] = answers.map((a) => {
     if (a.action !== 'accept') return { questionId: a.questionId, answer: { action: a.action } };
     const question = pending.find((q) => q.questionId === a.questionId)!.request;
+    // A URL-mode question is answered out of band (the user opens the URL): its accept carries
+    // no content (MCP elicitation, URL mode), and content sent anyway would reach the tool unchecked.
+    if (question.mode === 'url' && a.content !== undefined)
+      throw new HttpError(
+        400,
+        'invalid_answer',
+        `answer to ${a.questionId}: 'content' is not allowed for a URL-mode question`,
+      );
     const content = a.content ?? {};
     const problem = question.mode === 'form' ? checkInputAnswer(question, content) : undefined;
     if (problem)
@@ -126,4 +157,33 @@ export async function answerQuestions(
   for (const { questionId, answer } of checked)
     if (!(await runs.answer(record.runId, questionId, answer)))
       throw new HttpError(409, 'already_answered', `question ${questionId} was answered already`);
+}
+
+/** The call id a question id names: `<callId>.<n>` or `<callId>.<epoch>-<n>` (call ids may hold dots). */
+function callIdOf(questionId: string): string | undefined {
+  const dot = questionId.lastIndexOf('.');
+  return dot > 0 && /^(\d+-)?\d+$/.test(questionId.slice(dot + 1)) ? questionId.slice(0, dot) : undefined;
+}
+
+/**
+ * An answer is waited for only when its question may be about to be stored: the run is running
+ * and the call it names is one of the run's (its event is stored before its question's event,
+ * which is where a client reads the id). A forged id is a `404` at once, not 3 s of polling;
+ * `false`: the run is not running, nothing will be asked.
+ */
+async function mayBeAsked(runs: RunStore, runId: string, answers: AnswerInput[]): Promise<boolean> {
+  const record = await runs.get(runId);
+  const unknown = (ids: string[]) =>
+    new HttpError(404, 'unknown_question', `run ${runId} asked no question ${ids.join(', ')}`);
+  if (record?.status !== 'running') return false;
+  const calls = new Set<string>();
+  const events = await runs.read(runId, Math.max(0, record.lastSeq - RECENT_EVENTS), RECENT_EVENTS);
+  for (const { event } of events)
+    if (event.type === 'tool-call' || event.type === 'input-request') calls.add(event.callId);
+  const forged = answers.filter((a) => {
+    const callId = callIdOf(a.questionId);
+    return callId === undefined || !calls.has(callId);
+  });
+  if (forged.length > 0) throw unknown(forged.map((a) => a.questionId));
+  return true;
 }
