@@ -2,17 +2,17 @@ import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import {
+  attachmentMediaType,
   type ChatMessage,
   type ContentPart,
-  mediaTypeOfName,
   partForFile,
   textPart,
   userMessage,
 } from '@raf/core';
 import { CliError } from './io.js';
 
-/** One attachment's cap: past it every provider refuses the request anyway (Anthropic: 32 MB a PDF). */
-export const ATTACHMENT_MAX_BYTES = 20 * 1024 * 1024;
+// The cap and the media-type check live in @raf/core: `raf serve`'s /v1 API checks with the same.
+export { ATTACHMENT_MAX_BYTES, attachmentMediaType } from '@raf/core';
 
 /**
  * `raf run -i TEXT --attach FILE…`: the input as one user message, the text first and each file as
@@ -28,22 +28,6 @@ export async function attachedInput(
   if (text) parts.push(textPart(text));
   for (const file of files) parts.push(await readAttachment(file, cwd));
   return userMessage(parts);
-}
-
-/**
- * The media type of an attachment by its name, or why it cannot be one: the one check `--attach`
- * and the studio's file drop share (a type no model reads, or a file over the cap).
- */
-export function attachmentMediaType(name: string, size: number): { mediaType: string } | { problem: string } {
-  const mediaType = mediaTypeOfName(name);
-  if (!mediaType)
-    return {
-      problem:
-        'cannot tell what kind of file it is; attach an image (png, jpg, gif, webp), a PDF or a text file (txt, md, csv, json, html)',
-    };
-  if (size > ATTACHMENT_MAX_BYTES)
-    return { problem: `${size} bytes, over the ${ATTACHMENT_MAX_BYTES}-byte cap` };
-  return { mediaType };
 }
 
 async function readAttachment(file: string, cwd: string): Promise<ContentPart> {

@@ -36,6 +36,13 @@ export {
 export type { RafErrorCode, RafErrorOptions } from './errors/raf-error.js';
 export { getErrorMessage, RafError } from './errors/raf-error.js';
 export type { JSONObject, JSONSchema, JSONValue } from './json/json.js';
+export {
+  ATTACHMENT_BODY_MAX_BYTES,
+  ATTACHMENT_MAX_BYTES,
+  ATTACHMENT_MEDIA_TYPES,
+  attachmentMediaType,
+  attachmentProblem,
+} from './messages/attachment-limits.js';
 export type { ChatMessage, MessageRole, MessageSource, ToolCall } from './messages/chat-message.js';
 export {
   assistantMessage,

@@ -1,3 +1,4 @@
+import type { MessageContent } from '@raf/core';
 import { createParser } from 'eventsource-parser';
 import * as z from 'zod';
 import { StudioHttpError } from './http-json.js';
@@ -124,7 +125,8 @@ export class ServeClient {
 
   startRun(
     agent: string,
-    body: { input: string; sessionId?: string },
+    /** The text, or the message's content parts (attachments). */
+    body: { input: MessageContent; sessionId?: string },
     signal: AbortSignal,
   ): Promise<StartedRun> {
     return this.json('POST', `/v1/agents/${encodeURIComponent(agent)}/runs`, body, signal).then((v) =>

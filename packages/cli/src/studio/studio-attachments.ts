@@ -1,4 +1,5 @@
 import {
+  ATTACHMENT_BODY_MAX_BYTES,
   base64ByteLength,
   type ChatMessage,
   type ContentPart,
@@ -13,7 +14,7 @@ import { StudioHttpError } from './http-json.js';
 /** Files one message may carry from the Conversation page. */
 const MAX_ATTACHMENTS = 4;
 /** Two files at the cap, as base64, and the rest of the body: larger bodies are refused unread. */
-export const RUN_BODY_MAX_BYTES = 2 * Math.ceil((ATTACHMENT_MAX_BYTES * 4) / 3) + 1024 * 1024;
+export const RUN_BODY_MAX_BYTES = ATTACHMENT_BODY_MAX_BYTES;
 
 const attachmentsSchema = z
   .array(

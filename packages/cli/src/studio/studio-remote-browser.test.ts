@@ -15,6 +15,7 @@ import { type RunningStudio, startStudio } from './test-support/studio-fixture.j
 
 const repo = fileURLToPath(new URL('../../../../', import.meta.url));
 const testServer = join(repo, 'packages/mcp/src/test-support/test-server.ts');
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 9, 9]);
 
 let dir: string;
 let model: MockModelServer;
@@ -64,6 +65,8 @@ describe.runIf(hasChromium())(
           // An MCP server's question (elicitation), answered on the card through the server.
           { toolCalls: [{ id: 'q1', name: 'ask_name', arguments: {} }] },
           { text: 'Hello Ada.' },
+          // A picked image, sent to the server as a content part.
+          { text: 'A chart.' },
         ],
       });
       // A write outside the workspace's root asks first (`policy: approve`).
@@ -99,6 +102,12 @@ tools:
       env: { TEST_SERVER_LOG: ${JSON.stringify(join(dir, 'events.jsonl'))} }
 `,
       );
+      await writeFile(
+        join(dir, 'agents/looker.yaml'),
+        `name: looker
+model: { id: m, provider: custom, connection: { endpoint: "${model.baseURL}" }, capabilities: { images: true } }
+`,
+      );
       await mkdir(join(dir, 'elsewhere'));
       served = await serve('agents');
       // The studio runs in another folder: nothing it shows comes from local agent files.
@@ -126,7 +135,8 @@ tools:
       expect(await page.$$eval('header nav a', (links) => links.map((a) => a.getAttribute('href')))).toEqual([
         '#/conversation',
       ]);
-      expect(await page.$('#attach')).toBeNull();
+      // raf serve's /v1 takes content parts: files can be attached here too.
+      expect(await page.$('#attach')).not.toBeNull();
       await page.selectOption('main select', 'scribe');
       await page.fill('#message', 'update the to-do list');
       await page.click('form.composer button[type=submit]');
@@ -190,12 +200,32 @@ tools:
       ]);
     });
 
+    it('a picked PNG goes to the server as an image part and reaches the model', async () => {
+      await page.selectOption('main select', 'looker');
+      await page.setInputFiles('#attach', [{ name: 'chart.png', mimeType: 'image/png', buffer: PNG }]);
+      await page.waitForSelector('[data-attachment="chart.png"]');
+      await page.fill('#message', 'What is this?');
+      await page.click('form.composer button[type=submit]');
+      await page.waitForSelector('.chat .assistant:has-text("A chart.")').catch(async (error: Error) => {
+        throw new Error(`${error.message}\npage: ${await page.textContent('main')}`);
+      });
+      const sent = (model.requests.at(-1)!.body as { messages: { role: string; content: unknown }[] })
+        .messages;
+      expect(sent.at(-1)).toEqual({
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is this?' },
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG.toString('base64')}` } },
+        ],
+      });
+    });
+
     it('the local-only routes say why, and a wrong token is refused before the studio serves', async () => {
       const get = (path: string) =>
         fetch(`${studio.origin}${path}`, { headers: { authorization: `Bearer ${studio.token}` } });
       expect(await (await get('/api/config')).json()).toMatchObject({
         server: served.url,
-        attachments: false,
+        attachments: true,
       });
       const governance = await get('/api/governance');
       expect(governance.status).toBe(404);

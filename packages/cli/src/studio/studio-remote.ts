@@ -3,6 +3,7 @@ import { RUNTIME_LABELS } from '@raf/framework';
 import { ATTACHMENT_MAX_BYTES } from '../attachments.js';
 import { onlyFields, openEventStream, readJsonObject, StudioHttpError, sendJson } from './http-json.js';
 import type { ServeClient } from './serve-client.js';
+import { attachedMessage, RUN_BODY_MAX_BYTES } from './studio-attachments.js';
 import { parseAnswer } from './studio-questions.js';
 import { parseApprovals } from './studio-runs.js';
 
@@ -36,7 +37,7 @@ export class RemoteStudio {
       case 'GET /config':
         return sendJson(res, 200, {
           server: this.client.origin,
-          attachments: false,
+          attachments: true,
           attachmentMaxBytes: ATTACHMENT_MAX_BYTES,
         });
       case 'GET /labels':
@@ -54,21 +55,20 @@ export class RemoteStudio {
       }
       case 'POST /agents/:/runs': {
         const agent = decodeURIComponent(parts[1]!);
-        const body = await readJsonObject(req);
+        const body = await readJsonObject(req, RUN_BODY_MAX_BYTES);
         onlyFields(body, ['input', 'sessionId', 'attachments']);
-        if (body.attachments !== undefined)
-          throw new StudioHttpError(
-            400,
-            'attachments_not_served',
-            `raf serve's /v1 API takes the text of a message: files can be attached in a local raf studio`,
-          );
-        if (typeof body.input !== 'string' || body.input.trim() === '')
+        const { input, attachments } = body;
+        if (typeof input !== 'string' || (input.trim() === '' && attachments === undefined))
           throw new StudioHttpError(400, 'invalid_field', 'input: expected the text of the message');
         if (body.sessionId !== undefined && typeof body.sessionId !== 'string')
           throw new StudioHttpError(400, 'invalid_field', 'sessionId: expected a string');
+        // Files go as the message's content parts, checked here as in a local studio (the server
+        // checks them again: its own limits are the guard, these spare it a refused upload).
+        const content =
+          attachments === undefined ? input : attachedMessage(input.trim(), attachments).content;
         const started = await this.client.startRun(
           agent,
-          { input: body.input, ...(body.sessionId !== undefined && { sessionId: body.sessionId }) },
+          { input: content, ...(body.sessionId !== undefined && { sessionId: body.sessionId }) },
           signal,
         );
         return this.stream(agent, started.runId, started.sessionId, 0, res);

@@ -149,6 +149,9 @@ const MEDIA_TYPES: Readonly<Record<string, string>> = {
   html: 'text/html',
 };
 
+/** Every media type a file name maps to (the attachment limits' allowed set). */
+export const NAMED_MEDIA_TYPES: readonly string[] = [...new Set(Object.values(MEDIA_TYPES))];
+
 /** The media type of a file name a model can be given (`photo.PNG` → `image/png`), or undefined. */
 export function mediaTypeOfName(name: string): string | undefined {
   const dot = name.lastIndexOf('.');

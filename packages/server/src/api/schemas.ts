@@ -1,4 +1,10 @@
-import { FINISH_REASONS } from '@raf/core';
+import {
+  ATTACHMENT_BODY_MAX_BYTES,
+  ATTACHMENT_MEDIA_TYPES,
+  attachmentProblem,
+  base64ByteLength,
+  FINISH_REASONS,
+} from '@raf/core';
 import { z } from 'zod';
 import { RUN_STATUSES } from '../events/run-store.js';
 import { CLIENT_SESSION_ID } from '../runs/tenant-sessions.js';
@@ -9,9 +15,52 @@ import { CLIENT_SESSION_ID } from '../runs/tenant-sessions.js';
 /** The schemas of the API by their OpenAPI name (`#/components/schemas/<id>`). */
 export const apiSchemas = z.registry<{ id: string }>();
 
+/** Parts one message may carry: a few files and the text around them. */
+const MAX_INPUT_PARTS = 16;
+
+/** The largest start-run body: the studio's, two attachments at the cap as base64 and the rest. */
+export const START_RUN_MAX_BODY_BYTES = ATTACHMENT_BODY_MAX_BYTES;
+
+// Bytes by value only: a URL would have the server (or the provider) fetch what the client named.
+const base64Data = z.base64('expected the bytes as base64');
+const mediaTypes = ATTACHMENT_MEDIA_TYPES as [string, ...string[]];
+
+/** The checks of `raf run --attach`: an allowed media type (the enum) and the per-file cap. */
+function withinCap(part: { data: string; mediaType: string }, context: z.core.$RefinementCtx): void {
+  const problem = attachmentProblem(part.mediaType, base64ByteLength(part.data));
+  if (problem) context.addIssue({ code: 'custom', message: problem, path: ['data'] });
+}
+
+export const contentPartSchema = z
+  .discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('text'), text: z.string().max(1_000_000) }),
+    z
+      .strictObject({
+        type: z.literal('image'),
+        data: base64Data,
+        mediaType: z.enum(mediaTypes.filter((t) => t.startsWith('image/')) as [string, ...string[]]),
+      })
+      .superRefine(withinCap),
+    z
+      .strictObject({
+        type: z.literal('file'),
+        data: base64Data,
+        mediaType: z.enum(mediaTypes.filter((t) => !t.startsWith('image/')) as [string, ...string[]]),
+        name: z.string().min(1).max(255),
+      })
+      .superRefine(withinCap),
+  ])
+  .register(apiSchemas, { id: 'ContentPart' });
+
 export const startRunBody = z
   .strictObject({
-    input: z.string().min(1, 'expected the text of the message').max(1_000_000),
+    input: z.union([
+      z.string().min(1, 'expected the text of the message').max(1_000_000),
+      z
+        .array(contentPartSchema)
+        .min(1, 'expected the parts of the message')
+        .max(MAX_INPUT_PARTS, `at most ${MAX_INPUT_PARTS} parts a message`),
+    ]),
     sessionId: z
       .string()
       .regex(CLIENT_SESSION_ID, 'expected 1–128 letters, digits, ".", "_" or "-"')

@@ -1,3 +1,4 @@
+import { userMessage } from '@raf/core';
 import type { RequestContext, RouteHandler } from '../http/app.js';
 import { sendJson } from '../http/app.js';
 import { readBody } from '../http/body.js';
@@ -5,7 +6,7 @@ import { HttpError, notFound } from '../http/http-error.js';
 import { openSse } from '../http/sse.js';
 import type { ServedRun } from '../runs/served-run.js';
 import { openApiDocument } from './openapi.js';
-import { answersBody, approvalsBody, startRunBody } from './schemas.js';
+import { answersBody, approvalsBody, START_RUN_MAX_BODY_BYTES, startRunBody } from './schemas.js';
 
 /** `GET /v1/runs/{id}`'s answer. */
 async function runView(run: ServedRun) {
@@ -108,9 +109,11 @@ export function v1Routes(): RouteHandler {
       if (leaf === 'runs') {
         if (method !== 'POST') methodNotAllowed(context);
         registry.agents.get(id);
-        const body = await readBody(req, startRunBody, context.maxBodyBytes);
+        // This body may carry files (content parts): a larger limit than the API's other bodies.
+        const limit = Math.max(context.maxBodyBytes, START_RUN_MAX_BODY_BYTES);
+        const body = await readBody(req, startRunBody, limit);
         const run = await registry.start(id, {
-          input: body.input,
+          input: typeof body.input === 'string' ? body.input : userMessage(body.input),
           tenant,
           ...(body.sessionId !== undefined && { sessionId: body.sessionId }),
         });

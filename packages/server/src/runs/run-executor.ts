@@ -1,4 +1,4 @@
-import type { AgentResponseUpdate, ApprovalResponse, SessionLease } from '@raf/core';
+import type { AgentResponseUpdate, ApprovalResponse, ChatMessage, SessionLease } from '@raf/core';
 import { getErrorMessage, RafError } from '@raf/core';
 import { type AgentSession, type RafStore, type RunEvent, RunEventMapper } from '@raf/framework';
 import type { RunRecord, RunStatus, RunStore, SequencedEvent } from '../events/run-store.js';
@@ -16,7 +16,8 @@ export interface ExecuteRunOptions {
   revision: number;
   /** The session's lease, held for the whole turn and released at its end. */
   lease: SessionLease;
-  input?: string;
+  /** The turn's text, or a user message with content parts (a model without the capability fails: an `error` event). */
+  input?: string | ChatMessage;
   approvals?: ApprovalResponse[];
   signal?: AbortSignal | undefined;
   /** Cancel the run once these calls have their results (a paused run cancelled: its denials). */

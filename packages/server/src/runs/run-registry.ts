@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import {
   type ApprovalResponse,
   approvalBatchKey,
+  type ChatMessage,
+  messageText,
   SessionConflictError,
   type SessionSnapshot,
   type ToolApprovalRequestUpdate,
@@ -21,7 +23,8 @@ import { storeSessionId } from './tenant-sessions.js';
 export type { RunLimits } from './tenant-quotas.js';
 
 export interface StartRunOptions {
-  input: string;
+  /** The turn's text, or a user message with content parts (images, files) from `/v1`. */
+  input: string | ChatMessage;
   /** Continue this conversation (the tenant's own namespace); absent: a new one. */
   sessionId?: string;
   tenant: string;
@@ -79,7 +82,12 @@ export class RunRegistry {
     const served = this.agents.get(agentName);
     const sessionId = options.sessionId ?? randomUUID();
     const storeId = storeSessionId(options.tenant, sessionId);
-    if (options.input.trim() === '') throw new HttpError(400, 'invalid_field', 'input: expected text');
+    const input = options.input;
+    if (typeof input === 'string' ? input.trim() === '' : input.content.length === 0)
+      throw new HttpError(400, 'invalid_field', 'input: expected text');
+    // A durable run's workflow takes its input as text (packages/dbos's start spec): parts would be lost.
+    if (typeof input !== 'string' && this.durable?.handles(served.name))
+      throw new HttpError(400, 'invalid_field', 'content parts are not supported with --durable yet');
     this.reserve(options.tenant);
     let lease: Awaited<ReturnType<RafStore['sessions']['acquireLease']>> | undefined;
     try {
@@ -109,7 +117,8 @@ export class RunRegistry {
             runId: record.runId,
             sessionId: storeId,
             agent: served.name,
-            input: options.input,
+            // Parts were refused above: this is the text as it came.
+            input: typeof input === 'string' ? input : messageText(input),
           });
         } catch (error) {
           // Never started: the record says so rather than `running` for ever.

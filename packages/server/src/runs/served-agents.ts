@@ -1,11 +1,12 @@
-import type { AgentResponseUpdate, ApprovalResponse, SessionJournal } from '@raf/core';
+import type { AgentResponseUpdate, ApprovalResponse, ChatMessage, SessionJournal } from '@raf/core';
 import type { AgentSession, InputRequestHandler } from '@raf/framework';
 import { HttpError } from '../http/http-error.js';
 
 /** What the server runs: a `ChatClientAgent` or a `WorkflowAgent` (both fit). */
 export interface RunnableAgent {
   run(
-    input: string | undefined,
+    /** Text, or a user message with content parts (`/v1` start-run with parts). */
+    input: string | ChatMessage | undefined,
     options: {
       session: AgentSession;
       signal: AbortSignal;
