@@ -50,12 +50,21 @@ function raf(argv: string[], cwd: string) {
   return { child, exited, output: () => ({ stdout, stderr }) };
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 120_000): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  ms = 120_000,
+  // What the wait saw last, in the error: a timeout says why, not only that.
+  seen?: () => Promise<string>,
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) {
+      const last = seen ? await seen().catch((error: unknown) => `(could not look: ${String(error)})`) : '';
+      throw new Error(`timed out waiting for ${what}${last ? `; last seen:\n${last}` : ''}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -75,6 +84,8 @@ async function show(folder: string, runId: string): Promise<Shown | undefined> {
 type Message = { role: string; content: string | null };
 /** The writers' model calls, by task: a delegation run twice would call its model again. */
 const writerCalls = new Map<string, number>();
+/** Whether the writers' delays are staggered by task (the coordinator-kill test). */
+let stagger = false;
 
 /** The coordinator fans out; each sub-agent writes one file (task 5 tries outside the workspace). */
 function turn(body: { model: string; messages: Message[] }): MockTurn {
@@ -90,11 +101,22 @@ function turn(body: { model: string; messages: Message[] }): MockTurn {
   const task = body.messages.find((m) => m.role === 'user')?.content ?? '';
   writerCalls.set(task, (writerCalls.get(task) ?? 0) + 1);
   const n = task.split(' ')[1] ?? 'x';
-  // Slow enough that a worker is killed while it holds delegations.
-  if (last?.role === 'tool') return { delayMs: 4000, text: `${task} -> ${last.content}` };
+  // Slow enough that a worker is killed while it holds delegations. Staggered, the first task
+  // ends long before the others, so "one finished, others running" lasts long enough to be seen
+  // under load (with equal delays the six end together and a slow probe can miss the moment);
+  // tasks 3-5 make their proxied write after the coordinator is killed, 1-2 before it.
+  const i = Number(n);
+  const [writeMs, answerMs] = !stagger
+    ? [4000, 4000]
+    : i === 0
+      ? [500, 500]
+      : i < 3
+        ? [4000, 15_000]
+        : [15_000, 4000];
+  if (last?.role === 'tool') return { delayMs: answerMs, text: `${task} -> ${last.content}` };
   const path = task.startsWith('escape') ? '../escaped.txt' : `out/${n}.txt`;
   return {
-    delayMs: 4000,
+    delayMs: writeMs,
     toolCalls: [{ id: `w${n}`, name: 'write_file', arguments: { path, content: `written by task ${n}\n` } }],
   };
 }
@@ -219,6 +241,7 @@ describe.skipIf(postgresSkipReason !== undefined)('durable sub-agents on the del
     const coordinator = join(root, 'coordinator');
     await rm(join(coordinator, 'ws', 'out'), { recursive: true, force: true });
     writerCalls.clear();
+    stagger = true;
     const worker = raf(['worker', '--store', store, '--concurrency', '6'], join(root, 'worker-a'));
     await until(
       'the worker to start',
@@ -230,18 +253,39 @@ describe.skipIf(postgresSkipReason !== undefined)('durable sub-agents on the del
     );
     const run = raf(['run', 'agent.yaml', '--durable', '--store', store, '-i', 'fan out again'], coordinator);
     const runId = await until('the run to start', async () => /^run (\S+)$/m.exec(run.output().stdout)?.[1]);
-    await until('a delegation to finish while others run', async () => {
-      const children = (await show(coordinator, runId))?.delegations ?? [];
-      return children.some((d) => d.status === 'finished') && children.some((d) => d.status === 'running')
-        ? true
-        : undefined;
-    });
+    // The delegations' statuses as the probe saw them, in order (each change once).
+    const snapshots: string[] = [];
+    await until(
+      'a delegation to finish while others run',
+      async () => {
+        const children = (await show(coordinator, runId))?.delegations ?? [];
+        const now = children.map((d) => d.status).join(',');
+        if (snapshots.at(-1) !== now) snapshots.push(now);
+        return children.some((d) => d.status === 'finished') && children.some((d) => d.status === 'running')
+          ? true
+          : undefined;
+      },
+      120_000,
+      async () =>
+        `delegation statuses seen: ${JSON.stringify(snapshots)}\nworker stderr:\n${worker.output().stderr.slice(-3000)}`,
+    );
     run.child.kill('SIGKILL');
     await run.exited;
-    const shown = await until('the worker to finish the run', async () => {
-      const info = await show(coordinator, runId);
-      return info?.status === 'finished' ? info : undefined;
-    });
+    const shown = await until(
+      'the worker to finish the run',
+      async () => {
+        const info = await show(coordinator, runId);
+        return info?.status === 'finished' ? info : undefined;
+      },
+      120_000,
+      async () =>
+        [
+          `run: ${JSON.stringify(await show(coordinator, runId), null, 1)}`,
+          `writer calls: ${JSON.stringify([...writerCalls])}`,
+          `worker stderr:\n${worker.output().stderr.slice(-4000)}`,
+          `coordinator stderr:\n${run.output().stderr.slice(-2000)}`,
+        ].join('\n'),
+    );
     expect(shown.text).toMatch(/^all done: /);
     // Still the same six children, each run once (two model calls: the write, then the answer).
     expect(shown.delegations?.map((d) => d.status)).toEqual(Array(TASKS).fill('finished'));
