@@ -136,6 +136,14 @@ export class DurableTables {
     return rowCount === 1;
   }
 
+  /** Gives a claim back (its runs could not all be re-queued): the next recovery pass claims it again. */
+  async releaseClaim(dead: string, me: string): Promise<void> {
+    await this.pool.query(
+      'UPDATE raf_durable_executors SET recovered_by = NULL WHERE executor_id = $1 AND recovered_by = $2',
+      [dead, me],
+    );
+  }
+
   /** Recovered executors are kept a while (a fenced process reads its row), then dropped. */
   async forgetRecovered(olderThanMs: number): Promise<void> {
     await this.pool.query(

@@ -74,7 +74,7 @@ export function durableToolView(
  * name's queue (runs on the run queue, delegations on the delegation queue).
  */
 export async function recoverDeadExecutors(
-  dbos: Dbos,
+  dbos: Pick<Dbos, 'listWorkflows' | 'resumeWorkflow'>,
   tables: DurableTables,
   me: string,
   options: { staleMs: number; queues: readonly [workflowName: string, queueName: string][] },
@@ -87,15 +87,23 @@ export async function recoverDeadExecutors(
         ? !pidAlive(row.pid) || now - row.heartbeat_at > 60_000
         : now - row.heartbeat_at > options.staleMs;
     if (!dead || !(await tables.claimExecutor(row.executor_id, me))) continue;
-    for (const [workflowName, queueName] of options.queues) {
-      const pending = await dbos.listWorkflows({
-        status: 'PENDING',
-        executorId: row.executor_id,
-        workflowName,
-        loadInput: false,
-        loadOutput: false,
-      });
-      for (const run of pending) await dbos.resumeWorkflow(run.workflowID, { queueName });
+    try {
+      for (const [workflowName, queueName] of options.queues) {
+        const pending = await dbos.listWorkflows({
+          status: 'PENDING',
+          executorId: row.executor_id,
+          workflowName,
+          loadInput: false,
+          loadOutput: false,
+        });
+        for (const run of pending) await dbos.resumeWorkflow(run.workflowID, { queueName });
+      }
+    } catch (error) {
+      // A claim kept after a failed re-queue (a pool timeout under load) would leave the dead
+      // executor's remaining runs PENDING for ever: give it back, so a later pass (here or on
+      // another worker) claims it again; runs already re-queued are no longer PENDING there.
+      await tables.releaseClaim(row.executor_id, me).catch(() => undefined);
+      throw error;
     }
   }
   await tables.forgetRecovered(10 * 60_000);
