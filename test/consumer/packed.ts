@@ -68,7 +68,7 @@ export async function packAll(destination: string): Promise<Map<string, string>>
     }),
   );
   for (const file of readdirSync(destination)) {
-    const name = /^raf-([a-z]+)-\d/.exec(file)?.[1];
+    const name = /^raf-([a-z0-9-]+?)-\d/.exec(file)?.[1];
     if (name) tarballs.set(`@raf/${name}`, join(destination, file));
   }
   return tarballs;
