@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +7,7 @@ import { openPostgresStore, type PostgresStore } from '@raf/postgres';
 import { type PgCluster, postgresSkipReason, startPgCluster } from '@raf/postgres/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DurableControl, type DurableRunInfo } from './index.js';
+import { startChild, until } from './test-support/child-process.js';
 import { BRANCHES } from './test-support/fan-out-workflow.js';
 
 /**
@@ -19,40 +20,7 @@ const KILLS = Number(process.env.RAF_DURABLE_WORKFLOW_KILLS ?? 5);
 const script = fileURLToPath(new URL('./test-support/workflow-process.ts', import.meta.url));
 const EXPECTED = Array.from({ length: BRANCHES }, (_, b) => `b${b}:go`).join(',');
 
-function start(args: string[]) {
-  const child = spawn(process.execPath, ['--conditions=@raf/source', '--import', 'tsx', script, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const effects = (count: number) =>
-    new Promise<void>((resolve) => {
-      const check = () => {
-        if (stdout.includes('ready\n') && stdout.split('effect\n').length - 1 >= count) resolve();
-      };
-      child.stdout.on('data', check);
-      check();
-      void exited.then(() => resolve());
-    });
-  return { child, exited, effects, output: () => ({ stdout, stderr }) };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const start = (args: string[]) => startChild(script, args);
 
 const ended = (info: DurableRunInfo | undefined) =>
   info && (info.status === 'finished' || info.status === 'failed' || info.status === 'cancelled')
