@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { redactStoreUrl, SessionError } from '@raf/core';
 import pg from 'pg';
 import * as z from 'zod';
+import { processStart } from './process-start.js';
 
 /**
  * RAF's own rows beside DBOS's schema, in the same database: which process (DBOS executor) is
@@ -12,6 +13,7 @@ const SCHEMA = `
 CREATE TABLE IF NOT EXISTS raf_durable_executors (
   executor_id TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, role TEXT NOT NULL,
   heartbeat_at BIGINT NOT NULL, released BOOLEAN NOT NULL DEFAULT false, recovered_by TEXT);
+ALTER TABLE raf_durable_executors ADD COLUMN IF NOT EXISTS proc_start TEXT;
 CREATE TABLE IF NOT EXISTS raf_durable_calls (
   run_id TEXT NOT NULL, call_id TEXT NOT NULL, started_at BIGINT NOT NULL, PRIMARY KEY (run_id, call_id));
 CREATE TABLE IF NOT EXISTS raf_durable_approvals (
@@ -27,6 +29,8 @@ const executorRow = z.object({
   pid: z.number().int(),
   heartbeat_at: z.coerce.number(),
   released: z.boolean(),
+  // When the process started (`processStart`); null on hosts without /proc and in rows of older versions.
+  proc_start: z.string().nullable(),
 });
 export type ExecutorRow = z.infer<typeof executorRow>;
 
@@ -95,9 +99,10 @@ export class DurableTables {
 
   async registerExecutor(executorId: string, role: string): Promise<void> {
     await this.pool.query(
-      `INSERT INTO raf_durable_executors (executor_id, host, pid, role, heartbeat_at) VALUES ($1, $2, $3, $4, $5)
+      `INSERT INTO raf_durable_executors (executor_id, host, pid, role, heartbeat_at, proc_start)
+       VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (executor_id) DO UPDATE SET heartbeat_at = EXCLUDED.heartbeat_at, released = false, recovered_by = NULL`,
-      [executorId, hostname(), process.pid, role, Date.now()],
+      [executorId, hostname(), process.pid, role, Date.now(), processStart(process.pid) ?? null],
     );
   }
 
@@ -120,7 +125,7 @@ export class DurableTables {
   /** Executors nobody recovered yet, but `me`. */
   async candidates(me: string): Promise<ExecutorRow[]> {
     const { rows } = await this.pool.query(
-      `SELECT executor_id, host, pid, heartbeat_at, released FROM raf_durable_executors
+      `SELECT executor_id, host, pid, heartbeat_at, released, proc_start FROM raf_durable_executors
        WHERE recovered_by IS NULL AND executor_id <> $1`,
       [me],
     );

@@ -10,6 +10,7 @@ import { subAgentsOf } from './delegation-runner.js';
 import { DurableModelClient, durableTool, type RunSteps, type StepsLookup } from './durable-steps.js';
 import type { DurableTables } from './durable-tables.js';
 import type { Dbos } from './load-sdk.js';
+import { processAlive } from './process-start.js';
 import type { DurableAgentRef } from './run-spec.js';
 
 /** How a process keys the agents runs name: by file, folder and overrides, or by name. */
@@ -17,17 +18,6 @@ export function keyOf(ref: DurableAgentRef): string {
   return ref.file
     ? `file:${ref.cwd ?? ''}:${ref.file}:${JSON.stringify(ref.overrides ?? {})}`
     : `name:${ref.name}`;
-}
-
-/** Whether process `pid` on this host is alive. */
-export function pidAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**
@@ -68,7 +58,8 @@ export function durableToolView(
 }
 
 /**
- * Takes over the work of processes that died: on this host a process whose pid is gone, on
+ * Takes over the work of processes that died: on this host a process whose pid is gone (or is
+ * another process's now), on
  * another one whose heartbeat is older than `staleMs`, or one that released its runs. One worker
  * claims each dead process (compare-and-set); its pending workflows of each name go back on that
  * name's queue (runs on the run queue, delegations on the delegation queue).
@@ -84,7 +75,7 @@ export async function recoverDeadExecutors(
     const dead = row.released
       ? true
       : row.host === hostname()
-        ? !pidAlive(row.pid) || now - row.heartbeat_at > 60_000
+        ? !processAlive(row.pid, row.proc_start) || now - row.heartbeat_at > 60_000
         : now - row.heartbeat_at > options.staleMs;
     if (!dead || !(await tables.claimExecutor(row.executor_id, me))) continue;
     try {
