@@ -118,28 +118,12 @@ function registerModernServedAgent(
             ...(session !== undefined && { sessionId: session }),
           });
         const progressToken = ctx.mcpReq._meta?.progressToken;
-        let progress = 0;
+        const acc = { after, text, progress: 0 };
         for (let round = 0; round < MCP_MAX_APPROVAL_ROUNDS; round++) {
-          const read = await readServedRun(run, after, (name) => {
-            if (progressToken === undefined) return;
-            void ctx.mcpReq
-              .notify({
-                method: 'notifications/progress',
-                params: { progressToken, progress: ++progress, message: `→ ${name}` },
-              })
-              .catch(() => undefined);
-          });
-          after = read.after;
-          text += read.text;
-          const { finish, error, requests } = read;
-          if (error) return mcpFailure(`the agent failed: ${error}`);
-          if (finish !== 'awaitingApproval') {
-            const answer = { sessionId: run.sessionId, finishReason: finish, text, runId: run.runId };
-            return {
-              content: [{ type: 'text', text: text || `(finished: ${finish})` }],
-              structuredContent: answer,
-            };
-          }
+          const read = await readCallRound(run, acc, progressToken, (n) => ctx.mcpReq.notify(n));
+          if ('result' in read) return read.result;
+          const { requests } = read;
+          ({ after, text } = acc);
           if (mode === 'ask') {
             if (!canBeAsked(sdk, server, ctx))
               return mcpFailure(
@@ -182,6 +166,52 @@ function registerModernServedAgent(
       }
     },
   );
+}
+
+/** A tool result both SDKs' `CallToolResult` types accept (each revision has its own). */
+// A type, not an interface: only a type literal is assignable to the SDKs' index-signature types.
+export type PlainToolResult = {
+  content: { type: 'text'; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+};
+
+/** A progress notification, as either revision's sender takes it. */
+export interface ProgressNotice {
+  method: 'notifications/progress';
+  params: { progressToken: string | number; progress: number; message: string };
+}
+
+/**
+ * One round of a served MCP call on either revision: reads the run on from `acc.after` (a progress
+ * notice per tool call when the caller gave a token) and gives the call's answer once the run
+ * stopped, or the approvals it waits on; `acc` holds what was read so far.
+ */
+export async function readCallRound(
+  run: ServedRun,
+  acc: { after: number; text: string; progress: number },
+  progressToken: string | number | undefined,
+  notify: (notice: ProgressNotice) => Promise<unknown>,
+): Promise<{ result: PlainToolResult } | { requests: ToolApprovalRequestUpdate[] }> {
+  const read = await readServedRun(run, acc.after, (name) => {
+    if (progressToken === undefined) return;
+    const params = { progressToken, progress: ++acc.progress, message: `→ ${name}` };
+    void notify({ method: 'notifications/progress', params }).catch(() => undefined);
+  });
+  acc.after = read.after;
+  acc.text += read.text;
+  if (read.error)
+    return {
+      result: { content: [{ type: 'text', text: `the agent failed: ${read.error}` }], isError: true },
+    };
+  if (read.finish === 'awaitingApproval') return { requests: read.requests };
+  const answer = { sessionId: run.sessionId, finishReason: read.finish, text: acc.text, runId: run.runId };
+  return {
+    result: {
+      content: [{ type: 'text', text: acc.text || `(finished: ${read.finish})` }],
+      structuredContent: answer,
+    },
+  };
 }
 
 /**

@@ -12,7 +12,7 @@ import type { RunRegistry } from '../runs/run-registry.js';
 import type { ServedAgent } from '../runs/served-agents.js';
 import type { ServedRun } from '../runs/served-run.js';
 import { tenantOf } from './chat-routes.js';
-import { MCP_MAX_APPROVAL_ROUNDS, mcpToolName, modernMcp, readServedRun } from './mcp-modern.js';
+import { MCP_MAX_APPROVAL_ROUNDS, mcpToolName, modernMcp, readCallRound } from './mcp-modern.js';
 
 export interface McpRouteOptions {
   /** A paused run: `ask` (default) through MCP elicitation; `approve`/`deny` decide alone (as `raf mcp serve`). */
@@ -59,31 +59,12 @@ function registerServedAgent(
           tenant,
           ...(session !== undefined && { sessionId: session }),
         });
-        let text = '';
-        let after = 0;
+        const acc = { after: 0, text: '', progress: 0 };
         const progressToken = extra._meta?.progressToken;
-        let progress = 0;
         for (let round = 0; round < MAX_APPROVAL_ROUNDS; round++) {
-          const read = await readServedRun(run, after, (name) => {
-            if (progressToken === undefined) return;
-            void extra
-              .sendNotification({
-                method: 'notifications/progress',
-                params: { progressToken, progress: ++progress, message: `→ ${name}` },
-              })
-              .catch(() => undefined);
-          });
-          after = read.after;
-          text += read.text;
-          const { finish, error, requests } = read;
-          if (error) return failure(`the agent failed: ${error}`);
-          if (finish !== 'awaitingApproval') {
-            const answer = { sessionId: run.sessionId, finishReason: finish, text, runId: run.runId };
-            return {
-              content: [{ type: 'text', text: text || `(finished: ${finish})` }],
-              structuredContent: answer,
-            };
-          }
+          const read = await readCallRound(run, acc, progressToken, (n) => extra.sendNotification(n));
+          if ('result' in read) return read.result;
+          const { requests } = read;
           const decided = await decideApprovals(server, agent.name, requests, {
             mode,
             requestId: extra.requestId,
