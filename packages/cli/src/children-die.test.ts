@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -86,7 +86,11 @@ describe('run_command children die with raf', { timeout: 90_000 }, () => {
         stderr += chunk.toString();
       });
       const started = await until(
-        () => existsSync(join(dir, 'shell.pid')) && existsSync(join(dir, 'child.pid')),
+        // Written by the shell: wait for whole lines, never read an empty file as pid 0.
+        () =>
+          ['shell.pid', 'child.pid'].every(
+            (name) => existsSync(join(dir, name)) && readFileSync(join(dir, name), 'utf8').endsWith('\n'),
+          ),
         45_000,
       );
       expect(started, stderr).toBe(true);

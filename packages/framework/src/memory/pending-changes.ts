@@ -38,7 +38,8 @@ const ABANDONED_MS = 10 * 60_000;
 /** A record is abandoned when the process that wrote it is gone (never one of this process). */
 async function abandoned(record: string, pid: unknown): Promise<boolean> {
   if (pid === process.pid) return false;
-  if (typeof pid === 'number') {
+  // 0 and negative numbers name process groups for kill(2): such a record is nobody's.
+  if (typeof pid === 'number' && Number.isSafeInteger(pid) && pid > 0) {
     try {
       process.kill(pid, 0);
       const info = await stat(record).catch(() => undefined);

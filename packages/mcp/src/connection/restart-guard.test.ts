@@ -89,6 +89,8 @@ describe('a stdio server whose script changed since build', { timeout: 60_000 },
 
 /** Whether a process is alive (signal 0), and not a zombie. */
 async function alive(pid: number): Promise<boolean> {
+  // kill(0) and kill(-n) signal process groups (the test runner's own): only a real pid.
+  if (!Number.isSafeInteger(pid) || pid <= 1) throw new Error(`not a process id: ${pid}`);
   try {
     process.kill(pid, 0);
   } catch {
@@ -109,12 +111,14 @@ describe('a stdio server dies with its parent', { timeout: 150_000 }, () => {
       const parent = join(dir, 'parent.mts');
       writeFileSync(
         parent,
-        `import { writeFileSync } from 'node:fs';
+        `import { renameSync, writeFileSync } from 'node:fs';
 import { buildTestAgent, context, toolNamed } from ${JSON.stringify(join(REPO_ROOT, 'packages/mcp/src/test-support/agents.ts'))};
 import { stdioTestServer } from ${JSON.stringify(join(REPO_ROOT, 'packages/mcp/src/test-support/servers.ts'))};
 const test = await buildTestAgent({ tools: [{ kind: 'mcp', name: 's', config: stdioTestServer({ TEST_SERVER_STUBBORN: '1' }) }] });
 const who = await toolNamed(test.agent.tools, 'whoami').execute({}, context());
-writeFileSync(${JSON.stringify(pidFile)}, String(JSON.parse(who.data).pid));
+// Written whole, then renamed: the test must never read a half-written (empty) file as pid 0.
+writeFileSync(${JSON.stringify(`${pidFile}.tmp`)}, String(JSON.parse(who.data).pid));
+renameSync(${JSON.stringify(`${pidFile}.tmp`)}, ${JSON.stringify(pidFile)});
 setInterval(() => {}, 1000);
 `,
       );
@@ -130,6 +134,7 @@ setInterval(() => {}, 1000);
       expect(await alive(serverPid)).toBe(true);
       cleanups.push(async () => {
         try {
+          // Checked above to be a real pid: kill(0, SIGKILL) would end the whole test run (CI 137).
           process.kill(serverPid, 'SIGKILL');
         } catch {}
       });

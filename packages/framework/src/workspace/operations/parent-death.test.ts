@@ -6,7 +6,11 @@ import { groupWatchdog, withParentDeathSignal } from './parent-death.js';
 describe('parent-death helpers', () => {
   it('the group watchdog keeps the exit code, the output and a closed stdin', async () => {
     const { file, args } = groupWatchdog('read x; echo "got:$x"; echo err >&2; exit 7');
-    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    const child = spawn(file, args, {
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      // Its own group, as raf spawns it: the watchdog's `kill -KILL 0` must never reach the test runner.
+      detached: true,
+    });
     let out = '';
     let err = '';
     child.stdout?.on('data', (c: Buffer) => {
@@ -23,7 +27,7 @@ describe('parent-death helpers', () => {
     const { file, args } = groupWatchdog(
       'if [ -e /proc/self/fd/3 ] || { true >&3; } 2>/dev/null; then echo open; else echo closed; fi',
     );
-    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'ignore', 'pipe'] });
+    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'ignore', 'pipe'], detached: true });
     let out = '';
     child.stdout?.on('data', (c: Buffer) => {
       out += c.toString();
