@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
 import { redactStoreUrl, SessionError } from '@raf/core';
+import { sessionStoreKit } from '@raf/framework';
 import pg from 'pg';
 import * as z from 'zod';
-import { processStart } from './process-start.js';
 
 /**
  * RAF's own rows beside DBOS's schema, in the same database: which process (DBOS executor) is
@@ -102,7 +102,14 @@ export class DurableTables {
       `INSERT INTO raf_durable_executors (executor_id, host, pid, role, heartbeat_at, proc_start)
        VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (executor_id) DO UPDATE SET heartbeat_at = EXCLUDED.heartbeat_at, released = false, recovered_by = NULL`,
-      [executorId, hostname(), process.pid, role, Date.now(), processStart(process.pid) ?? null],
+      [
+        executorId,
+        hostname(),
+        process.pid,
+        role,
+        Date.now(),
+        sessionStoreKit.processStart(process.pid) ?? null,
+      ],
     );
   }
 

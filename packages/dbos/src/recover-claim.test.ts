@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { sessionStoreKit } from '@raf/framework';
 import { type PgCluster, postgresSkipReason, startPgCluster } from '@raf/postgres/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DurableTables } from './durable-tables.js';
-import { processStart } from './process-start.js';
 import { recoverDeadExecutors } from './runtime-helpers.js';
 
 let cluster: PgCluster | undefined;
@@ -58,7 +58,7 @@ describe.skipIf(postgresSkipReason !== undefined)('taking over a dead executor',
     expect((await tables.candidates('worker-c')).map((r) => r.executor_id)).not.toContain('dead-1');
   });
 
-  it.runIf(processStart(process.pid) !== undefined)(
+  it.runIf(sessionStoreKit.processStart(process.pid) !== undefined)(
     'a process of this host whose pid now names another process is taken over at once, not after 60 s',
     async () => {
       const other = spawn('sleep', ['30']);
@@ -71,7 +71,7 @@ describe.skipIf(postgresSkipReason !== undefined)('taking over a dead executor',
         // with that process's start time (alive), one with another (its process died, the pid was reused).
         await tables.registerExecutor('same-pid', 'run');
         await tables.registerExecutor('reused-pid', 'run');
-        const start = processStart(other.pid!)!;
+        const start = sessionStoreKit.processStart(other.pid!)!;
         await db.query('UPDATE raf_durable_executors SET pid = $1, proc_start = $2 WHERE executor_id = $3', [
           other.pid,
           start,

@@ -5,12 +5,12 @@ import {
   createDelegationTools,
   type DelegationRunner,
   type SubAgentsProvider,
+  sessionStoreKit,
 } from '@raf/framework';
 import { subAgentsOf } from './delegation-runner.js';
 import { DurableModelClient, durableTool, type RunSteps, type StepsLookup } from './durable-steps.js';
 import type { DurableTables } from './durable-tables.js';
 import type { Dbos } from './load-sdk.js';
-import { processAlive } from './process-start.js';
 import type { DurableAgentRef } from './run-spec.js';
 
 /** How a process keys the agents runs name: by file, folder and overrides, or by name. */
@@ -58,9 +58,9 @@ export function durableToolView(
 }
 
 /**
- * Takes over the work of processes that died: on this host a process whose pid is gone (or is
- * another process's now), on
- * another one whose heartbeat is older than `staleMs`, or one that released its runs. One worker
+ * Takes over the work of processes that died: on this host a process whose pid is gone or names
+ * another process now, on another one whose heartbeat is older than `staleMs`, or one that
+ * released its runs. One worker
  * claims each dead process (compare-and-set); its pending workflows of each name go back on that
  * name's queue (runs on the run queue, delegations on the delegation queue).
  */
@@ -75,7 +75,7 @@ export async function recoverDeadExecutors(
     const dead = row.released
       ? true
       : row.host === hostname()
-        ? !processAlive(row.pid, row.proc_start) || now - row.heartbeat_at > 60_000
+        ? !sessionStoreKit.processAlive(row.pid, row.proc_start) || now - row.heartbeat_at > 60_000
         : now - row.heartbeat_at > options.staleMs;
     if (!dead || !(await tables.claimExecutor(row.executor_id, me))) continue;
     try {

@@ -1,6 +1,6 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pidAlive } from '../store/lease-holder.js';
+import { processAlive } from '../store/process-start.js';
 
 /** Temporary files older than this are debris whoever wrote them. */
 export const TEMP_MAX_AGE_MS = 60 * 60_000;
@@ -25,7 +25,7 @@ export async function sweepTempFiles(directory: string, now = Date.now()): Promi
     if (!name.startsWith('.') || !name.endsWith('.tmp')) continue;
     const pid = Number(TEMP.exec(name)?.[1] ?? Number.NaN);
     const path = join(directory, name);
-    const dead = Number.isInteger(pid) && pid > 0 && !pidAlive(pid);
+    const dead = Number.isInteger(pid) && pid > 0 && !processAlive(pid);
     const old = dead || now - ((await stat(path).catch(() => undefined))?.mtimeMs ?? now) > TEMP_MAX_AGE_MS;
     if (!old) continue;
     if (

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { type AcquireLeaseOptions, DEFAULT_LEASE_WAIT_MS, SessionConflictError } from '@raf/core';
 import { nodeCrypto } from '../lazy-builtins.js';
+import { processAlive } from './process-start.js';
 
 /** Who holds a lease: written into the lock file or row, read back by the next acquirer. */
 export interface LeaseHolder {
@@ -28,18 +29,8 @@ export function holderAlive(
   holder: Pick<LeaseHolder, 'pid' | 'host' | 'expiresAt'>,
   now = Date.now(),
 ): boolean {
-  if (holder.host === hostname()) return pidAlive(holder.pid);
+  if (holder.host === hostname()) return processAlive(holder.pid);
   return now < holder.expiresAt;
-}
-
-export function pidAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Renews a held lease every third of its TTL without keeping the process alive. */

@@ -1,12 +1,14 @@
 import { parseJournalEntry } from '../sessions/session-snapshot-schema.js';
 import { holderAlive, LEASE_TTL_MS, newHolder, renewEvery, waitForLease } from './lease-holder.js';
+import { processAlive, processStart } from './process-start.js';
 import { checkRevision, emptySnapshot } from './store-common.js';
 
 export type { LeaseHolder } from './lease-holder.js';
 
 /**
  * The parts every session store backend shares (the memory, file and SQLite ones here,
- * `@raf/postgres`), so each keeps the same lease, revision and journal rules.
+ * `@raf/postgres`), so each keeps the same lease, revision and journal rules; and the one rule
+ * for whether a process recorded on this host is still the one that wrote (`@raf/dbos` too).
  */
 export const sessionStoreKit = {
   newHolder,
@@ -17,4 +19,6 @@ export const sessionStoreKit = {
   emptySnapshot,
   parseJournalEntry,
   LEASE_TTL_MS,
+  processAlive,
+  processStart,
 } as const;

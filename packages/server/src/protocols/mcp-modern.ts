@@ -27,7 +27,18 @@ interface PausedCall {
 }
 
 export const MCP_MAX_APPROVAL_ROUNDS = 20;
-const mcpFailure = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
+/** A tool result both SDKs' `CallToolResult` types accept (each revision has its own). */
+// A type, not an interface: only a type literal is assignable to the SDKs' index-signature types.
+export type PlainToolResult = {
+  content: { type: 'text'; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+};
+
+export const mcpFailure = (text: string): PlainToolResult => ({
+  content: [{ type: 'text', text }],
+  isError: true,
+});
 export const mcpToolName = (name: string) => name.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 64) || 'agent';
 const described = (r: ToolApprovalRequestUpdate) =>
   `${r.name} ${r.resolvedTarget ?? JSON.stringify(r.arguments)}`.slice(0, 500);
@@ -87,8 +98,8 @@ function registerModernServedAgent(
         // Verified by the codec before the handler runs: a forged or expired state never gets here.
         const paused = ctx.mcpReq.requestState<PausedCall>();
         let run: ServedRun;
-        let text = '';
-        let after = 0;
+        // What the call has read: none of the run yet, or up to the pause a retry answers.
+        const acc = { after: 0, text: '', progress: 0 };
         if (paused) {
           // Another tenant's sealed state names a run it cannot see: told it does not exist.
           if (paused.tenant !== tenant) return mcpFailure(`unknown run ${paused.runId}`);
@@ -110,7 +121,8 @@ function registerModernServedAgent(
             };
           });
           run = await registry.approve(paused.runId, tenant, approvals);
-          ({ text, after } = paused);
+          acc.after = paused.after;
+          acc.text = paused.text;
         } else
           run = await registry.start(agent.name, {
             input,
@@ -118,12 +130,10 @@ function registerModernServedAgent(
             ...(session !== undefined && { sessionId: session }),
           });
         const progressToken = ctx.mcpReq._meta?.progressToken;
-        const acc = { after, text, progress: 0 };
         for (let round = 0; round < MCP_MAX_APPROVAL_ROUNDS; round++) {
           const read = await readCallRound(run, acc, progressToken, (n) => ctx.mcpReq.notify(n));
           if ('result' in read) return read.result;
           const { requests } = read;
-          ({ after, text } = acc);
           if (mode === 'ask') {
             if (!canBeAsked(sdk, server, ctx))
               return mcpFailure(
@@ -142,8 +152,8 @@ function registerModernServedAgent(
             const state: PausedCall = {
               runId: run.runId,
               tenant,
-              after,
-              text,
+              after: acc.after,
+              text: acc.text,
               callIds: requests.map((r) => r.callId),
             };
             return sdk.inputRequired({ inputRequests, requestState: await codec.mint(state) });
@@ -167,14 +177,6 @@ function registerModernServedAgent(
     },
   );
 }
-
-/** A tool result both SDKs' `CallToolResult` types accept (each revision has its own). */
-// A type, not an interface: only a type literal is assignable to the SDKs' index-signature types.
-export type PlainToolResult = {
-  content: { type: 'text'; text: string }[];
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-};
 
 /** A progress notification, as either revision's sender takes it. */
 export interface ProgressNotice {
@@ -200,10 +202,7 @@ export async function readCallRound(
   });
   acc.after = read.after;
   acc.text += read.text;
-  if (read.error)
-    return {
-      result: { content: [{ type: 'text', text: `the agent failed: ${read.error}` }], isError: true },
-    };
+  if (read.error) return { result: mcpFailure(`the agent failed: ${read.error}`) };
   if (read.finish === 'awaitingApproval') return { requests: read.requests };
   const answer = { sessionId: run.sessionId, finishReason: read.finish, text: acc.text, runId: run.runId };
   return {

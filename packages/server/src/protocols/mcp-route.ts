@@ -12,7 +12,7 @@ import type { RunRegistry } from '../runs/run-registry.js';
 import type { ServedAgent } from '../runs/served-agents.js';
 import type { ServedRun } from '../runs/served-run.js';
 import { tenantOf } from './chat-routes.js';
-import { MCP_MAX_APPROVAL_ROUNDS, mcpToolName, modernMcp, readCallRound } from './mcp-modern.js';
+import { MCP_MAX_APPROVAL_ROUNDS, mcpFailure, mcpToolName, modernMcp, readCallRound } from './mcp-modern.js';
 
 export interface McpRouteOptions {
   /** A paused run: `ask` (default) through MCP elicitation; `approve`/`deny` decide alone (as `raf mcp serve`). */
@@ -22,7 +22,6 @@ export interface McpRouteOptions {
 /** Open MCP sessions per tenant: a client that never closes its sessions evicts its own oldest. */
 const MAX_SESSIONS_PER_TENANT = 64;
 const MAX_APPROVAL_ROUNDS = MCP_MAX_APPROVAL_ROUNDS;
-const failure = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
 
 /**
  * One served agent as one MCP tool, `raf mcp serve`'s shape (`{input, session?}` → the answer,
@@ -71,14 +70,14 @@ function registerServedAgent(
             signal: extra.signal,
           });
           if (typeof decided === 'string')
-            return failure(
+            return mcpFailure(
               `${decided} (run ${run.runId}: answer it with POST /v1/runs/${run.runId}/approvals)`,
             );
           run = await registry.approve(run.runId, tenant, decided);
         }
-        return failure(`the agent asked for approval more than ${MAX_APPROVAL_ROUNDS} times in one call`);
+        return mcpFailure(`the agent asked for approval more than ${MAX_APPROVAL_ROUNDS} times in one call`);
       } catch (error) {
-        return failure(`the agent failed: ${getErrorMessage(error)}`);
+        return mcpFailure(`the agent failed: ${getErrorMessage(error)}`);
       }
     },
   );

@@ -23,6 +23,8 @@ export function processStart(pid: number): string | undefined {
  * long same-host expiry.
  */
 export function processAlive(pid: number, start?: string | null): boolean {
+  // 0 and negative numbers name process groups for kill(2): never ask about those.
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
   if (pid === process.pid) return start == null || start === processStart(pid);
   try {
     process.kill(pid, 0);
