@@ -24,13 +24,17 @@ export function newHolder(now = Date.now()): LeaseHolder {
   };
 }
 
-/** Same host: alive while its pid is (no wait for expiry after a kill -9). Other hosts: until expiry. */
+/**
+ * Alive until its renewed expiry passes; on this host, also dead as soon as its pid is gone (no
+ * wait for expiry after a kill -9). A pid that is alive past the expiry is another process that
+ * reused it: the holder renews every third of the TTL while it runs, so it would not have lapsed.
+ */
 export function holderAlive(
   holder: Pick<LeaseHolder, 'pid' | 'host' | 'expiresAt'>,
   now = Date.now(),
 ): boolean {
-  if (holder.host === hostname()) return processAlive(holder.pid);
-  return now < holder.expiresAt;
+  if (now >= holder.expiresAt) return false;
+  return holder.host !== hostname() || processAlive(holder.pid);
 }
 
 /** Renews a held lease every third of its TTL without keeping the process alive. */
