@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AgentResponseUpdate, ToolApprovalRequestUpdate } from '@raf/core';
+import type { AgentResponseUpdate, ChatMessage, ToolApprovalRequestUpdate } from '@raf/core';
 import type { ChatClientAgent, InputRequestHandler } from '@raf/framework';
 import { DurableRuntime, type DurableRuntimeOptions } from './durable-runtime.js';
 import type { DurableWorkflowAgent } from './durable-workflow.js';
@@ -48,8 +48,11 @@ export class DurableAgent {
     return new DurableAgent(opened, opened.register(agent, ref));
   }
 
-  /** Starts a run and waits until it ends or parks for approval (it goes on elsewhere if this process dies). */
-  async run(input: string, options: DurableRunOptions = {}): Promise<DurableRunStop> {
+  /**
+   * Starts a run and waits until it ends or parks for approval (it goes on elsewhere if this
+   * process dies). The input is text, or a user message with content parts (a chat agent's run).
+   */
+  async run(input: string | ChatMessage, options: DurableRunOptions = {}): Promise<DurableRunStop> {
     const runId = options.runId ?? randomUUID();
     const spec = { runId, sessionId: options.sessionId ?? runId, agent: this.ref, input };
     return this.follow(runId, options, () => this.runtime.start(spec, undefined));

@@ -1,4 +1,4 @@
-import type { AgentResponseUpdate, FinishReason, JSONValue } from '@raf/core';
+import type { AgentResponseUpdate, ChatMessage, FinishReason, JSONValue } from '@raf/core';
 import type { PostgresStore } from '@raf/postgres';
 
 type CheckpointStore = PostgresStore['checkpoints'];
@@ -50,6 +50,12 @@ export function isWorkflowAgent(agent: object): agent is DurableWorkflowAgent {
   );
 }
 
+/** A workflow's input is text: content parts (images, files) would be lost on the way. */
+export const WORKFLOW_TEXT_ONLY = {
+  code: 'RAF_WORKFLOW_INPUT',
+  message: 'a workflow takes text input; content parts (images, files) go to chat agents',
+} as const;
+
 /**
  * One execution of a durable workflow run (the first, or a recovery in a worker): it goes on from
  * the run's newest checkpoint in the store. The engine checkpoints after every superstep and,
@@ -60,9 +66,11 @@ export function isWorkflowAgent(agent: object): agent is DurableWorkflowAgent {
 export async function runWorkflowExecution(
   workflow: DurableWorkflow,
   checkpoints: CheckpointStore,
-  { runId, input = '' }: { runId: string; input?: string | undefined },
+  { runId, input = '' }: { runId: string; input?: string | ChatMessage | undefined },
   update: (update: AgentResponseUpdate) => void,
 ): Promise<{ reason: FinishReason; text: string; error?: { code: string; message: string } }> {
+  // Refused before the run starts where it can be (`raf run --attach`); code may still send one.
+  if (typeof input !== 'string') return { reason: 'other', text: '', error: WORKFLOW_TEXT_ONLY };
   const lines: string[] = [];
   const onEvent = (event: WorkflowEventLike) => {
     if (event.type !== 'output' || event.value === undefined) return;

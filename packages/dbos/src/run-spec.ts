@@ -1,9 +1,11 @@
 import type {
   AgentResponseUpdate,
   ApprovalResponse,
+  ChatMessage,
   FinishReason,
   ToolApprovalRequestUpdate,
 } from '@raf/core';
+import { sessionSchemaParts } from '@raf/core/internal';
 import type { InputRequestHandler } from '@raf/framework';
 import * as z from 'zod';
 
@@ -27,14 +29,20 @@ export const agentRefSchema = z.object({
 });
 export type DurableAgentRef = z.infer<typeof agentRefSchema>;
 
-/** A durable run's input, recorded by DBOS with the workflow. */
+/**
+ * A durable run's input, recorded by DBOS with the workflow: text, or a user message with content
+ * parts (images and files as base64, `raf run --attach`, the serving API's parts), parsed with the
+ * sessions' own message schema.
+ */
 export const runSpecSchema = z.object({
   runId: z.string().min(1),
   sessionId: z.string().min(1),
   agent: agentRefSchema,
-  input: z.string().optional(),
+  input: z.union([z.string(), sessionSchemaParts().message]).optional(),
 });
-export type DurableRunSpec = z.infer<typeof runSpecSchema>;
+export type DurableRunSpec = Omit<z.infer<typeof runSpecSchema>, 'input'> & {
+  input?: string | ChatMessage | undefined;
+};
 
 const approvalSchema = z.object({ callId: z.string(), approved: z.boolean(), reason: z.string().optional() });
 export const approvalsSchema: z.ZodType<ApprovalResponse[]> = z.array(approvalSchema);

@@ -50,6 +50,11 @@ export async function runWorkflow(
     throw new CliError('raf run: --answer resumes a workflow paused for input: give --session ID');
   if (answer !== undefined && args.input !== undefined)
     throw new CliError('raf run: -i and --answer exclude each other for a workflow; give one');
+  // A workflow's input is text: attachments would be dropped without a word.
+  if (args.attach !== undefined && answer === undefined)
+    throw new CliError(
+      `raf run: --attach goes to chat agents; ${file} is a workflow, which takes text input`,
+    );
   if (answer !== undefined && args.attach !== undefined)
     throw new CliError(
       'raf run: --attach goes with new input, not with the --answer a paused workflow takes',

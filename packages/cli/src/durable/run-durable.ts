@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { AgentResponseUpdate, FinishUpdate } from '@raf/core';
 import type { CliArgs } from '../args.js';
+import { attachedInput } from '../attachments.js';
 import { answerApprovals, runInputAnswers, sayWhatWaits } from '../commands/approval-answers.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
 import { warnOnStderr } from '../load-agent.js';
@@ -26,9 +27,16 @@ export async function runDurable(file: string, args: CliArgs, io: CliIO): Promis
     if (io.stdin.isTTY) throw new CliError('raf run needs input: -i "…" or text on stdin');
     input = (await readAll(io.stdin)).trim();
   }
-  if (!input.trim()) throw new CliError('raf run got no input: -i "…" or text on stdin');
+  if (!input.trim() && !args.attach) throw new CliError('raf run got no input: -i "…" or text on stdin');
   const path = resolve(io.cwd, file);
   const agent = await buildDurableAgent(file, args, io, warnOnStderr(file, io));
+  if (args.attach && !('chatClient' in agent))
+    throw new CliError(
+      `raf run: --attach goes to chat agents; ${file} is a workflow, which takes text input`,
+    );
+  // Read before the run starts: a missing or unreadable attachment is a usage error, exit 2. The
+  // parts are recorded with the run (base64), so a worker that takes it over sends them too.
+  const message = args.attach ? await attachedInput(input, args.attach, io.cwd) : input;
   const runId = randomUUID();
   const sessionId = args.session ?? runId;
   const durable = await dbos.durableAgent(agent, {
@@ -60,7 +68,7 @@ export async function runDurable(file: string, args: CliArgs, io: CliIO): Promis
   const always = new Set<string>();
   try {
     let stop = await Promise.race([
-      durable.run(input, { runId, sessionId, onUpdate, onInputRequest }),
+      durable.run(message, { runId, sessionId, onUpdate, onInputRequest }),
       interrupted,
     ]);
     for (;;) {

@@ -142,24 +142,22 @@ describe('/v1 start-run with content parts', () => {
     expect(JSON.stringify(doc.components.schemas.ContentPart)).toContain('application/pdf');
   });
 
-  it('with --durable, parts are refused with a 400 before the run starts (its workflow takes text)', async () => {
-    const started: string[] = [];
-    // Only `handles` is asked: the refusal comes before the durable runtime is reached.
+  it('with --durable, the parts go to the durable run as they came (its recorded input)', async () => {
+    const started: unknown[] = [];
     const durable: DurableRunHost = {
       handles: () => true,
       start: async (spec) => {
-        started.push(spec.runId);
+        started.push(spec.input);
       },
       approve: async () => undefined,
       cancel: async () => undefined,
       cancelled: async () => false,
     };
     served = await serve(fixture, 'memory:', { durable });
-    const refused = await start('reader', { input: [pdfPart] });
-    expect(refused.status).toBe(400);
-    expect(((await refused.json()) as Loose).error.message).toBe(
-      'content parts are not supported with --durable yet',
-    );
-    expect(started).toEqual([]);
+    const response = await start('reader', { input: [{ type: 'text', text: 'Read it.' }, pdfPart] });
+    expect(response.status, await response.clone().text()).toBe(201);
+    expect(started).toEqual([
+      expect.objectContaining({ role: 'user', content: [{ type: 'text', text: 'Read it.' }, pdfPart] }),
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 import type {
   AgentResponseUpdate,
   ApprovalResponse,
+  ChatMessage,
   FinishReason,
   ToolApprovalRequestUpdate,
 } from '@raf/core';
@@ -16,7 +17,12 @@ export interface DurableRunHost {
   /** Whether the served agent's runs are durable (a workflow agent is served plainly). */
   handles(agent: string): boolean;
   /** Starts the run as a durable workflow in this replica; its updates come to `DurableEvents.observe`. */
-  start(spec: { runId: string; sessionId: string; agent: string; input: string }): Promise<void>;
+  start(spec: {
+    runId: string;
+    sessionId: string;
+    agent: string;
+    input: string | ChatMessage;
+  }): Promise<void>;
   /** Answers the parked run (from any replica); a `SessionConflictError` when it was already answered. */
   approve(runId: string, approvals: ApprovalResponse[]): Promise<void>;
   /** Cancels the workflow wherever it runs. */

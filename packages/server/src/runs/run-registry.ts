@@ -3,7 +3,6 @@ import {
   type ApprovalResponse,
   approvalBatchKey,
   type ChatMessage,
-  messageText,
   SessionConflictError,
   type SessionSnapshot,
   type ToolApprovalRequestUpdate,
@@ -85,9 +84,6 @@ export class RunRegistry {
     const input = options.input;
     if (typeof input === 'string' ? input.trim() === '' : input.content.length === 0)
       throw new HttpError(400, 'invalid_field', 'input: expected text');
-    // A durable run's workflow takes its input as text (packages/dbos's start spec): parts would be lost.
-    if (typeof input !== 'string' && this.durable?.handles(served.name))
-      throw new HttpError(400, 'invalid_field', 'content parts are not supported with --durable yet');
     this.reserve(options.tenant);
     let lease: Awaited<ReturnType<RafStore['sessions']['acquireLease']>> | undefined;
     try {
@@ -117,8 +113,8 @@ export class RunRegistry {
             runId: record.runId,
             sessionId: storeId,
             agent: served.name,
-            // Parts were refused above: this is the text as it came.
-            input: typeof input === 'string' ? input : messageText(input),
+            // Parts go with the run's recorded input (base64), so a replica taking it over sends them too.
+            input,
           });
         } catch (error) {
           // Never started: the record says so rather than `running` for ever.
