@@ -16,11 +16,11 @@ import { DurableDelegationRunner } from './delegation-runner.js';
 import { DEFAULT_DELEGATION_QUEUE, DELEGATION_WORKFLOW, type DelegationOutcome } from './delegation-spec.js';
 import type { RunSteps } from './durable-steps.js';
 import { DurableTables } from './durable-tables.js';
-import { type DurableWorkflowAgent, isWorkflowAgent, runWorkflowExecution } from './durable-workflow.js';
+import { type DurableWorkflowAgent, isWorkflowAgent, runDurableWorkflow } from './durable-workflow.js';
 import { type Dbos, loadDbos } from './load-sdk.js';
+import { park } from './park.js';
 import {
   approvalsSchema,
-  approvalTopic,
   DEFAULT_RUN_QUEUE,
   type DurableAgentRef,
   type DurableRunOutcome,
@@ -75,7 +75,6 @@ let registered:
     }
   | undefined;
 const APP_VERSION = 'raf-durable-1';
-const PARKED_SECONDS = 24 * 3600;
 
 /** The workflow body DBOS runs (and replays): it reads the process's runtime. */
 async function durableRunWorkflow(input: unknown): Promise<DurableRunOutcome> {
@@ -391,13 +390,12 @@ export class DurableRuntime {
             ...(turn.error && { error: turn.error }),
           };
         }
-        const paused = { state: 'paused' as const, pause: leg, requests: turn.requests };
-        await dbos.setEvent(STATUS_EVENT, paused satisfies RunState);
-        this.listeners.get(spec.runId)?.paused?.(paused);
-        let answer: unknown = null;
-        while (answer === null) answer = await dbos.recv(approvalTopic(leg), PARKED_SECONDS);
-        approvals = approvalsSchema.parse(answer);
-        await dbos.setEvent(STATUS_EVENT, { state: 'running' } satisfies RunState);
+        approvals = await park(
+          dbos,
+          { state: 'paused', pause: leg, requests: turn.requests },
+          approvalsSchema,
+          this.listeners.get(spec.runId),
+        );
       }
     } finally {
       this.runs.delete(spec.runId);
@@ -433,12 +431,14 @@ export class DurableRuntime {
     return runDelegation({ ...host, agentFor }, input);
   }
 
-  /** A workflow's run: its nodes from the newest checkpoint on, in the process that holds the run. */
+  /** A workflow's run: its nodes from the newest checkpoint on, parked while it waits for an answer. */
   private async workflowBody(spec: DurableRunSpec, agent: DurableWorkflowAgent): Promise<DurableRunOutcome> {
-    const ended = await runWorkflowExecution(agent.workflow, this.store.checkpoints, spec, (update) =>
-      this.listeners.get(spec.runId)?.update(update),
-    );
-    await this.dbos.setEvent(STATUS_EVENT, { state: 'ended', reason: ended.reason } satisfies RunState);
+    const host = {
+      dbos: this.dbos,
+      checkpoints: this.store.checkpoints,
+      listener: () => this.listeners.get(spec.runId),
+    };
+    const ended = await runDurableWorkflow(host, agent.workflow, spec);
     return { runId: spec.runId, sessionId: spec.sessionId, ...ended };
   }
 
