@@ -1,5 +1,4 @@
 import type {
-  AgentResponseUpdate,
   ApprovalResponse,
   FinishReason,
   JSONValue,
