@@ -1,9 +1,4 @@
-import type {
-  ApprovalResponse,
-  FinishReason,
-  JSONValue,
-  ToolApprovalRequestUpdate,
-} from '@raf/core';
+import type { ApprovalResponse, FinishReason, JSONValue, ToolApprovalRequestUpdate } from '@raf/core';
 import type { PostgresStore } from '@raf/postgres';
 import * as z from 'zod';
 import type { Dbos } from './load-sdk.js';
