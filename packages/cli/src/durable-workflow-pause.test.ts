@@ -185,4 +185,20 @@ describe.skipIf(postgresSkipReason !== undefined)('a durable workflow that pause
     worker.child.kill('SIGTERM');
     expect(await worker.exited, worker.output().stderr).toBe(0);
   }, 180_000);
+
+  it('raf runs cancel: a workflow parked at a question ends cancelled; answering it then is refused (exit 5)', async () => {
+    const run = raf(['run', 'q.yaml', '--durable', '--store', store, '-i', 'Cy'], hosts[0] ?? '');
+    expect(await run.exited, run.output().stderr).toBe(3);
+    const runId = /^run (\S+)$/m.exec(run.output().stdout)?.[1] ?? '';
+    expect(run.output().stdout).toContain('Hello Cy');
+    expect(run.output().stderr).toContain(
+      `paused for input; answer from any folder with: raf approve ${runId} --answer "…"`,
+    );
+    const cancelled = await inProcess(hosts[1] ?? '', ['runs', 'cancel', runId, '--store', store, '--json']);
+    expect(cancelled.code, cancelled.err).toBe(0);
+    expect(JSON.parse(cancelled.out)).toMatchObject({ runId, status: 'cancelled' });
+    const late = await inProcess(hosts[2] ?? '', ['approve', runId, '--answer', '7', '--store', store]);
+    expect(late.code).toBe(5);
+    expect(late.err).toContain('is not waiting for an answer (cancelled)');
+  }, 120_000);
 });
