@@ -1,16 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { DBOSClient } from '@dbos-inc/dbos-sdk';
-import {
-  type AgentResponseUpdate,
-  type ApprovalResponse,
-  ConfigError,
-  type FinishReason,
-  parseStoreUrl,
-  type ToolApprovalRequestUpdate,
-} from '@raf/core';
-import { AgentSession, type ChatClientAgent, parseSessionSnapshot } from '@raf/framework';
+import { ConfigError, parseStoreUrl } from '@raf/core';
+import type { ChatClientAgent } from '@raf/framework';
 import { openPostgresStore, type PostgresStore } from '@raf/postgres';
+import { runAgentLegs } from './agent-legs.js';
 import { runDelegation } from './delegation-body.js';
 import { DurableDelegationRunner } from './delegation-runner.js';
 import { DEFAULT_DELEGATION_QUEUE, DELEGATION_WORKFLOW, type DelegationOutcome } from './delegation-spec.js';
@@ -18,19 +12,15 @@ import type { RunSteps } from './durable-steps.js';
 import { DurableTables } from './durable-tables.js';
 import { type DurableWorkflowAgent, isWorkflowAgent, runDurableWorkflow } from './durable-workflow.js';
 import { type Dbos, loadDbos } from './load-sdk.js';
-import { park } from './park.js';
 import {
-  approvalsSchema,
   DEFAULT_RUN_QUEUE,
   type DurableAgentRef,
   type DurableRunOutcome,
   type DurableRunSpec,
   RUN_WORKFLOW,
   type RunListener,
-  type RunState,
   runOutcomeSchema,
   runSpecSchema,
-  STATUS_EVENT,
 } from './run-spec.js';
 import { durableToolView, keyOf, makeDurable, recoverDeadExecutors } from './runtime-helpers.js';
 import { dbosSystemUrl } from './system-url.js';
@@ -343,12 +333,10 @@ export class DurableRuntime {
   }
 
   private async legs(spec: DurableRunSpec): Promise<DurableRunOutcome> {
-    const { dbos } = this;
+    const { dbos, tables } = this;
     const agent = await this.agentFor(spec.agent);
     if (isWorkflowAgent(agent)) return this.workflowBody(spec, agent);
-    const steps: RunSteps = { dbos, tables: this.tables, runId: spec.runId, modelCalls: 0 };
-    this.runs.set(spec.runId, steps);
-    const ask = this.listeners.get(spec.runId)?.onInputRequest;
+    this.runs.set(spec.runId, { dbos, tables, runId: spec.runId, modelCalls: 0 });
     const toolView = durableToolView(
       agent,
       () => this.currentSteps(),
@@ -359,44 +347,8 @@ export class DurableRuntime {
         }),
     );
     try {
-      const snapshot = await dbos.runStep(
-        async () => (await this.store.sessions.load(spec.sessionId)) ?? null,
-        { name: 'session:load' },
-      );
-      const session = snapshot
-        ? AgentSession.fromJSON(parseSessionSnapshot(snapshot))
-        : new AgentSession(spec.sessionId);
-      let approvals: ApprovalResponse[] | undefined;
-      for (let leg = 0; ; leg++) {
-        const turn = await this.turn(
-          spec.runId,
-          agent.run(approvals ? undefined : spec.input, {
-            session,
-            toolView,
-            ...(approvals && { approvals }),
-            ...(ask && { onInputRequest: ask }),
-          }),
-        );
-        await dbos.runStep(async () => this.store.sessions.save(session.toJSON()), {
-          name: `session:save:${leg}`,
-        });
-        if (turn.reason !== 'awaitingApproval') {
-          await dbos.setEvent(STATUS_EVENT, { state: 'ended', reason: turn.reason } satisfies RunState);
-          return {
-            runId: spec.runId,
-            sessionId: session.id,
-            reason: turn.reason,
-            text: turn.text,
-            ...(turn.error && { error: turn.error }),
-          };
-        }
-        approvals = await park(
-          dbos,
-          { state: 'paused', pause: leg, requests: turn.requests },
-          approvalsSchema,
-          this.listeners.get(spec.runId),
-        );
-      }
+      const listener = () => this.listeners.get(spec.runId);
+      return await runAgentLegs({ dbos, store: this.store, listener, toolView }, agent, spec);
     } finally {
       this.runs.delete(spec.runId);
     }
@@ -440,20 +392,5 @@ export class DurableRuntime {
     };
     const ended = await runDurableWorkflow(host, agent.workflow, spec);
     return { runId: spec.runId, sessionId: spec.sessionId, ...ended };
-  }
-
-  private async turn(runId: string, updates: AsyncIterable<AgentResponseUpdate>) {
-    let reason: FinishReason = 'other';
-    let text = '';
-    let error: { code: string; message: string } | undefined;
-    const requests: ToolApprovalRequestUpdate[] = [];
-    for await (const update of updates) {
-      this.listeners.get(runId)?.update(update);
-      if (update.type === 'text-delta') text += update.delta;
-      else if (update.type === 'tool-approval-request') requests.push(update);
-      else if (update.type === 'error') error = { code: update.code, message: update.message };
-      else if (update.type === 'finish') reason = update.reason;
-    }
-    return { reason, text, error, requests };
   }
 }
