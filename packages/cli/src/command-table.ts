@@ -251,12 +251,14 @@ ${INDENT}[--model ID] [--base-url URL] [--mcp-config FILE] [--var k=v]… [--str
   },
   approve: {
     synopsis: 'approve <run-id>',
-    summary: 'answer a durable run paused for approval, from any folder (one answer wins)',
-    options: ['all', 'none', 'call', 'store', 'json'],
-    usage: `raf approve <run-id> --all | --none | --call ID… [--store postgres://…] [--json]   (--call: those approved, the rest denied)`,
+    summary: 'answer a durable run paused for approval or input, from any folder (one answer wins)',
+    options: ['all', 'none', 'call', 'answer', 'store', 'json'],
+    usage: `raf approve <run-id> --all | --none | --call ID… | --answer TEXT… [--store postgres://…] [--json]
+${INDENT}(--call: those approved, the rest denied; --answer: a workflow's question, once per question in order)`,
     exclusive: [['all', 'none', 'call']],
     most: 1,
-    exits: 'Exit codes: 0 answered, 2 no such run or call (or bad usage), 5 not paused or already answered.',
+    exits:
+      'Exit codes: 0 answered, 2 no such run or call, or an answer of the wrong kind (or bad usage), 5 not paused or already answered.',
   },
   'runs list': {
     synopsis: 'runs list',

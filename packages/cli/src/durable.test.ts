@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,8 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { type MockModelServer, startMockModelServer } from '@raf/client/testing';
 import { type PgCluster, postgresSkipReason, startPgCluster } from '@raf/postgres/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from './main.js';
-import { createMemoryIO as memoryIO } from './memory-io.js';
+import { inProcess, killRafProcesses, raf, until } from './test-support/durable-cli.js';
 
 /**
  * Durable runs through the CLI (SPEC §14.2), each process in its own working folder standing in
@@ -15,7 +13,6 @@ import { createMemoryIO as memoryIO } from './memory-io.js';
  * approve` from other folders (two at once: one wins), a `raf worker` finishes the run where the
  * agent's workspace is. Skipped without PostgreSQL binaries.
  */
-const bin = fileURLToPath(new URL('./bin.ts', import.meta.url));
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 const mcpServer = join(repo, 'packages/mcp/src/test-support/test-server.ts');
 let cluster: PgCluster | undefined;
@@ -23,36 +20,6 @@ let server: MockModelServer;
 let store: string;
 let root: string;
 const hosts: string[] = [];
-const children: ChildProcess[] = [];
-
-function raf(argv: string[], cwd: string) {
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@raf/source', '--import', import.meta.resolve('tsx'), bin, ...argv],
-    {
-      cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, RAF_STORE: '' },
-    },
-  );
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, exited, output: () => ({ stdout, stderr }) };
-}
-
-const inProcess = async (folder: string, argv: string[]) => {
-  const io = memoryIO({ cwd: folder });
-  const code = await main(argv, io.io);
-  return { code, out: io.out(), err: io.err() };
-};
 
 const show = async (runId: string) => {
   const { code, out, err } = await inProcess(hosts[2] ?? '', [
@@ -66,14 +33,6 @@ const show = async (runId: string) => {
   expect(code, err).toBe(0);
   return JSON.parse(out) as { runId: string; status: string; text?: string; requests?: { callId: string }[] };
 };
-
-async function until(what: string, probe: () => Promise<boolean>, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe.skipIf(postgresSkipReason !== undefined)(
   'raf run --durable, raf approve, raf worker, raf runs',
@@ -114,7 +73,7 @@ describe.skipIf(postgresSkipReason !== undefined)(
     }, 120_000);
 
     afterAll(async () => {
-      for (const child of children) child.kill('SIGKILL');
+      killRafProcesses();
       await server?.close();
       cluster?.stop();
       if (root) await rm(root, { recursive: true, force: true });

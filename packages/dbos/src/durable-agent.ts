@@ -3,7 +3,7 @@ import type { AgentResponseUpdate, ChatMessage, ToolApprovalRequestUpdate } from
 import type { ChatClientAgent, InputRequestHandler } from '@raf/framework';
 import { DurableRuntime, type DurableRuntimeOptions } from './durable-runtime.js';
 import type { DurableWorkflowAgent } from './durable-workflow.js';
-import type { DurableAgentRef, DurableRunOutcome } from './run-spec.js';
+import type { DurableAgentRef, DurableRunOutcome, WorkflowQuestion } from './run-spec.js';
 
 export interface DurableAgentOptions extends Omit<DurableRuntimeOptions, 'store'> {
   /** `postgres://…` */
@@ -23,10 +23,19 @@ export interface DurableRunOptions {
   onInputRequest?: InputRequestHandler;
 }
 
-/** Where a run stopped in this process: it ended, or it is parked waiting for approval. */
+/**
+ * Where a run stopped in this process: it ended, or it is parked waiting for approval of
+ * `requests` or (a workflow) for the answers to `questions`.
+ */
 export type DurableRunStop =
   | ({ status: 'ended' } & DurableRunOutcome)
-  | { status: 'paused'; runId: string; pause: number; requests: ToolApprovalRequestUpdate[] };
+  | {
+      status: 'paused';
+      runId: string;
+      pause: number;
+      requests: ToolApprovalRequestUpdate[];
+      questions?: WorkflowQuestion[];
+    };
 
 /**
  * An agent whose runs are DBOS workflows (SPEC §14.2): each model call and tool call a step, so a
@@ -49,8 +58,9 @@ export class DurableAgent {
   }
 
   /**
-   * Starts a run and waits until it ends or parks for approval (it goes on elsewhere if this
-   * process dies). The input is text, or a user message with content parts (a chat agent's run).
+   * Starts a run and waits until it ends or parks (an approval, a workflow's question); it goes
+   * on elsewhere if this process dies. The input is text, or a user message with content parts
+   * (a chat agent's run).
    */
   async run(input: string | ChatMessage, options: DurableRunOptions = {}): Promise<DurableRunStop> {
     const runId = options.runId ?? randomUUID();
@@ -84,7 +94,14 @@ export class DurableAgent {
       this.runtime.listen(runId, {
         update: (update) => onUpdate?.(update),
         ...(onInputRequest && { onInputRequest }),
-        paused: (state) => resolve({ status: 'paused', runId, pause: state.pause, requests: state.requests }),
+        paused: (state) =>
+          resolve({
+            status: 'paused',
+            runId,
+            pause: state.pause,
+            requests: state.requests,
+            ...(state.questions && { questions: state.questions }),
+          }),
       });
       start()
         .then(() => this.runtime.result(runId))

@@ -12,6 +12,7 @@ import { closeCancelledBatch } from './cancelled-batch.js';
 import { DELEGATION_WORKFLOW, delegationOutcomeSchema, delegationSpecSchema } from './delegation-spec.js';
 import { DurableTables } from './durable-tables.js';
 import { loadDbos } from './load-sdk.js';
+import { type ApproveOptions, answerPause, type DurableAnswer } from './pause-answer.js';
 import {
   approvalTopic,
   type DurableAgentRef,
@@ -21,6 +22,7 @@ import {
   runSpecSchema,
   runStateSchema,
   STATUS_EVENT,
+  type WorkflowQuestion,
 } from './run-spec.js';
 import { dbosSystemUrl } from './system-url.js';
 
@@ -54,6 +56,8 @@ export interface DurableRunInfo {
   error?: string;
   /** A paused run: the calls waiting for an answer. */
   requests?: ToolApprovalRequestUpdate[];
+  /** A paused workflow: the questions waiting for an answer (`raf approve ID --answer TEXT`). */
+  questions?: WorkflowQuestion[];
   /** Its sub-agents' delegations (child workflows on the delegation queue), `raf runs show` only. */
   delegations?: DurableDelegationInfo[];
 }
@@ -67,15 +71,6 @@ export interface DurableDelegationInfo {
   executor?: string;
   text?: string;
   error?: string;
-}
-
-export interface ApproveOptions {
-  /**
-   * `all` / `none` answer every pending call; `approve`: the named calls are approved, the rest
-   * denied; `responses`: each call's answer as given (a call left out is denied).
-   */
-  answer: 'all' | 'none' | { approve: readonly string[] } | { responses: readonly ApprovalResponse[] };
-  reason?: string;
 }
 
 /**
@@ -190,54 +185,28 @@ export class DurableControl {
   /**
    * Answers a paused run. A claim: of two processes answering the same pause exactly one sends
    * its answer; the other gets a `SessionConflictError` (exit 5). The run goes on wherever a
-   * worker holds it.
+   * worker holds it. An answer of the wrong kind (`answers` for an approval, a decision for a
+   * workflow's question) is a `ConfigError`, and nothing is claimed.
    */
-  async approve(runId: string, options: ApproveOptions): Promise<ApprovalResponse[]> {
+  async answer(runId: string, options: ApproveOptions): Promise<DurableAnswer> {
     const run = await this.require(runId);
     const state = await this.state(runId);
     if (run.status !== 'paused' || state?.state !== 'paused')
       throw new SessionConflictError(
         runId,
         'claimed',
-        `run ${runId} is not waiting for approval (${run.status})`,
+        `run ${runId} is not waiting for an answer (${run.status})`,
       );
-    const ids = state.requests.map((r) => r.callId);
-    const { answer } = options;
-    const named =
-      typeof answer !== 'object'
-        ? []
-        : 'approve' in answer
-          ? answer.approve
-          : answer.responses.map((r) => r.callId);
-    {
-      const unknown = named.filter((id) => !ids.includes(id));
-      if (unknown.length > 0)
-        throw new ConfigError(
-          `run ${runId} has no pending call ${unknown.join(', ')} (pending: ${ids.join(', ')})`,
-        );
-    }
-    const approvals = ids.map((callId) => {
-      const given =
-        typeof answer === 'object' && 'responses' in answer
-          ? answer.responses.find((r) => r.callId === callId)
-          : undefined;
-      if (given) return { ...given };
-      const approved =
-        answer === 'all' ||
-        (typeof answer === 'object' && 'approve' in answer && answer.approve.includes(callId));
-      const response: ApprovalResponse = { callId, approved };
-      if (!approved && options.reason) response.reason = options.reason;
-      return response;
-    });
+    const { message, given } = answerPause(runId, state, options);
     if (!(await this.tables.claimApproval(runId, state.pause)))
-      throw new SessionConflictError(runId, 'claimed', `run ${runId}: this approval was already answered`);
-    await this.client.send(
-      runId,
-      approvals,
-      approvalTopic(state.pause),
-      `raf-approve-${runId}-${state.pause}`,
-    );
-    return approvals;
+      throw new SessionConflictError(runId, 'claimed', `run ${runId}: this pause was already answered`);
+    await this.client.send(runId, message, approvalTopic(state.pause), `raf-approve-${runId}-${state.pause}`);
+    return given;
+  }
+
+  /** `answer`, for the approvals of a pause: the decisions sent. */
+  async approve(runId: string, options: ApproveOptions): Promise<ApprovalResponse[]> {
+    return (await this.answer(runId, options)).approvals;
   }
 
   /** The run's recorded steps in order (`model:<n>`, `tool:<callId>`, `session:…`), with their outputs. */
@@ -294,6 +263,7 @@ export class DurableControl {
         if (state?.state === 'paused') {
           info.status = 'paused';
           info.requests = state.requests;
+          if (state.questions?.length) info.questions = state.questions;
         }
         break;
       }

@@ -1,36 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { DBOSClient } from '@dbos-inc/dbos-sdk';
-import {
-  type AgentResponseUpdate,
-  type ApprovalResponse,
-  ConfigError,
-  type FinishReason,
-  parseStoreUrl,
-  type ToolApprovalRequestUpdate,
-} from '@raf/core';
-import { AgentSession, type ChatClientAgent, parseSessionSnapshot } from '@raf/framework';
+import { ConfigError, parseStoreUrl } from '@raf/core';
+import type { ChatClientAgent } from '@raf/framework';
 import { openPostgresStore, type PostgresStore } from '@raf/postgres';
+import { runAgentLegs } from './agent-legs.js';
 import { runDelegation } from './delegation-body.js';
 import { DurableDelegationRunner } from './delegation-runner.js';
 import { DEFAULT_DELEGATION_QUEUE, DELEGATION_WORKFLOW, type DelegationOutcome } from './delegation-spec.js';
 import type { RunSteps } from './durable-steps.js';
 import { DurableTables } from './durable-tables.js';
-import { type DurableWorkflowAgent, isWorkflowAgent, runWorkflowExecution } from './durable-workflow.js';
+import { type DurableWorkflowAgent, isWorkflowAgent, runDurableWorkflow } from './durable-workflow.js';
 import { type Dbos, loadDbos } from './load-sdk.js';
 import {
-  approvalsSchema,
-  approvalTopic,
   DEFAULT_RUN_QUEUE,
   type DurableAgentRef,
   type DurableRunOutcome,
   type DurableRunSpec,
   RUN_WORKFLOW,
   type RunListener,
-  type RunState,
   runOutcomeSchema,
   runSpecSchema,
-  STATUS_EVENT,
 } from './run-spec.js';
 import { durableToolView, keyOf, makeDurable, recoverDeadExecutors } from './runtime-helpers.js';
 import { dbosSystemUrl } from './system-url.js';
@@ -75,7 +65,6 @@ let registered:
     }
   | undefined;
 const APP_VERSION = 'raf-durable-1';
-const PARKED_SECONDS = 24 * 3600;
 
 /** The workflow body DBOS runs (and replays): it reads the process's runtime. */
 async function durableRunWorkflow(input: unknown): Promise<DurableRunOutcome> {
@@ -344,12 +333,10 @@ export class DurableRuntime {
   }
 
   private async legs(spec: DurableRunSpec): Promise<DurableRunOutcome> {
-    const { dbos } = this;
+    const { dbos, tables } = this;
     const agent = await this.agentFor(spec.agent);
     if (isWorkflowAgent(agent)) return this.workflowBody(spec, agent);
-    const steps: RunSteps = { dbos, tables: this.tables, runId: spec.runId, modelCalls: 0 };
-    this.runs.set(spec.runId, steps);
-    const ask = this.listeners.get(spec.runId)?.onInputRequest;
+    this.runs.set(spec.runId, { dbos, tables, runId: spec.runId, modelCalls: 0 });
     const toolView = durableToolView(
       agent,
       () => this.currentSteps(),
@@ -360,45 +347,8 @@ export class DurableRuntime {
         }),
     );
     try {
-      const snapshot = await dbos.runStep(
-        async () => (await this.store.sessions.load(spec.sessionId)) ?? null,
-        { name: 'session:load' },
-      );
-      const session = snapshot
-        ? AgentSession.fromJSON(parseSessionSnapshot(snapshot))
-        : new AgentSession(spec.sessionId);
-      let approvals: ApprovalResponse[] | undefined;
-      for (let leg = 0; ; leg++) {
-        const turn = await this.turn(
-          spec.runId,
-          agent.run(approvals ? undefined : spec.input, {
-            session,
-            toolView,
-            ...(approvals && { approvals }),
-            ...(ask && { onInputRequest: ask }),
-          }),
-        );
-        await dbos.runStep(async () => this.store.sessions.save(session.toJSON()), {
-          name: `session:save:${leg}`,
-        });
-        if (turn.reason !== 'awaitingApproval') {
-          await dbos.setEvent(STATUS_EVENT, { state: 'ended', reason: turn.reason } satisfies RunState);
-          return {
-            runId: spec.runId,
-            sessionId: session.id,
-            reason: turn.reason,
-            text: turn.text,
-            ...(turn.error && { error: turn.error }),
-          };
-        }
-        const paused = { state: 'paused' as const, pause: leg, requests: turn.requests };
-        await dbos.setEvent(STATUS_EVENT, paused satisfies RunState);
-        this.listeners.get(spec.runId)?.paused?.(paused);
-        let answer: unknown = null;
-        while (answer === null) answer = await dbos.recv(approvalTopic(leg), PARKED_SECONDS);
-        approvals = approvalsSchema.parse(answer);
-        await dbos.setEvent(STATUS_EVENT, { state: 'running' } satisfies RunState);
-      }
+      const listener = () => this.listeners.get(spec.runId);
+      return await runAgentLegs({ dbos, store: this.store, listener, toolView }, agent, spec);
     } finally {
       this.runs.delete(spec.runId);
     }
@@ -433,27 +383,14 @@ export class DurableRuntime {
     return runDelegation({ ...host, agentFor }, input);
   }
 
-  /** A workflow's run: its nodes from the newest checkpoint on, in the process that holds the run. */
+  /** A workflow's run: its nodes from the newest checkpoint on, parked while it waits for an answer. */
   private async workflowBody(spec: DurableRunSpec, agent: DurableWorkflowAgent): Promise<DurableRunOutcome> {
-    const ended = await runWorkflowExecution(agent.workflow, this.store.checkpoints, spec, (update) =>
-      this.listeners.get(spec.runId)?.update(update),
-    );
-    await this.dbos.setEvent(STATUS_EVENT, { state: 'ended', reason: ended.reason } satisfies RunState);
+    const host = {
+      dbos: this.dbos,
+      checkpoints: this.store.checkpoints,
+      listener: () => this.listeners.get(spec.runId),
+    };
+    const ended = await runDurableWorkflow(host, agent.workflow, spec);
     return { runId: spec.runId, sessionId: spec.sessionId, ...ended };
-  }
-
-  private async turn(runId: string, updates: AsyncIterable<AgentResponseUpdate>) {
-    let reason: FinishReason = 'other';
-    let text = '';
-    let error: { code: string; message: string } | undefined;
-    const requests: ToolApprovalRequestUpdate[] = [];
-    for await (const update of updates) {
-      this.listeners.get(runId)?.update(update);
-      if (update.type === 'text-delta') text += update.delta;
-      else if (update.type === 'tool-approval-request') requests.push(update);
-      else if (update.type === 'error') error = { code: update.code, message: update.message };
-      else if (update.type === 'finish') reason = update.reason;
-    }
-    return { reason, text, error, requests };
   }
 }

@@ -7,7 +7,6 @@ export {
   durableAgent,
 } from './durable-agent.js';
 export {
-  type ApproveOptions,
   DurableControl,
   type DurableDelegationInfo,
   type DurableRunInfo,
@@ -15,12 +14,15 @@ export {
 } from './durable-control.js';
 export { type AgentResolver, DurableRuntime, type DurableRuntimeOptions } from './durable-runtime.js';
 export type { DurableWorkflow, DurableWorkflowAgent, DurableWorkflowResult } from './durable-workflow.js';
+export type { ApproveOptions, DurableAnswer } from './pause-answer.js';
 export {
   DEFAULT_RUN_QUEUE,
   type DurableAgentRef,
   type DurableRunOutcome,
   type DurableRunSpec,
+  type PausedState,
   RUN_WORKFLOW,
   type RunListener,
   type RunState,
+  type WorkflowQuestion,
 } from './run-spec.js';

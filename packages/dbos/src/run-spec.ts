@@ -47,11 +47,18 @@ export type DurableRunSpec = Omit<z.infer<typeof runSpecSchema>, 'input'> & {
 const approvalSchema = z.object({ callId: z.string(), approved: z.boolean(), reason: z.string().optional() });
 export const approvalsSchema: z.ZodType<ApprovalResponse[]> = z.array(approvalSchema);
 
-const requestSchema = z.looseObject({
+export const requestSchema = z.looseObject({
   type: z.literal('tool-approval-request'),
   callId: z.string(),
   name: z.string(),
 });
+
+/** A workflow node paused for input (a `Question`): its id and what it asks. */
+export const questionSchema = z.object({ nodeId: z.string(), prompt: z.string() });
+export interface WorkflowQuestion {
+  nodeId: string;
+  prompt: string;
+}
 
 /** The `raf.status` event of a run. */
 export const runStateSchema = z.discriminatedUnion('state', [
@@ -60,13 +67,25 @@ export const runStateSchema = z.discriminatedUnion('state', [
     state: z.literal('paused'),
     pause: z.number().int().nonnegative(),
     requests: z.array(requestSchema),
+    // Only a workflow's pause has it (possibly empty): its answer is then a `workflowAnswerSchema`.
+    questions: z.array(questionSchema).optional(),
   }),
   z.object({ state: z.literal('ended'), reason: z.string() }),
 ]);
-export type RunState =
-  | { state: 'running' }
-  | { state: 'paused'; pause: number; requests: ToolApprovalRequestUpdate[] }
-  | { state: 'ended'; reason: FinishReason };
+export type PausedState = {
+  state: 'paused';
+  pause: number;
+  requests: ToolApprovalRequestUpdate[];
+  questions?: WorkflowQuestion[];
+};
+export type RunState = { state: 'running' } | PausedState | { state: 'ended'; reason: FinishReason };
+
+/** The answer to a workflow's pause: decisions for its approvals, texts for its questions by node. */
+export const workflowAnswerSchema = z.object({
+  approvals: approvalsSchema.optional(),
+  answers: z.record(z.string(), z.string()).optional(),
+});
+export type WorkflowAnswer = z.infer<typeof workflowAnswerSchema>;
 
 /** What the workflow returns. */
 export const runOutcomeSchema = z.object({
@@ -87,7 +106,7 @@ export interface DurableRunOutcome {
 /** Told as a run goes on in this process (the updates are not replayed to a later reader). */
 export interface RunListener {
   update(update: AgentResponseUpdate): void;
-  paused?(state: Extract<RunState, { state: 'paused' }>): void;
+  paused?(state: PausedState): void;
   /**
    * The workflow body stopped in this process: it returned `outcome`, or threw `error` (cancelled,
    * or this process is shutting down: the run then goes on elsewhere).

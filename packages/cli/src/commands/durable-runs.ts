@@ -40,6 +40,10 @@ function printRun(io: CliIO, run: RunInfo, detailed: boolean): void {
     io.stdout.write(
       `  waiting for approval: ${escapeLine(request.callId)} ${escapeLine(request.name)} ${escapeLine(JSON.stringify(request.arguments) ?? '')}\n`,
     );
+  for (const question of run.questions ?? [])
+    io.stdout.write(
+      `  waiting for an answer: ${escapeLine(question.nodeId)} ${escapeLine(question.prompt)}\n`,
+    );
   for (const child of run.delegations ?? [])
     io.stdout.write(
       `  delegation ${escapeLine(child.callId ?? child.runId)} → ${escapeLine(child.subAgent ?? '?')}: ${child.status}${child.executor ? ` on ${escapeLine(child.executor)}` : ''}\n`,
@@ -69,10 +73,15 @@ export async function runsCommand(args: CliArgs, io: CliIO): Promise<number> {
   });
 }
 
-/** `raf approve RUN_ID --all|--none|--call ID…`: answers a parked run from any folder; one answer wins (exit 5 for the others). */
+/**
+ * `raf approve RUN_ID --all|--none|--call ID…|--answer TEXT`: answers a parked run from any folder
+ * (`--answer` a workflow's question, SPEC §14.4); one answer wins (exit 5 for the others). An
+ * answer of the wrong kind is refused (exit 2) before anything is claimed.
+ */
 export async function approveCommand(args: CliArgs, io: CliIO): Promise<number> {
   const [runId] = args.files;
-  if (!runId) throw new CliError('raf approve needs a run id: raf approve RUN_ID --all|--none|--call ID');
+  if (!runId)
+    throw new CliError('raf approve needs a run id: raf approve RUN_ID --all|--none|--call ID|--answer TEXT');
   const answer = args.approveAll
     ? ('all' as const)
     : args.approveNone
@@ -80,13 +89,17 @@ export async function approveCommand(args: CliArgs, io: CliIO): Promise<number> 
       : args.calls
         ? { approve: args.calls }
         : undefined;
-  if (!answer) throw new CliError('raf approve needs --all, --none or --call ID');
+  const answers = args.answers.length > 0 ? args.answers : undefined;
+  if (!answer && !answers) throw new CliError('raf approve needs --all, --none, --call ID or --answer TEXT');
   return withControl(args, io, 'raf approve', async (control) => {
-    const approvals = await control.approve(runId, { answer });
-    if (args.json) printJson(io, { runId, approvals });
-    else
-      for (const a of approvals)
+    const given = await control.answer(runId, { ...(answer && { answer }), ...(answers && { answers }) });
+    if (args.json) printJson(io, { runId, ...given });
+    else {
+      for (const a of given.approvals)
         io.stdout.write(`${a.approved ? 'approved' : 'denied'} ${escapeLine(a.callId)}\n`);
+      for (const a of given.answers)
+        io.stdout.write(`answered ${escapeLine(a.nodeId)}: ${escapeLine(a.answer)}\n`);
+    }
     return EXIT.ok;
   });
 }

@@ -6,18 +6,35 @@ import { attachedInput } from '../attachments.js';
 import { answerApprovals, runInputAnswers, sayWhatWaits } from '../commands/approval-answers.js';
 import { CliError, type CliIO, EXIT } from '../io.js';
 import { warnOnStderr } from '../load-agent.js';
-import { escapeJson } from '../render/escape.js';
+import { escapeJson, escapeLine } from '../render/escape.js';
 import { HumanRenderer } from '../render/human.js';
 import { NdjsonRenderer } from '../render/ndjson.js';
-import { readAll } from '../terminal.js';
+import { askLine, readAll } from '../terminal.js';
 import { durableStore, loadDbosPackage } from './load-dbos.js';
 import { agentFlags, buildDurableAgent } from './rebuild-agent.js';
+
+/** The finish of a pause, as a plain run's: a workflow's question ends like `raf run`'s. */
+function pausedFinish(asks: boolean): FinishUpdate {
+  return asks
+    ? { type: 'finish', reason: 'other', rawReason: 'awaitingInput' }
+    : { type: 'finish', reason: 'awaitingApproval' };
+}
+
+/** How a pause nobody answers here is answered later, from any folder. */
+function howToAnswer(runId: string, approvals: boolean, questions: number): string {
+  const flags = [
+    ...(questions > 0 ? [Array(questions).fill('--answer "…"').join(' ')] : []),
+    ...(approvals ? ['--all|--none|--call ID'] : []),
+  ].join(' ');
+  return `paused for ${questions > 0 ? 'input' : 'approval'}; answer from any folder with: raf approve ${runId} ${flags} (a raf worker goes on with it)`;
+}
 
 /**
  * `raf run --durable`: the turn is a DBOS workflow on the Postgres store (SPEC §14.2). The run id
  * is printed first; this process runs it, and if it dies a `raf worker` goes on from the last
- * finished step. A pause for approval answered here (`--approve all|none`, a terminal prompt)
- * goes on here; otherwise the process exits 3 and the parked run waits for `raf approve`.
+ * finished step. A pause answered here (`--approve all|none` or a terminal prompt for approvals,
+ * a terminal prompt for a workflow's question) goes on here; otherwise the process exits 3 and the
+ * parked run waits for `raf approve` (`--answer TEXT` for a question).
  */
 export async function runDurable(file: string, args: CliArgs, io: CliIO): Promise<number> {
   const store = durableStore(args, io, 'raf run --durable');
@@ -82,18 +99,32 @@ export async function runDurable(file: string, args: CliArgs, io: CliIO): Promis
         if (stop.reason === 'cancelled') return EXIT.interrupted;
         return stop.error || stop.reason === 'other' ? EXIT.model : EXIT.ok;
       }
-      if (args.approve === 'ask' && !io.stdin.isTTY) {
+      const questions = stop.questions ?? [];
+      const unanswered =
+        (stop.requests.length > 0 && args.approve === 'ask' && !io.stdin.isTTY) ||
+        (questions.length > 0 && !io.stdin.isTTY);
+      if (unanswered) {
         sayWhatWaits(stop.requests, io);
-        io.stderr.write(
-          `paused for approval; answer from any folder with: raf approve ${runId} --all|--none|--call ID (a raf worker goes on with it)\n`,
-        );
-        if (args.json) json.render(finish ?? { type: 'finish', reason: 'awaitingApproval' }, sessionId);
+        for (const q of questions) io.stderr.write(`waiting for an answer: ${escapeLine(q.prompt)}\n`);
+        io.stderr.write(`${howToAnswer(runId, stop.requests.length > 0, questions.length)}\n`);
+        if (args.json) {
+          // A workflow's paused calls were made inside its nodes: the stream has not shown them yet.
+          if (stop.questions) for (const r of stop.requests) json.render(r, sessionId);
+          json.render(finish ?? pausedFinish(questions.length > 0), sessionId);
+        }
         return EXIT.paused;
       }
       if (finish) json.continueAfter(finish);
-      const answers = await answerApprovals(stop.requests, args, io, always);
+      // A workflow's questions are asked on the terminal, one line each, after its approvals.
+      const responses =
+        stop.requests.length > 0 ? await answerApprovals(stop.requests, args, io, always) : undefined;
+      const answers: string[] = [];
+      for (const q of questions) answers.push(await askLine(io, `${q.prompt} `));
       // A claim like any other answer: a concurrent `raf approve` may have won (exit 5).
-      await control.approve(runId, { answer: { responses: answers } });
+      await control.answer(runId, {
+        ...(responses && { answer: { responses } }),
+        ...(questions.length > 0 && { answers }),
+      });
       finish = undefined;
       stop = await Promise.race([durable.wait(runId, onUpdate, onInputRequest), interrupted]);
     }
