@@ -14,6 +14,8 @@ const LONG_FIRST = [
   'packages/cli/src/durable.test.ts',
   'packages/cli/src/durable-delegation.test.ts',
   'packages/cli/src/serve-durable.test.ts',
+  'packages/cli/src/durable-workflow-pause.test.ts',
+  'packages/dbos/src/durable-workflow-pause.test.ts',
   'packages/dbos/src/durable-workflow.test.ts',
   'test/package-contents.test.ts',
   'packages/framework/src/workspace/write-tools-races.test.ts',
