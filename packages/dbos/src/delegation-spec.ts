@@ -22,6 +22,12 @@ export const delegationSpecSchema = z.object({
   task: z.string(),
   /** The coordinator as its run recorded it: a worker rebuilds it, then takes the sub-agent from it. */
   agent: agentRefSchema,
+  /**
+   * When the delegation times out (epoch ms; the sub-agent's `timeoutSecs` after it was first
+   * enqueued). Recorded with the child's input: a recovered coordinator enqueues the same id
+   * again (a no-op) and reads it back, so a recovery never extends the time.
+   */
+  deadline: z.number().int().positive().optional(),
 });
 export type DelegationSpec = z.infer<typeof delegationSpecSchema>;
 
