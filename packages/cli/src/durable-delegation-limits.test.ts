@@ -8,7 +8,14 @@ import { type PgCluster, postgresSkipReason, startPgCluster } from '@raf/postgre
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from './main.js';
 import { createMemoryIO as memoryIO } from './memory-io.js';
-import { type RafProcess, showRun, spawnRaf, startWorker, until } from './test-support/durable-cli.js';
+import {
+  type RafProcess,
+  type ShownRun,
+  showRun,
+  spawnRaf,
+  startWorker,
+  until,
+} from './test-support/durable-cli.js';
 
 /**
  * A sub-agent's limits in a durable run (SPEC §14.2, "as in a plain run"), through the CLI: the
@@ -24,6 +31,9 @@ import { type RafProcess, showRun, spawnRaf, startWorker, until } from './test-s
  * Skipped without PostgreSQL binaries.
  */
 const TIMEOUT_SECS = 3;
+// The sub-agent of the recovery test: long enough that its coordinator is killed and taken over first.
+const LONG_TIMEOUT_SECS = 6;
+const KILL_AFTER_MS = 2500;
 let cluster: PgCluster | undefined;
 let server: MockModelServer;
 let store: string;
@@ -58,13 +68,15 @@ function turn(body: { model: string; messages: Message[] }): MockTurn {
       toolCalls: [{ id: `d-${mode}`, name: 'delegate_task', arguments: { agent, task } }],
     });
     if (what === 'timeout') return call('slow', `hang ${mode}`);
+    if (what === 'recovered') return call('slowlong', `hang ${mode}`);
     if (what === 'rounds') return call('looper', `loop ${mode}`);
     return call('busy', `keep going ${mode}`);
   }
   const calls = (subCalls.get(input) ?? 0) + 1;
   subCalls.set(input, calls);
   // One event, then silence with the connection open: only an abort ends this call.
-  if (body.model === 'slow') return { text: 'thinking about it', stallAfterChunks: 1 };
+  if (body.model === 'slow' || body.model === 'slowlong')
+    return { text: 'thinking about it', stallAfterChunks: 1 };
   const read = { toolCalls: [{ id: `r${calls}`, name: 'read_file', arguments: { path: 'notes.txt' } }] };
   if (body.model === 'looper') return read;
   return { delayMs: 1000, ...read };
@@ -83,6 +95,18 @@ function durableRun(input: string) {
     coordinator,
     children,
   );
+}
+
+/**
+ * The child workflow of a timed-out delegation ended at its deadline: cancelled by the coordinator,
+ * or (both clocks strike together) ended by its own timeout signal a moment before the cancel.
+ */
+function expectTimedOutChild(shown: ShownRun | undefined, subAgent: string, secs: number): void {
+  const [child, ...others] = shown?.delegations ?? [];
+  expect(others).toEqual([]);
+  expect(child?.subAgent).toBe(subAgent);
+  if (child?.status !== 'cancelled')
+    expect(child).toMatchObject({ status: 'failed', error: `timed out after ${secs} s` });
 }
 
 async function runIdOf(run: RafProcess): Promise<string> {
@@ -131,6 +155,7 @@ describe.skipIf(postgresSkipReason !== undefined)(
           '    config: { root: ./ws, policy: deny }',
           'subAgents:',
           ...sub('slow', [`timeoutSecs: ${TIMEOUT_SECS}`]),
+          ...sub('slowlong', [`timeoutSecs: ${LONG_TIMEOUT_SECS}`]),
           ...sub('looper', ['maxToolRounds: 2']),
           ...sub('busy', ['maxToolRounds: 200']),
           '',
@@ -146,7 +171,7 @@ describe.skipIf(postgresSkipReason !== undefined)(
       if (root) await rm(root, { recursive: true, force: true });
     });
 
-    it('timeoutSecs: the hanging sub-agent is timed out at its deadline, as in a plain run; its child workflow is cancelled and its model call closed', async () => {
+    it('timeoutSecs: the hanging sub-agent is timed out at its deadline, as in a plain run; its child workflow ends at the deadline and its model call is closed', async () => {
       await plainRun('timeout plain');
       expect(delegated.get('timeout plain')).toContain(`timed out after ${TIMEOUT_SECS} s`);
 
@@ -171,7 +196,7 @@ describe.skipIf(postgresSkipReason !== undefined)(
       expect(delegated.get('timeout durable')).toBe(delegated.get('timeout plain'));
       const shown = await showRun(store, join(root, 'worker'), runId);
       expect(shown?.status).toBe('finished');
-      expect(shown?.delegations?.map((d) => [d.subAgent, d.status])).toEqual([['slow', 'cancelled']]);
+      expectTimedOutChild(shown, 'slow', TIMEOUT_SECS);
       // The deadline was set after the coordinator's first model call answered: measured from there.
       const start = asked.get('timeout durable') ?? 0;
       const late = {
@@ -185,6 +210,44 @@ describe.skipIf(postgresSkipReason !== undefined)(
       expect(late.childModelMs).toBeLessThan(3000);
       // The slow sub-agent's model was called once per run: nothing ran it again.
       expect(subCalls.get('hang durable')).toBe(1);
+    }, 240_000);
+
+    it('timeoutSecs survives recovery: the coordinator killed mid-delegation, a worker takes it over and keeps the first deadline', async () => {
+      const run = spawnRaf(
+        ['run', 'agent.yaml', '--durable', '--store', store, '-i', 'recovered kill'],
+        coordinator,
+        children,
+      );
+      const runId = await until(
+        'the run to start',
+        async () => /^run (\S+)$/m.exec(run.output().stdout)?.[1],
+      );
+      await until('the child to call its model', async () => (subCalls.get('hang kill') ? true : undefined));
+      const start = asked.get('recovered kill') ?? 0;
+      await sleep(Math.max(0, start + KILL_AFTER_MS - Date.now()));
+      run.child.kill('SIGKILL');
+      await run.exited;
+      const killedAt = Date.now();
+      const shown = await until(
+        'the worker to finish the run',
+        async () => {
+          const info = await showRun(store, join(root, 'worker'), runId);
+          return info?.status === 'finished' ? info : undefined;
+        },
+        60_000,
+        async () => worker.output().stderr.slice(-3000),
+      );
+      const answeredAfter = (answered.get('recovered kill') ?? 0) - start;
+      console.log(
+        `recovered coordinator: killed after ${killedAt - start} ms, timed out after ${answeredAfter} ms (deadline ${LONG_TIMEOUT_SECS * 1000} ms)`,
+      );
+      expect(delegated.get('recovered kill')).toContain(`timed out after ${LONG_TIMEOUT_SECS} s`);
+      expectTimedOutChild(shown, 'slowlong', LONG_TIMEOUT_SECS);
+      // At the first deadline: one counted again from the recovery would end after the kill + the timeout.
+      expect(answeredAfter).toBeGreaterThanOrEqual(LONG_TIMEOUT_SECS * 1000);
+      expect(answeredAfter).toBeLessThan(killedAt - start + LONG_TIMEOUT_SECS * 1000);
+      // The coordinator's first model call was replayed from its record, the child not run again.
+      expect(subCalls.get('hang kill')).toBe(1);
     }, 240_000);
 
     it('maxToolRounds: a sub-agent that always calls a tool stops after as many rounds as in a plain run, with the same answer', async () => {
