@@ -289,8 +289,26 @@ describe.skipIf(postgresSkipReason !== undefined)(
       expect(shown?.delegations?.map((d) => [d.subAgent, d.status])).toEqual([['busy', 'cancelled']]);
       console.log(`busy sub-agent model calls: ${atCancel} at the cancel, ${settled} after it`);
       await run.exited;
-      // The worker is still there, and still takes work (a cancelled child does not take it down).
+      // The worker is still there (a cancelled child does not take it down).
       expect(worker.child.exitCode).toBeNull();
+    }, 240_000);
+    it('timeoutSecs with no worker free: the coordinator times out at the deadline by itself and cancels the queued child', async () => {
+      // The only worker goes: nothing dequeues the child, so only the coordinator's clock can end it.
+      worker.child.kill('SIGTERM');
+      expect(await worker.exited).toBe(0);
+      const run = durableRun('timeout queued');
+      const runId = await runIdOf(run);
+      expect(await run.exited, run.output().stderr).toBe(0);
+      const late =
+        (answered.get('timeout queued') ?? 0) - (asked.get('timeout queued') ?? 0) - TIMEOUT_SECS * 1000;
+      console.log(`queued child: the coordinator went on ${late} ms past the deadline`);
+      expect(late).toBeGreaterThanOrEqual(0);
+      expect(late).toBeLessThan(3000);
+      expect(delegated.get('timeout queued')).toBe(delegated.get('timeout plain'));
+      const shown = await showRun(store, coordinator, runId);
+      expect(shown?.delegations?.map((d) => [d.subAgent, d.status])).toEqual([['slow', 'cancelled']]);
+      // It never ran.
+      expect(subCalls.get('hang queued')).toBeUndefined();
     }, 240_000);
   },
 );
