@@ -18,6 +18,7 @@ import {
 import { subAgentsOf } from './delegation-runner.js';
 import {
   type DelegationOutcome,
+  deadlineSignal,
   delegationSpecSchema,
   parseProxiedAnswer,
   proxyAnswerTopic,
@@ -91,8 +92,7 @@ export async function runDelegation(
       durableSubAgents.set(sub, agent);
     }
     // The child's own clock: at the deadline its model call stops, not only the coordinator's wait.
-    const timeout =
-      spec.deadline === undefined ? undefined : AbortSignal.timeout(Math.max(0, spec.deadline - Date.now()));
+    const timeout = spec.deadline === undefined ? undefined : deadlineSignal(spec.deadline);
     const stop = timeout && signal ? AbortSignal.any([timeout, signal]) : (timeout ?? signal);
     const tally = new RunTally();
     const updates = agent.run(spec.task, {

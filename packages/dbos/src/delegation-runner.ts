@@ -18,6 +18,7 @@ import {
   DELEGATION_WORKFLOW,
   type DelegationOutcome,
   type DelegationSpec,
+  deadlineSignal,
   delegationOutcomeSchema,
   delegationSpecSchema,
   proxiedCallSchema,
@@ -127,10 +128,7 @@ export class DurableDelegationRunner implements DelegationRunner {
     };
     signal?.addEventListener('abort', stop, { once: true });
     // A proxied call still running at the deadline stops with the delegation.
-    const callSignal = AbortSignal.any([
-      calls.signal,
-      AbortSignal.timeout(Math.max(0, deadline - Date.now())),
-    ]);
+    const callSignal = AbortSignal.any([calls.signal, deadlineSignal(deadline)]);
     try {
       for (let n = 0; ; ) {
         if (signal?.aborted) return { status: 'failed', agent: spec.name, error: 'cancelled' };
