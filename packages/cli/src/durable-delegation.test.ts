@@ -1,14 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type MockModelServer, type MockTurn, startMockModelServer } from '@raf/client/testing';
 import { type PgCluster, postgresSkipReason, startPgCluster } from '@raf/postgres/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from './main.js';
-import { createMemoryIO as memoryIO } from './memory-io.js';
+import { showRun, spawnRaf, startWorker, until } from './test-support/durable-cli.js';
 
 /**
  * Sub-agents in a durable run (SPEC §14.2), through the CLI, each process in its own folder
@@ -18,12 +15,6 @@ import { createMemoryIO as memoryIO } from './memory-io.js';
  * coordinator's process and land in its workspace only, under its `deny` policy (a path outside
  * is refused). Skipped without PostgreSQL binaries.
  */
-const bin = fileURLToPath(new URL('./bin.ts', import.meta.url));
-// The built binary when there is one (CI builds first: no tsx transpiling the CLI in every process), else the source.
-const built = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
-const RAF_PROCESS = existsSync(built)
-  ? [built]
-  : ['--conditions=@raf/source', '--import', import.meta.resolve('tsx'), bin];
 const TASKS = 6;
 let cluster: PgCluster | undefined;
 let server: MockModelServer;
@@ -31,55 +22,8 @@ let store: string;
 let root: string;
 const children: ChildProcess[] = [];
 
-function raf(argv: string[], cwd: string) {
-  const child = spawn(process.execPath, [...RAF_PROCESS, ...argv], {
-    cwd,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, RAF_STORE: '' },
-  });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, exited, output: () => ({ stdout, stderr }) };
-}
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  ms = 120_000,
-  // What the wait saw last, in the error: a timeout says why, not only that.
-  seen?: () => Promise<string>,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) {
-      const last = seen ? await seen().catch((error: unknown) => `(could not look: ${String(error)})`) : '';
-      throw new Error(`timed out waiting for ${what}${last ? `; last seen:\n${last}` : ''}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-interface Shown {
-  status: string;
-  text?: string;
-  delegations?: { runId: string; subAgent?: string; status: string; executor?: string; text?: string }[];
-}
-
-async function show(folder: string, runId: string): Promise<Shown | undefined> {
-  const io = memoryIO({ cwd: folder });
-  const code = await main(['runs', 'show', runId, '--store', store, '--json'], io.io);
-  return code === 0 ? (JSON.parse(io.out()) as Shown) : undefined;
-}
+const raf = (argv: string[], cwd: string) => spawnRaf(argv, cwd, children);
+const show = (folder: string, runId: string) => showRun(store, folder, runId);
 
 type Message = { role: string; content: string | null };
 /** The writers' model calls, by task: a delegation run twice would call its model again. */
@@ -167,18 +111,9 @@ describe.skipIf(postgresSkipReason !== undefined)('durable sub-agents on the del
     const workers: ReturnType<typeof raf>[] = [];
     const ids: string[] = [];
     for (const host of ['worker-a', 'worker-b']) {
-      const w = raf(['worker', '--store', store, '--concurrency', '3'], join(root, host));
-      workers.push(w);
-      ids.push(
-        await until(
-          'a worker to start',
-          async () => {
-            if (w.child.exitCode !== null) throw new Error(`a worker exited: ${w.output().stderr}`);
-            return /raf worker (\S+):/.exec(w.output().stderr)?.[1];
-          },
-          180_000,
-        ),
-      );
+      const { worker, id } = await startWorker({ store, concurrency: 3 }, join(root, host), children);
+      workers.push(worker);
+      ids.push(id);
     }
     const coordinator = join(root, 'coordinator');
     const run = raf(
@@ -242,15 +177,7 @@ describe.skipIf(postgresSkipReason !== undefined)('durable sub-agents on the del
     await rm(join(coordinator, 'ws', 'out'), { recursive: true, force: true });
     writerCalls.clear();
     stagger = true;
-    const worker = raf(['worker', '--store', store, '--concurrency', '6'], join(root, 'worker-a'));
-    await until(
-      'the worker to start',
-      async () => {
-        if (worker.child.exitCode !== null) throw new Error(`the worker exited: ${worker.output().stderr}`);
-        return /raf worker (\S+):/.exec(worker.output().stderr)?.[1];
-      },
-      180_000,
-    );
+    const { worker } = await startWorker({ store, concurrency: 6 }, join(root, 'worker-a'), children);
     const run = raf(['run', 'agent.yaml', '--durable', '--store', store, '-i', 'fan out again'], coordinator);
     const runId = await until('the run to start', async () => /^run (\S+)$/m.exec(run.output().stdout)?.[1]);
     // The delegations' statuses as the probe saw them, in order (each change once).

@@ -8,13 +8,17 @@ import {
 import {
   AgentSession,
   type ChatClientAgent,
+  delegationTimedOut,
+  delegationTimeoutMs,
   manifestOf,
+  RunTally,
   type SubAgentSpec,
   subAgentRoutes,
 } from '@raf/framework';
 import { subAgentsOf } from './delegation-runner.js';
 import {
   type DelegationOutcome,
+  deadlineSignal,
   delegationSpecSchema,
   parseProxiedAnswer,
   proxyAnswerTopic,
@@ -49,7 +53,11 @@ const PROXY_WAIT_SECONDS = 3600;
  * skills, memory) is published as an event the coordinator's step answers with a message, both
  * recorded by DBOS, so a recovered child replays them instead of asking again.
  */
-export async function runDelegation(host: DelegationBodyHost, input: unknown): Promise<DelegationOutcome> {
+export async function runDelegation(
+  host: DelegationBodyHost,
+  input: unknown,
+  signal?: AbortSignal,
+): Promise<DelegationOutcome> {
   const spec = delegationSpecSchema.parse(input);
   const coordinator = await host.agentFor(spec.agent);
   const sub = subAgentsOf(coordinator)?.subAgents.find((s) => s.name === spec.subAgent);
@@ -83,30 +91,29 @@ export async function runDelegation(host: DelegationBodyHost, input: unknown): P
       agent = makeDurable(sub.agent, host.steps);
       durableSubAgents.set(sub, agent);
     }
-    let text = '';
-    let reason = 'other';
-    let failure: string | undefined;
-    const asked: string[] = [];
-    const updates = agent.run(spec.task, { session: new AgentSession(spec.runId), toolView });
-    for await (const update of updates as AsyncIterable<AgentResponseUpdate>) {
-      if (update.type === 'text-delta') text += update.delta;
-      else if (update.type === 'tool-called') text = '';
-      else if (update.type === 'tool-approval-request') asked.push(update.name);
-      else if (update.type === 'error') failure = update.message;
-      else if (update.type === 'finish') reason = update.reason;
-    }
+    // The child's own clock: at the deadline its model call stops, not only the coordinator's wait.
+    const timeout = spec.deadline === undefined ? undefined : deadlineSignal(spec.deadline);
+    const stop = timeout && signal ? AbortSignal.any([timeout, signal]) : (timeout ?? signal);
+    const tally = new RunTally();
+    const updates = agent.run(spec.task, {
+      session: new AgentSession(spec.runId),
+      toolView,
+      ...(stop && { signal: stop }),
+    });
+    for await (const update of updates as AsyncIterable<AgentResponseUpdate>) tally.add(update);
     const agentName = sub.name;
-    if (reason === 'awaitingApproval')
+    if (timeout?.aborted)
+      return { status: 'failed', agent: agentName, error: delegationTimedOut(delegationTimeoutMs(sub)) };
+    if (tally.reason === 'awaitingApproval')
       return {
         status: 'failed',
         agent: agentName,
-        error: `it asked for approval of ${asked.join(', ')}, and a sub-agent cannot ask for approval in a durable run yet (its policy must allow the call, or run without --durable)`,
+        error: `it asked for approval of ${tally.requests.map((r) => r.name).join(', ')}, and a sub-agent cannot ask for approval in a durable run yet (its policy must allow the call, or run without --durable)`,
       };
-    if (failure !== undefined) return { status: 'failed', agent: agentName, error: failure };
-    if (reason === 'cancelled') return { status: 'failed', agent: agentName, error: 'cancelled' };
-    const answer =
-      reason === 'stop' || reason === 'length' ? text : `${text}\n(the sub-agent stopped early: ${reason})`;
-    return { status: 'done', agent: agentName, text: answer };
+    if (tally.failure !== undefined) return { status: 'failed', agent: agentName, error: tally.failure };
+    if (tally.reason === 'cancelled') return { status: 'failed', agent: agentName, error: 'cancelled' };
+    // The answer as a plain run's delegation gives it (marked when it stopped early, e.g. at maxToolRounds).
+    return { status: 'done', agent: agentName, text: tally.answer };
   } finally {
     host.runs.delete(spec.runId);
   }

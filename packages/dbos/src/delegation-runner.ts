@@ -4,6 +4,8 @@ import {
   answerProxiedCall,
   type ChatClientAgent,
   type DelegationRunner,
+  delegationTimedOut,
+  delegationTimeoutMs,
   INTERRUPTED_ERROR,
   manifestOf,
   type SubAgentOutcome,
@@ -16,7 +18,9 @@ import {
   DELEGATION_WORKFLOW,
   type DelegationOutcome,
   type DelegationSpec,
+  deadlineSignal,
   delegationOutcomeSchema,
+  delegationSpecSchema,
   proxiedCallSchema,
   proxyAnswerTopic,
   proxyCallKey,
@@ -105,6 +109,7 @@ export class DurableDelegationRunner implements DelegationRunner {
   ): Promise<DelegationOutcome> {
     const client = await this.host.client();
     const childId = input.runId;
+    const timeoutMs = delegationTimeoutMs(spec);
     await client.enqueue(
       {
         workflowName: DELEGATION_WORKFLOW,
@@ -112,8 +117,9 @@ export class DurableDelegationRunner implements DelegationRunner {
         workflowID: childId,
         appVersion: this.host.appVersion,
       },
-      input,
+      { ...input, deadline: Date.now() + timeoutMs } satisfies DelegationSpec,
     );
+    const deadline = await this.deadlineOf(client, childId, timeoutMs);
     const proxied = await this.proxiedOf(spec);
     const calls = new AbortController();
     const stop = () => {
@@ -121,12 +127,17 @@ export class DurableDelegationRunner implements DelegationRunner {
       void client.cancelWorkflow(childId).catch(() => undefined);
     };
     signal?.addEventListener('abort', stop, { once: true });
+    // A proxied call still running at the deadline stops with the delegation.
+    const callSignal = AbortSignal.any([calls.signal, deadlineSignal(deadline)]);
     try {
       for (let n = 0; ; ) {
         if (signal?.aborted) return { status: 'failed', agent: spec.name, error: 'cancelled' };
-        const call = await client.getEvent<unknown>(childId, proxyCallKey(n), POLL_SECONDS);
+        const left = deadline - Date.now();
+        if (left <= 0) return await this.timedOut(client, childId, spec.name, timeoutMs);
+        const wait = Math.min(POLL_SECONDS, left / 1000);
+        const call = await client.getEvent<unknown>(childId, proxyCallKey(n), wait);
         if (call !== null) {
-          const result = await this.serve(childId, n, call, proxied, spec.name, calls.signal);
+          const result = await this.serve(childId, n, call, proxied, spec.name, callSignal);
           // Keyed by the call: a recovered coordinator answering again does not send twice.
           await client.send(childId, { result }, proxyAnswerTopic(n), `${childId}/proxy/${n}`);
           n++;
@@ -143,6 +154,40 @@ export class DurableDelegationRunner implements DelegationRunner {
       signal?.removeEventListener('abort', stop);
       calls.abort();
     }
+  }
+
+  /**
+   * The child's deadline as its first enqueue recorded it: a recovered coordinator's enqueue of
+   * the same id was a no-op, and its time counts from the first. A child enqueued before
+   * deadlines were recorded gets its full time from now.
+   */
+  private async deadlineOf(client: DBOSClient, childId: string, timeoutMs: number): Promise<number> {
+    const status = await client.getWorkflow(childId);
+    const recorded = delegationSpecSchema.safeParse(status?.input?.[0]);
+    return recorded.success && recorded.data.deadline !== undefined
+      ? recorded.data.deadline
+      : Date.now() + timeoutMs;
+  }
+
+  /**
+   * The delegation ran out of its time: the child workflow is cancelled (its worker stops it at
+   * its next step, and its own timeout signal has stopped its model call) and the model reads
+   * the same error as after a plain run's timeout. A child that ended just in time keeps its
+   * outcome.
+   */
+  private async timedOut(
+    client: DBOSClient,
+    childId: string,
+    agent: string,
+    timeoutMs: number,
+  ): Promise<DelegationOutcome> {
+    await client.cancelWorkflow(childId);
+    const status = await client.getWorkflow(childId);
+    if (status?.status === 'SUCCESS') {
+      const outcome = delegationOutcomeSchema.safeParse(status.output);
+      if (outcome.success) return outcome.data;
+    }
+    return { status: 'failed', agent, error: delegationTimedOut(timeoutMs) };
   }
 
   /**

@@ -13,6 +13,15 @@ export const proxyAnswerTopic = (n: number) => `raf.proxy.answer.${n}`;
 
 const json: z.ZodType<JSONValue> = z.json() as z.ZodType<JSONValue>;
 
+// The longest a timer waits (Node fires a longer one at once, with a warning).
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** A signal that aborts at `deadline` (epoch ms); one beyond a timer's reach is never aborted. */
+export function deadlineSignal(deadline: number): AbortSignal {
+  const left = Math.max(0, deadline - Date.now());
+  return left > MAX_TIMER_MS ? new AbortController().signal : AbortSignal.timeout(left);
+}
+
 /** A delegation's input, recorded by DBOS: which run's coordinator delegated what to whom. */
 export const delegationSpecSchema = z.object({
   runId: z.string().min(1),
@@ -22,6 +31,12 @@ export const delegationSpecSchema = z.object({
   task: z.string(),
   /** The coordinator as its run recorded it: a worker rebuilds it, then takes the sub-agent from it. */
   agent: agentRefSchema,
+  /**
+   * When the delegation times out (epoch ms; the sub-agent's `timeoutSecs` after it was first
+   * enqueued). Recorded with the child's input: a recovered coordinator enqueues the same id
+   * again (a no-op) and reads it back, so a recovery never extends the time.
+   */
+  deadline: z.number().int().positive().optional(),
 });
 export type DelegationSpec = z.infer<typeof delegationSpecSchema>;
 

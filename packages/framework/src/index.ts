@@ -133,10 +133,12 @@ export { SqliteGovernanceStore } from './store/sqlite-governance-store.js';
 export { SqliteSessionStore } from './store/sqlite-session-store.js';
 export type { LeaseHolder } from './store/store-kit.js';
 export { sessionStoreKit } from './store/store-kit.js';
+export { delegationTimedOut, delegationTimeoutMs } from './sub-agents/delegation-timeout.js';
 export type { DelegationToolsOptions } from './sub-agents/delegation-tools.js';
 export { createDelegationTools } from './sub-agents/delegation-tools.js';
 export type { ProxiedAnswer, ProxiedCall, SubAgentRoutes } from './sub-agents/proxied-call.js';
 export { answerProxiedCall, subAgentRoutes } from './sub-agents/proxied-call.js';
+export { RunTally } from './sub-agents/run-tally.js';
 export type {
   DelegationRunner,
   SubAgentFactory,

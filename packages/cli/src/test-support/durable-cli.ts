@@ -1,41 +1,57 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { main } from '../main.js';
 import { createMemoryIO as memoryIO } from '../memory-io.js';
 
-// The processes of the CLI's durable-run tests (durable.test.ts, durable-workflow-pause.test.ts):
-// each `raf` a real process in its own folder standing in for a host, from source.
-
+/**
+ * What the tests of durable runs through the CLI share (durable*.test.ts): `raf` processes, each
+ * in its own folder standing in for a host, short commands in this process, a wait that says what
+ * it saw last, and `raf runs show --json`.
+ */
 const bin = fileURLToPath(new URL('../bin.ts', import.meta.url));
-const children: ChildProcess[] = [];
+// The built binary when there is one (CI builds first: no tsx transpiling the CLI in every process), else the source.
+const built = fileURLToPath(new URL('../../dist/bin.js', import.meta.url));
+const RAF_PROCESS = existsSync(built)
+  ? [built]
+  : ['--conditions=@raf/source', '--import', import.meta.resolve('tsx'), bin];
 
-/** `raf ARGV` in `cwd` as a process of its own (RAF_STORE unset: each test names its store). */
-export function raf(argv: string[], cwd: string) {
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@raf/source', '--import', import.meta.resolve('tsx'), bin, ...argv],
-    {
-      cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, RAF_STORE: '' },
-    },
-  );
+export interface RafProcess {
+  child: ChildProcess;
+  exited: Promise<number | null>;
+  output(): { stdout: string; stderr: string };
+}
+
+/** Starts `raf argv…` in `cwd` (no `RAF_STORE` from the environment); `children` keeps it for the cleanup. */
+export function spawnRaf(argv: string[], cwd: string, children: ChildProcess[]): RafProcess {
+  const child = spawn(process.execPath, [...RAF_PROCESS, ...argv], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, RAF_STORE: '' },
+  });
   children.push(child);
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
+  child.stdout?.on('data', (chunk: Buffer) => {
     stdout += chunk.toString();
   });
-  child.stderr.on('data', (chunk: Buffer) => {
+  child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, exited, output: () => ({ stdout, stderr }) };
 }
 
-/** Kills every `raf` process the tests of this file started (their afterAll). */
+const started: ChildProcess[] = [];
+
+/** `raf ARGV` in `cwd` as a process of its own, killed by `killRafProcesses`. */
+export function raf(argv: string[], cwd: string): RafProcess {
+  return spawnRaf(argv, cwd, started);
+}
+
+/** Kills every `raf` process `raf()` started (a test file's afterAll). */
 export function killRafProcesses(): void {
-  for (const child of children.splice(0)) child.kill('SIGKILL');
+  for (const child of started.splice(0)) child.kill('SIGKILL');
 }
 
 /** `raf ARGV` in this process (a short command: `raf runs show`, `raf approve`). */
@@ -45,11 +61,24 @@ export async function inProcess(folder: string, argv: string[]) {
   return { code, out: io.out(), err: io.err() };
 }
 
-/** Polls `probe` every 100 ms until it is true, or fails naming `what` after `ms`. */
-export async function until(what: string, probe: () => Promise<boolean>, ms = 60_000): Promise<void> {
+/**
+ * Polls `probe` every 100 ms until it gives a value (`false` and `undefined` mean not yet); past
+ * `ms`, fails naming `what` and, with `seen`, what the wait saw last: a timeout says why.
+ */
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false>,
+  ms = 120_000,
+  seen?: () => Promise<string>,
+): Promise<T> {
   const deadline = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) {
+      const last = seen ? await seen().catch((error: unknown) => `(could not look: ${String(error)})`) : '';
+      throw new Error(`timed out waiting for ${what}${last ? `; last seen:\n${last}` : ''}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -62,4 +91,46 @@ export function jsonLines<T = { type: string; runId?: string; reason?: string; c
     .trim()
     .split('\n')
     .map((line) => JSON.parse(line) as T);
+}
+
+/** A `raf worker` on `store` in `cwd`, once it has said its executor id. */
+export async function startWorker(
+  argv: { store: string; concurrency: number },
+  cwd: string,
+  children: ChildProcess[],
+): Promise<{ worker: RafProcess; id: string }> {
+  const worker = spawnRaf(
+    ['worker', '--store', argv.store, '--concurrency', String(argv.concurrency)],
+    cwd,
+    children,
+  );
+  const id = await until(
+    'a worker to start',
+    async () => {
+      if (worker.child.exitCode !== null) throw new Error(`a worker exited: ${worker.output().stderr}`);
+      return /raf worker (\S+):/.exec(worker.output().stderr)?.[1];
+    },
+    180_000,
+  );
+  return { worker, id };
+}
+
+export interface ShownRun {
+  status: string;
+  text?: string;
+  delegations?: {
+    runId: string;
+    subAgent?: string;
+    status: string;
+    executor?: string;
+    text?: string;
+    error?: string;
+  }[];
+}
+
+/** `raf runs show RUN_ID --json` from `folder`, in this process (undefined when it fails). */
+export async function showRun(store: string, folder: string, runId: string): Promise<ShownRun | undefined> {
+  const io = memoryIO({ cwd: folder });
+  const code = await main(['runs', 'show', runId, '--store', store, '--json'], io.io);
+  return code === 0 ? (JSON.parse(io.out()) as ShownRun) : undefined;
 }

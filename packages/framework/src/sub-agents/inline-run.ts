@@ -2,6 +2,7 @@ import type { AgentResponseUpdate, ApprovalResponse, ITool } from '@raf/core';
 import type { AgentProjection } from '../runtime-policy/agent-projection.js';
 import { AgentSession } from '../sessions/agent-session.js';
 import { delegatedRunState, delegatedSession } from './delegated-run.js';
+import { delegationTimedOut } from './delegation-timeout.js';
 import { type PausedDelegation, pausedJSON, raisedRequests } from './paused-run.js';
 import { RunTally } from './run-tally.js';
 import type { SubAgentOutcome, SubAgentRunRequest, SubAgentSpec } from './sub-agent.js';
@@ -51,7 +52,7 @@ export async function runInline(
     return {
       status: 'failed',
       agent,
-      error: timeout.aborted ? `timed out after ${timeoutMs / 1000} s` : 'cancelled',
+      error: timeout.aborted ? delegationTimedOut(timeoutMs) : 'cancelled',
     };
   if (tally.failure !== undefined) return { status: 'failed', agent, error: tally.failure };
   return { status: 'done', agent, text: tally.answer, ...(tally.usage && { usage: tally.usage }) };

@@ -1,4 +1,5 @@
 import { getErrorMessage } from '@raf/core';
+import { delegationTimeoutMs } from './delegation-timeout.js';
 import { runInline } from './inline-run.js';
 import { answersFor, approvedTargets, type PausedDelegation, pausedDelegation } from './paused-run.js';
 import type { SubAgentOutcome, SubAgentRunner, SubAgentRunRequest, SubAgentSpec } from './sub-agent.js';
@@ -12,9 +13,6 @@ export interface SubAgentRunnerOptions {
   /** Spare worker processes kept started, so a delegation need not wait for one to boot (default 1). */
   warmWorkers?: number;
 }
-
-/** Default time one delegation may take (`timeoutSecs` on the sub-agent changes it). */
-export const DEFAULT_DELEGATION_TIMEOUT_SECS = 600;
 
 /**
  * Runs delegations to `subAgents`: each in a fresh worker process (a spare when one is warm), or
@@ -50,7 +48,7 @@ export function createSubAgentRunner(
         answers = answersFor(request.callId, request.resume.approvals);
       }
       const projection = await projectSubAgent(spec, parent, request.signal);
-      const timeoutMs = (spec.timeoutSecs ?? DEFAULT_DELEGATION_TIMEOUT_SECS) * 1000;
+      const timeoutMs = delegationTimeoutMs(spec);
       if (spec.runtime === 'inline' || !spec.worker)
         return await runInline(spec, projection, request, timeoutMs, paused, answers);
       return await runInWorker({

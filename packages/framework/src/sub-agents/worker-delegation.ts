@@ -3,6 +3,7 @@ import { subscribeAbort, unsubscribeAbort } from '@raf/core/internal';
 import { parseRunState } from '../run/run-state.js';
 import type { AgentProjection } from '../runtime-policy/agent-projection.js';
 import { runStateJSON } from './delegated-run.js';
+import { delegationTimedOut } from './delegation-timeout.js';
 import { type PausedDelegation, pausedJSON, raisedRequests } from './paused-run.js';
 import { answerProxiedCall } from './proxied-call.js';
 import type { SubAgentOutcome, SubAgentRunRequest, SubAgentSpec, WorkerFactoryRef } from './sub-agent.js';
@@ -72,7 +73,7 @@ export function runInWorker(delegation: WorkerDelegation): Promise<SubAgentOutco
     };
     const failed = (error: string) => finish({ status: 'failed', agent, error });
     const timer = setTimeout(
-      () => failed(`timed out after ${delegation.timeoutMs / 1000} s; its worker was stopped`),
+      () => failed(`${delegationTimedOut(delegation.timeoutMs)}; its worker was stopped`),
       delegation.timeoutMs,
     );
     const onAbort = () => failed('cancelled');
