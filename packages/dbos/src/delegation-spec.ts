@@ -1,4 +1,5 @@
 import { type JSONValue, parseToolResult, type ToolResult } from '@raf/core';
+import { timerDelay } from '@raf/core/internal';
 import * as z from 'zod';
 import { agentRefSchema } from './run-spec.js';
 
@@ -13,13 +14,9 @@ export const proxyAnswerTopic = (n: number) => `raf.proxy.answer.${n}`;
 
 const json: z.ZodType<JSONValue> = z.json() as z.ZodType<JSONValue>;
 
-// The longest a timer waits (Node fires a longer one at once, with a warning).
-const MAX_TIMER_MS = 2_147_483_647;
-
-/** A signal that aborts at `deadline` (epoch ms); one beyond a timer's reach is never aborted. */
+/** A signal that aborts at `deadline` (epoch ms); one beyond a timer's reach waits that long. */
 export function deadlineSignal(deadline: number): AbortSignal {
-  const left = Math.max(0, deadline - Date.now());
-  return left > MAX_TIMER_MS ? new AbortController().signal : AbortSignal.timeout(left);
+  return AbortSignal.timeout(timerDelay(deadline - Date.now()));
 }
 
 /** A delegation's input, recorded by DBOS: which run's coordinator delegated what to whom. */

@@ -1,5 +1,6 @@
+import { MAX_TIMER_MS, timerDelay } from '@raf/core/internal';
+
 // setTimeout takes at most 2^31-1 ms (more fires at once): a longer limit means none.
-const MAX_TIMER_MS = 2_147_483_647;
 
 /** A call the watchdog can time out. */
 export interface WatchedCall {
@@ -69,7 +70,7 @@ export class CallWatchdog {
   private arm(due: number): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.due = due;
-    this.timer = setTimeout(fire, Math.max(0, due - performance.now()), this);
+    this.timer = setTimeout(fire, timerDelay(due - performance.now()), this);
     this.timer.unref();
   }
 }

@@ -1,4 +1,5 @@
 import type { AgentResponseUpdate, ApprovalResponse, ITool } from '@raf/core';
+import { timerDelay } from '@raf/core/internal';
 import type { AgentProjection } from '../runtime-policy/agent-projection.js';
 import { AgentSession } from '../sessions/agent-session.js';
 import { delegatedRunState, delegatedSession } from './delegated-run.js';
@@ -26,7 +27,7 @@ export async function runInline(
   );
   const toolView = (tools: readonly ITool[]) => tools.filter((tool) => offered.has(tool.name));
   const session = paused ? delegatedSession(paused.state) : new AgentSession();
-  const timeout = AbortSignal.timeout(timeoutMs);
+  const timeout = AbortSignal.timeout(timerDelay(timeoutMs));
   const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
   const tally = new RunTally();
   const stream = spec.agent.run(paused ? undefined : request.task, {

@@ -1,5 +1,5 @@
 import { type ApprovalResponse, getErrorMessage, type ITool, toolFailure } from '@raf/core';
-import { subscribeAbort, unsubscribeAbort } from '@raf/core/internal';
+import { subscribeAbort, timerDelay, unsubscribeAbort } from '@raf/core/internal';
 import { parseRunState } from '../run/run-state.js';
 import type { AgentProjection } from '../runtime-policy/agent-projection.js';
 import { runStateJSON } from './delegated-run.js';
@@ -74,7 +74,7 @@ export function runInWorker(delegation: WorkerDelegation): Promise<SubAgentOutco
     const failed = (error: string) => finish({ status: 'failed', agent, error });
     const timer = setTimeout(
       () => failed(`${delegationTimedOut(delegation.timeoutMs)}; its worker was stopped`),
-      delegation.timeoutMs,
+      timerDelay(delegation.timeoutMs),
     );
     const onAbort = () => failed('cancelled');
     if (request.signal?.aborted) return onAbort();

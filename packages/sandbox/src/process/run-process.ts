@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import { timerDelay } from '@raf/core/internal';
 import { OutputBudget } from '../code-run.js';
 
 export interface ProcessRunRequest {
@@ -70,7 +71,7 @@ export function runProcess(request: ProcessRunRequest): Promise<ProcessRunOutcom
     const timer = setTimeout(() => {
       timedOut = true;
       killGroup();
-    }, request.timeoutMs);
+    }, timerDelay(request.timeoutMs));
     const onAbort = () => {
       aborted = true;
       killGroup();

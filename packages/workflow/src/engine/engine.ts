@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { CancelledError, type JSONValue, TimeoutError } from '@raf/core';
+import { timerDelay } from '@raf/core/internal';
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
 import { checkpointId } from '../checkpoint/checkpoint-store.js';
 import { WorkflowError } from '../errors.js';
@@ -50,7 +51,7 @@ export async function executeRun(
         controller.abort(
           new TimeoutError(`the workflow timed out after ${ms} ms`, { phase: 'total', timeoutMs: ms }),
         ),
-      ms,
+      timerDelay(ms),
     );
   }
   const signal = signals.length === 1 ? controller.signal : AbortSignal.any(signals);

@@ -1,4 +1,5 @@
 import { CancelledError, getErrorMessage, type JSONValue, RafError, TimeoutError } from '@raf/core';
+import { timerDelay } from '@raf/core/internal';
 import { WorkflowError } from '../errors.js';
 import type {
   GraphNode,
@@ -117,7 +118,7 @@ async function invoke(
           controller.abort(
             new TimeoutError(`node "${node.id}" timed out after ${ms} ms`, { phase: 'total', timeoutMs: ms }),
           ),
-        ms,
+        timerDelay(ms),
       );
       signal = AbortSignal.any([context.signal, controller.signal]);
     }

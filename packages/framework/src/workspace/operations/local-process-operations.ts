@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { timerDelay } from '@raf/core/internal';
 import { childProcess } from '../../lazy-builtins.js';
 import { bubblewrapArguments, systemMountArguments } from './bubblewrap-arguments.js';
 import { commandEnvironment } from './command-environment.js';
@@ -100,7 +101,7 @@ export class LocalProcessOperations implements ProcessOperations {
     const timer = setTimeout(() => {
       timedOut = true;
       kill();
-    }, request.timeoutMs);
+    }, timerDelay(request.timeoutMs));
     request.signal.addEventListener('abort', kill, { once: true });
     try {
       const { code, error } = await exitOf(child);
