@@ -3,6 +3,7 @@ import { getErrorMessage, type ITool, type JSONValue, type ToolResult, toolFailu
 import {
   answerProxiedCall,
   type ChatClientAgent,
+  DEFAULT_DENIAL_REASON,
   type DelegationRunner,
   INTERRUPTED_ERROR,
   manifestOf,
@@ -13,8 +14,15 @@ import {
   subAgentRoutes,
 } from '@raf/framework';
 import {
+  type DelegationPause,
+  type DelegationStep,
+  delegationStepSchema,
+  type ProxyDecision,
+  resumedPause,
+  stepOutcome,
+} from './delegation-pause.js';
+import {
   DELEGATION_WORKFLOW,
-  type DelegationOutcome,
   type DelegationSpec,
   delegationOutcomeSchema,
   proxiedCallSchema,
@@ -77,8 +85,14 @@ export class DurableDelegationRunner implements DelegationRunner {
         error: `there is no sub-agent named '${request.agent}'; there are ${names}`,
       };
     }
-    if (request.resume)
-      return { status: 'failed', agent: spec.name, error: 'a durable delegation does not pause' };
+    // Resumed after its pause for approval: the step goes on from the call that waited.
+    let resumed: ReturnType<typeof resumedPause> | undefined;
+    try {
+      if (request.resume)
+        resumed = resumedPause(request.resume.state, request.callId, request.resume.approvals);
+    } catch (error) {
+      return { status: 'failed', agent: spec.name, error: getErrorMessage(error) };
+    }
     const input: DelegationSpec = {
       runId: `${this.parent.runId}/${request.callId}`,
       parentRunId: this.parent.runId,
@@ -89,10 +103,13 @@ export class DurableDelegationRunner implements DelegationRunner {
     };
     try {
       // Called before any await: the steps of a `delegate_parallel` are numbered in task order.
-      const recorded = await this.host.dbos.runStep(() => this.delegate(spec, input, request.signal), {
-        name: `delegate:${request.callId}`,
-      });
-      return delegationOutcomeSchema.parse(recorded);
+      const recorded = await this.host.dbos.runStep(
+        () => this.delegate(spec, input, request.signal, resumed),
+        {
+          name: resumed ? `delegate:${request.callId}:${resumed.pause.n}` : `delegate:${request.callId}`,
+        },
+      );
+      return stepOutcome(delegationStepSchema.parse(recorded), request.callId);
     } catch (error) {
       return { status: 'failed', agent: spec.name, error: getErrorMessage(error) };
     }
@@ -102,18 +119,21 @@ export class DurableDelegationRunner implements DelegationRunner {
     spec: SubAgentSpec,
     input: DelegationSpec,
     signal: AbortSignal | undefined,
-  ): Promise<DelegationOutcome> {
+    resumed?: { pause: DelegationPause; decision: ProxyDecision },
+  ): Promise<DelegationStep> {
     const client = await this.host.client();
     const childId = input.runId;
-    await client.enqueue(
-      {
-        workflowName: DELEGATION_WORKFLOW,
-        queueName: this.host.queue,
-        workflowID: childId,
-        appVersion: this.host.appVersion,
-      },
-      input,
-    );
+    // Enqueued once; a resumed delegation's child is parked at its proxied call `pause.n`.
+    if (!resumed)
+      await client.enqueue(
+        {
+          workflowName: DELEGATION_WORKFLOW,
+          queueName: this.host.queue,
+          workflowID: childId,
+          appVersion: this.host.appVersion,
+        },
+        input,
+      );
     const proxied = await this.proxiedOf(spec);
     const calls = new AbortController();
     const stop = () => {
@@ -122,11 +142,16 @@ export class DurableDelegationRunner implements DelegationRunner {
     };
     signal?.addEventListener('abort', stop, { once: true });
     try {
-      for (let n = 0; ; ) {
+      for (let n = resumed?.pause.n ?? 0; ; ) {
         if (signal?.aborted) return { status: 'failed', agent: spec.name, error: 'cancelled' };
         const call = await client.getEvent<unknown>(childId, proxyCallKey(n), POLL_SECONDS);
         if (call !== null) {
-          const result = await this.serve(childId, n, call, proxied, spec.name, calls.signal);
+          const decision = resumed?.pause.n === n ? resumed.decision : undefined;
+          const result = await this.serve(childId, n, call, proxied, spec.name, calls.signal, decision);
+          // Needs approval: this step ends with the pause; the coordinator's run parks with it
+          // (waits are not allowed inside a step) and a later step answers this very call.
+          if ('approval' in result)
+            return { status: 'paused', agent: spec.name, pause: { n, request: result.approval } };
           // Keyed by the call: a recovered coordinator answering again does not send twice.
           await client.send(childId, { result }, proxyAnswerTopic(n), `${childId}/proxy/${n}`);
           n++;
@@ -158,24 +183,42 @@ export class DurableDelegationRunner implements DelegationRunner {
     proxied: ReadonlyMap<string, ITool>,
     agent: string,
     signal: AbortSignal,
-  ): Promise<ToolResult> {
+    decision?: ProxyDecision,
+  ): Promise<ToolResult | { approval: DelegationPause['request'] }> {
     const parsed = proxiedCallSchema.safeParse(raw);
     if (!parsed.success) return toolFailure(`Refused: a malformed proxied call from ${agent}`);
     const call = parsed.data;
     const tool = proxied.get(call.name);
     if (!tool) return toolFailure(`Refused: ${call.name} does not run in the coordinator for ${agent}`);
-    const first = await this.host.tables.markStarted(childId, `proxy:${n}`);
+    // Denied: nothing runs, and the sub-agent reads what a plain run's denial says.
+    if (decision && !decision.approved)
+      return toolFailure(`Rejected: ${decision.reason || DEFAULT_DENIAL_REASON}`);
+    // The approved run of a call that waited is a start of its own (the ask did not run it).
+    const first = await this.host.tables.markStarted(
+      childId,
+      decision ? `proxy:${n}:approved` : `proxy:${n}`,
+    );
     if (!first && manifestOf(tool).idempotent !== true) return toolFailure(INTERRUPTED_ERROR);
     try {
       const answer = await answerProxiedCall(
         tool,
         { ...call, arguments: call.arguments as JSONValue },
         signal,
+        decision?.target,
       );
       if ('result' in answer) return answer.result;
-      return toolFailure(
-        `Refused: ${call.name} needs approval (${answer.approval.description}), and a sub-agent cannot ask for approval in a durable run yet; the coordinator's policy must allow the call`,
-      );
+      if (decision) return toolFailure(`Refused: ${call.name} asked again for an approval it was given`);
+      const { description, target } = answer.approval;
+      return {
+        approval: {
+          type: 'tool-approval-request',
+          callId: call.callId,
+          name: call.name,
+          arguments: call.arguments as JSONValue,
+          description,
+          ...(target !== undefined && { resolvedTarget: target }),
+        },
+      };
     } catch (error) {
       return toolFailure(`Framework error: ${getErrorMessage(error)}`);
     }

@@ -2,6 +2,7 @@ export type { ContextFits, SubAgentsOptions } from './agent/agent-builder.js';
 export { AgentBuilder } from './agent/agent-builder.js';
 export type { AgentInput, AgentRunArgs, AgentRunOptions } from './agent/agent-run-options.js';
 export { ChatClientAgent } from './agent/chat-client-agent.js';
+export { DEFAULT_DENIAL_REASON } from './approval/approval-batch.js';
 export type { ApprovalRequiredToolOptions } from './approval/approval-required-tool.js';
 export { ApprovalRequiredTool } from './approval/approval-required-tool.js';
 export { createApplyPatchTool } from './builtin-tools/apply-patch.js';
@@ -135,6 +136,7 @@ export type { LeaseHolder } from './store/store-kit.js';
 export { sessionStoreKit } from './store/store-kit.js';
 export type { DelegationToolsOptions } from './sub-agents/delegation-tools.js';
 export { createDelegationTools } from './sub-agents/delegation-tools.js';
+export { answersFor, raisedRequests } from './sub-agents/paused-run.js';
 export type { ProxiedAnswer, ProxiedCall, SubAgentRoutes } from './sub-agents/proxied-call.js';
 export { answerProxiedCall, subAgentRoutes } from './sub-agents/proxied-call.js';
 export type {

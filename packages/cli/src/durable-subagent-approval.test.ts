@@ -1,0 +1,184 @@
+import type { ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type MockModelServer, type MockTurn, startMockModelServer } from '@raf/client/testing';
+import { type PgCluster, postgresSkipReason, startPgCluster } from '@raf/postgres/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rafInProcess, rafProcess, until, workerStarted } from './test-support/durable-processes.js';
+
+/**
+ * A sub-agent's approval in a durable run (SPEC §14.2), through the CLI, each process in its own
+ * folder standing in for a host: the sub-agent's proxied `write_file` under the coordinator's
+ * `approve` policy (a path outside its root asks) parks the coordinator's run (exit 3) with the request named as a plain run
+ * names it (`<delegation call>/<call>`, `agentPath: [writer]`); `raf approve` from other folders
+ * (two at once: one wins) answers it; a `raf worker` finishes the run and the file lands once, in
+ * the coordinator's host, where its workspace lives. `--none` gives the sub-agent a plain run's denial. Skipped without
+ * PostgreSQL binaries.
+ */
+let cluster: PgCluster | undefined;
+let server: MockModelServer;
+let store: string;
+let root: string;
+const children: ChildProcess[] = [];
+/** The writer's model calls, by task: a delegation run twice would call its model again. */
+const writerCalls = new Map<string, number>();
+
+type Message = { role: string; content: string | null };
+
+function turn(body: { model: string; messages: Message[] }): MockTurn {
+  const last = body.messages.at(-1);
+  const task = body.messages.find((m) => m.role === 'user')?.content ?? '';
+  if (body.model === 'coordinator') {
+    if (last?.role === 'tool') return { text: `done: ${last.content}` };
+    const id = task.split(' ')[1] ?? 'x';
+    return { toolCalls: [{ id: `d${id}`, name: 'delegate_task', arguments: { agent: 'writer', task } }] };
+  }
+  writerCalls.set(task, (writerCalls.get(task) ?? 0) + 1);
+  if (last?.role === 'tool') return { text: `${task} -> ${last.content}` };
+  const id = task.split(' ')[1] ?? 'x';
+  return {
+    toolCalls: [
+      { id: `w${id}`, name: 'write_file', arguments: { path: `../out/${id}.txt`, content: `by ${id}\n` } },
+    ],
+  };
+}
+
+interface Shown {
+  status: string;
+  text?: string;
+  requests?: { callId: string; name: string; agentPath?: string[] }[];
+}
+
+async function show(runId: string): Promise<Shown> {
+  const { code, out, err } = await rafInProcess(join(root, 'other'), [
+    'runs',
+    'show',
+    runId,
+    '--store',
+    store,
+    '--json',
+  ]);
+  if (code !== 0) throw new Error(`raf runs show ${runId}: exit ${code}: ${err}`);
+  return JSON.parse(out) as Shown;
+}
+
+describe.skipIf(postgresSkipReason !== undefined)('a sub-agent asks for approval in a durable run', () => {
+  const coordinator = () => join(root, 'coordinator');
+
+  beforeAll(async () => {
+    cluster = await startPgCluster();
+    store = cluster.createDatabase('durable_sub_approval');
+    root = await mkdtemp(join(tmpdir(), 'raf-cli-sub-approval-'));
+    server = await startMockModelServer({
+      turns: (request) => turn(request.body as { model: string; messages: Message[] }),
+    });
+    for (const host of ['coordinator', 'worker', 'other', 'another']) await mkdir(join(root, host));
+    await mkdir(join(root, 'coordinator', 'ws'));
+    const model = (id: string) =>
+      `{ id: ${id}, provider: custom, connection: { endpoint: "${server.baseURL}" } }`;
+    await writeFile(
+      join(root, 'coordinator', 'agent.yaml'),
+      [
+        'name: coordinator',
+        `model: ${model('coordinator')}`,
+        'contexts:',
+        '  - kind: workspace',
+        '    name: project',
+        '    config: { root: ./ws, policy: approve }',
+        'subAgents:',
+        '  - kind: prompt',
+        '    name: writer',
+        '    description: writes the file it is asked for',
+        `    model: ${model('writer')}`,
+        '    tools:',
+        '      - { kind: file, name: write_file }',
+        '',
+      ].join('\n'),
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const child of children) child.kill('SIGKILL');
+    await server?.close();
+    cluster?.stop();
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  it('a proxied write_file parks the run; two concurrent raf approve --all: one wins; a worker writes the file once in the coordinator workspace', async () => {
+    const worker = rafProcess(['worker', '--store', store], join(root, 'worker'), children);
+    await workerStarted(worker);
+    const run = rafProcess(
+      ['run', 'agent.yaml', '--durable', '--store', store, '-i', 'write a', '--json'],
+      coordinator(),
+      children,
+    );
+    expect(await run.exited, `${run.output().stdout}\n${run.output().stderr}`).toBe(3);
+    const lines = run
+      .output()
+      .stdout.trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; runId?: string; reason?: string });
+    const runId = lines[0]?.runId ?? '';
+    expect(lines[0]?.type).toBe('run-started');
+    expect(lines.find((l) => l.type === 'tool-approval-request')).toMatchObject({
+      callId: 'da/wa',
+      name: 'write_file',
+      agentPath: ['writer'],
+    });
+    expect(lines.at(-1)).toMatchObject({ type: 'finish', reason: 'awaitingApproval' });
+    expect(await show(runId)).toMatchObject({
+      status: 'paused',
+      requests: [{ callId: 'da/wa', name: 'write_file', agentPath: ['writer'] }],
+    });
+    // The process is gone and nothing ran yet.
+    expect(await readdir(coordinator())).toEqual(['agent.yaml', 'ws']);
+
+    const approvals = await Promise.all(
+      ['other', 'another'].map((host) =>
+        rafInProcess(join(root, host), ['approve', runId, '--all', '--store', store]),
+      ),
+    );
+    expect(approvals.map((a) => a.code).sort(), JSON.stringify(approvals)).toEqual([0, 5]);
+    const shown = await until(
+      'the worker to finish the run',
+      async () => {
+        const info = await show(runId);
+        return info.status === 'finished' || info.status === 'failed' ? info : undefined;
+      },
+      120_000,
+      async () => `${JSON.stringify(await show(runId))}\nworker:\n${worker.output().stderr.slice(-3000)}`,
+    );
+    expect(shown.status).toBe('finished');
+    expect(shown.text).toMatch(/^done: .*write a -> .*bytes_written.*outside_workspace/s);
+    expect(await readFile(join(coordinator(), 'out', 'a.txt'), 'utf8')).toBe('by a\n');
+    // Ran once: the sub-agent's model was called twice (the write, then the answer), not more.
+    expect(writerCalls.get('write a')).toBe(2);
+    for (const host of ['worker', 'other', 'another']) expect(await readdir(join(root, host))).toEqual([]);
+    // Answered once: a third answer is refused.
+    expect(
+      (await rafInProcess(join(root, 'other'), ['approve', runId, '--none', '--store', store])).code,
+    ).toBe(5);
+
+    // Denied (`--none`): nothing is written; the sub-agent reads a plain run's denial.
+    const denied = rafProcess(
+      ['run', 'agent.yaml', '--durable', '--store', store, '-i', 'write b'],
+      coordinator(),
+      children,
+    );
+    expect(await denied.exited, denied.output().stderr).toBe(3);
+    const deniedId = /^run (\S+)$/m.exec(denied.output().stdout)?.[1] ?? '';
+    expect((await show(deniedId)).requests?.map((r) => r.callId)).toEqual(['db/wb']);
+    const no = await rafInProcess(join(root, 'other'), ['approve', deniedId, '--none', '--store', store]);
+    expect(no.code, no.err).toBe(0);
+    const ended = await until('the worker to finish the denied run', async () => {
+      const info = await show(deniedId);
+      return info.status === 'finished' || info.status === 'failed' ? info : undefined;
+    });
+    expect(ended.status).toBe('finished');
+    expect(ended.text).toMatch(/write b -> .*Rejected: User denied/s);
+    expect(await readFile(join(coordinator(), 'out', 'b.txt'), 'utf8').catch(() => 'absent')).toBe('absent');
+    worker.child.kill('SIGTERM');
+    expect(await worker.exited, worker.output().stderr).toBe(0);
+  }, 300_000);
+});
