@@ -32,11 +32,17 @@ function turn(body: { model: string; messages: Message[] }): MockTurn {
   if (body.model === 'coordinator') {
     if (last?.role === 'tool') return { text: `done: ${last.content}` };
     const id = task.split(' ')[1] ?? 'x';
-    return { toolCalls: [{ id: `d${id}`, name: 'delegate_task', arguments: { agent: 'writer', task } }] };
+    const agent = task.startsWith('run') ? 'runner' : 'writer';
+    return { toolCalls: [{ id: `d${id}`, name: 'delegate_task', arguments: { agent, task } }] };
   }
   writerCalls.set(task, (writerCalls.get(task) ?? 0) + 1);
   if (last?.role === 'tool') return { text: `${task} -> ${last.content}` };
   const id = task.split(' ')[1] ?? 'x';
+  // The runner's `run_command` runs on the worker (worker-local) and asks under `approve`.
+  if (body.model === 'runner')
+    return {
+      toolCalls: [{ id: `r${id}`, name: 'run_command', arguments: { command: `echo ${id} >> count.txt` } }],
+    };
   return {
     toolCalls: [
       { id: `w${id}`, name: 'write_file', arguments: { path: `../out/${id}.txt`, content: `by ${id}\n` } },
@@ -93,6 +99,12 @@ describe.skipIf(postgresSkipReason !== undefined)('a sub-agent asks for approval
         `    model: ${model('writer')}`,
         '    tools:',
         '      - { kind: file, name: write_file }',
+        '  - kind: prompt',
+        '    name: runner',
+        '    description: runs the command it is asked for',
+        `    model: ${model('runner')}`,
+        '    tools:',
+        '      - { kind: shell, name: run_command }',
         '',
       ].join('\n'),
     );
@@ -178,6 +190,65 @@ describe.skipIf(postgresSkipReason !== undefined)('a sub-agent asks for approval
     expect(ended.status).toBe('finished');
     expect(ended.text).toMatch(/write b -> .*Rejected: User denied/s);
     expect(await readFile(join(coordinator(), 'out', 'b.txt'), 'utf8').catch(() => 'absent')).toBe('absent');
+    worker.child.kill('SIGTERM');
+    expect(await worker.exited, worker.output().stderr).toBe(0);
+  }, 300_000);
+
+  it('a worker-local run_command parks the child and the run; two concurrent raf approve --all: one wins; the command runs once on the worker', async () => {
+    const worker = rafProcess(['worker', '--store', store], join(root, 'worker'), children);
+    await workerStarted(worker);
+    const run = rafProcess(
+      ['run', 'agent.yaml', '--durable', '--store', store, '-i', 'run c'],
+      coordinator(),
+      children,
+    );
+    expect(await run.exited, `${run.output().stdout}\n${run.output().stderr}`).toBe(3);
+    const runId = /^run (\S+)$/m.exec(run.output().stdout)?.[1] ?? '';
+    expect(await show(runId)).toMatchObject({
+      status: 'paused',
+      requests: [{ callId: 'dc/rc', name: 'run_command', agentPath: ['runner'] }],
+    });
+    expect(await readFile(join(coordinator(), 'ws', 'count.txt'), 'utf8').catch(() => 'absent')).toBe(
+      'absent',
+    );
+    const approvals = await Promise.all(
+      ['other', 'another'].map((host) =>
+        rafInProcess(join(root, host), ['approve', runId, '--all', '--store', store]),
+      ),
+    );
+    expect(approvals.map((a) => a.code).sort(), JSON.stringify(approvals)).toEqual([0, 5]);
+    const shown = await until(
+      'the worker to finish the run',
+      async () => {
+        const info = await show(runId);
+        return info.status === 'finished' || info.status === 'failed' ? info : undefined;
+      },
+      120_000,
+      async () => `${JSON.stringify(await show(runId))}\nworker:\n${worker.output().stderr.slice(-3000)}`,
+    );
+    expect(shown.status).toBe('finished');
+    expect(shown.text).toMatch(/^done: .*run c -> /s);
+    expect(await readFile(join(coordinator(), 'ws', 'count.txt'), 'utf8')).toBe('c\n');
+    expect(writerCalls.get('run c')).toBe(2);
+    for (const host of ['worker', 'other', 'another']) expect(await readdir(join(root, host))).toEqual([]);
+
+    // Denied: the command does not run; the sub-agent reads the denial.
+    const denied = rafProcess(
+      ['run', 'agent.yaml', '--durable', '--store', store, '-i', 'run d'],
+      coordinator(),
+      children,
+    );
+    expect(await denied.exited, denied.output().stderr).toBe(3);
+    const deniedId = /^run (\S+)$/m.exec(denied.output().stdout)?.[1] ?? '';
+    const no = await rafInProcess(join(root, 'other'), ['approve', deniedId, '--none', '--store', store]);
+    expect(no.code, no.err).toBe(0);
+    const ended = await until('the worker to finish the denied run', async () => {
+      const info = await show(deniedId);
+      return info.status === 'finished' || info.status === 'failed' ? info : undefined;
+    });
+    expect(ended.status).toBe('finished');
+    expect(ended.text).toMatch(/run d -> .*denied/is);
+    expect(await readFile(join(coordinator(), 'ws', 'count.txt'), 'utf8')).toBe('c\n');
     worker.child.kill('SIGTERM');
     expect(await worker.exited, worker.output().stderr).toBe(0);
   }, 300_000);

@@ -1,5 +1,6 @@
 import {
   type AgentResponseUpdate,
+  type ApprovalResponse,
   ConfigError,
   type ITool,
   type JSONValue,
@@ -9,9 +10,11 @@ import {
   AgentSession,
   type ChatClientAgent,
   manifestOf,
+  RunTally,
   type SubAgentSpec,
   subAgentRoutes,
 } from '@raf/framework';
+import { childAnswerTopic, childPauseKey } from './delegation-pause.js';
 import { subAgentsOf } from './delegation-runner.js';
 import {
   type DelegationOutcome,
@@ -23,7 +26,7 @@ import {
 import { durableTool, type RunSteps, type StepsLookup } from './durable-steps.js';
 import type { DurableTables } from './durable-tables.js';
 import type { Dbos } from './load-sdk.js';
-import type { DurableAgentRef } from './run-spec.js';
+import { approvalsSchema, type DurableAgentRef } from './run-spec.js';
 import { makeDurable } from './runtime-helpers.js';
 
 /** What a worker needs to run a delegation workflow. */
@@ -83,33 +86,38 @@ export async function runDelegation(host: DelegationBodyHost, input: unknown): P
       agent = makeDurable(sub.agent, host.steps);
       durableSubAgents.set(sub, agent);
     }
-    let text = '';
-    let reason = 'other';
-    let failure: string | undefined;
-    const asked: string[] = [];
-    const updates = agent.run(spec.task, { session: new AgentSession(spec.runId), toolView });
-    for await (const update of updates as AsyncIterable<AgentResponseUpdate>) {
-      if (update.type === 'text-delta') text += update.delta;
-      else if (update.type === 'tool-called') text = '';
-      else if (update.type === 'tool-approval-request') asked.push(update.name);
-      else if (update.type === 'error') failure = update.message;
-      else if (update.type === 'finish') reason = update.reason;
-    }
+    const session = new AgentSession(spec.runId);
     const agentName = sub.name;
-    if (reason === 'awaitingApproval')
-      return {
-        status: 'failed',
-        agent: agentName,
-        error: `it asked for approval of ${asked.join(', ')}, and a sub-agent cannot ask for approval in a durable run yet (its policy must allow the call, or run without --durable)`,
-      };
-    if (failure !== undefined) return { status: 'failed', agent: agentName, error: failure };
-    if (reason === 'cancelled') return { status: 'failed', agent: agentName, error: 'cancelled' };
-    const answer =
-      reason === 'stop' || reason === 'length' ? text : `${text}\n(the sub-agent stopped early: ${reason})`;
-    return { status: 'done', agent: agentName, text: answer };
+    let tally = new RunTally();
+    // A worker-local call that asks parks this workflow (its `k`-th pause, as `legs()` parks a
+    // run): the coordinator sees the event and parks the run; the answer comes back by message,
+    // and the sub-agent goes on in the same session with it. Recorded by DBOS: a replay does not ask again.
+    for (let k = 0; ; k++) {
+      const approvals: ApprovalResponse[] | undefined =
+        k === 0 ? undefined : await parked(host.dbos, tally, k - 1);
+      tally = new RunTally();
+      const updates = agent.run(approvals ? undefined : spec.task, {
+        session,
+        toolView,
+        ...(approvals && { approvals }),
+      });
+      for await (const update of updates as AsyncIterable<AgentResponseUpdate>) tally.add(update);
+      if (!tally.paused) break;
+    }
+    if (tally.failure !== undefined) return { status: 'failed', agent: agentName, error: tally.failure };
+    if (tally.reason === 'cancelled') return { status: 'failed', agent: agentName, error: 'cancelled' };
+    return { status: 'done', agent: agentName, text: tally.answer };
   } finally {
     host.runs.delete(spec.runId);
   }
+}
+
+/** Publishes the child's `k`-th pause and waits for its answer (the sub-agent's own call ids). */
+async function parked(dbos: Dbos, tally: RunTally, k: number): Promise<ApprovalResponse[]> {
+  await dbos.setEvent(childPauseKey(k), { requests: tally.requests });
+  let answer: unknown = null;
+  while (answer === null) answer = await dbos.recv(childAnswerTopic(k), PROXY_WAIT_SECONDS);
+  return approvalsSchema.parse(answer);
 }
 
 /**

@@ -16,23 +16,45 @@ const askedSchema = z.object({
   agentPath: z.array(z.string()).optional(),
 });
 
+/** The event a delegation publishes its `k`-th own pause in (a worker-local call asked), and the answer's topic. */
+export const childPauseKey = (k: number) => `raf.delegation.pause.${k}`;
+export const childAnswerTopic = (k: number) => `raf.delegation.answer.${k}`;
+
+/** A child's own pause: its sub-agent's loop ended its turn waiting for these (its own call ids). */
+export const childPauseSchema = z.object({ requests: z.array(askedSchema).min(1) });
+
 /**
  * Where a durable delegation stopped for approval (SPEC §14.2), kept by the coordinator's
- * delegation tool while the run is parked (`ToolSuspension` state) and read back on resume:
- * `n` is the child's proxied call waiting for the answer (the next one its line serves).
+ * delegation tool while the run is parked (`ToolSuspension` state) and read back on resume: `n`
+ * is the child's next proxied call, `k` its own pauses answered so far; `ask` is what waits — the
+ * proxied call `n` (run here once approved), or the child's own pause `k` (answered by message).
  */
 export const delegationPauseSchema = z.object({
   n: z.number().int().nonnegative(),
-  request: askedSchema,
+  k: z.number().int().nonnegative(),
+  ask: z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('proxy'), request: askedSchema }),
+    z.object({ kind: z.literal('local'), requests: z.array(askedSchema).min(1) }),
+  ]),
 });
 export type DelegationPause = z.infer<typeof delegationPauseSchema>;
+type Asked = z.infer<typeof askedSchema>;
 
-/** What the coordinator's step `delegate:<call id>[:<n>]` returns: the child's outcome, or a pause. */
+/** What the coordinator's step `delegate:<call id>[:<n>.<k>]` returns: the child's outcome, or a pause. */
 export const delegationStepSchema = z.union([
   delegationOutcomeSchema,
   z.object({ status: z.literal('paused'), agent: z.string(), pause: delegationPauseSchema }),
 ]);
 export type DelegationStep = DelegationOutcome | { status: 'paused'; agent: string; pause: DelegationPause };
+
+function requestOf(asked: Asked): ToolApprovalRequestUpdate {
+  const { resolvedTarget, agentPath, ...rest } = asked;
+  return {
+    ...rest,
+    ...(resolvedTarget !== undefined && { resolvedTarget }),
+    ...(agentPath !== undefined && { agentPath }),
+  };
+}
 
 /**
  * The step's result as the delegation tool reads it: a pause becomes a paused sub-agent outcome
@@ -41,21 +63,17 @@ export type DelegationStep = DelegationOutcome | { status: 'paused'; agent: stri
  */
 export function stepOutcome(step: DelegationStep, callId: string): SubAgentOutcome {
   if (step.status !== 'paused') return step;
-  const { resolvedTarget, agentPath, ...rest } = step.pause.request;
-  const asked: ToolApprovalRequestUpdate = {
-    ...rest,
-    ...(resolvedTarget !== undefined && { resolvedTarget }),
-    ...(agentPath !== undefined && { agentPath }),
-  };
+  const { ask } = step.pause;
+  const asked = ask.kind === 'proxy' ? [ask.request] : ask.requests;
   return {
     status: 'paused',
     agent: step.agent,
-    requests: raisedRequests(step.agent, callId, [asked]),
+    requests: raisedRequests(step.agent, callId, asked.map(requestOf)),
     state: json.parse(step.pause),
   };
 }
 
-/** The human's answer to a paused delegation's request: approved with the target shown, or denied. */
+/** The human's answer to a paused delegation's proxied call: approved with the target shown, or denied. */
 export interface ProxyDecision {
   approved: boolean;
   reason?: string;
@@ -63,23 +81,43 @@ export interface ProxyDecision {
   target: string | null;
 }
 
-/** Reads a resumed delegation's saved state and the answer meant for its request. */
+/** A resumed delegation: where it goes on, and the answers to what waited (the sub-agent's own ids). */
+export interface ResumedDelegation {
+  pause: DelegationPause;
+  /** Every request that waited, answered (one left out is denied). */
+  answers: ApprovalResponse[];
+}
+
+/** Reads a resumed delegation's saved state and the answers meant for it. */
 export function resumedPause(
   state: JSONValue,
   callId: string,
   approvals: readonly ApprovalResponse[],
-): { pause: DelegationPause; decision: ProxyDecision } {
+): ResumedDelegation {
   const parsed = delegationPauseSchema.safeParse(state);
   if (!parsed.success)
     throw new Error(
       `the saved state of durable delegation ${callId} is not one its pause left (${parsed.error.issues[0]?.message ?? 'invalid'})`,
     );
   const pause = parsed.data;
-  const answer = answersFor(callId, approvals).find((a) => a.callId === pause.request.callId);
+  const given = answersFor(callId, approvals);
+  const asked = pause.ask.kind === 'proxy' ? [pause.ask.request] : pause.ask.requests;
+  const answers = asked.map(
+    (request) =>
+      given.find((a) => a.callId === request.callId) ?? { callId: request.callId, approved: false },
+  );
+  return { pause, answers };
+}
+
+/** The decision on the proxied call a resumed delegation waited at. */
+export function proxyDecision(resumed: ResumedDelegation): ProxyDecision | undefined {
+  const { ask } = resumed.pause;
+  if (ask.kind !== 'proxy') return undefined;
+  const answer = resumed.answers[0];
   const decision: ProxyDecision = {
     approved: answer?.approved === true,
-    target: pause.request.resolvedTarget ?? null,
+    target: ask.request.resolvedTarget ?? null,
   };
   if (answer?.reason) decision.reason = answer.reason;
-  return { pause, decision };
+  return decision;
 }

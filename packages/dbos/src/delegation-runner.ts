@@ -1,5 +1,12 @@
 import type { DBOSClient } from '@dbos-inc/dbos-sdk';
-import { getErrorMessage, type ITool, type JSONValue, type ToolResult, toolFailure } from '@raf/core';
+import {
+  getErrorMessage,
+  type ITool,
+  type JSONValue,
+  type ToolApprovalRequestUpdate,
+  type ToolResult,
+  toolFailure,
+} from '@raf/core';
 import {
   answerProxiedCall,
   type ChatClientAgent,
@@ -14,10 +21,14 @@ import {
   subAgentRoutes,
 } from '@raf/framework';
 import {
-  type DelegationPause,
+  childAnswerTopic,
+  childPauseKey,
+  childPauseSchema,
   type DelegationStep,
   delegationStepSchema,
   type ProxyDecision,
+  proxyDecision,
+  type ResumedDelegation,
   resumedPause,
   stepOutcome,
 } from './delegation-pause.js';
@@ -86,7 +97,7 @@ export class DurableDelegationRunner implements DelegationRunner {
       };
     }
     // Resumed after its pause for approval: the step goes on from the call that waited.
-    let resumed: ReturnType<typeof resumedPause> | undefined;
+    let resumed: ResumedDelegation | undefined;
     try {
       if (request.resume)
         resumed = resumedPause(request.resume.state, request.callId, request.resume.approvals);
@@ -106,7 +117,9 @@ export class DurableDelegationRunner implements DelegationRunner {
       const recorded = await this.host.dbos.runStep(
         () => this.delegate(spec, input, request.signal, resumed),
         {
-          name: resumed ? `delegate:${request.callId}:${resumed.pause.n}` : `delegate:${request.callId}`,
+          name: resumed
+            ? `delegate:${request.callId}:${resumed.pause.n}.${resumed.pause.k}`
+            : `delegate:${request.callId}`,
         },
       );
       return stepOutcome(delegationStepSchema.parse(recorded), request.callId);
@@ -119,11 +132,12 @@ export class DurableDelegationRunner implements DelegationRunner {
     spec: SubAgentSpec,
     input: DelegationSpec,
     signal: AbortSignal | undefined,
-    resumed?: { pause: DelegationPause; decision: ProxyDecision },
+    resumed?: ResumedDelegation,
   ): Promise<DelegationStep> {
     const client = await this.host.client();
     const childId = input.runId;
-    // Enqueued once; a resumed delegation's child is parked at its proxied call `pause.n`.
+    // Enqueued once; a resumed delegation's child is parked at its proxied call `pause.n` or at
+    // its own pause `pause.k`.
     if (!resumed)
       await client.enqueue(
         {
@@ -142,20 +156,37 @@ export class DurableDelegationRunner implements DelegationRunner {
     };
     signal?.addEventListener('abort', stop, { once: true });
     try {
+      let k = resumed?.pause.k ?? 0;
+      if (resumed?.pause.ask.kind === 'local') {
+        // Keyed by the pause: a recovered coordinator answering again does not send twice.
+        await client.send(childId, resumed.answers, childAnswerTopic(k), `${childId}/approval/${k}`);
+        k++;
+      }
+      const decision = resumed && proxyDecision(resumed);
       for (let n = resumed?.pause.n ?? 0; ; ) {
         if (signal?.aborted) return { status: 'failed', agent: spec.name, error: 'cancelled' };
         const call = await client.getEvent<unknown>(childId, proxyCallKey(n), POLL_SECONDS);
         if (call !== null) {
-          const decision = resumed?.pause.n === n ? resumed.decision : undefined;
-          const result = await this.serve(childId, n, call, proxied, spec.name, calls.signal, decision);
+          const answer = resumed?.pause.n === n ? decision : undefined;
+          const result = await this.serve(childId, n, call, proxied, spec.name, calls.signal, answer);
           // Needs approval: this step ends with the pause; the coordinator's run parks with it
           // (waits are not allowed inside a step) and a later step answers this very call.
           if ('approval' in result)
-            return { status: 'paused', agent: spec.name, pause: { n, request: result.approval } };
+            return {
+              status: 'paused',
+              agent: spec.name,
+              pause: { n, k, ask: { kind: 'proxy', request: result.approval } },
+            };
           // Keyed by the call: a recovered coordinator answering again does not send twice.
           await client.send(childId, { result }, proxyAnswerTopic(n), `${childId}/proxy/${n}`);
           n++;
           continue;
+        }
+        // The child parked itself (a worker-local call asked): so does the coordinator's run.
+        const own = await client.getEvent<unknown>(childId, childPauseKey(k), 0);
+        if (own !== null) {
+          const { requests } = childPauseSchema.parse(own);
+          return { status: 'paused', agent: spec.name, pause: { n, k, ask: { kind: 'local', requests } } };
         }
         const status = await client.getWorkflow(childId);
         if (status && ENDED.has(status.status)) break;
@@ -184,7 +215,7 @@ export class DurableDelegationRunner implements DelegationRunner {
     agent: string,
     signal: AbortSignal,
     decision?: ProxyDecision,
-  ): Promise<ToolResult | { approval: DelegationPause['request'] }> {
+  ): Promise<ToolResult | { approval: ToolApprovalRequestUpdate }> {
     const parsed = proxiedCallSchema.safeParse(raw);
     if (!parsed.success) return toolFailure(`Refused: a malformed proxied call from ${agent}`);
     const call = parsed.data;

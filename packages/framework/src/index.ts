@@ -139,6 +139,7 @@ export { createDelegationTools } from './sub-agents/delegation-tools.js';
 export { answersFor, raisedRequests } from './sub-agents/paused-run.js';
 export type { ProxiedAnswer, ProxiedCall, SubAgentRoutes } from './sub-agents/proxied-call.js';
 export { answerProxiedCall, subAgentRoutes } from './sub-agents/proxied-call.js';
+export { RunTally } from './sub-agents/run-tally.js';
 export type {
   DelegationRunner,
   SubAgentFactory,
