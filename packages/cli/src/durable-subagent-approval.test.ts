@@ -143,6 +143,8 @@ describe.skipIf(postgresSkipReason !== undefined)('a sub-agent asks for approval
       status: 'paused',
       requests: [{ callId: 'da/wa', name: 'write_file', agentPath: ['writer'] }],
     });
+    const text = await rafInProcess(join(root, 'other'), ['runs', 'show', runId, '--store', store]);
+    expect(text.out).toMatch(/waiting for approval: da\/wa writer: write_file /);
     // The process is gone and nothing ran yet.
     expect(await readdir(coordinator())).toEqual(['agent.yaml', 'ws']);
 
