@@ -1,14 +1,13 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type MockModelServer, type MockTurn, startMockModelServer } from '@raf/client/testing';
 import { type PgCluster, postgresSkipReason, startPgCluster } from '@raf/postgres/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from './main.js';
 import { createMemoryIO as memoryIO } from './memory-io.js';
+import { rafProcess, until } from './test-support/durable-processes.js';
 
 /**
  * Sub-agents in a durable run (SPEC §14.2), through the CLI, each process in its own folder
@@ -18,12 +17,6 @@ import { createMemoryIO as memoryIO } from './memory-io.js';
  * coordinator's process and land in its workspace only, under its `deny` policy (a path outside
  * is refused). Skipped without PostgreSQL binaries.
  */
-const bin = fileURLToPath(new URL('./bin.ts', import.meta.url));
-// The built binary when there is one (CI builds first: no tsx transpiling the CLI in every process), else the source.
-const built = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
-const RAF_PROCESS = existsSync(built)
-  ? [built]
-  : ['--conditions=@raf/source', '--import', import.meta.resolve('tsx'), bin];
 const TASKS = 6;
 let cluster: PgCluster | undefined;
 let server: MockModelServer;
@@ -31,43 +24,7 @@ let store: string;
 let root: string;
 const children: ChildProcess[] = [];
 
-function raf(argv: string[], cwd: string) {
-  const child = spawn(process.execPath, [...RAF_PROCESS, ...argv], {
-    cwd,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, RAF_STORE: '' },
-  });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, exited, output: () => ({ stdout, stderr }) };
-}
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  ms = 120_000,
-  // What the wait saw last, in the error: a timeout says why, not only that.
-  seen?: () => Promise<string>,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) {
-      const last = seen ? await seen().catch((error: unknown) => `(could not look: ${String(error)})`) : '';
-      throw new Error(`timed out waiting for ${what}${last ? `; last seen:\n${last}` : ''}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const raf = (argv: string[], cwd: string) => rafProcess(argv, cwd, children);
 
 interface Shown {
   status: string;

@@ -31,6 +31,13 @@ function turn(body: { model: string; messages: Message[] }): MockTurn {
   const task = body.messages.find((m) => m.role === 'user')?.content ?? '';
   if (body.model === 'coordinator') {
     if (last?.role === 'tool') return { text: `done: ${last.content}` };
+    if (task.startsWith('fan')) {
+      const tasks = task
+        .split(' ')
+        .slice(1)
+        .map((id) => ({ agent: 'writer', task: `write ${id}` }));
+      return { toolCalls: [{ id: 'fan', name: 'delegate_parallel', arguments: { tasks } }] };
+    }
     const id = task.split(' ')[1] ?? 'x';
     const agent = task.startsWith('run') ? 'runner' : 'writer';
     return { toolCalls: [{ id: `d${id}`, name: 'delegate_task', arguments: { agent, task } }] };
@@ -192,6 +199,50 @@ describe.skipIf(postgresSkipReason !== undefined)('a sub-agent asks for approval
     expect(ended.status).toBe('finished');
     expect(ended.text).toMatch(/write b -> .*Rejected: User denied/s);
     expect(await readFile(join(coordinator(), 'out', 'b.txt'), 'utf8').catch(() => 'absent')).toBe('absent');
+    worker.child.kill('SIGTERM');
+    expect(await worker.exited, worker.output().stderr).toBe(0);
+  }, 300_000);
+
+  it('delegate_parallel: both sub-agents ask, the run parks once with both; --call approves one, the other is denied', async () => {
+    const worker = rafProcess(['worker', '--store', store], join(root, 'worker'), children);
+    await workerStarted(worker);
+    const run = rafProcess(
+      ['run', 'agent.yaml', '--durable', '--store', store, '-i', 'fan e f'],
+      coordinator(),
+      children,
+    );
+    expect(await run.exited, `${run.output().stdout}\n${run.output().stderr}`).toBe(3);
+    const runId = /^run (\S+)$/m.exec(run.output().stdout)?.[1] ?? '';
+    const paused = await show(runId);
+    expect(paused.status).toBe('paused');
+    expect(paused.requests?.map((r) => [r.callId, r.agentPath])).toEqual([
+      ['fan/0/we', ['writer']],
+      ['fan/1/wf', ['writer']],
+    ]);
+    const some = await rafInProcess(join(root, 'other'), [
+      'approve',
+      runId,
+      '--call',
+      'fan/0/we',
+      '--store',
+      store,
+    ]);
+    expect(some.code, some.err).toBe(0);
+    const shown = await until(
+      'the worker to finish the run',
+      async () => {
+        const info = await show(runId);
+        return info.status === 'finished' || info.status === 'failed' ? info : undefined;
+      },
+      120_000,
+      async () => `${JSON.stringify(await show(runId))}\nworker:\n${worker.output().stderr.slice(-3000)}`,
+    );
+    expect(shown.status).toBe('finished');
+    expect(shown.text).toMatch(/write e -> .*bytes_written/s);
+    expect(shown.text).toMatch(/write f -> .*Rejected: User denied/s);
+    expect(await readFile(join(coordinator(), 'out', 'e.txt'), 'utf8')).toBe('by e\n');
+    expect(await readFile(join(coordinator(), 'out', 'f.txt'), 'utf8').catch(() => 'absent')).toBe('absent');
+    expect([writerCalls.get('write e'), writerCalls.get('write f')]).toEqual([2, 2]);
     worker.child.kill('SIGTERM');
     expect(await worker.exited, worker.output().stderr).toBe(0);
   }, 300_000);
