@@ -75,6 +75,8 @@ export function stepOutcome(step: DelegationStep, callId: string): SubAgentOutco
 
 /** The human's answer to a paused delegation's proxied call: approved with the target shown, or denied. */
 export interface ProxyDecision {
+  /** The sub-agent's id of the call that was shown. */
+  callId: string;
   approved: boolean;
   reason?: string;
   /** The target the human was shown (`null`: none), believed by the coordinator's gate. */
@@ -115,6 +117,7 @@ export function proxyDecision(resumed: ResumedDelegation): ProxyDecision | undef
   if (ask.kind !== 'proxy') return undefined;
   const answer = resumed.answers[0];
   const decision: ProxyDecision = {
+    callId: ask.request.callId,
     approved: answer?.approved === true,
     target: ask.request.resolvedTarget ?? null,
   };

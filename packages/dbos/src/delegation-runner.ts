@@ -221,6 +221,9 @@ export class DurableDelegationRunner implements DelegationRunner {
     const call = parsed.data;
     const tool = proxied.get(call.name);
     if (!tool) return toolFailure(`Refused: ${call.name} does not run in the coordinator for ${agent}`);
+    // The answer is for the call the human was shown, never another one under the same number.
+    if (decision && decision.callId !== call.callId)
+      return toolFailure(`Refused: proxied call ${n} of ${agent} is not the call that was approved`);
     // Denied: nothing runs, and the sub-agent reads what a plain run's denial says.
     if (decision && !decision.approved)
       return toolFailure(`Rejected: ${decision.reason || DEFAULT_DENIAL_REASON}`);
