@@ -203,6 +203,22 @@ describe.skipIf(postgresSkipReason !== undefined)('a sub-agent asks for approval
     expect(await worker.exited, worker.output().stderr).toBe(0);
   }, 300_000);
 
+  it('--approve all answers a sub-agent request in the process that runs the run', async () => {
+    const worker = rafProcess(['worker', '--store', store], join(root, 'worker'), children);
+    await workerStarted(worker);
+    const run = rafProcess(
+      ['run', 'agent.yaml', '--durable', '--store', store, '-i', 'write g', '--approve', 'all'],
+      coordinator(),
+      children,
+    );
+    expect(await run.exited, `${run.output().stdout}\n${run.output().stderr}`).toBe(0);
+    expect(run.output().stdout).toMatch(/write g -> .*bytes_written/s);
+    expect(await readFile(join(coordinator(), 'out', 'g.txt'), 'utf8')).toBe('by g\n');
+    expect(writerCalls.get('write g')).toBe(2);
+    worker.child.kill('SIGTERM');
+    expect(await worker.exited, worker.output().stderr).toBe(0);
+  }, 300_000);
+
   it('delegate_parallel: both sub-agents ask, the run parks once with both; --call approves one, the other is denied', async () => {
     const worker = rafProcess(['worker', '--store', store], join(root, 'worker'), children);
     await workerStarted(worker);
