@@ -1,5 +1,6 @@
 import {
   type AgentResponseUpdate,
+  type ApprovalResponse,
   ConfigError,
   type ITool,
   type JSONValue,
@@ -15,6 +16,7 @@ import {
   type SubAgentSpec,
   subAgentRoutes,
 } from '@raf/framework';
+import { childAnswerTopic, childPauseKey } from './delegation-pause.js';
 import { subAgentsOf } from './delegation-runner.js';
 import {
   type DelegationOutcome,
@@ -27,7 +29,7 @@ import {
 import { durableTool, type RunSteps, type StepsLookup } from './durable-steps.js';
 import type { DurableTables } from './durable-tables.js';
 import type { Dbos } from './load-sdk.js';
-import type { DurableAgentRef } from './run-spec.js';
+import { approvalsSchema, type DurableAgentRef } from './run-spec.js';
 import { makeDurable } from './runtime-helpers.js';
 
 /** What a worker needs to run a delegation workflow. */
@@ -91,25 +93,34 @@ export async function runDelegation(
       agent = makeDurable(sub.agent, host.steps);
       durableSubAgents.set(sub, agent);
     }
-    // The child's own clock: at the deadline its model call stops, not only the coordinator's wait.
-    const timeout = spec.deadline === undefined ? undefined : deadlineSignal(spec.deadline);
-    const stop = timeout && signal ? AbortSignal.any([timeout, signal]) : (timeout ?? signal);
-    const tally = new RunTally();
-    const updates = agent.run(spec.task, {
-      session: new AgentSession(spec.runId),
-      toolView,
-      ...(stop && { signal: stop }),
-    });
-    for await (const update of updates as AsyncIterable<AgentResponseUpdate>) tally.add(update);
+    const session = new AgentSession(spec.runId);
     const agentName = sub.name;
+    let tally = new RunTally();
+    let timeout: AbortSignal | undefined;
+    // A worker-local call that asks parks this workflow (its `k`-th pause, as `legs()` parks a
+    // run): the coordinator sees the event and parks the run; the answer comes back by message,
+    // and the sub-agent goes on in the same session with it. Recorded by DBOS: a replay does not ask again.
+    for (let k = 0; ; k++) {
+      const approvals: ApprovalResponse[] | undefined =
+        k === 0 ? undefined : await parked(host.dbos, tally, k - 1);
+      // The child's own clock: at the deadline its model call stops, not only the coordinator's
+      // wait. After an answered pause the time starts again, as a plain run's resumed delegation.
+      const deadline =
+        k === 0 || spec.deadline === undefined ? spec.deadline : Date.now() + delegationTimeoutMs(sub);
+      timeout = deadline === undefined ? undefined : deadlineSignal(deadline);
+      const stop = timeout && signal ? AbortSignal.any([timeout, signal]) : (timeout ?? signal);
+      tally = new RunTally();
+      const updates = agent.run(approvals ? undefined : spec.task, {
+        session,
+        toolView,
+        ...(approvals && { approvals }),
+        ...(stop && { signal: stop }),
+      });
+      for await (const update of updates as AsyncIterable<AgentResponseUpdate>) tally.add(update);
+      if (timeout?.aborted || !tally.paused) break;
+    }
     if (timeout?.aborted)
       return { status: 'failed', agent: agentName, error: delegationTimedOut(delegationTimeoutMs(sub)) };
-    if (tally.reason === 'awaitingApproval')
-      return {
-        status: 'failed',
-        agent: agentName,
-        error: `it asked for approval of ${tally.requests.map((r) => r.name).join(', ')}, and a sub-agent cannot ask for approval in a durable run yet (its policy must allow the call, or run without --durable)`,
-      };
     if (tally.failure !== undefined) return { status: 'failed', agent: agentName, error: tally.failure };
     if (tally.reason === 'cancelled') return { status: 'failed', agent: agentName, error: 'cancelled' };
     // The answer as a plain run's delegation gives it (marked when it stopped early, e.g. at maxToolRounds).
@@ -117,6 +128,14 @@ export async function runDelegation(
   } finally {
     host.runs.delete(spec.runId);
   }
+}
+
+/** Publishes the child's `k`-th pause and waits for its answer (the sub-agent's own call ids). */
+async function parked(dbos: Dbos, tally: RunTally, k: number): Promise<ApprovalResponse[]> {
+  await dbos.setEvent(childPauseKey(k), { requests: tally.requests });
+  let answer: unknown = null;
+  while (answer === null) answer = await dbos.recv(childAnswerTopic(k), PROXY_WAIT_SECONDS);
+  return approvalsSchema.parse(answer);
 }
 
 /**

@@ -1,8 +1,16 @@
 import type { DBOSClient } from '@dbos-inc/dbos-sdk';
-import { getErrorMessage, type ITool, type JSONValue, type ToolResult, toolFailure } from '@raf/core';
+import {
+  getErrorMessage,
+  type ITool,
+  type JSONValue,
+  type ToolApprovalRequestUpdate,
+  type ToolResult,
+  toolFailure,
+} from '@raf/core';
 import {
   answerProxiedCall,
   type ChatClientAgent,
+  DEFAULT_DENIAL_REASON,
   type DelegationRunner,
   delegationTimedOut,
   delegationTimeoutMs,
@@ -14,6 +22,18 @@ import {
   SubAgentsProvider,
   subAgentRoutes,
 } from '@raf/framework';
+import {
+  childAnswerTopic,
+  childPauseKey,
+  childPauseSchema,
+  type DelegationStep,
+  delegationStepSchema,
+  type ProxyDecision,
+  proxyDecision,
+  type ResumedDelegation,
+  resumedPause,
+  stepOutcome,
+} from './delegation-pause.js';
 import {
   DELEGATION_WORKFLOW,
   type DelegationOutcome,
@@ -81,8 +101,14 @@ export class DurableDelegationRunner implements DelegationRunner {
         error: `there is no sub-agent named '${request.agent}'; there are ${names}`,
       };
     }
-    if (request.resume)
-      return { status: 'failed', agent: spec.name, error: 'a durable delegation does not pause' };
+    // Resumed after its pause for approval: the step goes on from the call that waited.
+    let resumed: ResumedDelegation | undefined;
+    try {
+      if (request.resume)
+        resumed = resumedPause(request.resume.state, request.callId, request.resume.approvals);
+    } catch (error) {
+      return { status: 'failed', agent: spec.name, error: getErrorMessage(error) };
+    }
     const input: DelegationSpec = {
       runId: `${this.parent.runId}/${request.callId}`,
       parentRunId: this.parent.runId,
@@ -93,10 +119,15 @@ export class DurableDelegationRunner implements DelegationRunner {
     };
     try {
       // Called before any await: the steps of a `delegate_parallel` are numbered in task order.
-      const recorded = await this.host.dbos.runStep(() => this.delegate(spec, input, request.signal), {
-        name: `delegate:${request.callId}`,
-      });
-      return delegationOutcomeSchema.parse(recorded);
+      const recorded = await this.host.dbos.runStep(
+        () => this.delegate(spec, input, request.signal, resumed),
+        {
+          name: resumed
+            ? `delegate:${request.callId}:${resumed.pause.n}.${resumed.pause.k}`
+            : `delegate:${request.callId}`,
+        },
+      );
+      return stepOutcome(delegationStepSchema.parse(recorded), request.callId);
     } catch (error) {
       return { status: 'failed', agent: spec.name, error: getErrorMessage(error) };
     }
@@ -106,20 +137,25 @@ export class DurableDelegationRunner implements DelegationRunner {
     spec: SubAgentSpec,
     input: DelegationSpec,
     signal: AbortSignal | undefined,
-  ): Promise<DelegationOutcome> {
+    resumed?: ResumedDelegation,
+  ): Promise<DelegationStep> {
     const client = await this.host.client();
     const childId = input.runId;
     const timeoutMs = delegationTimeoutMs(spec);
-    await client.enqueue(
-      {
-        workflowName: DELEGATION_WORKFLOW,
-        queueName: this.host.queue,
-        workflowID: childId,
-        appVersion: this.host.appVersion,
-      },
-      { ...input, deadline: Date.now() + timeoutMs } satisfies DelegationSpec,
-    );
-    const deadline = await this.deadlineOf(client, childId, timeoutMs);
+    // Enqueued once, with its deadline; a resumed delegation's child is parked at its proxied call
+    // `pause.n` or at its own pause `pause.k`.
+    if (!resumed)
+      await client.enqueue(
+        {
+          workflowName: DELEGATION_WORKFLOW,
+          queueName: this.host.queue,
+          workflowID: childId,
+          appVersion: this.host.appVersion,
+        },
+        { ...input, deadline: Date.now() + timeoutMs } satisfies DelegationSpec,
+      );
+    // After an answered pause the time starts again, as a plain run's resumed delegation.
+    const deadline = resumed ? Date.now() + timeoutMs : await this.deadlineOf(client, childId, timeoutMs);
     const proxied = await this.proxiedOf(spec);
     const calls = new AbortController();
     const stop = () => {
@@ -130,18 +166,43 @@ export class DurableDelegationRunner implements DelegationRunner {
     // A proxied call still running at the deadline stops with the delegation.
     const callSignal = AbortSignal.any([calls.signal, deadlineSignal(deadline)]);
     try {
-      for (let n = 0; ; ) {
+      let k = resumed?.pause.k ?? 0;
+      if (resumed?.pause.ask.kind === 'local') {
+        // Keyed by the pause: a recovered coordinator answering again does not send twice.
+        await client.send(childId, resumed.answers, childAnswerTopic(k), `${childId}/approval/${k}`);
+        k++;
+      }
+      const decision = resumed && proxyDecision(resumed);
+      for (let n = resumed?.pause.n ?? 0; ; ) {
         if (signal?.aborted) return { status: 'failed', agent: spec.name, error: 'cancelled' };
         const left = deadline - Date.now();
         if (left <= 0) return await this.timedOut(client, childId, spec.name, timeoutMs);
         const wait = Math.min(POLL_SECONDS, left / 1000);
         const call = await client.getEvent<unknown>(childId, proxyCallKey(n), wait);
         if (call !== null) {
-          const result = await this.serve(childId, n, call, proxied, spec.name, callSignal);
+          const answer = resumed?.pause.n === n ? decision : undefined;
+          // A child that gave up while the human decided (its own timeout): the approved call does
+          // not run for nobody; the child's outcome is the delegation's.
+          if (answer !== undefined && ENDED.has((await client.getWorkflow(childId))?.status ?? '')) break;
+          const result = await this.serve(childId, n, call, proxied, spec.name, callSignal, answer);
+          // Needs approval: this step ends with the pause; the coordinator's run parks with it
+          // (waits are not allowed inside a step) and a later step answers this very call.
+          if ('approval' in result)
+            return {
+              status: 'paused',
+              agent: spec.name,
+              pause: { n, k, ask: { kind: 'proxy', request: result.approval } },
+            };
           // Keyed by the call: a recovered coordinator answering again does not send twice.
           await client.send(childId, { result }, proxyAnswerTopic(n), `${childId}/proxy/${n}`);
           n++;
           continue;
+        }
+        // The child parked itself (a worker-local call asked): so does the coordinator's run.
+        const own = await client.getEvent<unknown>(childId, childPauseKey(k), 0);
+        if (own !== null) {
+          const { requests } = childPauseSchema.parse(own);
+          return { status: 'paused', agent: spec.name, pause: { n, k, ask: { kind: 'local', requests } } };
         }
         const status = await client.getWorkflow(childId);
         if (status && ENDED.has(status.status)) break;
@@ -203,24 +264,45 @@ export class DurableDelegationRunner implements DelegationRunner {
     proxied: ReadonlyMap<string, ITool>,
     agent: string,
     signal: AbortSignal,
-  ): Promise<ToolResult> {
+    decision?: ProxyDecision,
+  ): Promise<ToolResult | { approval: ToolApprovalRequestUpdate }> {
     const parsed = proxiedCallSchema.safeParse(raw);
     if (!parsed.success) return toolFailure(`Refused: a malformed proxied call from ${agent}`);
     const call = parsed.data;
     const tool = proxied.get(call.name);
     if (!tool) return toolFailure(`Refused: ${call.name} does not run in the coordinator for ${agent}`);
-    const first = await this.host.tables.markStarted(childId, `proxy:${n}`);
+    // The answer is for the call the human was shown, never another one under the same number.
+    if (decision && decision.callId !== call.callId)
+      return toolFailure(`Refused: proxied call ${n} of ${agent} is not the call that was approved`);
+    // Denied: nothing runs, and the sub-agent reads what a plain run's denial says.
+    if (decision && !decision.approved)
+      return toolFailure(`Rejected: ${decision.reason || DEFAULT_DENIAL_REASON}`);
+    // The approved run of a call that waited is a start of its own (the ask did not run it).
+    const first = await this.host.tables.markStarted(
+      childId,
+      decision ? `proxy:${n}:approved` : `proxy:${n}`,
+    );
     if (!first && manifestOf(tool).idempotent !== true) return toolFailure(INTERRUPTED_ERROR);
     try {
       const answer = await answerProxiedCall(
         tool,
         { ...call, arguments: call.arguments as JSONValue },
         signal,
+        decision?.target,
       );
       if ('result' in answer) return answer.result;
-      return toolFailure(
-        `Refused: ${call.name} needs approval (${answer.approval.description}), and a sub-agent cannot ask for approval in a durable run yet; the coordinator's policy must allow the call`,
-      );
+      if (decision) return toolFailure(`Refused: ${call.name} asked again for an approval it was given`);
+      const { description, target } = answer.approval;
+      return {
+        approval: {
+          type: 'tool-approval-request',
+          callId: call.callId,
+          name: call.name,
+          arguments: call.arguments as JSONValue,
+          description,
+          ...(target !== undefined && { resolvedTarget: target }),
+        },
+      };
     } catch (error) {
       return toolFailure(`Framework error: ${getErrorMessage(error)}`);
     }

@@ -256,9 +256,10 @@ export class DurableControl {
     switch (run.status) {
       case 'ENQUEUED':
       case 'DELAYED':
-        info.status = 'pending';
-        break;
       case 'PENDING': {
+        // A parked run whose process exited is put back on the queue for a worker: still paused
+        // (its answer waits in the store for whichever worker dequeues it), not merely pending.
+        info.status = run.status === 'PENDING' ? 'running' : 'pending';
         const state = await this.state(run.workflowID);
         if (state?.state === 'paused') {
           info.status = 'paused';

@@ -36,10 +36,13 @@ function printRun(io: CliIO, run: RunInfo, detailed: boolean): void {
   if (run.executor) io.stdout.write(`  executor: ${escapeLine(run.executor)}\n`);
   if (run.reason) io.stdout.write(`  finish: ${run.reason}\n`);
   if (run.error) io.stdout.write(`  error: ${escapeLine(run.error)}\n`);
-  for (const request of run.requests ?? [])
+  for (const request of run.requests ?? []) {
+    // A sub-agent's request is named as a plain run names it: `<sub-agent>: <tool>`.
+    const by = request.agentPath?.length ? `${request.agentPath.join(' › ')}: ` : '';
     io.stdout.write(
-      `  waiting for approval: ${escapeLine(request.callId)} ${escapeLine(request.name)} ${escapeLine(JSON.stringify(request.arguments) ?? '')}\n`,
+      `  waiting for approval: ${escapeLine(request.callId)} ${escapeLine(by + request.name)} ${escapeLine(JSON.stringify(request.arguments) ?? '')}\n`,
     );
+  }
   for (const question of run.questions ?? [])
     io.stdout.write(
       `  waiting for an answer: ${escapeLine(question.nodeId)} ${escapeLine(question.prompt)}\n`,

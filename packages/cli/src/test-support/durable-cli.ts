@@ -93,6 +93,18 @@ export function jsonLines<T = { type: string; runId?: string; reason?: string; c
     .map((line) => JSON.parse(line) as T);
 }
 
+/** Waits for a `raf worker` to say it started; its executor id. */
+export function workerStarted(worker: RafProcess): Promise<string> {
+  return until(
+    'a worker to start',
+    async () => {
+      if (worker.child.exitCode !== null) throw new Error(`a worker exited: ${worker.output().stderr}`);
+      return /raf worker (\S+):/.exec(worker.output().stderr)?.[1];
+    },
+    180_000,
+  );
+}
+
 /** A `raf worker` on `store` in `cwd`, once it has said its executor id. */
 export async function startWorker(
   argv: { store: string; concurrency: number },
@@ -104,15 +116,7 @@ export async function startWorker(
     cwd,
     children,
   );
-  const id = await until(
-    'a worker to start',
-    async () => {
-      if (worker.child.exitCode !== null) throw new Error(`a worker exited: ${worker.output().stderr}`);
-      return /raf worker (\S+):/.exec(worker.output().stderr)?.[1];
-    },
-    180_000,
-  );
-  return { worker, id };
+  return { worker, id: await workerStarted(worker) };
 }
 
 export interface ShownRun {
