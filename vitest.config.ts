@@ -16,6 +16,7 @@ const LONG_FIRST = [
   'packages/cli/src/serve-durable.test.ts',
   'packages/cli/src/durable-workflow-pause.test.ts',
   'packages/cli/src/durable-delegation-limits.test.ts',
+  'packages/cli/src/durable-subagent-approval.test.ts',
   'packages/dbos/src/durable-workflow-pause.test.ts',
   'packages/dbos/src/durable-workflow.test.ts',
   'test/package-contents.test.ts',
