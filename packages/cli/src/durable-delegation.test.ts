@@ -157,6 +157,13 @@ describe.skipIf(postgresSkipReason !== undefined)('durable sub-agents on the del
       results: { ok: boolean; answer?: string }[];
     };
     expect(results.map((r) => r.ok)).toEqual(Array(TASKS).fill(true));
+    // The sub-agents' calls are reported as a plain run reports them, once each (a child taken
+    // over from the killed worker included): the same stream as without --durable.
+    const progress = lines
+      .filter((l) => l.type === 'tool-progress')
+      .map((l) => (l as { message?: string }).message)
+      .sort();
+    expect(progress).toEqual([...Array(TASKS - 1).fill('writer → write_file ✓'), 'writer → write_file ✗']);
     for (let i = 0; i < TASKS - 1; i++) {
       expect(results[i]?.answer).toContain(`write ${i} ->`);
       expect(await readFile(join(coordinator, 'ws', 'out', `${i}.txt`), 'utf8')).toBe(

@@ -20,8 +20,10 @@ import { childAnswerTopic, childPauseKey } from './delegation-pause.js';
 import { subAgentsOf } from './delegation-runner.js';
 import {
   type DelegationOutcome,
+  type DelegationProgress,
   deadlineSignal,
   delegationSpecSchema,
+  PROGRESS_EVENT,
   parseProxiedAnswer,
   proxyAnswerTopic,
   proxyCallKey,
@@ -97,6 +99,7 @@ export async function runDelegation(
     const agentName = sub.name;
     let tally = new RunTally();
     let timeout: AbortSignal | undefined;
+    const progress: DelegationProgress = [];
     // A worker-local call that asks parks this workflow (its `k`-th pause, as `legs()` parks a
     // run): the coordinator sees the event and parks the run; the answer comes back by message,
     // and the sub-agent goes on in the same session with it. Recorded by DBOS: a replay does not ask again.
@@ -116,7 +119,14 @@ export async function runDelegation(
         ...(approvals && { approvals }),
         ...(stop && { signal: stop }),
       });
-      for await (const update of updates as AsyncIterable<AgentResponseUpdate>) tally.add(update);
+      for await (const update of updates as AsyncIterable<AgentResponseUpdate>) {
+        tally.add(update);
+        // After the whole batch (no step of the child runs meanwhile): a replay writes in the same order.
+        if (update.type === 'tool-called') {
+          progress.push({ callId: update.callId, name: update.name, ok: update.result.ok });
+          await host.dbos.setEvent(PROGRESS_EVENT, progress);
+        }
+      }
       if (timeout?.aborted || !tally.paused) break;
     }
     if (timeout?.aborted)

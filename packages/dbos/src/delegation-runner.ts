@@ -1,5 +1,6 @@
 import type { DBOSClient } from '@dbos-inc/dbos-sdk';
 import {
+  type AgentResponseUpdate,
   getErrorMessage,
   type ITool,
   type JSONValue,
@@ -41,6 +42,8 @@ import {
   deadlineSignal,
   delegationOutcomeSchema,
   delegationSpecSchema,
+  PROGRESS_EVENT,
+  progressSchema,
   proxiedCallSchema,
   proxyAnswerTopic,
   proxyCallKey,
@@ -120,7 +123,7 @@ export class DurableDelegationRunner implements DelegationRunner {
     try {
       // Called before any await: the steps of a `delegate_parallel` are numbered in task order.
       const recorded = await this.host.dbos.runStep(
-        () => this.delegate(spec, input, request.signal, resumed),
+        () => this.delegate(spec, input, request.signal, resumed, request.onUpdate),
         {
           name: resumed
             ? `delegate:${request.callId}:${resumed.pause.n}.${resumed.pause.k}`
@@ -138,9 +141,23 @@ export class DurableDelegationRunner implements DelegationRunner {
     input: DelegationSpec,
     signal: AbortSignal | undefined,
     resumed?: ResumedDelegation,
+    onUpdate?: (update: AgentResponseUpdate) => void,
   ): Promise<DelegationStep> {
     const client = await this.host.client();
     const childId = input.runId;
+    // The child's finished calls, passed on as they come (a resumed step has shown those before).
+    const progress = async () => {
+      const seen = progressSchema.safeParse(await client.getEvent<unknown>(childId, PROGRESS_EVENT, 0));
+      return seen.success ? seen.data : [];
+    };
+    let reported = onUpdate && resumed ? (await progress()).length : 0;
+    const report = async () => {
+      if (!onUpdate) return;
+      const seen = await progress();
+      for (const call of seen.slice(reported))
+        onUpdate({ type: 'tool-called', callId: call.callId, name: call.name, result: { ok: call.ok } });
+      reported = Math.max(reported, seen.length);
+    };
     const timeoutMs = delegationTimeoutMs(spec);
     // Enqueued once, with its deadline; a resumed delegation's child is parked at its proxied call
     // `pause.n` or at its own pause `pause.k`.
@@ -187,12 +204,14 @@ export class DurableDelegationRunner implements DelegationRunner {
           const result = await this.serve(childId, n, call, proxied, spec.name, callSignal, answer);
           // Needs approval: this step ends with the pause; the coordinator's run parks with it
           // (waits are not allowed inside a step) and a later step answers this very call.
-          if ('approval' in result)
+          if ('approval' in result) {
+            await report();
             return {
               status: 'paused',
               agent: spec.name,
               pause: { n, k, ask: { kind: 'proxy', request: result.approval } },
             };
+          }
           // Keyed by the call: a recovered coordinator answering again does not send twice.
           await client.send(childId, { result }, proxyAnswerTopic(n), `${childId}/proxy/${n}`);
           n++;
@@ -202,11 +221,14 @@ export class DurableDelegationRunner implements DelegationRunner {
         const own = await client.getEvent<unknown>(childId, childPauseKey(k), 0);
         if (own !== null) {
           const { requests } = childPauseSchema.parse(own);
+          await report();
           return { status: 'paused', agent: spec.name, pause: { n, k, ask: { kind: 'local', requests } } };
         }
+        await report();
         const status = await client.getWorkflow(childId);
         if (status && ENDED.has(status.status)) break;
       }
+      await report();
       const outcome = await client.retrieveWorkflow(childId).getResult();
       return delegationOutcomeSchema.parse(outcome);
     } catch (error) {

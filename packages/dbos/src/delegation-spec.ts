@@ -44,6 +44,14 @@ export const delegationOutcomeSchema = z.discriminatedUnion('status', [
 ]);
 export type DelegationOutcome = z.infer<typeof delegationOutcomeSchema>;
 
+/**
+ * The event a delegation keeps its finished tool calls in (all so far, one write per call): the
+ * coordinator reports each as a plain run's delegation does (`<sub-agent> → <tool> ✓`).
+ */
+export const PROGRESS_EVENT = 'raf.progress';
+export const progressSchema = z.array(z.object({ callId: z.string(), name: z.string(), ok: z.boolean() }));
+export type DelegationProgress = z.infer<typeof progressSchema>;
+
 /** A proxied call as the sub-agent's workflow publishes it for the coordinator. */
 export const proxiedCallSchema = z.object({ callId: z.string(), name: z.string(), arguments: json });
 
