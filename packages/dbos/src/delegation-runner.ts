@@ -201,6 +201,10 @@ export class DurableDelegationRunner implements DelegationRunner {
           // A child that gave up while the human decided (its own timeout): the approved call does
           // not run for nobody; the child's outcome is the delegation's.
           if (answer !== undefined && ENDED.has((await client.getWorkflow(childId))?.status ?? '')) break;
+          // Its own clock (the first deadline) ran out while the human decided: the child is cancelled
+          // and the delegation timed out, so the approved call does not run behind its back.
+          if (answer !== undefined && Date.now() >= (await this.deadlineOf(client, childId, timeoutMs)))
+            return await this.timedOut(client, childId, spec.name, timeoutMs);
           const result = await this.serve(childId, n, call, proxied, spec.name, callSignal, answer);
           // Needs approval: this step ends with the pause; the coordinator's run parks with it
           // (waits are not allowed inside a step) and a later step answers this very call.
