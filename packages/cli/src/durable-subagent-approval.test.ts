@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { type MockModelServer, type MockTurn, startMockModelServer } from '@raf/client/testing';
 import { type PgCluster, postgresSkipReason, startPgCluster } from '@raf/postgres/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inProcess, spawnRaf, until, workerStarted } from './test-support/durable-cli.js';
+import { inProcess, type RafProcess, spawnRaf, until, workerStarted } from './test-support/durable-cli.js';
 
 /**
  * A sub-agent's approval in a durable run (SPEC §14.2), through the CLI, each process in its own
@@ -74,6 +74,30 @@ async function show(runId: string): Promise<Shown> {
   ]);
   if (code !== 0) throw new Error(`raf runs show ${runId}: exit ${code}: ${err}`);
   return JSON.parse(out) as Shown;
+}
+
+/** The run once it ended (finished or failed), with the worker's stderr in a timeout's message. */
+function ended(runId: string, worker?: RafProcess): Promise<Shown> {
+  return until(
+    'the worker to finish the run',
+    async () => {
+      const info = await show(runId);
+      return info.status === 'finished' || info.status === 'failed' ? info : undefined;
+    },
+    120_000,
+    async () =>
+      `${JSON.stringify(await show(runId))}\nworker:\n${worker?.output().stderr.slice(-3000) ?? ''}`,
+  );
+}
+
+/** Two `raf approve RUN_ID --all` at once from two other folders: their exit codes, sorted. */
+async function approveTwice(runId: string): Promise<number[]> {
+  const approvals = await Promise.all(
+    ['other', 'another'].map((host) =>
+      inProcess(join(root, host), ['approve', runId, '--all', '--store', store]),
+    ),
+  );
+  return approvals.map((a) => a.code).sort();
 }
 
 describe.skipIf(postgresSkipReason !== undefined)('a sub-agent asks for approval in a durable run', () => {
@@ -155,21 +179,8 @@ describe.skipIf(postgresSkipReason !== undefined)('a sub-agent asks for approval
     // The process is gone and nothing ran yet.
     expect(await readdir(coordinator())).toEqual(['agent.yaml', 'ws']);
 
-    const approvals = await Promise.all(
-      ['other', 'another'].map((host) =>
-        inProcess(join(root, host), ['approve', runId, '--all', '--store', store]),
-      ),
-    );
-    expect(approvals.map((a) => a.code).sort(), JSON.stringify(approvals)).toEqual([0, 5]);
-    const shown = await until(
-      'the worker to finish the run',
-      async () => {
-        const info = await show(runId);
-        return info.status === 'finished' || info.status === 'failed' ? info : undefined;
-      },
-      120_000,
-      async () => `${JSON.stringify(await show(runId))}\nworker:\n${worker.output().stderr.slice(-3000)}`,
-    );
+    expect(await approveTwice(runId)).toEqual([0, 5]);
+    const shown = await ended(runId, worker);
     expect(shown.status).toBe('finished');
     expect(shown.text).toMatch(/^done: .*write a -> .*bytes_written.*outside_workspace/s);
     expect(await readFile(join(coordinator(), 'out', 'a.txt'), 'utf8')).toBe('by a\n');
@@ -192,12 +203,9 @@ describe.skipIf(postgresSkipReason !== undefined)('a sub-agent asks for approval
     expect((await show(deniedId)).requests?.map((r) => r.callId)).toEqual(['db/wb']);
     const no = await inProcess(join(root, 'other'), ['approve', deniedId, '--none', '--store', store]);
     expect(no.code, no.err).toBe(0);
-    const ended = await until('the worker to finish the denied run', async () => {
-      const info = await show(deniedId);
-      return info.status === 'finished' || info.status === 'failed' ? info : undefined;
-    });
-    expect(ended.status).toBe('finished');
-    expect(ended.text).toMatch(/write b -> .*Rejected: User denied/s);
+    const denial = await ended(deniedId, worker);
+    expect(denial.status).toBe('finished');
+    expect(denial.text).toMatch(/write b -> .*Rejected: User denied/s);
     expect(await readFile(join(coordinator(), 'out', 'b.txt'), 'utf8').catch(() => 'absent')).toBe('absent');
     worker.child.kill('SIGTERM');
     expect(await worker.exited, worker.output().stderr).toBe(0);
@@ -244,15 +252,7 @@ describe.skipIf(postgresSkipReason !== undefined)('a sub-agent asks for approval
       store,
     ]);
     expect(some.code, some.err).toBe(0);
-    const shown = await until(
-      'the worker to finish the run',
-      async () => {
-        const info = await show(runId);
-        return info.status === 'finished' || info.status === 'failed' ? info : undefined;
-      },
-      120_000,
-      async () => `${JSON.stringify(await show(runId))}\nworker:\n${worker.output().stderr.slice(-3000)}`,
-    );
+    const shown = await ended(runId, worker);
     expect(shown.status).toBe('finished');
     expect(shown.text).toMatch(/write e -> .*bytes_written/s);
     expect(shown.text).toMatch(/write f -> .*Rejected: User denied/s);
@@ -280,21 +280,8 @@ describe.skipIf(postgresSkipReason !== undefined)('a sub-agent asks for approval
     expect(await readFile(join(coordinator(), 'ws', 'count.txt'), 'utf8').catch(() => 'absent')).toBe(
       'absent',
     );
-    const approvals = await Promise.all(
-      ['other', 'another'].map((host) =>
-        inProcess(join(root, host), ['approve', runId, '--all', '--store', store]),
-      ),
-    );
-    expect(approvals.map((a) => a.code).sort(), JSON.stringify(approvals)).toEqual([0, 5]);
-    const shown = await until(
-      'the worker to finish the run',
-      async () => {
-        const info = await show(runId);
-        return info.status === 'finished' || info.status === 'failed' ? info : undefined;
-      },
-      120_000,
-      async () => `${JSON.stringify(await show(runId))}\nworker:\n${worker.output().stderr.slice(-3000)}`,
-    );
+    expect(await approveTwice(runId)).toEqual([0, 5]);
+    const shown = await ended(runId, worker);
     expect(shown.status).toBe('finished');
     expect(shown.text).toMatch(/^done: .*run c -> /s);
     expect(await readFile(join(coordinator(), 'ws', 'count.txt'), 'utf8')).toBe('c\n');
@@ -311,12 +298,9 @@ describe.skipIf(postgresSkipReason !== undefined)('a sub-agent asks for approval
     const deniedId = /^run (\S+)$/m.exec(denied.output().stdout)?.[1] ?? '';
     const no = await inProcess(join(root, 'other'), ['approve', deniedId, '--none', '--store', store]);
     expect(no.code, no.err).toBe(0);
-    const ended = await until('the worker to finish the denied run', async () => {
-      const info = await show(deniedId);
-      return info.status === 'finished' || info.status === 'failed' ? info : undefined;
-    });
-    expect(ended.status).toBe('finished');
-    expect(ended.text).toMatch(/run d -> .*denied/is);
+    const denial = await ended(deniedId, worker);
+    expect(denial.status).toBe('finished');
+    expect(denial.text).toMatch(/run d -> .*denied/is);
     expect(await readFile(join(coordinator(), 'ws', 'count.txt'), 'utf8')).toBe('c\n');
     worker.child.kill('SIGTERM');
     expect(await worker.exited, worker.output().stderr).toBe(0);

@@ -1,20 +1,13 @@
 import type { ApprovalResponse, JSONValue, ToolApprovalRequestUpdate } from '@raf/core';
+import { sessionSchemaParts } from '@raf/core/internal';
 import { answersFor, raisedRequests, type SubAgentOutcome } from '@raf/framework';
 import * as z from 'zod';
 import { type DelegationOutcome, delegationOutcomeSchema } from './delegation-spec.js';
 
 const json: z.ZodType<JSONValue> = z.json() as z.ZodType<JSONValue>;
 
-/** A sub-agent's approval request, with its own call id (as the sub-agent's loop raised it). */
-const askedSchema = z.object({
-  type: z.literal('tool-approval-request'),
-  callId: z.string(),
-  name: z.string(),
-  arguments: json,
-  description: z.string(),
-  resolvedTarget: z.string().optional(),
-  agentPath: z.array(z.string()).optional(),
-});
+/** A sub-agent's approval request, with its own call id: the sessions' own schema of one. */
+const askedSchema = sessionSchemaParts().approvalRequest;
 
 /** The event a delegation publishes its `k`-th own pause in (a worker-local call asked), and the answer's topic. */
 export const childPauseKey = (k: number) => `raf.delegation.pause.${k}`;

@@ -5,6 +5,7 @@ import type {
   JSONValue,
   ToolApprovalRequestUpdate,
 } from '@raf/core';
+import { sessionSchemaParts } from '@raf/core/internal';
 import type { PostgresStore } from '@raf/postgres';
 import * as z from 'zod';
 import type { Dbos } from './load-sdk.js';
@@ -13,7 +14,6 @@ import {
   questionSchema,
   type RunListener,
   type RunState,
-  requestSchema,
   STATUS_EVENT,
   type WorkflowAnswer,
   type WorkflowQuestion,
@@ -86,10 +86,7 @@ export const WORKFLOW_TEXT_ONLY = {
 } as const;
 
 /** A paused call as the segment recorded it (the loop's own update, read back whole). */
-const approvalRequestSchema: z.ZodType<ToolApprovalRequestUpdate> = requestSchema.extend({
-  arguments: z.json(),
-  description: z.string(),
-}) as z.ZodType<ToolApprovalRequestUpdate>;
+const approvalRequestSchema = sessionSchemaParts().approvalRequest;
 
 /**
  * Where one segment of a workflow run stopped (the DBOS step `workflow:<n>`, recorded: a recovered

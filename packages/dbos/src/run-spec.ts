@@ -47,7 +47,7 @@ export type DurableRunSpec = Omit<z.infer<typeof runSpecSchema>, 'input'> & {
 const approvalSchema = z.object({ callId: z.string(), approved: z.boolean(), reason: z.string().optional() });
 export const approvalsSchema: z.ZodType<ApprovalResponse[]> = z.array(approvalSchema);
 
-export const requestSchema = z.looseObject({
+const requestSchema = z.looseObject({
   type: z.literal('tool-approval-request'),
   callId: z.string(),
   name: z.string(),
