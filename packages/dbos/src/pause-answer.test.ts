@@ -62,4 +62,27 @@ describe('answerPause: what an answer to a pause sends', () => {
       'run r has no pending call c9 (pending: c1)',
     );
   });
+
+  it('a call named twice (`--call c1 --call c1`, or twice in `responses`) is refused, naming it', () => {
+    const paused: PausedState = { state: 'paused', pause: 0, requests: [call('c1'), call('c2')] };
+    const twice = () => answerPause('r', paused, { answer: { approve: ['c1', 'c2', 'c1'] } });
+    expect(twice).toThrow(ConfigError);
+    expect(twice).toThrow('run r: call c1 is named more than once (give each --call ID once)');
+    const responses = () =>
+      answerPause('r', paused, {
+        answer: {
+          responses: [
+            { callId: 'c2', approved: true },
+            { callId: 'c2', approved: false },
+          ],
+        },
+      });
+    expect(responses).toThrow(ConfigError);
+    expect(responses).toThrow(/call c2 is named more than once/);
+    // Named once each, both are answered.
+    expect(answerPause('r', paused, { answer: { approve: ['c2', 'c1'] } }).message).toEqual([
+      { callId: 'c1', approved: true },
+      { callId: 'c2', approved: true },
+    ]);
+  });
 });

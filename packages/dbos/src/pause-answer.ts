@@ -27,8 +27,8 @@ const quoted = (prompts: readonly string[]) => prompts.map((p) => JSON.stringify
 /**
  * The answer to `paused` that `options` give, and the message that carries it (an agent's pause
  * takes the decisions; a workflow's the decisions and answers by node). An answer of the wrong
- * kind (texts for an approval, a decision for a question) or for calls the pause does not hold
- * is a `ConfigError`, found before anything is claimed.
+ * kind (texts for an approval, a decision for a question), for calls the pause does not hold or
+ * naming a call twice is a `ConfigError`, found before anything is claimed.
  */
 export function answerPause(
   runId: string,
@@ -61,6 +61,13 @@ export function answerPause(
       : 'approve' in answer
         ? answer.approve
         : answer.responses.map((r) => r.callId);
+  // A call named twice is a mistake (a typo for another call?), and `responses` could then hold
+  // two different decisions for it: refused rather than one of them silently winning.
+  const twice = [...new Set(named.filter((id, i) => named.indexOf(id) !== i))];
+  if (twice.length > 0)
+    throw new ConfigError(
+      `run ${runId}: call ${twice.join(', ')} is named more than once (give each --call ID once)`,
+    );
   const unknown = named.filter((id) => !ids.includes(id));
   if (unknown.length > 0)
     throw new ConfigError(
