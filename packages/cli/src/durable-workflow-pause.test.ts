@@ -164,6 +164,19 @@ describe.skipIf(postgresSkipReason !== undefined)('a durable workflow that pause
     const wrong = await inProcess(hosts[1] ?? '', ['approve', runId, '--answer', 'yes', '--store', store]);
     expect(wrong.code).toBe(2);
     expect(wrong.err).toContain('waits for approval of run_command, not an answer');
+    // A call named twice: refused, naming it, before anything is claimed.
+    const twice = await inProcess(hosts[1] ?? '', [
+      'approve',
+      runId,
+      '--call',
+      'c1',
+      '--call',
+      'c1',
+      '--store',
+      store,
+    ]);
+    expect(twice.code).toBe(2);
+    expect(twice.err).toContain(`run ${runId}: call c1 is named more than once`);
     expect((await shown(runId)).status).toBe('paused');
     expect(await readFile(join(hosts[0] ?? '', 'count.txt'), 'utf8').catch(() => '')).toBe('');
 

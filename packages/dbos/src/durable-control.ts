@@ -5,9 +5,11 @@ import {
   getErrorMessage,
   parseStoreUrl,
   SessionConflictError,
+  SessionError,
   type ToolApprovalRequestUpdate,
 } from '@raf/core';
 import { openPostgresStore } from '@raf/postgres';
+import * as z from 'zod';
 import { closeCancelledBatch } from './cancelled-batch.js';
 import { DELEGATION_WORKFLOW, delegationOutcomeSchema, delegationSpecSchema } from './delegation-spec.js';
 import { DurableTables } from './durable-tables.js';
@@ -25,6 +27,9 @@ import {
   type WorkflowQuestion,
 } from './run-spec.js';
 import { dbosSystemUrl } from './system-url.js';
+
+const unreadableStatus = (runId: string, why: string) =>
+  `run ${runId}: its status event (${STATUS_EVENT}) is unreadable (${why.length > 300 ? `${why.slice(0, 300)}…` : why}): whether it waits for an answer is unknown`;
 
 /** A database no durable run ever launched on has no DBOS schema yet: it holds no runs. */
 async function noSchemaYet<T, F>(query: Promise<T>, none: F): Promise<T | F> {
@@ -58,6 +63,11 @@ export interface DurableRunInfo {
   requests?: ToolApprovalRequestUpdate[];
   /** A paused workflow: the questions waiting for an answer (`raf approve ID --answer TEXT`). */
   questions?: WorkflowQuestion[];
+  /**
+   * Something about the run to look at: its status event is unreadable (it may be paused, for
+   * what is unknown), or the parked run ignored a message that was no answer (it still waits).
+   */
+  warning?: string;
   /** Its sub-agents' delegations (child workflows on the delegation queue), `raf runs show` only. */
   delegations?: DurableDelegationInfo[];
 }
@@ -184,13 +194,19 @@ export class DurableControl {
 
   /**
    * Answers a paused run. A claim: of two processes answering the same pause exactly one sends
-   * its answer; the other gets a `SessionConflictError` (exit 5). The run goes on wherever a
+   * its answer; the other gets a `SessionConflictError` (exit 5). The claim and the message commit
+   * together: an answer that fails (or a process killed) before the commit claimed nothing, and a
+   * `SessionError` says so (the same answer again then goes through). The run goes on wherever a
    * worker holds it. An answer of the wrong kind (`answers` for an approval, a decision for a
    * workflow's question) is a `ConfigError`, and nothing is claimed.
    */
   async answer(runId: string, options: ApproveOptions): Promise<DurableAnswer> {
     const run = await this.require(runId);
-    const state = await this.state(runId);
+    const { state, unreadable } = await this.state(runId);
+    if (unreadable && (run.status === 'pending' || run.status === 'running'))
+      throw new SessionError(
+        `${unreadable}; nothing was answered (raf runs show ${runId}; raf runs cancel ${runId} ends the run)`,
+      );
     if (run.status !== 'paused' || state?.state !== 'paused')
       throw new SessionConflictError(
         runId,
@@ -198,9 +214,22 @@ export class DurableControl {
         `run ${runId} is not waiting for an answer (${run.status})`,
       );
     const { message, given } = answerPause(runId, state, options);
-    if (!(await this.tables.claimApproval(runId, state.pause)))
+    const topic = approvalTopic(state.pause);
+    let claimed: boolean;
+    try {
+      // The message is written in the claim's transaction: claimed means sent (DBOS's system
+      // tables are in the store's database), so no failure in between can strand the run.
+      claimed = await this.tables.claimApproval(runId, state.pause, (db) =>
+        this.client.sendInTransaction(db, runId, message, topic, `raf-approve-${runId}-${state.pause}`),
+      );
+    } catch (error) {
+      throw new SessionError(
+        `run ${runId}: the answer could not be sent (${getErrorMessage(error)}); nothing was claimed, the run still waits: answer again`,
+        { cause: error },
+      );
+    }
+    if (!claimed)
       throw new SessionConflictError(runId, 'claimed', `run ${runId}: this pause was already answered`);
-    await this.client.send(runId, message, approvalTopic(state.pause), `raf-approve-${runId}-${state.pause}`);
     return given;
   }
 
@@ -232,11 +261,25 @@ export class DurableControl {
     return run;
   }
 
-  private async state(runId: string): Promise<RunState | undefined> {
-    const raw = await this.client.getEvent(runId, STATUS_EVENT, 0);
-    if (raw === null) return undefined;
+  /**
+   * The run's `raf.status` event: no `state` before it set one; `unreadable` (why, naming the run)
+   * when it does not parse. Never mistaken for "not paused": a caller says the event is unreadable.
+   */
+  private async state(runId: string): Promise<{ state?: RunState; unreadable?: string }> {
+    let raw: unknown;
+    try {
+      raw = await this.client.getEvent(runId, STATUS_EVENT, 0);
+    } catch (error) {
+      // A value DBOS cannot deserialize (not JSON, no serializer marker); a database error is no
+      // verdict on the event and is thrown as it is.
+      if (!(error instanceof SyntaxError || error instanceof TypeError)) throw error;
+      return { unreadable: unreadableStatus(runId, getErrorMessage(error)) };
+    }
+    if (raw === null) return {};
     const parsed = runStateSchema.safeParse(raw);
-    return parsed.success ? (parsed.data as RunState) : undefined;
+    if (!parsed.success)
+      return { unreadable: unreadableStatus(runId, z.prettifyError(parsed.error).replace(/\s+/g, ' ')) };
+    return { state: parsed.data as RunState };
   }
 
   private async describe(run: WorkflowStatus): Promise<DurableRunInfo> {
@@ -260,11 +303,14 @@ export class DurableControl {
         // A parked run whose process exited is put back on the queue for a worker: still paused
         // (its answer waits in the store for whichever worker dequeues it), not merely pending.
         info.status = run.status === 'PENDING' ? 'running' : 'pending';
-        const state = await this.state(run.workflowID);
+        // An unreadable status event keeps the workflow's status, with a warning: the run may be paused.
+        const { state, unreadable } = await this.state(run.workflowID);
+        if (unreadable) info.warning = unreadable;
         if (state?.state === 'paused') {
           info.status = 'paused';
           info.requests = state.requests;
           if (state.questions?.length) info.questions = state.questions;
+          if (state.warning) info.warning = state.warning;
         }
         break;
       }

@@ -174,14 +174,35 @@ export class DurableTables {
     return rowCount === 1;
   }
 
-  /** The answer to a run's `pause`-th approval: `true` for exactly one caller. */
-  async claimApproval(runId: string, pause: number): Promise<boolean> {
-    const { rowCount } = await this.pool.query(
-      `INSERT INTO raf_durable_approvals (run_id, pause, claimed_at) VALUES ($1, $2, $3)
-       ON CONFLICT DO NOTHING`,
-      [runId, pause, Date.now()],
-    );
-    return rowCount === 1;
+  /**
+   * The answer to a run's `pause`-th approval: `true` for exactly one caller, whose `deliver`
+   * (the DBOS send of the answer, on the same connection) commits in the same transaction as the
+   * claim. A caller that fails or dies before the commit leaves neither: the pause stays
+   * unclaimed and answerable, never claimed with no answer sent. A second caller's insert waits
+   * for the first's transaction, and wins only when that one rolled back.
+   */
+  async claimApproval(
+    runId: string,
+    pause: number,
+    deliver: (db: pg.ClientBase) => Promise<void>,
+  ): Promise<boolean> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rowCount } = await client.query(
+        `INSERT INTO raf_durable_approvals (run_id, pause, claimed_at) VALUES ($1, $2, $3)
+         ON CONFLICT DO NOTHING`,
+        [runId, pause, Date.now()],
+      );
+      if (rowCount === 1) await deliver(client);
+      await client.query(rowCount === 1 ? 'COMMIT' : 'ROLLBACK');
+      return rowCount === 1;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 
   async close(): Promise<void> {

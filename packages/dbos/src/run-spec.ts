@@ -69,6 +69,8 @@ export const runStateSchema = z.discriminatedUnion('state', [
     requests: z.array(requestSchema),
     // Only a workflow's pause has it (possibly empty): its answer is then a `workflowAnswerSchema`.
     questions: z.array(questionSchema).optional(),
+    // A message the parked run ignored (not an answer): it still waits.
+    warning: z.string().optional(),
   }),
   z.object({ state: z.literal('ended'), reason: z.string() }),
 ]);
@@ -77,6 +79,8 @@ export type PausedState = {
   pause: number;
   requests: ToolApprovalRequestUpdate[];
   questions?: WorkflowQuestion[];
+  /** What the parked run ignored (a message on its topic that is no answer): it still waits. */
+  warning?: string;
 };
 export type RunState = { state: 'running' } | PausedState | { state: 'ended'; reason: FinishReason };
 
@@ -86,6 +90,19 @@ export const workflowAnswerSchema = z.object({
   answers: z.record(z.string(), z.string()).optional(),
 });
 export type WorkflowAnswer = z.infer<typeof workflowAnswerSchema>;
+
+/**
+ * Whether `answer` decides every call `paused` waits for and answers each of its questions: a
+ * message that parses but does not (another pause's, a bad client's `{}`) is no answer to it.
+ */
+export function answersPause(paused: PausedState, answer: ApprovalResponse[] | WorkflowAnswer): boolean {
+  const approvals = Array.isArray(answer) ? answer : (answer.approvals ?? []);
+  const texts = Array.isArray(answer) ? {} : (answer.answers ?? {});
+  return (
+    paused.requests.every((r) => approvals.some((a) => a.callId === r.callId)) &&
+    (paused.questions ?? []).every((q) => texts[q.nodeId] !== undefined)
+  );
+}
 
 /** What the workflow returns. */
 export const runOutcomeSchema = z.object({

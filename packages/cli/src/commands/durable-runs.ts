@@ -36,6 +36,7 @@ function printRun(io: CliIO, run: RunInfo, detailed: boolean): void {
   if (run.executor) io.stdout.write(`  executor: ${escapeLine(run.executor)}\n`);
   if (run.reason) io.stdout.write(`  finish: ${run.reason}\n`);
   if (run.error) io.stdout.write(`  error: ${escapeLine(run.error)}\n`);
+  if (run.warning) io.stdout.write(`  warning: ${escapeLine(run.warning)}\n`);
   for (const request of run.requests ?? []) {
     // A sub-agent's request is named as a plain run names it: `<sub-agent>: <tool>`.
     const by = request.agentPath?.length ? `${request.agentPath.join(' › ')}: ` : '';
@@ -79,7 +80,9 @@ export async function runsCommand(args: CliArgs, io: CliIO): Promise<number> {
 /**
  * `raf approve RUN_ID --all|--none|--call ID…|--answer TEXT`: answers a parked run from any folder
  * (`--answer` a workflow's question, SPEC §14.4); one answer wins (exit 5 for the others). An
- * answer of the wrong kind is refused (exit 2) before anything is claimed.
+ * answer of the wrong kind, or naming a call twice, is refused (exit 2) before anything is
+ * claimed; so is a run whose status event is unreadable. The claim and the message commit
+ * together: an approve that failed (exit 2) or was killed claimed nothing, run it again.
  */
 export async function approveCommand(args: CliArgs, io: CliIO): Promise<number> {
   const [runId] = args.files;
