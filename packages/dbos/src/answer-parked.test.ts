@@ -140,6 +140,15 @@ describe.skipIf(postgresSkipReason !== undefined)('answering a parked run', () =
     await expect(refused).rejects.toThrow(
       /its status event \(raf\.status\) is unreadable .*nothing was answered \(raf runs show bad-status-1; raf runs cancel bad-status-1 ends the run\)/,
     );
+    // Not even a value DBOS can read back: the same, with DBOS's reason.
+    await db.query(
+      `UPDATE dbos.workflow_events SET value = 'not json' WHERE workflow_uuid = $1 AND key = 'raf.status'`,
+      [runId],
+    );
+    expect((await control.show(runId))?.warning).toMatch(
+      /^run bad-status-1: its status event \(raf\.status\) is unreadable \(.+\): whether it waits for an answer is unknown$/,
+    );
+    await expect(control.answer(runId, { answers: ['A'] })).rejects.toThrow(SessionError);
     expect((await control.cancel(runId)).status).toBe('cancelled');
   }, 120_000);
 });
