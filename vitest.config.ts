@@ -19,6 +19,8 @@ const LONG_FIRST = [
   'packages/cli/src/durable-subagent-approval.test.ts',
   'packages/dbos/src/durable-workflow-pause.test.ts',
   'packages/dbos/src/durable-workflow.test.ts',
+  'packages/cli/src/durable-approve-recovery.test.ts',
+  'packages/dbos/src/answer-parked.test.ts',
   'test/package-contents.test.ts',
   'packages/framework/src/workspace/write-tools-races.test.ts',
   'packages/workflow/src/checkpoint/crash.test.ts',
