@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { type MockModelServer, startMockModelServer } from '@raf/client/testing';
 import { type PgCluster, postgresSkipReason, startPgCluster } from '@raf/postgres/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inProcess, jsonLines, killRafProcesses, raf, until } from './test-support/durable-cli.js';
+import { hasScript, inProcess, jsonLines, killRafProcesses, raf, until } from './test-support/durable-cli.js';
 
 /**
  * A `kind: workflow` (and an orchestration) that pauses under `raf run --durable` parks like an
@@ -142,6 +142,31 @@ describe.skipIf(postgresSkipReason !== undefined)('a durable workflow that pause
     expect(await worker.exited, worker.output().stderr).toBe(0);
   }, 180_000);
 
+  it.runIf(hasScript)(
+    'a question on a terminal is asked there; the answer goes on in the same process, and the run is not left paused',
+    async () => {
+      const run = raf(['run', 'q.yaml', '--durable', '--store', store, '-i', 'Ann'], hosts[0] ?? '', {
+        terminal: true,
+      });
+      await until(
+        'the question on the terminal',
+        async () => run.output().stdout.includes('Hi Ann, how old are you?'),
+        60_000,
+        async () => run.output().stdout,
+      );
+      run.child.stdin?.write('12\n');
+      expect(await run.exited, run.output().stdout).toBe(0);
+      const screen = run.output().stdout;
+      expect(screen).toContain('Hello Ann');
+      expect(screen).toContain('minor');
+      expect(screen).not.toContain('raf approve');
+      const runId = /run ([0-9a-f-]{36})/.exec(screen)?.[1] ?? '';
+      expect(runId, screen).not.toBe('');
+      expect(await shown(runId)).toMatchObject({ status: 'finished', text: 'Hello Ann\nminor' });
+    },
+    120_000,
+  );
+
   it('an approval inside an orchestration: --answer is refused (exit 2); two --all at once: one wins; the call runs once where the file lives', async () => {
     doerCalls = 0;
     const run = raf(
@@ -198,6 +223,29 @@ describe.skipIf(postgresSkipReason !== undefined)('a durable workflow that pause
     worker.child.kill('SIGTERM');
     expect(await worker.exited, worker.output().stderr).toBe(0);
   }, 180_000);
+
+  it.runIf(hasScript)(
+    'an approval on a terminal: asked there with its preview, y runs the call once, in this folder',
+    async () => {
+      doerCalls = 0;
+      const run = raf(['run', 'team.yaml', '--durable', '--store', store, '-i', 'go'], hosts[2] ?? '', {
+        terminal: true,
+      });
+      await until(
+        'the approval prompt on the terminal',
+        async () => run.output().stdout.includes('[y/N'),
+        60_000,
+        async () => run.output().stdout,
+      );
+      expect(run.output().stdout).toContain('run_command');
+      run.child.stdin?.write('y\n');
+      expect(await run.exited, run.output().stdout).toBe(0);
+      expect(run.output().stdout).toContain('done');
+      expect(await readFile(join(hosts[2] ?? '', 'count.txt'), 'utf8')).toBe('x\n');
+      expect(doerCalls).toBe(2);
+    },
+    120_000,
+  );
 
   it('raf runs cancel: a workflow parked at a question ends cancelled; answering it then is refused (exit 5)', async () => {
     const run = raf(['run', 'q.yaml', '--durable', '--store', store, '-i', 'Cy'], hosts[0] ?? '');

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { main } from '../main.js';
@@ -22,11 +22,29 @@ export interface RafProcess {
   output(): { stdout: string; stderr: string };
 }
 
-/** Starts `raf argv…` in `cwd` (no `RAF_STORE` from the environment); `children` keeps it for the cleanup. */
-export function spawnRaf(argv: string[], cwd: string, children: ChildProcess[]): RafProcess {
-  const child = spawn(process.execPath, [...RAF_PROCESS, ...argv], {
+/** Whether `script` (util-linux) is here to give a process a terminal (`{ terminal: true }`). */
+export const hasScript = spawnSync('script', ['--version']).status === 0;
+
+const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`;
+
+/**
+ * Starts `raf argv…` in `cwd` (no `RAF_STORE` from the environment); `children` keeps it for the
+ * cleanup. With `terminal`, under `script`: its stdin and stdout are a terminal (what it prints
+ * comes on stdout, both streams), and the test writes the keys on `child.stdin`.
+ */
+export function spawnRaf(
+  argv: string[],
+  cwd: string,
+  children: ChildProcess[],
+  options: { terminal?: boolean } = {},
+): RafProcess {
+  const command = [process.execPath, ...RAF_PROCESS, ...argv];
+  const [file, args] = options.terminal
+    ? ['script', ['-qec', command.map(quote).join(' '), '/dev/null']]
+    : [command[0]!, command.slice(1)];
+  const child = spawn(file, args, {
     cwd,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.terminal ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     env: { ...process.env, RAF_STORE: '' },
   });
   children.push(child);
@@ -45,8 +63,8 @@ export function spawnRaf(argv: string[], cwd: string, children: ChildProcess[]):
 const started: ChildProcess[] = [];
 
 /** `raf ARGV` in `cwd` as a process of its own, killed by `killRafProcesses`. */
-export function raf(argv: string[], cwd: string): RafProcess {
-  return spawnRaf(argv, cwd, started);
+export function raf(argv: string[], cwd: string, options: { terminal?: boolean } = {}): RafProcess {
+  return spawnRaf(argv, cwd, started, options);
 }
 
 /** Kills every `raf` process `raf()` started (a test file's afterAll). */
