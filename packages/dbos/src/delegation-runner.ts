@@ -168,15 +168,6 @@ export class DurableDelegationRunner implements DelegationRunner {
     // The child's clock as recorded: this step run again after a crash, and the child replayed
     // on another worker, read the same deadline.
     const deadline = await this.clockOf(client, childId, k, timeoutMs);
-    if (answerOwn)
-      // Keyed by the pause: a recovered coordinator answering again does not send twice. The
-      // deadline goes with the answer: the child's recorded message is its clock from there.
-      await client.send(
-        childId,
-        { approvals: answerOwn, deadline } satisfies ChildAnswer,
-        childAnswerTopic(k - 1),
-        `${childId}/approval/${k - 1}`,
-      );
     const proxied = await this.proxiedOf(spec);
     const calls = new AbortController();
     const stop = () => {
@@ -187,6 +178,15 @@ export class DurableDelegationRunner implements DelegationRunner {
     // A proxied call still running at the deadline stops with the delegation.
     const callSignal = AbortSignal.any([calls.signal, deadlineSignal(deadline)]);
     try {
+      if (answerOwn)
+        // Keyed by the pause: a recovered coordinator answering again does not send twice. The
+        // deadline goes with the answer: the child's recorded message is its clock from there.
+        await client.send(
+          childId,
+          { approvals: answerOwn, deadline } satisfies ChildAnswer,
+          childAnswerTopic(k - 1),
+          `${childId}/approval/${k - 1}`,
+        );
       const decision = resumed && proxyDecision(resumed);
       for (let n = resumed?.pause.n ?? 0; ; ) {
         if (signal?.aborted) return { status: 'failed', agent: spec.name, error: 'cancelled' };
