@@ -16,12 +16,11 @@ import {
   type SubAgentSpec,
   subAgentRoutes,
 } from '@raf/framework';
-import { childAnswerTopic, childPauseKey } from './delegation-pause.js';
+import { childAnswerSchema, childAnswerTopic, childPauseKey } from './delegation-pause.js';
 import { subAgentsOf } from './delegation-runner.js';
 import {
   type DelegationOutcome,
   type DelegationProgress,
-  deadlineSignal,
   delegationSpecSchema,
   PROGRESS_EVENT,
   parseProxiedAnswer,
@@ -31,8 +30,9 @@ import {
 import { durableTool, type RunSteps, type StepsLookup } from './durable-steps.js';
 import type { DurableTables } from './durable-tables.js';
 import type { Dbos } from './load-sdk.js';
-import { approvalsSchema, type DurableAgentRef } from './run-spec.js';
+import type { DurableAgentRef } from './run-spec.js';
 import { makeDurable } from './runtime-helpers.js';
+import { SegmentClock } from './segment-clock.js';
 
 /** What a worker needs to run a delegation workflow. */
 export interface DelegationBodyHost {
@@ -88,7 +88,19 @@ export async function runDelegation(
       }
       return view ? [view] : [];
     });
-  host.runs.set(spec.runId, { dbos: host.dbos, tables: host.tables, runId: spec.runId, modelCalls: 0 });
+  // Live once a step's body runs: the replay of what was recorded is over (`SegmentClock`).
+  let live = false;
+  let clock: SegmentClock | undefined;
+  host.runs.set(spec.runId, {
+    dbos: host.dbos,
+    tables: host.tables,
+    runId: spec.runId,
+    modelCalls: 0,
+    onLive: () => {
+      live = true;
+      clock?.live();
+    },
+  });
   try {
     let agent = durableSubAgents.get(sub);
     if (!agent) {
@@ -98,19 +110,24 @@ export async function runDelegation(
     const session = new AgentSession(spec.runId);
     const agentName = sub.name;
     let tally = new RunTally();
-    let timeout: AbortSignal | undefined;
     const progress: DelegationProgress = [];
     // A worker-local call that asks parks this workflow (its `k`-th pause, as `legs()` parks a
     // run): the coordinator sees the event and parks the run; the answer comes back by message,
     // and the sub-agent goes on in the same session with it. Recorded by DBOS: a replay does not ask again.
     for (let k = 0; ; k++) {
-      const approvals: ApprovalResponse[] | undefined =
-        k === 0 ? undefined : await parked(host.dbos, tally, k - 1);
+      const answer = k === 0 ? undefined : await parked(host.dbos, tally, k - 1);
+      const approvals = answer?.approvals;
       // The child's own clock: at the deadline its model call stops, not only the coordinator's
-      // wait. After an answered pause the time starts again, as a plain run's resumed delegation.
+      // wait. After an answered pause the time starts again, as a plain run's resumed delegation:
+      // to the deadline the answer carries (recorded with it, so a replay keeps it), or from now
+      // for an older coordinator's answer.
       const deadline =
-        k === 0 || spec.deadline === undefined ? spec.deadline : Date.now() + delegationTimeoutMs(sub);
-      timeout = deadline === undefined ? undefined : deadlineSignal(deadline);
+        answer === undefined || spec.deadline === undefined
+          ? spec.deadline
+          : (answer.deadline ?? Date.now() + delegationTimeoutMs(sub));
+      clock?.dispose();
+      clock = deadline === undefined ? undefined : new SegmentClock(deadline, () => live);
+      const timeout = clock?.signal;
       const stop = timeout && signal ? AbortSignal.any([timeout, signal]) : (timeout ?? signal);
       tally = new RunTally();
       const updates = agent.run(approvals ? undefined : spec.task, {
@@ -129,23 +146,28 @@ export async function runDelegation(
       }
       if (timeout?.aborted || !tally.paused) break;
     }
-    if (timeout?.aborted)
+    if (clock?.signal.aborted)
       return { status: 'failed', agent: agentName, error: delegationTimedOut(delegationTimeoutMs(sub)) };
     if (tally.failure !== undefined) return { status: 'failed', agent: agentName, error: tally.failure };
     if (tally.reason === 'cancelled') return { status: 'failed', agent: agentName, error: 'cancelled' };
     // The answer as a plain run's delegation gives it (marked when it stopped early, e.g. at maxToolRounds).
     return { status: 'done', agent: agentName, text: tally.answer };
   } finally {
+    clock?.dispose();
     host.runs.delete(spec.runId);
   }
 }
 
 /** Publishes the child's `k`-th pause and waits for its answer (the sub-agent's own call ids). */
-async function parked(dbos: Dbos, tally: RunTally, k: number): Promise<ApprovalResponse[]> {
+async function parked(
+  dbos: Dbos,
+  tally: RunTally,
+  k: number,
+): Promise<{ approvals: ApprovalResponse[]; deadline: number | undefined }> {
   await dbos.setEvent(childPauseKey(k), { requests: tally.requests });
   let answer: unknown = null;
   while (answer === null) answer = await dbos.recv(childAnswerTopic(k), PROXY_WAIT_SECONDS);
-  return approvalsSchema.parse(answer);
+  return childAnswerSchema.parse(answer);
 }
 
 /**

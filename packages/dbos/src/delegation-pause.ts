@@ -3,6 +3,7 @@ import { sessionSchemaParts } from '@raf/core/internal';
 import { answersFor, raisedRequests, type SubAgentOutcome } from '@raf/framework';
 import * as z from 'zod';
 import { type DelegationOutcome, delegationOutcomeSchema } from './delegation-spec.js';
+import { approvalsSchema } from './run-spec.js';
 
 const json: z.ZodType<JSONValue> = z.json() as z.ZodType<JSONValue>;
 
@@ -15,6 +16,21 @@ export const childAnswerTopic = (k: number) => `raf.delegation.answer.${k}`;
 
 /** A child's own pause: its sub-agent's loop ended its turn waiting for these (its own call ids). */
 export const childPauseSchema = z.object({ requests: z.array(askedSchema).min(1) });
+
+/**
+ * The answer to a child's own pause (message `raf.delegation.answer.<k>`): the decisions, and the
+ * deadline its time runs to from there, decided once by the coordinator. The message is recorded
+ * by DBOS, so a replay of the child on another worker reads the same deadline. A bare list of
+ * decisions is what an older coordinator sent: the child then counts its time from the answer.
+ */
+export const childAnswerSchema = z.union([
+  z.object({ approvals: approvalsSchema, deadline: z.number().int().positive() }),
+  approvalsSchema.transform((approvals) => ({ approvals, deadline: undefined })),
+]);
+export interface ChildAnswer {
+  approvals: ApprovalResponse[];
+  deadline: number;
+}
 
 /**
  * Where a durable delegation stopped for approval (SPEC §14.2), kept by the coordinator's

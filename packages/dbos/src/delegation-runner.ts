@@ -1,22 +1,10 @@
 import type { DBOSClient } from '@dbos-inc/dbos-sdk';
+import { type AgentResponseUpdate, type ApprovalResponse, getErrorMessage, type ITool } from '@raf/core';
 import {
-  type AgentResponseUpdate,
-  getErrorMessage,
-  type ITool,
-  type JSONValue,
-  type ToolApprovalRequestUpdate,
-  type ToolResult,
-  toolFailure,
-} from '@raf/core';
-import {
-  answerProxiedCall,
   type ChatClientAgent,
-  DEFAULT_DENIAL_REASON,
   type DelegationRunner,
   delegationTimedOut,
   delegationTimeoutMs,
-  INTERRUPTED_ERROR,
-  manifestOf,
   type SubAgentOutcome,
   type SubAgentRunRequest,
   type SubAgentSpec,
@@ -24,12 +12,12 @@ import {
   subAgentRoutes,
 } from '@raf/framework';
 import {
+  type ChildAnswer,
   childAnswerTopic,
   childPauseKey,
   childPauseSchema,
   type DelegationStep,
   delegationStepSchema,
-  type ProxyDecision,
   proxyDecision,
   type ResumedDelegation,
   resumedPause,
@@ -44,12 +32,12 @@ import {
   delegationSpecSchema,
   PROGRESS_EVENT,
   progressSchema,
-  proxiedCallSchema,
   proxyAnswerTopic,
   proxyCallKey,
 } from './delegation-spec.js';
 import type { DurableTables } from './durable-tables.js';
 import type { Dbos } from './load-sdk.js';
+import { serveProxiedCall } from './proxied-serve.js';
 import type { DurableAgentRef } from './run-spec.js';
 
 /** What a coordinator's delegations need of the process's runtime. */
@@ -171,8 +159,15 @@ export class DurableDelegationRunner implements DelegationRunner {
         },
         { ...input, deadline: Date.now() + timeoutMs } satisfies DelegationSpec,
       );
-    // After an answered pause the time starts again, as a plain run's resumed delegation.
-    const deadline = resumed ? Date.now() + timeoutMs : await this.deadlineOf(client, childId, timeoutMs);
+    let k = resumed?.pause.k ?? 0;
+    let answerOwn: ApprovalResponse[] | undefined;
+    if (resumed?.pause.ask.kind === 'local') {
+      answerOwn = resumed.answers;
+      k++;
+    }
+    // The child's clock as recorded: this step run again after a crash, and the child replayed
+    // on another worker, read the same deadline.
+    const deadline = await this.clockOf(client, childId, k, timeoutMs);
     const proxied = await this.proxiedOf(spec);
     const calls = new AbortController();
     const stop = () => {
@@ -183,12 +178,15 @@ export class DurableDelegationRunner implements DelegationRunner {
     // A proxied call still running at the deadline stops with the delegation.
     const callSignal = AbortSignal.any([calls.signal, deadlineSignal(deadline)]);
     try {
-      let k = resumed?.pause.k ?? 0;
-      if (resumed?.pause.ask.kind === 'local') {
-        // Keyed by the pause: a recovered coordinator answering again does not send twice.
-        await client.send(childId, resumed.answers, childAnswerTopic(k), `${childId}/approval/${k}`);
-        k++;
-      }
+      if (answerOwn)
+        // Keyed by the pause: a recovered coordinator answering again does not send twice. The
+        // deadline goes with the answer: the child's recorded message is its clock from there.
+        await client.send(
+          childId,
+          { approvals: answerOwn, deadline } satisfies ChildAnswer,
+          childAnswerTopic(k - 1),
+          `${childId}/approval/${k - 1}`,
+        );
       const decision = resumed && proxyDecision(resumed);
       for (let n = resumed?.pause.n ?? 0; ; ) {
         if (signal?.aborted) return { status: 'failed', agent: spec.name, error: 'cancelled' };
@@ -201,11 +199,19 @@ export class DurableDelegationRunner implements DelegationRunner {
           // A child that gave up while the human decided (its own timeout): the approved call does
           // not run for nobody; the child's outcome is the delegation's.
           if (answer !== undefined && ENDED.has((await client.getWorkflow(childId))?.status ?? '')) break;
-          // Its own clock (the first deadline) ran out while the human decided: the child is cancelled
-          // and the delegation timed out, so the approved call does not run behind its back.
-          if (answer !== undefined && Date.now() >= (await this.deadlineOf(client, childId, timeoutMs)))
+          // Its clock ran out while the human decided: the child is cancelled and the delegation
+          // timed out, so the approved call does not run behind its back.
+          if (answer !== undefined && Date.now() >= deadline)
             return await this.timedOut(client, childId, spec.name, timeoutMs);
-          const result = await this.serve(childId, n, call, proxied, spec.name, callSignal, answer);
+          const result = await serveProxiedCall(this.host.tables, {
+            childId,
+            n,
+            raw: call,
+            proxied,
+            agent: spec.name,
+            signal: callSignal,
+            decision: answer,
+          });
           // Needs approval: this step ends with the pause; the coordinator's run parks with it
           // (waits are not allowed inside a step) and a later step answers this very call.
           if ('approval' in result) {
@@ -244,6 +250,18 @@ export class DurableDelegationRunner implements DelegationRunner {
   }
 
   /**
+   * The child's deadline after its `k`-th own pause was answered. Before any (`k` 0): the one its
+   * enqueue recorded. After one, its time starts again (a plain run's resumed delegation gets
+   * its full time too) from the first run of the step that answered it, recorded once in
+   * `raf_durable_calls` as `(<child>, resumed:<k-1>)`: a crash and a rerun of that step, or of a
+   * later one (a proxied call's pause), never moves it. A proxied call's pause does not restart it.
+   */
+  private async clockOf(client: DBOSClient, childId: string, k: number, timeoutMs: number): Promise<number> {
+    if (k === 0) return this.deadlineOf(client, childId, timeoutMs);
+    return (await this.host.tables.firstMarkedAt(childId, `resumed:${k - 1}`)) + timeoutMs;
+  }
+
+  /**
    * The child's deadline as its first enqueue recorded it: a recovered coordinator's enqueue of
    * the same id was a no-op, and its time counts from the first. A child enqueued before
    * deadlines were recorded gets its full time from now.
@@ -275,63 +293,6 @@ export class DurableDelegationRunner implements DelegationRunner {
       if (outcome.success) return outcome.data;
     }
     return { status: 'failed', agent, error: delegationTimedOut(timeoutMs) };
-  }
-
-  /**
-   * One proxied call of the child, run here. Marked as started first: a call this coordinator
-   * (or a crashed one before it) already started is in doubt and follows SPEC §14.1 — run again
-   * only when idempotent, else answered with the interrupted error (a duplicate answer to a call
-   * already answered is dropped by the message's idempotency key).
-   */
-  private async serve(
-    childId: string,
-    n: number,
-    raw: unknown,
-    proxied: ReadonlyMap<string, ITool>,
-    agent: string,
-    signal: AbortSignal,
-    decision?: ProxyDecision,
-  ): Promise<ToolResult | { approval: ToolApprovalRequestUpdate }> {
-    const parsed = proxiedCallSchema.safeParse(raw);
-    if (!parsed.success) return toolFailure(`Refused: a malformed proxied call from ${agent}`);
-    const call = parsed.data;
-    const tool = proxied.get(call.name);
-    if (!tool) return toolFailure(`Refused: ${call.name} does not run in the coordinator for ${agent}`);
-    // The answer is for the call the human was shown, never another one under the same number.
-    if (decision && decision.callId !== call.callId)
-      return toolFailure(`Refused: proxied call ${n} of ${agent} is not the call that was approved`);
-    // Denied: nothing runs, and the sub-agent reads what a plain run's denial says.
-    if (decision && !decision.approved)
-      return toolFailure(`Rejected: ${decision.reason || DEFAULT_DENIAL_REASON}`);
-    // The approved run of a call that waited is a start of its own (the ask did not run it).
-    const first = await this.host.tables.markStarted(
-      childId,
-      decision ? `proxy:${n}:approved` : `proxy:${n}`,
-    );
-    if (!first && manifestOf(tool).idempotent !== true) return toolFailure(INTERRUPTED_ERROR);
-    try {
-      const answer = await answerProxiedCall(
-        tool,
-        { ...call, arguments: call.arguments as JSONValue },
-        signal,
-        decision?.target,
-      );
-      if ('result' in answer) return answer.result;
-      if (decision) return toolFailure(`Refused: ${call.name} asked again for an approval it was given`);
-      const { description, target } = answer.approval;
-      return {
-        approval: {
-          type: 'tool-approval-request',
-          callId: call.callId,
-          name: call.name,
-          arguments: call.arguments as JSONValue,
-          description,
-          ...(target !== undefined && { resolvedTarget: target }),
-        },
-      };
-    } catch (error) {
-      return toolFailure(`Framework error: ${getErrorMessage(error)}`);
-    }
   }
 
   private proxiedOf(spec: SubAgentSpec): Promise<Map<string, ITool>> {

@@ -21,6 +21,8 @@ export interface RunSteps {
   runId: string;
   /** Model calls made so far in this execution: the n-th is step `model:n` in any process. */
   modelCalls: number;
+  /** Called when a step's body runs (it is not replayed from its record): the execution is live from there. */
+  onLive?: () => void;
 }
 
 /** Finds the steps of the workflow the caller runs in (AsyncLocalStorage of DBOS), if any. */
@@ -84,6 +86,7 @@ export class DurableModelClient extends DelegatingChatClient {
     const step = steps.dbos.runStep(
       async () => {
         ran = true;
+        steps.onLive?.();
         const all: AgentResponseUpdate[] = [];
         for await (const update of this.innerClient.run(messages, options)) {
           all.push(update);
@@ -166,6 +169,11 @@ async function executeStep(
   const idempotent = manifestOf(tool).idempotent === true;
   const recorded = await steps.dbos.runStep(
     async (): Promise<ToolResult> => {
+      if (steps.onLive) {
+        steps.onLive();
+        // A delegation replayed past its deadline stops at its first live step: this one does not start.
+        if (ctx.signal.aborted) return toolFailure('Cancelled: the run stopped before this call started');
+      }
       const first = await steps.tables.markStarted(steps.runId, ctx.callId);
       if (!first && !idempotent) return toolFailure(INTERRUPTED_ERROR);
       return tool.execute(args, ctx);

@@ -175,6 +175,20 @@ export class DurableTables {
   }
 
   /**
+   * When `key` of `runId` was first marked (epoch ms): the first caller records the time, every
+   * later one (a step run again after a crash) reads that same time back.
+   */
+  async firstMarkedAt(runId: string, key: string): Promise<number> {
+    const { rows } = await this.pool.query(
+      `INSERT INTO raf_durable_calls (run_id, call_id, started_at) VALUES ($1, $2, $3)
+       ON CONFLICT (run_id, call_id) DO UPDATE SET started_at = raf_durable_calls.started_at
+       RETURNING started_at`,
+      [runId, key, Date.now()],
+    );
+    return z.tuple([z.object({ started_at: z.coerce.number().int() })]).parse(rows)[0].started_at;
+  }
+
+  /**
    * The answer to a run's `pause`-th approval: `true` for exactly one caller, whose `deliver`
    * (the DBOS send of the answer, on the same connection) commits in the same transaction as the
    * claim. A caller that fails or dies before the commit leaves neither: the pause stays

@@ -140,6 +140,8 @@ export async function startWorker(
 export interface ShownRun {
   status: string;
   text?: string;
+  /** The process that holds (or last held) the run. */
+  executor?: string;
   delegations?: {
     runId: string;
     subAgent?: string;

@@ -19,13 +19,17 @@ export type ProxiedAnswer = { result: ToolResult } | { approval: { description: 
  * Runs one proxied call with the parent's own instance of the tool: its argument checks, its
  * approval gate (decided here, once) and its path guard, exactly as the parent's own calls.
  * `approvedTarget` is set when the human already approved this very call (the target they were
- * shown, `null` for none): the gate is not asked again.
+ * shown, `null` for none): the gate is not asked again. `beforeRun` is called once the call may
+ * run (the gate let it through, or it was approved), just before it runs; a result it gives is
+ * the answer instead and the call does not run. A durable coordinator marks the call started
+ * there: a call that only asked was never started.
  */
 export async function answerProxiedCall(
   tool: ITool,
   call: ProxiedCall,
   signal: AbortSignal,
   approvedTarget?: string | null,
+  beforeRun?: () => Promise<ToolResult | undefined>,
 ): Promise<ProxiedAnswer> {
   const [prepared] = prepareCalls(
     [{ id: call.callId, name: call.name, arguments: JSON.stringify(call.arguments) }],
@@ -41,6 +45,11 @@ export async function answerProxiedCall(
       const { description } = gate.update;
       return { approval: gate.target === undefined ? { description } : { description, target: gate.target } };
     }
+  }
+  // A call its argument check refused is answered without running: nothing to mark.
+  if (!prepared.preset && beforeRun) {
+    const instead = await beforeRun();
+    if (instead) return { result: instead };
   }
   const [result] = await executeCalls([prepared], signal);
   return { result: result ?? toolFailure('no result') };
