@@ -21,6 +21,7 @@ const LONG_FIRST = [
   'packages/dbos/src/durable-workflow.test.ts',
   'packages/cli/src/durable-approve-recovery.test.ts',
   'packages/dbos/src/answer-parked.test.ts',
+  'packages/cli/src/durable-delegation-clock.test.ts',
   'test/package-contents.test.ts',
   'packages/framework/src/workspace/write-tools-races.test.ts',
   'packages/workflow/src/checkpoint/crash.test.ts',
