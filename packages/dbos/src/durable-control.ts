@@ -279,7 +279,7 @@ export class DurableControl {
     const parsed = runStateSchema.safeParse(raw);
     if (!parsed.success)
       return { unreadable: unreadableStatus(runId, z.prettifyError(parsed.error).replace(/\s+/g, ' ')) };
-    return { state: parsed.data as RunState };
+    return { state: parsed.data };
   }
 
   private async describe(run: WorkflowStatus): Promise<DurableRunInfo> {

@@ -1,9 +1,10 @@
-import type {
-  AgentResponseUpdate,
-  ApprovalResponse,
-  ChatMessage,
-  FinishReason,
-  ToolApprovalRequestUpdate,
+import {
+  type AgentResponseUpdate,
+  type ApprovalResponse,
+  type ChatMessage,
+  FINISH_REASONS,
+  type FinishReason,
+  type ToolApprovalRequestUpdate,
 } from '@raf/core';
 import { sessionSchemaParts } from '@raf/core/internal';
 import type { InputRequestHandler } from '@raf/framework';
@@ -47,12 +48,6 @@ export type DurableRunSpec = Omit<z.infer<typeof runSpecSchema>, 'input'> & {
 const approvalSchema = z.object({ callId: z.string(), approved: z.boolean(), reason: z.string().optional() });
 export const approvalsSchema: z.ZodType<ApprovalResponse[]> = z.array(approvalSchema);
 
-const requestSchema = z.looseObject({
-  type: z.literal('tool-approval-request'),
-  callId: z.string(),
-  name: z.string(),
-});
-
 /** A workflow node paused for input (a `Question`): its id and what it asks. */
 export const questionSchema = z.object({ nodeId: z.string(), prompt: z.string() });
 export interface WorkflowQuestion {
@@ -66,13 +61,16 @@ export const runStateSchema = z.discriminatedUnion('state', [
   z.object({
     state: z.literal('paused'),
     pause: z.number().int().nonnegative(),
-    requests: z.array(requestSchema),
+    requests: z.array(sessionSchemaParts().approvalRequest),
     // Only a workflow's pause has it (possibly empty): its answer is then a `workflowAnswerSchema`.
     questions: z.array(questionSchema).optional(),
     // A message the parked run ignored (not an answer): it still waits.
     warning: z.string().optional(),
   }),
-  z.object({ state: z.literal('ended'), reason: z.string() }),
+  z.object({
+    state: z.literal('ended'),
+    reason: z.enum(FINISH_REASONS as [FinishReason, ...FinishReason[]]),
+  }),
 ]);
 export type PausedState = {
   state: 'paused';
