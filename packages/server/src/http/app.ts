@@ -147,7 +147,7 @@ export class ServerApp {
       this.controllers.delete(controller);
     });
     try {
-      const url = new URL(req.url ?? '/', 'http://localhost');
+      const url = requestUrl(req.url);
       this.checkSingleHost(req);
       this.checkHost(req);
       const cors = this.cors(req, res);
@@ -265,6 +265,24 @@ export class ServerApp {
       'content-length': Buffer.byteLength(body),
     });
     res.end(body);
+  }
+}
+
+/**
+ * The request's path and query. Parsed as a path (`//v1/agents` is that path, not the host
+ * `v1`), and refused (400) when its percent-escapes do not decode: the routes decode the names
+ * in it, and a malformed escape there would be an internal error instead of the client's.
+ */
+function requestUrl(target = '/'): URL {
+  try {
+    // An absolute-form target (`GET http://host/v1/agents`, from a proxy): its path and query.
+    const absolute = /^https?:\/\//i.test(target) ? new URL(target) : undefined;
+    const path = absolute ? `${absolute.pathname}${absolute.search}` : target.startsWith('/') ? target : '/';
+    const url = new URL(`http://localhost${path}`);
+    decodeURIComponent(url.pathname);
+    return url;
+  } catch {
+    throw new HttpError(400, 'invalid_path', 'the request path is not a valid URL path');
   }
 }
 
