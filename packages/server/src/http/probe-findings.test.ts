@@ -1,0 +1,145 @@
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TenantTokens } from '../auth/tenant-tokens.js';
+import { storeSessionId } from '../runs/tenant-sessions.js';
+import {
+  type Fixture,
+  readEvents,
+  type Served,
+  serve,
+  startFixture,
+  TOKEN_A,
+} from '../test-support/served-fixture.js';
+
+// The findings of an outside attack on `raf serve` (curl and raw sockets against the real
+// server), each fixed and kept fixed here.
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers read loosely in assertions
+type Loose = any;
+
+let fixture: Fixture;
+let served: Served;
+let failing: Served;
+let dir: string;
+const logged: string[] = [];
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'raf-serve-probe-'));
+  fixture = await startFixture({ rounds: 1 });
+  served = await serve(fixture);
+  // A store whose listing fails with a message naming a file: what /readyz must not repeat.
+  failing = await serve(fixture, 'memory:', { log: (line) => logged.push(line) });
+  const sessions = failing.store.sessions;
+  sessions.list = async () => {
+    throw new Error('SQLITE_IOERR: disk I/O error at /var/lib/raf/secret-state.db');
+  };
+});
+afterAll(async () => {
+  await served?.close();
+  await failing?.close();
+  await fixture?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const call = (path: string, init: RequestInit = {}, authorization = `Bearer ${TOKEN_A}`) =>
+  fetch(`${served.url}${path}`, {
+    ...init,
+    headers: {
+      authorization,
+      ...(init.body !== undefined && { 'content-type': 'application/json' }),
+    },
+  });
+
+async function pausedRun(sessionId: string): Promise<{ runId: string; sessionId: string }> {
+  const started = (await (
+    await call('/v1/agents/deployer/runs', {
+      method: 'POST',
+      body: JSON.stringify({ input: 'ship it', sessionId }),
+    })
+  ).json()) as Loose;
+  await readEvents(`${served.url}/v1/runs/${started.runId}/events`, TOKEN_A);
+  expect(((await (await call(`/v1/runs/${started.runId}`)).json()) as Loose).status).toBe('paused');
+  return started;
+}
+
+describe('raf serve against an outside attacker', () => {
+  it('a malformed percent-escape in the path is a 400 on every route, never a 500', async () => {
+    const probes: [string, string, string?][] = [
+      ['POST', '/a2a/%zz', '{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"x"}}'],
+      ['POST', '/v1/agents/%zz/chat', '{}'],
+      ['POST', '/v1/agents/%zz/ag-ui', '{}'],
+      ['GET', '/v1/agents/deployer/chat/%E0%A4/stream'],
+      ['GET', '/v1/runs/%zz/events'],
+    ];
+    for (const [method, path, body] of probes) {
+      const res = await call(path, { method, ...(body !== undefined && { body }) });
+      const answer = (await res.json()) as Loose;
+      expect({ path, status: res.status, code: answer.error.code }).toEqual({
+        path,
+        status: 400,
+        code: 'invalid_path',
+      });
+    }
+    // `//v1/agents` is a path, not the host `v1` with the path `/agents`.
+    const doubled = await call('//v1/agents');
+    expect(doubled.status).toBe(404);
+    expect(((await doubled.json()) as Loose).error.message).toContain('//v1/agents');
+    expect((await fetch(`${served.url}/healthz`)).status).toBe(200);
+  });
+
+  it('takes the Bearer scheme in any case (RFC 9110), the token itself exactly', async () => {
+    for (const scheme of ['Bearer', 'bearer', 'BEARER'])
+      expect((await call('/v1/agents', {}, `${scheme} ${TOKEN_A}`)).status).toBe(200);
+    expect((await call('/v1/agents', {}, `Bearer ${TOKEN_A.toUpperCase()}`)).status).toBe(401);
+    expect((await call('/v1/agents', {}, `Basic ${TOKEN_A}`)).status).toBe(401);
+    expect((await call('/v1/agents', {}, `Bearer${TOKEN_A}`)).status).toBe(401);
+  });
+
+  it("a paused run's session is not deleted (409), and the run is cancelled like any other", async () => {
+    const { runId, sessionId } = await pausedRun('probe-delete');
+    const refused = await call(`/v1/sessions/${sessionId}`, { method: 'DELETE' });
+    expect(refused.status).toBe(409);
+    expect(((await refused.json()) as Loose).error.code).toBe('awaiting_approval');
+    const cancelled = (await (await call(`/v1/runs/${runId}/cancel`, { method: 'POST' })).json()) as Loose;
+    expect(cancelled.status).toBe('cancelled');
+    expect((await call(`/v1/sessions/${sessionId}`, { method: 'DELETE' })).status).toBe(204);
+  });
+
+  it('a paused run whose session went elsewhere is ended by a cancel, not stuck paused', async () => {
+    const { runId, sessionId } = await pausedRun('probe-orphan');
+    // Another process on the same store (`raf` itself) removed the session and its batch.
+    await served.store.sessions.delete(storeSessionId('a', sessionId));
+    const answered = await call(`/v1/runs/${runId}/cancel`, { method: 'POST' });
+    expect(answered.status).toBe(200);
+    expect(((await answered.json()) as Loose).status).toBe('cancelled');
+    const events = await readEvents(`${served.url}/v1/runs/${runId}/events`, TOKEN_A);
+    expect(events.at(-1)?.data).toMatchObject({ type: 'finish', reason: 'cancelled' });
+    expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
+    expect(fixture.calls.filter((c) => c.startsWith('deploy'))).toEqual([]);
+  });
+
+  it('/readyz answers 503 without the store’s message (no token needed: it may name a path)', async () => {
+    const res = await fetch(`${failing.url}/readyz`);
+    expect(res.status).toBe(503);
+    const text = await res.text();
+    expect(text).not.toContain('/var/lib');
+    expect(text).not.toContain('SQLITE');
+    expect(logged.join('\n')).toContain('secret-state.db');
+  });
+
+  it('a tokens file: a FIFO is refused at once, a token with a space or non-ASCII is refused, a BOM is read past', async () => {
+    const fifo = join(dir, 'tokens.fifo');
+    execFileSync('mkfifo', [fifo]);
+    await expect(TenantTokens.fromFile(fifo)).rejects.toThrow(/not a regular file/);
+    const file = join(dir, 'tokens.json');
+    for (const token of [' '.repeat(20), 'token-with-é-0123456789', 'token with space 0123'])
+      await writeFile(file, JSON.stringify({ [token]: 'a' })).then(async () => {
+        await expect(TenantTokens.fromFile(file)).rejects.toThrow(/token number 1 has a space/);
+      });
+    await writeFile(file, `\uFEFF${JSON.stringify({ 'token-of-tenant-c-0123456789': 'c' })}`);
+    await chmod(file, 0o600);
+    expect((await TenantTokens.fromFile(file)).tenantOf('token-of-tenant-c-0123456789')).toBe('c');
+  });
+});
