@@ -143,3 +143,39 @@ describe('raf serve against an outside attacker', () => {
     expect((await TenantTokens.fromFile(file)).tenantOf('token-of-tenant-c-0123456789')).toBe('c');
   });
 });
+
+describe('A2A approvals against an outside attacker', () => {
+  const rpc = (id: number, method: string, params: unknown) =>
+    call('/a2a/deployer', { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id, method, params }) }).then(
+      async (res) => (await res.json()) as Loose,
+    );
+  const answer = (id: number, taskId: string, contextId: string, approvals: unknown) =>
+    rpc(id, 'message/send', {
+      message: {
+        messageId: `m${id}`,
+        role: 'user',
+        taskId,
+        contextId,
+        parts: [{ kind: 'data', data: { approvals } }],
+      },
+    });
+
+  it('a wrong call id leaves the task waiting; answers sent at once resume it exactly once', async () => {
+    const before = fixture.calls.length;
+    const paused = await rpc(1, 'message/send', {
+      message: { messageId: 'm1', role: 'user', parts: [{ kind: 'text', text: 'ship it' }] },
+    });
+    const { id: taskId, contextId } = paused.result;
+    expect(paused.result.status.state).toBe('input-required');
+    const wrong = await answer(2, taskId, contextId, [{ callId: 'no-such-call', approved: true }]);
+    expect(wrong.result.status.state).toBe('input-required');
+    expect(JSON.stringify(wrong.result.status.message)).toContain('no-such-call');
+    const right = [{ callId: 'c0u1', approved: true }];
+    const answers = await Promise.all([3, 4, 5, 6].map((id) => answer(id, taskId, contextId, right)));
+    expect(answers.filter((a) => a.result?.status?.state === 'completed')).toHaveLength(1);
+    expect(answers.some((a) => a.result?.status?.state === 'failed')).toBe(false);
+    const task = await rpc(7, 'tasks/get', { id: taskId });
+    expect(task.result.status.state).toBe('completed');
+    expect(fixture.calls.slice(before)).toEqual(['deploy:round 0']);
+  });
+});
