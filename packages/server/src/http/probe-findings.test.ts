@@ -179,3 +179,43 @@ describe('A2A approvals against an outside attacker', () => {
     expect(fixture.calls.slice(before)).toEqual(['deploy:round 0']);
   });
 });
+
+describe('streams and bodies against an outside attacker', () => {
+  it("a chat's resumed stream counts as an event stream of its token (429 past the cap)", async () => {
+    const slow = await startFixture({ rounds: 4, chunkDelayMs: 200 });
+    const capped = await serve(slow, 'memory:', { limits: { maxStreamsPerTenant: 1 } });
+    try {
+      const started = await fetch(`${capped.url}/v1/agents/noter/runs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN_A}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ input: 'take notes', sessionId: 'chat-1' }),
+      });
+      const { runId } = (await started.json()) as Loose;
+      const release = capped.app.registry.openStream('a');
+      const resumed = await fetch(`${capped.url}/v1/agents/noter/chat/chat-1/stream`, {
+        headers: { authorization: `Bearer ${TOKEN_A}` },
+      });
+      expect(resumed.status).toBe(429);
+      release();
+      await fetch(`${capped.url}/v1/runs/${runId}/cancel`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN_A}` },
+      });
+    } finally {
+      await capped.close();
+      await slow.close();
+    }
+  });
+
+  it('a body is JSON only as application/json (its parameters aside), not application/jsonp', async () => {
+    const body = JSON.stringify({ input: 'x' });
+    const as = (type: string) =>
+      fetch(`${served.url}/v1/agents/noter/runs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN_A}`, 'content-type': type },
+        body,
+      });
+    expect((await as('application/jsonp')).status).toBe(415);
+    expect((await as('Application/JSON; charset=utf-8')).status).toBe(201);
+  });
+});
