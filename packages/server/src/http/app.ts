@@ -5,7 +5,7 @@ import { bearerToken, isLoopbackHost } from '@raf/framework';
 import type { TenantTokens } from '../auth/tenant-tokens.js';
 import type { RunRegistry } from '../runs/run-registry.js';
 import { DEFAULT_MAX_BODY_BYTES } from './body.js';
-import { HttpError } from './http-error.js';
+import { HttpError, notFound } from './http-error.js';
 
 /** What a mounted handler gets for one request. */
 export interface RequestContext {
@@ -171,6 +171,7 @@ export class ServerApp {
           );
         }
       }
+      checkDecodable(url);
       await mount.handler({
         req,
         res,
@@ -268,21 +269,26 @@ export class ServerApp {
   }
 }
 
-/**
- * The request's path and query. Parsed as a path (`//v1/agents` is that path, not the host
- * `v1`), and refused (400) when its percent-escapes do not decode: the routes decode the names
- * in it, and a malformed escape there would be an internal error instead of the client's.
- */
+/** The request's path and query, parsed as a path (`//v1/agents` is that path, not the host `v1`). */
 function requestUrl(target = '/'): URL {
+  let url: URL;
   try {
     // An absolute-form target (`GET http://host/v1/agents`, from a proxy): its path and query.
     const absolute = /^https?:\/\//i.test(target) ? new URL(target) : undefined;
     const path = absolute ? `${absolute.pathname}${absolute.search}` : target.startsWith('/') ? target : '/';
-    const url = new URL(`http://localhost${path}`);
-    decodeURIComponent(url.pathname);
-    return url;
+    url = new URL(`http://localhost${path}`);
   } catch {
     throw new HttpError(400, 'invalid_path', 'the request path is not a valid URL path');
+  }
+  return url;
+}
+
+/** A path whose percent-escapes do not decode names nothing: 404 (not the routes' URIError, a 500). */
+function checkDecodable(url: URL): void {
+  try {
+    decodeURIComponent(url.pathname);
+  } catch {
+    throw notFound(url.pathname);
   }
 }
 

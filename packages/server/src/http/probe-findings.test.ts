@@ -65,7 +65,7 @@ async function pausedRun(sessionId: string): Promise<{ runId: string; sessionId:
 }
 
 describe('raf serve against an outside attacker', () => {
-  it('a malformed percent-escape in the path is a 400 on every route, never a 500', async () => {
+  it('a malformed percent-escape in the path is a 404 on every route, never a 500', async () => {
     const probes: [string, string, string?][] = [
       ['POST', '/a2a/%zz', '{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"x"}}'],
       ['POST', '/v1/agents/%zz/chat', '{}'],
@@ -78,8 +78,8 @@ describe('raf serve against an outside attacker', () => {
       const answer = (await res.json()) as Loose;
       expect({ path, status: res.status, code: answer.error.code }).toEqual({
         path,
-        status: 400,
-        code: 'invalid_path',
+        status: 404,
+        code: 'not_found',
       });
     }
     // `//v1/agents` is a path, not the host `v1` with the path `/agents`.
