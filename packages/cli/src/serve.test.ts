@@ -93,7 +93,9 @@ describe('raf serve', () => {
     await chmod(join(dir, 'tokens.json'), 0o644);
     const server = await serve(['agents/greeter.yaml', '--tokens', 'tokens.json', '--store', 'memory:']);
     expect(server.token).toBeUndefined();
-    expect(server.memory.err()).toContain('--tokens tokens.json is readable or writable by other users (mode 644)');
+    expect(server.memory.err()).toContain(
+      '--tokens tokens.json is readable or writable by other users (mode 644)',
+    );
     const as = (token: string) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' });
     const { runId } = (await (
       await fetch(`${server.url}/v1/agents/greeter/runs`, {

@@ -1,7 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TenantTokens } from '../auth/tenant-tokens.js';
 import { storeSessionId } from '../runs/tenant-sessions.js';
@@ -146,9 +146,10 @@ describe('raf serve against an outside attacker', () => {
 
 describe('A2A approvals against an outside attacker', () => {
   const rpc = (id: number, method: string, params: unknown) =>
-    call('/a2a/deployer', { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id, method, params }) }).then(
-      async (res) => (await res.json()) as Loose,
-    );
+    call('/a2a/deployer', {
+      method: 'POST',
+      body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+    }).then(async (res) => (await res.json()) as Loose);
   const answer = (id: number, taskId: string, contextId: string, approvals: unknown) =>
     rpc(id, 'message/send', {
       message: {

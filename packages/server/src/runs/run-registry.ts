@@ -11,10 +11,10 @@ import { AgentSession, pendingApprovalRequests, type RafStore } from '@raf/frame
 import type { RunRecord, RunStore } from '../events/run-store.js';
 import { HttpError, notFound } from '../http/http-error.js';
 import { checkAnswers } from './check-answers.js';
-import { endOrphanedRun, newRunRecord } from './run-records.js';
 import { cancelDurable, type DurableRunHost, resumeDurable } from './durable-runs.js';
 import { executeRun } from './run-executor.js';
 import { type AnswerInput, answerQuestions } from './run-questions.js';
+import { endOrphanedRun, newRunRecord } from './run-records.js';
 import type { ServedAgents } from './served-agents.js';
 import { ServedRun } from './served-run.js';
 import { type RunLimits, TenantQuotas } from './tenant-quotas.js';
