@@ -216,7 +216,13 @@ export class ServerApp {
   /** Bound to loopback, only loopback names reach it (a DNS-rebinding page cannot). */
   private checkHost(req: IncomingMessage): void {
     if (!isLoopbackHost(this.host)) return;
-    const host = req.headers.host ?? '';
+    // An absolute-form target (`GET http://evil.example/…`) names the host itself (RFC 9112
+    // §3.2.2: it wins over the header): checked like the header.
+    this.checkHostName(req.headers.host ?? '');
+    if (/^https?:\/\//i.test(req.url ?? '')) this.checkHostName(requestUrlHost(req.url!));
+  }
+
+  private checkHostName(host: string): void {
     const name = host.replace(/:\d+$/, '');
     const port = host.match(/:(\d+)$/)?.[1];
     if (!isLoopbackHost(name) || (port !== undefined && Number(port) !== this.address?.port))
@@ -281,6 +287,15 @@ function requestUrl(target = '/'): URL {
     throw new HttpError(400, 'invalid_path', 'the request path is not a valid URL path');
   }
   return url;
+}
+
+/** The host (and port) an absolute-form target names; '' when it does not parse (refused). */
+function requestUrlHost(target: string): string {
+  try {
+    return new URL(target).host;
+  } catch {
+    return '';
+  }
 }
 
 /** A path whose percent-escapes do not decode names nothing: 404 (not the routes' URIError, a 500). */

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -87,6 +88,24 @@ describe('raf serve against an outside attacker', () => {
     expect(doubled.status).toBe(404);
     expect(((await doubled.json()) as Loose).error.message).toContain('//v1/agents');
     expect((await fetch(`${served.url}/healthz`)).status).toBe(200);
+  });
+
+  it('an absolute-form target naming another host is refused like its Host header', async () => {
+    const { port } = new URL(served.url);
+    const ask = (target: string) =>
+      new Promise<string>((resolve) => {
+        const socket = connect(Number(port), '127.0.0.1');
+        let text = '';
+        socket.on('data', (chunk) => {
+          text += chunk.toString();
+        });
+        socket.on('close', () => resolve(text));
+        socket.write(
+          `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKEN_A}\r\nConnection: close\r\n\r\n`,
+        );
+      });
+    expect(await ask('http://evil.example/v1/agents')).toMatch(/^HTTP\/1\.1 403[\s\S]*wrong_host/);
+    expect(await ask(`http://127.0.0.1:${port}/v1/agents`)).toMatch(/^HTTP\/1\.1 200/);
   });
 
   it('takes the Bearer scheme in any case (RFC 9110), the token itself exactly', async () => {
