@@ -239,3 +239,29 @@ describe('streams and bodies against an outside attacker', () => {
     expect((await as('Application/JSON; charset=utf-8')).status).toBe(201);
   });
 });
+
+describe('sessions against an outside attacker', () => {
+  it('deleting a session (file store) leaves the one named `<id>.journal-1` alone', async () => {
+    const files = await serve(fixture, `file:${join(dir, 'sessions')}`);
+    try {
+      const say = async (sessionId: string) => {
+        const res = await fetch(`${files.url}/v1/agents/noter/runs`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN_A}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ input: 'note it', sessionId }),
+        });
+        const { runId } = (await res.json()) as Loose;
+        await readEvents(`${files.url}/v1/runs/${runId}/events`, TOKEN_A);
+      };
+      await say('notes');
+      await say('notes.journal-1');
+      const session = (id: string, method = 'GET') =>
+        fetch(`${files.url}/v1/sessions/${id}`, { method, headers: { authorization: `Bearer ${TOKEN_A}` } });
+      expect((await session('notes', 'DELETE')).status).toBe(204);
+      expect((await session('notes')).status).toBe(404);
+      expect((await session('notes.journal-1')).status).toBe(200);
+    } finally {
+      await files.close();
+    }
+  });
+});
