@@ -124,7 +124,14 @@ export class RafAgentExecutor implements AgentExecutor {
   /** How the latest tasks ended (at most `MAX_SETTLED`, oldest dropped first). */
   private readonly ended = new Map<string, { state: TaskState; parts?: Part[] }>();
 
-  constructor(private readonly runTurn: A2ATurnRunner) {}
+  /**
+   * `cancelPaused`: ends the run of a task paused for approvals (`tasks/cancel` of an
+   * `input-required` task: no turn runs to abort, yet the run must not stay paused for ever).
+   */
+  constructor(
+    private readonly runTurn: A2ATurnRunner,
+    private readonly cancelPaused?: (taskId: string) => Promise<void>,
+  ) {}
 
   private settle(taskId: string, end: { state: TaskState; parts?: Part[] }): void {
     this.ended.set(taskId, end);
@@ -268,6 +275,7 @@ export class RafAgentExecutor implements AgentExecutor {
       controller.abort(new Error('cancelled by the A2A client'));
       return;
     }
+    if (this.pending.has(taskId)) await this.cancelPaused?.(taskId);
     this.pending.delete(taskId);
     this.settle(taskId, { state: STATE.canceled });
     bus.publish({

@@ -200,6 +200,30 @@ describe('A2A approvals against an outside attacker', () => {
   });
 });
 
+describe('A2A cancels against an outside attacker', () => {
+  it('tasks/cancel of a task waiting for approvals cancels its run (it stayed paused, its session blocked)', async () => {
+    const rpc = (id: number, method: string, params: unknown) =>
+      call('/a2a/deployer', {
+        method: 'POST',
+        body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+      }).then(async (res) => (await res.json()) as Loose);
+    const paused = await rpc(1, 'message/send', {
+      message: { messageId: 'c1', role: 'user', parts: [{ kind: 'text', text: 'ship it' }] },
+    });
+    const { id: taskId, contextId } = paused.result;
+    expect(paused.result.status.state).toBe('input-required');
+    const cancelled = await rpc(2, 'tasks/cancel', { id: taskId });
+    expect(cancelled.result.status.state).toBe('canceled');
+    const run = await served.runs.latestRun('a', contextId);
+    expect(run?.status).toBe('cancelled');
+    // The conversation goes on: its session takes a new turn.
+    const next = await rpc(3, 'message/send', {
+      message: { messageId: 'c2', role: 'user', contextId, parts: [{ kind: 'text', text: 'hello' }] },
+    });
+    expect(next.error).toBeUndefined();
+  });
+});
+
 describe('streams and bodies against an outside attacker', () => {
   it("a chat's resumed stream counts as an event stream of its token (429 past the cap)", async () => {
     const slow = await startFixture({ rounds: 4, chunkDelayMs: 200 });
