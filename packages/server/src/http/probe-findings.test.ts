@@ -200,6 +200,31 @@ describe('A2A approvals against an outside attacker', () => {
   });
 });
 
+describe('A2A JSON-RPC against an outside attacker', () => {
+  it('an unknown method is -32601 with or without params; a known one without params is -32602', async () => {
+    const rpc = async (body: unknown, version?: string) =>
+      (
+        (await (
+          await fetch(`${served.url}/a2a/deployer`, {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${TOKEN_A}`,
+              'content-type': 'application/json',
+              ...(version && { 'a2a-version': version }),
+            },
+            body: JSON.stringify(body),
+          })
+        ).json()) as Loose
+      ).error?.code;
+    for (const version of [undefined, '1.0']) {
+      expect(await rpc({ jsonrpc: '2.0', id: 1, method: 'no/such' }, version)).toBe(-32601);
+      expect(await rpc({ jsonrpc: '2.0', id: 1, method: 'no/such', params: {} }, version)).toBe(-32601);
+    }
+    expect(await rpc({ jsonrpc: '2.0', id: 1, method: 'tasks/get' })).toBe(-32602);
+    expect(await rpc({ jsonrpc: '2.0', id: 1, method: 'GetTask' }, '1.0')).toBe(-32602);
+  });
+});
+
 describe('A2A cancels against an outside attacker', () => {
   it('tasks/cancel of a task waiting for approvals cancels its run (it stayed paused, its session blocked)', async () => {
     const rpc = (id: number, method: string, params: unknown) =>
