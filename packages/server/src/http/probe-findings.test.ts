@@ -276,6 +276,20 @@ describe('streams and bodies against an outside attacker', () => {
     }
   });
 
+  it('/mcp answers a body that is not JSON with a JSON-RPC parse error (-32700), as MCP clients read', async () => {
+    const res = await fetch(`${served.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${TOKEN_A}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: '{"jsonrpc":"2.0",',
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
+  });
+
   it('a body is JSON only as application/json (its parameters aside), not application/jsonp', async () => {
     const body = JSON.stringify({ input: 'x' });
     const as = (type: string) =>
