@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type MockModelServer, startMockModelServer } from '@raf/client/testing';
@@ -89,8 +89,13 @@ describe('raf serve', () => {
       join(dir, 'tokens.json'),
       JSON.stringify({ 'token-for-team-a-000000': 'a', 'token-for-team-b-000000': 'b' }),
     );
+    // Other users of the machine could read every tenant's token: said, not refused.
+    await chmod(join(dir, 'tokens.json'), 0o644);
     const server = await serve(['agents/greeter.yaml', '--tokens', 'tokens.json', '--store', 'memory:']);
     expect(server.token).toBeUndefined();
+    expect(server.memory.err()).toContain(
+      '--tokens tokens.json is readable or writable by other users (mode 644)',
+    );
     const as = (token: string) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' });
     const { runId } = (await (
       await fetch(`${server.url}/v1/agents/greeter/runs`, {
@@ -106,6 +111,10 @@ describe('raf serve', () => {
       (await fetch(`${server.url}/v1/runs/${runId}`, { headers: as('token-for-team-b-000000') })).status,
     ).toBe(404);
     expect(await server.stop()).toBe(0);
+    await chmod(join(dir, 'tokens.json'), 0o600);
+    const private_ = await serve(['agents/greeter.yaml', '--tokens', 'tokens.json', '--store', 'memory:']);
+    expect(private_.memory.err()).not.toContain('other users');
+    expect(await private_.stop()).toBe(0);
   });
 
   it('--public-url is the URL the A2A cards name; a malformed one is refused', async () => {

@@ -40,7 +40,7 @@ export function createServer(options: CreateServerOptions): ServerApp {
   app.mount('/v1', v1Routes());
   const health = healthRoutes(async (signal) => {
     await store.sessions.list({ signal });
-  });
+  }, rest.log);
   app.mount('/healthz', health, { public: true });
   app.mount('/readyz', health, { public: true });
   mountProtocols(app, protocols);

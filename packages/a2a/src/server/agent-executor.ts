@@ -53,6 +53,9 @@ const approvalsPart = z.object({
   ),
 });
 
+/** Ended tasks remembered for answers that race their end (see `execute`). */
+const MAX_SETTLED = 1000;
+
 const STATE = {
   submitted: 1,
   working: 2,
@@ -118,7 +121,22 @@ export class RafAgentExecutor implements AgentExecutor {
   /** The requests each paused task waits on. */
   private readonly pending = new Map<string, ToolApprovalRequestUpdate[]>();
 
-  constructor(private readonly runTurn: A2ATurnRunner) {}
+  /** How the latest tasks ended (at most `MAX_SETTLED`, oldest dropped first). */
+  private readonly ended = new Map<string, { state: TaskState; parts?: Part[] }>();
+
+  /**
+   * `cancelPaused`: ends the run of a task paused for approvals (`tasks/cancel` of an
+   * `input-required` task: no turn runs to abort, yet the run must not stay paused for ever).
+   */
+  constructor(
+    private readonly runTurn: A2ATurnRunner,
+    private readonly cancelPaused?: (taskId: string) => Promise<void>,
+  ) {}
+
+  private settle(taskId: string, end: { state: TaskState; parts?: Part[] }): void {
+    this.ended.set(taskId, end);
+    if (this.ended.size > MAX_SETTLED) this.ended.delete(this.ended.keys().next().value!);
+  }
 
   execute = async (context: RequestContext, bus: ExecutionEventBus): Promise<void> => {
     const { taskId, contextId } = context;
@@ -161,6 +179,16 @@ export class RafAgentExecutor implements AgentExecutor {
       bus.finished();
       return;
     }
+    // A second answer sent at once as the one that resumed the task (the SDK read the task
+    // before that one ended): not a new turn, which would fail the task the first one runs or
+    // ran. Running: it is said so; ended: its end is said again (its state stays).
+    const settled = this.ended.get(taskId);
+    if (context.task && waiting.length === 0 && (this.running.has(taskId) || settled)) {
+      if (settled) status(settled.state, settled.parts);
+      else status(STATE.working, [textPart('This task is running; its approvals were answered already.')]);
+      bus.finished();
+      return;
+    }
     this.pending.delete(taskId);
     const controller = new AbortController();
     this.running.set(taskId, controller);
@@ -168,6 +196,7 @@ export class RafAgentExecutor implements AgentExecutor {
     let chunks = 0;
     const requests: ToolApprovalRequestUpdate[] = [];
     let ended: { state: TaskState; parts?: Part[] } = { state: STATE.completed };
+    let events = 0;
     status(STATE.working);
     try {
       const turn = this.runTurn({
@@ -179,6 +208,7 @@ export class RafAgentExecutor implements AgentExecutor {
         signal: controller.signal,
       });
       for await (const update of turn) {
+        events++;
         if (update.type === 'text-delta') {
           bus.publish({
             kind: 'artifactUpdate',
@@ -218,12 +248,22 @@ export class RafAgentExecutor implements AgentExecutor {
         }
       }
     } catch (error) {
-      ended = controller.signal.aborted
-        ? { state: STATE.canceled }
-        : { state: STATE.failed, parts: [textPart(getErrorMessage(error))] };
+      if (approvals && events === 0 && !controller.signal.aborted) {
+        // The answers were refused before the run went on (a call id it does not wait on, a
+        // call answered twice): the run still waits, and so does the task, for a right answer.
+        this.pending.set(taskId, waiting);
+        ended = {
+          state: STATE.inputRequired,
+          parts: [textPart(getErrorMessage(error)), dataPart({ approvalRequests: waiting })],
+        };
+      } else
+        ended = controller.signal.aborted
+          ? { state: STATE.canceled }
+          : { state: STATE.failed, parts: [textPart(getErrorMessage(error))] };
     } finally {
       this.running.delete(taskId);
     }
+    if (ended.state !== STATE.inputRequired) this.settle(taskId, ended);
     status(ended.state, ended.parts);
     bus.finished();
   };
@@ -235,7 +275,9 @@ export class RafAgentExecutor implements AgentExecutor {
       controller.abort(new Error('cancelled by the A2A client'));
       return;
     }
+    if (this.pending.has(taskId)) await this.cancelPaused?.(taskId);
     this.pending.delete(taskId);
+    this.settle(taskId, { state: STATE.canceled });
     bus.publish({
       kind: 'statusUpdate',
       data: {

@@ -84,7 +84,7 @@ export async function answerA2AJsonRpc(
     const transport: RpcHandler = compat
       ? (new compat.LegacyJsonRpcTransportHandler(handler) as unknown as RpcHandler)
       : (new server.JsonRpcTransportHandler(handler) as unknown as RpcHandler);
-    const answer = await transport.handle(body as Record<string, unknown>, context);
+    const answer = await transport.handle(withParams(body as Record<string, unknown>, legacy), context);
     if (answer && typeof (answer as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function') {
       const stream = answer as AsyncIterable<unknown>;
       const events = async function* () {
@@ -101,6 +101,44 @@ export async function answerA2AJsonRpc(
     const mapped = mapError(error);
     return json(mapped.code === -32603 ? 500 : 200, { jsonrpc: '2.0', id, error: mapped });
   }
+}
+
+/** The methods the SDK's transport handlers (1.0, 0.3) answer (`@a2a-js/sdk` 1.3). */
+const METHODS = new Set([
+  'SendMessage',
+  'SendStreamingMessage',
+  'SubscribeToTask',
+  'GetTask',
+  'ListTasks',
+  'CancelTask',
+  'CreateTaskPushNotificationConfig',
+  'GetTaskPushNotificationConfig',
+  'DeleteTaskPushNotificationConfig',
+  'ListTaskPushNotificationConfigs',
+  'GetExtendedAgentCard',
+]);
+const LEGACY_METHODS = new Set([
+  'message/send',
+  'message/stream',
+  'tasks/resubscribe',
+  'tasks/get',
+  'tasks/cancel',
+  'tasks/pushNotificationConfig/set',
+  'tasks/pushNotificationConfig/get',
+  'tasks/pushNotificationConfig/list',
+  'tasks/pushNotificationConfig/delete',
+  'agent/getAuthenticatedExtendedCard',
+]);
+
+/**
+ * An unknown method sent without `params` (JSON-RPC allows leaving them out): given empty ones,
+ * so the SDK answers "method not found" (-32601), not "invalid parameters" (-32602) — it checks
+ * the parameters before the method.
+ */
+function withParams(body: Record<string, unknown>, legacy: boolean): Record<string, unknown> {
+  const known = legacy ? LEGACY_METHODS : METHODS;
+  if (body.params !== undefined || typeof body.method !== 'string' || known.has(body.method)) return body;
+  return { ...body, params: {} };
 }
 
 function lower(headers: Record<string, string>): Record<string, string> {

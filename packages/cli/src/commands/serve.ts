@@ -38,6 +38,19 @@ async function agentFiles(args: CliArgs, io: CliIO): Promise<string[]> {
 }
 
 /**
+ * A tokens file other users of the machine can read or write hands them every tenant: said on
+ * stderr (not refused: a container's secret mount may be 0644 and yet private to it).
+ */
+async function warnIfShared(path: string, given: string, io: CliIO): Promise<void> {
+  const mode = (await stat(path).catch(() => undefined))?.mode;
+  if (mode === undefined || (mode & 0o077) === 0) return;
+  const octal = (mode & 0o777).toString(8).padStart(3, '0');
+  io.stderr.write(
+    `raf serve: warning: --tokens ${escapeLine(given)} is readable or writable by other users (mode ${octal}): chmod 600 it\n`,
+  );
+}
+
+/**
  * `raf serve <files or folder> [--store URL] [--host H] [--port P] [--tokens FILE]`: the agents
  * behind the `/v1` API of `@raf/server` until Ctrl-C or SIGTERM. Each file is built once at
  * start-up (a broken file fails here, not on the first request) and its agent serves every run.
@@ -51,6 +64,7 @@ export async function serveCommand(args: CliArgs, io: CliIO): Promise<number> {
         throw new CliError(getErrorMessage(error));
       })
     : undefined;
+  if (args.tokens) await warnIfShared(resolve(io.cwd, args.tokens), args.tokens, io);
   if (!tokens && !isLoopbackHost(host))
     throw new CliError(
       `raf serve --host ${host} would let other machines run the agents: give each tenant's token with --tokens FILE ({"<token>": "<tenant>"}), or keep the host at 127.0.0.1`,

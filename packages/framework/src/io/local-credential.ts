@@ -18,9 +18,13 @@ export function sameToken(given: string | undefined, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** The token of an `Authorization: Bearer …` header. */
+/**
+ * The token of an `Authorization: Bearer …` header. The scheme's name is case-insensitive (RFC
+ * 9110 §11.1: `bearer`, `BEARER` are the same scheme), the token itself is not.
+ */
 export function bearerToken(authorization: string | undefined): string | undefined {
-  return authorization?.startsWith('Bearer ') ? authorization.slice(7) : undefined;
+  const match = authorization?.match(/^bearer +(\S+)$/i);
+  return match?.[1];
 }
 
 /** `127.0.0.1`, `::1`, `localhost`, any 127/8 address: only this machine can connect. */

@@ -176,13 +176,12 @@ export class FileSessionStore implements ISessionStore {
   async delete(id: string): Promise<void> {
     const base = baseName(id);
     const names = await readdir(this.directory).catch(() => [] as string[]);
-    await Promise.all(
-      names
-        .filter(
-          (n) => n === `${base}.json` || n.startsWith(`${base}.journal-`) || n.startsWith(`${base}.claim-`),
-        )
-        .map((n) => rm(join(this.directory, n), { force: true })),
-    );
+    // Exactly this session's files: a prefix test would also take those of the session named
+    // `<id>.journal-1` or `<id>.claim-x` (ids may hold dots and dashes).
+    const own = (n: string) =>
+      n === `${base}.json` ||
+      (n.startsWith(base) && /^\.(journal-\d+\.jsonl|claim-[0-9a-f]{32})$/.test(n.slice(base.length)));
+    await Promise.all(names.filter(own).map((n) => rm(join(this.directory, n), { force: true })));
   }
 
   async list(): Promise<string[]> {

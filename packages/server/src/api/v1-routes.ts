@@ -1,4 +1,4 @@
-import { userMessage } from '@raf/core';
+import { getErrorMessage, userMessage } from '@raf/core';
 import type { RequestContext, RouteHandler } from '../http/app.js';
 import { sendJson } from '../http/app.js';
 import { readBody } from '../http/body.js';
@@ -180,15 +180,23 @@ export function v1Routes(): RouteHandler {
   };
 }
 
-/** `/healthz` (the process answers) and `/readyz` (the store answers too). */
-export function healthRoutes(ready: (signal: AbortSignal) => Promise<void>): RouteHandler {
+/**
+ * `/healthz` (the process answers) and `/readyz` (the store answers too). Both need no token, so
+ * a store's failure is told to the log only: its message may name a database host, a user or a
+ * file path.
+ */
+export function healthRoutes(
+  ready: (signal: AbortSignal) => Promise<void>,
+  log?: (line: string) => void,
+): RouteHandler {
   return async (context) => {
     if (context.url.pathname === '/healthz') return sendJson(context.res, 200, { ok: true });
     try {
       await ready(context.signal);
       return sendJson(context.res, 200, { ok: true });
     } catch (error) {
-      return sendJson(context.res, 503, { ok: false, error: (error as Error).message });
+      log?.(`/readyz: the store does not answer: ${getErrorMessage(error)}`);
+      return sendJson(context.res, 503, { ok: false, error: 'the store does not answer' });
     }
   };
 }

@@ -1,10 +1,15 @@
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { ConfigError, getErrorMessage } from '@raf/core';
 import { newLocalToken, sameToken } from '@raf/framework';
 import { z } from 'zod';
 
 /** Shorter tokens could be guessed. */
 const MIN_TOKEN_LENGTH = 16;
+/** What a bearer token may hold (RFC 6750's b64token is narrower; any visible ASCII is sent as is). */
+const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+/** A tokens file is a short JSON object; a larger one is a mistake (or not a tokens file). */
+const MAX_TOKENS_FILE_BYTES = 1024 * 1024;
 
 /** `--tokens FILE`: `{"<token>": "<tenant>"}`; short tokens are refused (guessable). */
 const tokensFileSchema = z
@@ -16,6 +21,13 @@ const tokensFileSchema = z
         ctx.addIssue({
           code: 'custom',
           message: `token number ${i + 1} is shorter than ${MIN_TOKEN_LENGTH} characters`,
+        });
+      // A space, a control or a non-ASCII character cannot come back in `Authorization: Bearer`
+      // as written (headers are trimmed, split, Latin-1): such a token would never match.
+      else if (!VISIBLE_ASCII.test(token))
+        ctx.addIssue({
+          code: 'custom',
+          message: `token number ${i + 1} has a space, a control or a non-ASCII character`,
         });
     });
   });
@@ -45,17 +57,22 @@ export class TenantTokens {
     return new TenantTokens(entries);
   }
 
-  /** Reads `--tokens FILE`. */
+  /**
+   * Reads `--tokens FILE`: a regular file of at most 1 MiB, opened non-blocking (a FIFO named by
+   * mistake is refused, never waited on).
+   */
   static async fromFile(path: string, signal?: AbortSignal): Promise<TenantTokens> {
     let text: string;
     try {
-      text = await readFile(path, { encoding: 'utf8', ...(signal && { signal }) });
+      text = await readTokensFile(path, signal);
     } catch (error) {
+      if (ConfigError.isInstance(error)) throw error;
       throw new ConfigError(`--tokens ${path}: cannot read it: ${getErrorMessage(error)}`, { cause: error });
     }
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      // A byte-order mark (an editor's) is no JSON, but no mistake either.
+      value = JSON.parse(text.replace(/^\uFEFF/, ''));
     } catch (error) {
       throw new ConfigError(`--tokens ${path}: not valid JSON: ${getErrorMessage(error)}`, { cause: error });
     }
@@ -73,5 +90,18 @@ export class TenantTokens {
     let found: string | undefined;
     for (const [candidate, tenant] of this.entries) if (sameToken(token, candidate) && !found) found = tenant;
     return found;
+  }
+}
+
+async function readTokensFile(path: string, signal?: AbortSignal): Promise<string> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw new ConfigError(`--tokens ${path}: not a regular file`);
+    if (info.size > MAX_TOKENS_FILE_BYTES)
+      throw new ConfigError(`--tokens ${path}: larger than ${MAX_TOKENS_FILE_BYTES} bytes`);
+    return await handle.readFile({ encoding: 'utf8', ...(signal && { signal }) });
+  } finally {
+    await handle.close();
   }
 }

@@ -5,7 +5,7 @@ import { bearerToken, isLoopbackHost } from '@raf/framework';
 import type { TenantTokens } from '../auth/tenant-tokens.js';
 import type { RunRegistry } from '../runs/run-registry.js';
 import { DEFAULT_MAX_BODY_BYTES } from './body.js';
-import { HttpError } from './http-error.js';
+import { HttpError, notFound } from './http-error.js';
 
 /** What a mounted handler gets for one request. */
 export interface RequestContext {
@@ -147,7 +147,7 @@ export class ServerApp {
       this.controllers.delete(controller);
     });
     try {
-      const url = new URL(req.url ?? '/', 'http://localhost');
+      const url = requestUrl(req.url);
       this.checkSingleHost(req);
       this.checkHost(req);
       const cors = this.cors(req, res);
@@ -171,6 +171,7 @@ export class ServerApp {
           );
         }
       }
+      checkDecodable(url);
       await mount.handler({
         req,
         res,
@@ -215,7 +216,13 @@ export class ServerApp {
   /** Bound to loopback, only loopback names reach it (a DNS-rebinding page cannot). */
   private checkHost(req: IncomingMessage): void {
     if (!isLoopbackHost(this.host)) return;
-    const host = req.headers.host ?? '';
+    // An absolute-form target (`GET http://evil.example/…`) names the host itself (RFC 9112
+    // §3.2.2: it wins over the header): checked like the header.
+    this.checkHostName(req.headers.host ?? '');
+    if (/^https?:\/\//i.test(req.url ?? '')) this.checkHostName(requestUrlHost(req.url!));
+  }
+
+  private checkHostName(host: string): void {
     const name = host.replace(/:\d+$/, '');
     const port = host.match(/:(\d+)$/)?.[1];
     if (!isLoopbackHost(name) || (port !== undefined && Number(port) !== this.address?.port))
@@ -265,6 +272,38 @@ export class ServerApp {
       'content-length': Buffer.byteLength(body),
     });
     res.end(body);
+  }
+}
+
+/** The request's path and query, parsed as a path (`//v1/agents` is that path, not the host `v1`). */
+function requestUrl(target = '/'): URL {
+  let url: URL;
+  try {
+    // An absolute-form target (`GET http://host/v1/agents`, from a proxy): its path and query.
+    const absolute = /^https?:\/\//i.test(target) ? new URL(target) : undefined;
+    const path = absolute ? `${absolute.pathname}${absolute.search}` : target.startsWith('/') ? target : '/';
+    url = new URL(`http://localhost${path}`);
+  } catch {
+    throw new HttpError(400, 'invalid_path', 'the request path is not a valid URL path');
+  }
+  return url;
+}
+
+/** The host (and port) an absolute-form target names; '' when it does not parse (refused). */
+function requestUrlHost(target: string): string {
+  try {
+    return new URL(target).host;
+  } catch {
+    return '';
+  }
+}
+
+/** A path whose percent-escapes do not decode names nothing: 404 (not the routes' URIError, a 500). */
+function checkDecodable(url: URL): void {
+  try {
+    decodeURIComponent(url.pathname);
+  } catch {
+    throw notFound(url.pathname);
   }
 }
 

@@ -32,8 +32,9 @@ export async function readJsonBody(
   req: IncomingMessage,
   maxBytes = DEFAULT_MAX_BODY_BYTES,
 ): Promise<unknown> {
-  const type = (req.headers['content-type'] ?? '').toLowerCase();
-  if (!type.startsWith('application/json'))
+  // The media type before its parameters: `application/json; charset=utf-8`, not `application/jsonp`.
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json')
     throw new HttpError(415, 'unsupported_media_type', 'the body must be application/json');
   const declared = Number(req.headers['content-length'] ?? Number.NaN);
   if (declared > maxBytes)

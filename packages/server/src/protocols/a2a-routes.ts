@@ -44,14 +44,22 @@ function baseUrl(context: RequestContext, options: A2AOptions): string {
  */
 class A2AAgent {
   readonly handler: ReturnType<typeof createA2ARequestHandler>;
-  /** The served run of each A2A task that may be resumed (paused for approval) in this replica. */
-  private readonly runs = new Map<string, string>();
+  /** The served run (and its tenant) of each A2A task that may be resumed (paused for approval) in this replica. */
+  private readonly runs = new Map<string, { runId: string; tenant: string }>();
 
   constructor(
     private readonly agent: ServedAgent,
     private readonly registry: RunRegistry,
   ) {
-    const executor = new RafAgentExecutor((turn) => this.turn(turn));
+    const executor = new RafAgentExecutor(
+      (turn) => this.turn(turn),
+      async (taskId) => {
+        // `tasks/cancel` of a task waiting for approvals: its run is cancelled (its calls denied).
+        const paused = this.runs.get(taskId);
+        if (paused) await registry.cancel(paused.runId, paused.tenant);
+        this.runs.delete(taskId);
+      },
+    );
     // The handler's own copy of the card only answers capability checks; clients read the one
     // served per request (with the URL they reached).
     const card = agentCardFor({
@@ -78,7 +86,7 @@ class A2AAgent {
     let run: ServedRun;
     let after = 0;
     if (turn.approvals) {
-      const runId = this.runs.get(turn.taskId);
+      const runId = this.runs.get(turn.taskId)?.runId;
       if (!runId) throw notFound(`task ${turn.taskId}`);
       const paused = await this.registry.require(runId, tenant);
       after = (await paused.record()).lastSeq;
@@ -91,7 +99,7 @@ class A2AAgent {
         signal: turn.signal,
       });
     }
-    this.runs.set(turn.taskId, run.runId);
+    this.runs.set(turn.taskId, { runId: run.runId, tenant });
     let paused = false;
     try {
       // Not bound to the turn's signal: a cancelled run still ends with its `finish`.

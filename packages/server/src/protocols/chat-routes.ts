@@ -119,6 +119,8 @@ export async function chatResumeRoute(context: RequestContext, agent: string, ch
     context.res.writeHead(204).end();
     return;
   }
+  // Counted like `/v1/runs/{id}/events`: a reader of a run, not a run, so no run limit caps it.
+  const release = context.registry.openStream(tenant);
   const stream = openSse(context.res, { ...UI_MESSAGE_STREAM_HEADERS });
   try {
     // A run resumed after approvals: its current turn, after the pause's `finish`.
@@ -134,6 +136,7 @@ export async function chatResumeRoute(context: RequestContext, agent: string, ch
     context.res.write('data: [DONE]\n\n');
   } finally {
     stream.end();
+    release();
   }
 }
 

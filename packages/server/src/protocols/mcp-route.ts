@@ -5,7 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { getErrorMessage } from '@raf/core';
 import { decideApprovals } from '@raf/mcp';
 import * as z from 'zod';
-import type { RouteHandler } from '../http/app.js';
+import { type RequestContext, type RouteHandler, sendJson } from '../http/app.js';
 import { readJsonBody } from '../http/body.js';
 import { HttpError, notFound } from '../http/http-error.js';
 import type { RunRegistry } from '../runs/run-registry.js';
@@ -83,6 +83,26 @@ function registerServedAgent(
   );
 }
 
+const PARSE_ERROR = Symbol('parse error');
+
+/**
+ * The body of an MCP POST; not JSON (or nested too deep): answered as a JSON-RPC parse error
+ * (`-32700`, status 400), the shape an MCP client reads, as the SDK's own transports answer.
+ */
+async function readMcpBody(context: RequestContext): Promise<unknown> {
+  try {
+    return await readJsonBody(context.req, context.maxBodyBytes);
+  } catch (error) {
+    if (!HttpError.isHttpError(error) || error.status !== 400) throw error;
+    sendJson(context.res, 400, {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: error.reason === 'too_deep' ? -32600 : -32700, message: error.message },
+    });
+    return PARSE_ERROR;
+  }
+}
+
 /**
  * `/mcp`: the served agents as an MCP server over streamable HTTP (one tool per agent), behind
  * the server's own checks (Host, Origin, the bearer token → the tenant), on both revisions: a
@@ -98,7 +118,8 @@ export function mcpRoute(registry: RunRegistry, options: McpRouteOptions = {}): 
     const { req, res } = context;
     const tenant = tenantOf(context);
     if (context.url.pathname !== '/mcp') throw notFound(context.url.pathname);
-    const body = req.method === 'POST' ? await readJsonBody(req, context.maxBodyBytes) : undefined;
+    const body = req.method === 'POST' ? await readMcpBody(context) : undefined;
+    if (body === PARSE_ERROR) return;
     const id = req.headers['mcp-session-id'];
     if (typeof id === 'string') {
       const known = sessions.get(id);

@@ -14,6 +14,7 @@ import { checkAnswers } from './check-answers.js';
 import { cancelDurable, type DurableRunHost, resumeDurable } from './durable-runs.js';
 import { executeRun } from './run-executor.js';
 import { type AnswerInput, answerQuestions } from './run-questions.js';
+import { endOrphanedRun, newRunRecord } from './run-records.js';
 import type { ServedAgents } from './served-agents.js';
 import { ServedRun } from './served-run.js';
 import { type RunLimits, TenantQuotas } from './tenant-quotas.js';
@@ -100,7 +101,7 @@ export class RunRegistry {
           `session ${sessionId} is waiting for approvals: answer them on its paused run first`,
         );
       session.metadata[AGENT_KEY] = served.name;
-      const record = this.newRecord(served.name, sessionId, options.tenant);
+      const record = newRunRecord(served.name, sessionId, options.tenant);
       if (this.durable?.handles(served.name)) {
         // The workflow loads the session itself (on whichever replica runs it): saved first,
         // with the agent's name, and the lease let go, for no replica holds a durable run's.
@@ -199,6 +200,14 @@ export class RunRegistry {
       const snapshot = await this.store.sessions.load(storeId);
       const batch = snapshot?.pendingApproval;
       const current = await this.runs.get(runId);
+      if (cancel && current?.status === 'paused' && !batch) {
+        // Paused with no batch (its session deleted elsewhere): nothing resumes it, a cancel ends it.
+        await endOrphanedRun(this.runs, current);
+        this.release(tenant);
+        await lease.release().catch(() => undefined);
+        lease = undefined;
+        return this.view(current);
+      }
       if (!snapshot || !batch || current?.status !== 'paused')
         throw new HttpError(409, 'not_awaiting_approval', `run ${runId} is not waiting for approvals`);
       const approvals = answer(pendingApprovalRequests(batch));
@@ -284,12 +293,20 @@ export class RunRegistry {
     return snapshot && { ...snapshot, id: sessionId };
   }
 
-  /** Deletes the tenant's session (409 while a run holds it); `false` when there was none. */
+  /** Deletes the tenant's session (409 while a run holds it or is paused on it); `false`: none. */
   async deleteSession(sessionId: string, tenant: string): Promise<boolean> {
     const storeId = storeSessionId(tenant, sessionId);
     const lease = await this.lease(storeId, sessionId);
     try {
       if (!(await this.store.sessions.load(storeId))) return false;
+      // A paused run's batch is in the session: deleted, the run would stay `paused` for ever.
+      const latest = await this.runs.latestRun(tenant, sessionId);
+      if (latest?.status === 'paused')
+        throw new HttpError(
+          409,
+          'awaiting_approval',
+          `session ${sessionId} has run ${latest.runId} waiting for approvals: answer or cancel it first`,
+        );
       await this.store.sessions.delete(storeId);
       return true;
     } finally {
@@ -328,21 +345,6 @@ export class RunRegistry {
       const batch = (await this.store.sessions.load(storeId))?.pendingApproval;
       return batch ? pendingApprovalRequests(batch) : [];
     });
-  }
-
-  private newRecord(agent: string, sessionId: string, tenant: string): RunRecord {
-    const now = new Date().toISOString();
-    return {
-      runId: randomUUID(),
-      agent,
-      sessionId,
-      tenant,
-      status: 'running',
-      lastSeq: 0,
-      cancelRequested: false,
-      createdAt: now,
-      updatedAt: now,
-    };
   }
 
   /** The session's lease, now or never: a second run on a busy session is a 409, not a wait. */
