@@ -26,7 +26,7 @@ import { writtenPath } from '../schema/normalize.js';
 import { type PlannedProvider, planContexts } from './plan-contexts.js';
 import { type FallbackModel, planFallbacks } from './plan-fallback.js';
 import { type ModelOverride, type NamedConnection, planModel } from './plan-model.js';
-import { checkToolNameClashes, hostToolNames } from './tool-name-clashes.js';
+import { checkInjectedClashes, checkToolNameClashes, hostToolNames } from './tool-name-clashes.js';
 
 /** What the builder was given besides the file. */
 export interface PlanInputs {
@@ -224,6 +224,12 @@ export async function planAgent(
   }
   for (const provider of inputs.codeProviders) providers.push({ provider });
   checkToolNameClashes(
+    tools,
+    providers,
+    (index) => (index === undefined ? undefined : checked.contexts?.[index]?.name),
+    (path, message) => at(path, message),
+  );
+  checkInjectedClashes(
     tools,
     providers,
     (index) => (index === undefined ? undefined : checked.contexts?.[index]?.name),
