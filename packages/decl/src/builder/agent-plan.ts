@@ -280,11 +280,18 @@ export async function planAgent(
   };
 }
 
-/** Every workspace of the agent protects what its entries execute or load. */
+/**
+ * Every workspace of the agent protects what its entries execute or load, and so does every other
+ * provider that writes files and says so with a `protect(paths)` method (a writable wiki, whose
+ * folder may hold the skills or the template).
+ */
 export function protectLoaded(providers: readonly PlannedProvider[], paths: readonly ProtectedPath[]): void {
   if (paths.length === 0) return;
-  for (const { provider } of providers)
+  for (const { provider } of providers) {
     if (provider instanceof WorkspaceContextProvider) provider.protect(paths);
+    else if (typeof (provider as { protect?: unknown }).protect === 'function')
+      (provider as unknown as { protect(paths: readonly ProtectedPath[]): unknown }).protect(paths);
+  }
 }
 
 /** Rule 1: each scope tool goes to the first workspace; everything else stays on the agent. */
