@@ -27,6 +27,7 @@ import { type PlannedProvider, planContexts } from './plan-contexts.js';
 import { type FallbackModel, planFallbacks } from './plan-fallback.js';
 import { type ModelOverride, type NamedConnection, planModel } from './plan-model.js';
 import { checkInjectedClashes, checkToolNameClashes, hostToolNames } from './tool-name-clashes.js';
+import { checkToolPolicyNames } from './tool-policy-names.js';
 
 /** What the builder was given besides the file. */
 export interface PlanInputs {
@@ -236,6 +237,13 @@ export async function planAgent(
     (path, message) => at(path, message),
   );
   agentToolNames = hostToolNames(tools, providers);
+  checkToolPolicyNames(
+    checked.kind === 'prompt' ? checked.toolPolicy : undefined,
+    tools,
+    providers,
+    registry,
+    (path, message) => at(path, message),
+  );
   // What the definition executes or loads, declared by the entries as they were built (and the
   // instructions' template file): no workspace lets the model rewrite it (SPEC §9).
   const templatePath = checked.template?.sourcePath;
