@@ -234,7 +234,7 @@ export async function planAgent(
     tools,
     providers,
     (index) => (index === undefined ? undefined : checked.contexts?.[index]?.name),
-    (path, message) => at(path, message),
+    (path, message, severity) => at(path, message, severity),
   );
   agentToolNames = hostToolNames(tools, providers);
   checkToolPolicyNames(

@@ -87,15 +87,17 @@ export function checkToolNameClashes(
  * contexts both inject `wiki_search`): in a run the first silently replaced the second, so the
  * second context's tool was never called. Refused at build, naming both. The skill tools of a
  * skills context and the memory are joined instead (`combineSkillTools`), and a workspace's tools
- * are the `tools:` entries routed to it, not a second copy.
+ * are the `tools:` entries routed to it, not a second copy. Two memory contexts (the upstream's
+ * `knowledge-bundle` beside `super-brain`) keep the upstream's outcome, the first's memory tools,
+ * with a warning that says so.
  */
 export function checkInjectedClashes(
   tools: readonly { tool: ITool; source: string; index?: number }[],
   providers: readonly PlannedProvider[],
   contextName: (index: number | undefined) => string | undefined,
-  at: (path: (string | number)[], message: string) => void,
+  at: (path: (string | number)[], message: string, severity: 'error' | 'warning') => void,
 ): void {
-  const hosts = new Map<string, { tool: ITool; what: string }>();
+  const hosts = new Map<string, { tool: ITool; what: string; kind?: string }>();
   for (const { tool, source, index } of tools) {
     if (serverOf(tool) !== undefined || source === 'workspace' || hosts.has(tool.name)) continue;
     hosts.set(tool.name, { tool, what: index === undefined ? 'a tool added in code' : `tools[${index}]` });
@@ -108,13 +110,19 @@ export function checkInjectedClashes(
       own.add(tool.name);
       const host = hosts.get(tool.name);
       if (!host) {
-        hosts.set(tool.name, { tool, what: index === undefined ? what : `${what} (contexts[${index}])` });
+        hosts.set(tool.name, {
+          tool,
+          what: index === undefined ? what : `${what} (contexts[${index}])`,
+          kind: provider.kind,
+        });
         continue;
       }
       if (host.tool === tool || (isSkillTool(host.tool) && isSkillTool(tool))) continue;
+      const memories = host.kind === 'memory' && provider.kind === 'memory';
       at(
         index === undefined ? [] : ['contexts', index],
-        `${what} injects a tool named '${tool.name}', which ${host.what} already provides: only the first would ever be called; keep one of them`,
+        `${what} injects a tool named '${tool.name}', which ${host.what} already provides: only the first ${memories ? 'is' : 'would ever be'} called; keep one of them`,
+        memories ? 'warning' : 'error',
       );
     }
   }
