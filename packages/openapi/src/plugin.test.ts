@@ -403,9 +403,7 @@ tools:
     expect(report.errors.map((e) => [e.line, e.message])).toEqual([
       [
         6,
-        expect.stringContaining(
-          'approval_mode: ' + server.origin + '/openapi.yaml has no tool "findPetByStatus"',
-        ),
+        expect.stringContaining(`approval_mode: ${server.origin}/openapi.yaml has no tool "findPetByStatus"`),
       ],
     ]);
   });

@@ -70,7 +70,8 @@ describe('tool names injected twice', () => {
     expect(got.entry).toMatchObject({ ok: true });
     expect(got.none).toEqual({ ok: false, error: "Unknown skill 'nope'. Available: pdf, super-brain" });
     // The model is offered one load_skill, not two.
-    const offered = (server.requests[0]?.body as { tools?: { function: { name: string } }[] }).tools ?? [];
+    const body = server.requests[0]?.body as { tools?: { function: { name: string } }[] } | undefined;
+    const offered = body?.tools ?? [];
     expect(offered.filter((t) => t.function.name === 'load_skill')).toHaveLength(1);
   });
 
