@@ -265,3 +265,28 @@ describe('as a real process', () => {
     expect(await readdir(join(dir, '.raf/sessions'))).toEqual(['s1.json']);
   }, 60_000);
 });
+
+describe('a hostile model: tool arguments nested thousands deep', () => {
+  it('are refused to the model, and --json prints them as the text sent (it overflowed the stack, exit 4)', async () => {
+    const deep = `{"path":"a.txt","content":"x","offset":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`;
+    server = await startMockModelServer({
+      turns: [{ toolCalls: [{ id: 'c1', name: 'write_file', arguments: deep }] }, { text: 'done' }],
+    });
+    const file = await agentFile(server.baseURL);
+    const { code, out, err } = await cli(['run', file, '-i', 'go', '--json', '--approve', 'none']);
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    const events = out
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; arguments?: unknown; result?: unknown });
+    expect(events.find((e) => e.type === 'tool-call')?.arguments).toBe(deep);
+    expect(events.find((e) => e.type === 'tool-result')?.result).toEqual({
+      ok: false,
+      error: expect.stringMatching(
+        /^Invalid arguments for write_file: the arguments nest deeper than 100 levels\./,
+      ),
+    });
+    expect(existsSync(join(dir, 'a.txt'))).toBe(false);
+  });
+});

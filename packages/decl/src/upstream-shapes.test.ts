@@ -41,6 +41,9 @@ const EXPECTED: Record<string, { errors: string[]; warnings: string[] }> = {
       'memory-kinds.yaml:9:5 contexts[0]: kind: bundle, name: knowledge-bundle is deprecated; write kind: memory, name: super-brain (with directory: logs/knowledge-bundle to keep this folder)',
       'memory-kinds.yaml:12:5 contexts[1]: kind: memory, name: skill-memory is deprecated; write kind: memory, name: super-brain',
       'memory-kinds.yaml:17:5 contexts[2]: memoryModel: model provider "gguf" needs @raf/llama (pnpm add @raf/llama; builder.use(llamaPlugin())); the curator uses the agent\'s model',
+      // Two memory contexts: as upstream, the first's memory tools answer; now it is said.
+      "memory-kinds.yaml:17:5 contexts[2]: the memory context 'super-brain' injects a tool named 'memory_save', which the memory context 'knowledge-bundle' (contexts[0]) already provides: only the first is called; keep one of them",
+      "memory-kinds.yaml:17:5 contexts[2]: the memory context 'super-brain' injects a tool named 'memory_recall', which the memory context 'knowledge-bundle' (contexts[0]) already provides: only the first is called; keep one of them",
     ],
   },
   // Issue 14: a pipeline of 6 sub-agents and a workflow of actions, built by @raf/workflow.

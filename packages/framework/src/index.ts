@@ -127,6 +127,7 @@ export {
 export type { AgentSkill, SkillMetadata } from './skills/agent-skill.js';
 export { defineSkill } from './skills/agent-skill.js';
 export { AgentSkillsProvider } from './skills/agent-skills-provider.js';
+export { combineSkillTools, isSkillTool } from './skills/skill-tools.js';
 export type { CreateStoreOptions, PostgresStoreModule, RafStore } from './store/create-store.js';
 export { createStore } from './store/create-store.js';
 export { InMemorySecretStore, SqliteSecretStore } from './store/secret-stores.js';

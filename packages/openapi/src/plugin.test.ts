@@ -363,4 +363,48 @@ tools:
     ]);
     expect(openapiConfigSchema.safeParse({ spec_url: 'x', operations: ['a'] }).success).toBe(true);
   });
+
+  it('approval_mode per tool gates the listed operations; a name no operation has is an error', async () => {
+    const entry = (mode: string) => `kind: prompt
+name: pets
+model: { id: m, provider: openai, connection: { apiKey: sk-test } }
+tools:
+  - kind: openapi
+    name: petstore
+    specUrl: ${server.origin}/openapi.yaml
+    approval_mode: ${mode}
+    config:
+      operations: [getPetById, findPetsByStatus]
+      allowPrivate: [127.0.0.1]
+      connection: { apiKey: $PETSTORE_TOKEN }
+`;
+    const explain = (mode: string) =>
+      new DeclAgentBuilder()
+        .fromYaml(entry(mode))
+        .withEnvironment({ PETSTORE_TOKEN })
+        .use(openapiPlugin())
+        .explain();
+    // Before, only the string `always` was read: `{ always: [...] }` ran every call unasked.
+    const always = await explain('{ always: [findPetsByStatus] }');
+    expect(always.tools.map((t) => [t.name, t.gated])).toEqual([
+      ['getPetById', false],
+      ['findPetsByStatus', true],
+    ]);
+    const never = await explain('{ never: [getPetById] }');
+    expect(never.tools.map((t) => [t.name, t.gated])).toEqual([
+      ['getPetById', false],
+      ['findPetsByStatus', true],
+    ]);
+    const report = await new DeclAgentBuilder()
+      .fromYaml(entry('{ always: [findPetByStatus] }'), 'agent.yaml')
+      .withEnvironment({ PETSTORE_TOKEN })
+      .use(openapiPlugin())
+      .validate();
+    expect(report.errors.map((e) => [e.line, e.message])).toEqual([
+      [
+        6,
+        expect.stringContaining(`approval_mode: ${server.origin}/openapi.yaml has no tool "findPetByStatus"`),
+      ],
+    ]);
+  });
 });

@@ -11,6 +11,7 @@ import { GuardedHttpClient, type HostResolver } from '@raf/web/http';
 import { type OpenApiConfig, openapiConfigSchema, parseOpenApiConfig } from './config/openapi-config.js';
 import { loadSpec } from './spec/load-spec.js';
 import { type ApiOperation, readOperations } from './spec/read-operations.js';
+import { gatedTools } from './tool/approval-mode.js';
 import { type Credentials, credentialsWarning } from './tool/auth.js';
 import { createOperationTool, sanitizeToolName } from './tool/operation-tool.js';
 import { checkSpecPath, parseBaseUrl } from './tool/request-url.js';
@@ -115,24 +116,32 @@ async function openapiTools(
   const warning = credentialsWarning(operations, api.securitySchemes, credentials);
   if (warning) context.warn(`openapi '${decl.name ?? api.title}': ${warning}`);
   const taken = new Set<string>();
-  return operations.map((operation) => {
+  const names = operations.map((operation) => {
     // With one operation picked on the entry (upstream `operation_id`), the entry's name names the tool.
     const base =
       single && decl.name ? decl.name : (operation.operationId ?? `${operation.method}_${operation.path}`);
     let name = sanitizeToolName(config.toolPrefix ? `${config.toolPrefix}_${base}` : base);
     for (let n = 2; taken.has(name); n++) name = sanitizeToolName(`${base}_${n}`);
     taken.add(name);
-    return createOperationTool(operation, {
-      name,
+    return name;
+  });
+  const gated = gatedTools(
+    decl.approvalMode,
+    operations.map((operation, index) => ({ operationId: operation.operationId, name: names[index] ?? '' })),
+    where,
+  );
+  return operations.map((operation, index) =>
+    createOperationTool(operation, {
+      name: names[index] ?? '',
       baseUrl,
       http,
       schemes: api.securitySchemes,
       schemaNames: api.schemaNames,
       credentials,
       ...(config.connection?.headers && { headers: config.connection.headers }),
-      ...(decl.approvalMode === 'always' && { requiresApproval: true }),
-    });
-  });
+      ...(gated[index] === true && { requiresApproval: true }),
+    }),
+  );
 }
 
 /**

@@ -26,7 +26,8 @@ import { writtenPath } from '../schema/normalize.js';
 import { type PlannedProvider, planContexts } from './plan-contexts.js';
 import { type FallbackModel, planFallbacks } from './plan-fallback.js';
 import { type ModelOverride, type NamedConnection, planModel } from './plan-model.js';
-import { checkToolNameClashes, hostToolNames } from './tool-name-clashes.js';
+import { checkInjectedClashes, checkToolNameClashes, hostToolNames } from './tool-name-clashes.js';
+import { checkToolPolicyNames } from './tool-policy-names.js';
 
 /** What the builder was given besides the file. */
 export interface PlanInputs {
@@ -229,7 +230,20 @@ export async function planAgent(
     (index) => (index === undefined ? undefined : checked.contexts?.[index]?.name),
     (path, message) => at(path, message),
   );
+  checkInjectedClashes(
+    tools,
+    providers,
+    (index) => (index === undefined ? undefined : checked.contexts?.[index]?.name),
+    (path, message, severity) => at(path, message, severity),
+  );
   agentToolNames = hostToolNames(tools, providers);
+  checkToolPolicyNames(
+    checked.kind === 'prompt' ? checked.toolPolicy : undefined,
+    tools,
+    providers,
+    registry,
+    (path, message) => at(path, message),
+  );
   // What the definition executes or loads, declared by the entries as they were built (and the
   // instructions' template file): no workspace lets the model rewrite it (SPEC §9).
   const templatePath = checked.template?.sourcePath;
@@ -274,11 +288,18 @@ export async function planAgent(
   };
 }
 
-/** Every workspace of the agent protects what its entries execute or load. */
+/**
+ * Every workspace of the agent protects what its entries execute or load, and so does every other
+ * provider that writes files and says so with a `protect(paths)` method (a writable wiki, whose
+ * folder may hold the skills or the template).
+ */
 export function protectLoaded(providers: readonly PlannedProvider[], paths: readonly ProtectedPath[]): void {
   if (paths.length === 0) return;
-  for (const { provider } of providers)
+  for (const { provider } of providers) {
     if (provider instanceof WorkspaceContextProvider) provider.protect(paths);
+    else if (typeof (provider as { protect?: unknown }).protect === 'function')
+      (provider as unknown as { protect(paths: readonly ProtectedPath[]): unknown }).protect(paths);
+  }
 }
 
 /** Rule 1: each scope tool goes to the first workspace; everything else stays on the agent. */

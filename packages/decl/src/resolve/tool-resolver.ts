@@ -3,6 +3,7 @@ import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { checkConfig } from '../registry/check-config.js';
 import type { PluginRegistry } from '../registry/plugin-registry.js';
 import type { ToolDecl } from '../schema/agent-schema.js';
+import { misplacedEntryFields } from './misplaced-entry-fields.js';
 
 /** Builds a `function`/`custom` tool named in YAML; it receives the entry's `config`. */
 export type ToolFactory = (
@@ -70,6 +71,9 @@ export async function resolveTools(
   const seen = new Map<string, Origin>();
   for (const [index, decl] of decls.entries()) {
     if (!decl) continue;
+    const misplaced = misplacedEntryFields(decl);
+    for (const { field, message } of misplaced) report(index, [field], message, 'error', true);
+    if (misplaced.length > 0) continue;
     let tools: ITool[];
     const entryContext = { ...context, warn: (message: string) => report(index, [], message, 'warning') };
     try {

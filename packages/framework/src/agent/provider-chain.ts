@@ -6,6 +6,7 @@ import {
   type ISession,
   type ITool,
 } from '@raf/core';
+import { combineSkillTools } from '../skills/skill-tools.js';
 
 export interface ProviderContext {
   instructions: string[];
@@ -17,15 +18,25 @@ export interface ProviderContext {
   currentTools?: () => Promise<readonly ITool[]>;
 }
 
-/** Merged like the run's first list: declaration order, the first name wins. */
+/**
+ * Merged like the run's first list: declaration order, the first name wins, except that the skill
+ * tools of two providers (skills and the memory) are joined into one that knows both's skills.
+ * Other clashes are refused when the agent is built (`@raf/decl`).
+ */
 function mergeProviderTools(lists: readonly (readonly ITool[])[]): ITool[] {
-  const names = new Set<string>();
+  const at = new Map<string, number>();
   const merged: ITool[] = [];
   for (const list of lists)
     for (const tool of list) {
-      if (names.has(tool.name)) continue;
-      names.add(tool.name);
-      merged.push(tool);
+      const index = at.get(tool.name);
+      if (index === undefined) {
+        at.set(tool.name, merged.length);
+        merged.push(tool);
+        continue;
+      }
+      const earlier = merged[index];
+      const joined = earlier && earlier !== tool ? combineSkillTools(earlier, tool) : undefined;
+      if (joined) merged[index] = joined;
     }
   return merged;
 }

@@ -9,6 +9,7 @@ import type {
   Usage,
 } from '@raf/core';
 import { addUsage } from '@raf/core';
+import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from '../tools/json-depth.js';
 
 /**
  * The stable, machine-readable updates of a run (SPEC §11.1): what `raf run --json` prints one a
@@ -27,9 +28,11 @@ export type RunEvent =
   | { type: 'error'; code: string; message: string }
   | { type: 'finish'; reason: FinishReason; usage?: Usage; output?: JSONValue; sessionId: string | null };
 
+/** The call's arguments as JSON when they parse and nest sanely, else the text the model sent. */
 function parseArguments(text: string): JSONValue {
   try {
-    return JSON.parse(text) as JSONValue;
+    const parsed = JSON.parse(text) as JSONValue;
+    return nestsDeeperThan(parsed, MAX_ARGUMENT_DEPTH) ? text : parsed;
   } catch {
     return text;
   }

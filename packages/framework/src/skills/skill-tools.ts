@@ -7,20 +7,42 @@ import type { AgentSkill } from './agent-skill.js';
 
 const RESOURCE_MAX_BYTES = 512 * 1024;
 
-function finder(skills: readonly AgentSkill[]) {
-  return (name: string) => skills.find((s) => s.metadata.name === name);
+/** Where a skill tool looks its skills up: one provider's list, or several (see `combineSkillTools`). */
+type SkillLists = readonly (readonly AgentSkill[])[];
+
+/**
+ * The skill lists behind each `load_skill` / `read_skill_resource` made here. The lists are read
+ * at call time (the memory provider refreshes its own before each run), so a combined tool sees
+ * the same skills as its parts.
+ */
+const skillListsOf = new WeakMap<ITool, SkillLists>();
+
+function all(lists: SkillLists): AgentSkill[] {
+  return lists.flat();
 }
 
-function unknownSkill(name: string, skills: readonly AgentSkill[]) {
+function finder(lists: SkillLists) {
+  return (name: string) => all(lists).find((s) => s.metadata.name === name);
+}
+
+function unknownSkill(name: string, lists: SkillLists) {
   return toolFailure(
-    `Unknown skill '${name}'. Available: ${skills.map((s) => s.metadata.name).join(', ') || '(none)'}`,
+    `Unknown skill '${name}'. Available: ${
+      all(lists)
+        .map((s) => s.metadata.name)
+        .join(', ') || '(none)'
+    }`,
   );
 }
 
 /** `load_skill {skill_name}` → `{skill_name, instructions, resources}`. */
 export function createLoadSkillTool(skills: readonly AgentSkill[]): ITool {
-  const find = finder(skills);
-  return defineTool({
+  return loadSkillTool([skills]);
+}
+
+function loadSkillTool(lists: SkillLists): ITool {
+  const find = finder(lists);
+  const tool = defineTool({
     name: 'load_skill',
     description: "Load a skill's full instructions by name (see Available Skills).",
     parameters: z.object({ skill_name: z.string().describe('Name of the skill') }),
@@ -28,10 +50,12 @@ export function createLoadSkillTool(skills: readonly AgentSkill[]): ITool {
     kind: 'skills',
     execute: ({ skill_name }) => {
       const skill = find(skill_name);
-      if (!skill) return unknownSkill(skill_name, skills);
+      if (!skill) return unknownSkill(skill_name, lists);
       return toolSuccess({ skill_name, instructions: skill.instructions, resources: skill.resources });
     },
   });
+  skillListsOf.set(tool, lists);
+  return tool;
 }
 
 /** Reads a resource of a skill through the path guard, confined to the skill's folder. */
@@ -62,8 +86,12 @@ async function readResource(skill: AgentSkill, path: string, signal: AbortSignal
 
 /** `read_skill_resource {skill_name, resource_path}` → `{content}` (only offered when a skill has resources). */
 export function createReadSkillResourceTool(skills: readonly AgentSkill[]): ITool {
-  const find = finder(skills);
-  return defineTool({
+  return readSkillResourceTool([skills]);
+}
+
+function readSkillResourceTool(lists: SkillLists): ITool {
+  const find = finder(lists);
+  const tool = defineTool({
     name: 'read_skill_resource',
     description: "Read a file from a skill's references/ or assets/ folder.",
     parameters: z.object({
@@ -74,7 +102,7 @@ export function createReadSkillResourceTool(skills: readonly AgentSkill[]): IToo
     kind: 'skills',
     execute: async ({ skill_name, resource_path }, { signal }) => {
       const skill = find(skill_name);
-      if (!skill) return unknownSkill(skill_name, skills);
+      if (!skill) return unknownSkill(skill_name, lists);
       try {
         return toolSuccess({
           skill_name,
@@ -92,4 +120,25 @@ export function createReadSkillResourceTool(skills: readonly AgentSkill[]): IToo
       }
     },
   });
+  skillListsOf.set(tool, lists);
+  return tool;
+}
+
+/**
+ * One tool for two skill tools of the same name (a `kind: skills` context and the super-brain
+ * memory both inject `load_skill`): it finds a skill in either, the earlier's first. Without it
+ * the first tool silently replaced the second, and `load_skill("super-brain")` answered "Unknown
+ * skill". `undefined` when the two are not both skill tools made here: a real name clash.
+ */
+export function combineSkillTools(earlier: ITool, later: ITool): ITool | undefined {
+  const first = skillListsOf.get(earlier);
+  const second = skillListsOf.get(later);
+  if (!first || !second || earlier.name !== later.name) return undefined;
+  const lists = [...first, ...second];
+  return earlier.name === 'load_skill' ? loadSkillTool(lists) : readSkillResourceTool(lists);
+}
+
+/** Whether a tool is a `load_skill` / `read_skill_resource` that `combineSkillTools` can join. */
+export function isSkillTool(tool: ITool): boolean {
+  return skillListsOf.has(tool);
 }

@@ -4,6 +4,7 @@ import { lazyRequire } from '../lazy-require.js';
 const jsonSchema = lazyRequire<typeof import('@cfworker/json-schema')>('@cfworker/json-schema');
 
 import type { ITool, JSONValue } from '@raf/core';
+import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from './json-depth.js';
 
 /** `validated`: what the tool's own `validateArguments` made of the arguments, for `execute`. */
 export type ArgumentCheck = { ok: true; args: JSONValue; validated?: unknown } | { ok: false; error: string };
@@ -62,6 +63,12 @@ export function checkArguments(tool: ITool, raw: string): ArgumentCheck {
   }
   if (args === null || typeof args !== 'object' || Array.isArray(args)) {
     return { ok: false, error: correction(tool, 'expected a JSON object') };
+  }
+  if (nestsDeeperThan(args, MAX_ARGUMENT_DEPTH)) {
+    return {
+      ok: false,
+      error: correction(tool, `the arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels`),
+    };
   }
   if (tool.validateArguments) {
     const own = tool.validateArguments(args);

@@ -99,6 +99,19 @@ export class ServerTools {
     return this.built;
   }
 
+  /**
+   * Names in a per-tool `approval_mode` that are neither a tool the server offers nor the local
+   * name of one: a misspelt `always: [delete_file]` would let the real tool run unasked.
+   */
+  unknownApprovalNames(): string[] {
+    const mode = this.options.approvalMode;
+    if (mode === undefined || typeof mode === 'string') return [];
+    const known = new Set(this.connection.tools.map((t) => t.name));
+    for (const tool of this.tools()) known.add(tool.name);
+    const named = [...(mode.always ?? []), ...(mode.never ?? [])];
+    return [...new Set(named)].filter((name) => !known.has(name));
+  }
+
   /** Allow-listed or renamed names the server does not offer (typos, or tools it dropped). */
   missing(): string[] {
     const offered = new Set(this.connection.tools.map((t) => t.name));

@@ -19,6 +19,14 @@ const namedServerSchema = z.object({
 });
 
 const CONNECTION_FIELDS = ['command', 'args', 'env', 'cwd', 'url', 'transport'] as const;
+
+/**
+ * Keys of a map entry that would narrow what runs (`approval_mode`, misspelt too; `tools`;
+ * `tool_name`): the map gives a server's connection only, so each was dropped and the tools ran
+ * ungated (`"approval_mode": "always"` in `mcp.json` did nothing). They are errors that say where
+ * the setting goes. Other clients' keys (`disabled`, `autoApprove`) pass unread: they loosen.
+ */
+const GATE_KEY = /^ap?pro?val|^tools$|^tool[_-]?names?$/i;
 const STDIO_PREFIX = 'stdio://';
 
 /** What the entry names: `server: NAME`, or a `url`/`serverUrl` of `stdio://NAME` (or a key as written). */
@@ -75,6 +83,11 @@ export function resolveNamedServer(
       }`,
     );
   }
+  const gates = Object.keys(server.config).filter((key) => GATE_KEY.test(key));
+  if (gates.length > 0)
+    throw new ConfigError(
+      `mcpServers.${ref.name} (${server.source}): ${gates.map((k) => `'${k}'`).join(', ')} is not read in an mcpServers map, which gives only the server's connection; set approval_mode, tools or tool_name on the kind: mcp entry that names it (${label})`,
+    );
   const parsed = namedServerSchema.safeParse(server.config);
   if (!parsed.success) {
     const detail = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');

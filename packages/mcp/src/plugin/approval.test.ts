@@ -135,6 +135,37 @@ describe('approval_mode', { timeout: 60_000 }, () => {
   });
 });
 
+describe('approval_mode naming a tool the server does not offer', { timeout: 60_000 }, () => {
+  it('is an error on a tools: entry (a misspelt always: [recrod] let record run unasked)', async () => {
+    const { builder, plugin } = testBuilder({
+      tools: [
+        { kind: 'mcp', name: 'bank', config: stdioTestServer(), approval_mode: { always: ['recrod'] } },
+      ],
+    });
+    const report = await builder.validate();
+    await plugin.close();
+    expect(report.errors.map((d) => d.message)).toEqual([
+      expect.stringMatching(
+        /^approval_mode names 'recrod', which MCP server 'bank' does not offer; its tools here: .*record/,
+      ),
+    ]);
+  });
+
+  it('is a warning on a contexts: entry, whose tools may still come', async () => {
+    const { builder, plugin } = testBuilder({
+      contexts: [
+        { kind: 'mcp', name: 'bank', config: stdioTestServer(), approval_mode: { never: ['ech0'] } },
+      ],
+    });
+    const report = await builder.validate();
+    await plugin.close();
+    expect(report.errors).toEqual([]);
+    expect(report.warnings.map((d) => d.message)).toEqual([
+      "approval_mode names 'ech0', which MCP server 'bank' does not offer (yet)",
+    ]);
+  });
+});
+
 // Issue 26: `approval_mode: always` beside `config` on a contexts entry was an error in validate
 // but a warning in run, which then dropped it and ran the tools unasked.
 describe('approval_mode beside config on a contexts: entry', { timeout: 60_000 }, () => {

@@ -160,6 +160,18 @@ export function mcpPlugin(options: McpPluginOptions = {}): McpPlugin {
       if (selected !== undefined) throw new ConfigError(message);
       context.warn(message);
     }
+    // Fail closed: the tools of an entry are fixed at build, so a name no tool has never matches.
+    const unknownGated = entry.unknownApprovalNames();
+    if (unknownGated.length > 0) {
+      const offered =
+        entry
+          .tools()
+          .map((t) => t.name)
+          .join(', ') || '(none)';
+      throw new ConfigError(
+        `approval_mode names ${unknownGated.map((m) => `'${m}'`).join(', ')}, which MCP server '${spec.name}' does not offer; its tools here: ${offered}`,
+      );
+    }
     const { tools: built, deferred } = catalog.staticTools(entry);
     if (deferred && built.length > 0) {
       context.warn(
@@ -184,6 +196,11 @@ export function mcpPlugin(options: McpPluginOptions = {}): McpPlugin {
     if (missing.length > 0)
       context.warn(
         `MCP server '${spec.name}' does not offer ${missing.map((m) => `'${m}'`).join(', ')} (yet)`,
+      );
+    const unknownGated = entry.unknownApprovalNames();
+    if (unknownGated.length > 0)
+      context.warn(
+        `approval_mode names ${unknownGated.map((m) => `'${m}'`).join(', ')}, which MCP server '${spec.name}' does not offer (yet)`,
       );
     catalog.offerContent(entry, { resources: config.resources ?? true, prompts: config.prompts ?? true });
     const provider = new McpContextProvider(entry, catalog, {

@@ -126,6 +126,22 @@ describe('MCP servers named from an mcpServers map', { timeout: 60_000 }, () => 
     ]);
   });
 
+  it('a gate written in the mcpServers map (approval_mode, tools) is an error, never dropped', async () => {
+    for (const key of ['approval_mode', 'aproval_mode', 'approvalMode', 'tools']) {
+      const server = { ...stdioTestServer(), [key]: key === 'tools' ? ['echo'] : 'always', autoApprove: [] };
+      await writeFile(join(dir, 'mcp.json'), JSON.stringify({ mcpServers: { fs: server } }));
+      await writeFile(join(dir, 'agent.yaml'), `name: a\n${model}\ntools:\n  - kind: mcp\n    server: fs\n`);
+      const report = await new DeclAgentBuilder()
+        .use(plugin())
+        .use(scripted(new ScriptedChatClient([])))
+        .fromFile(join(dir, 'agent.yaml'))
+        .validate();
+      expect(report.errors.map(formatDiagnostic)).toEqual([
+        `${join(dir, 'agent.yaml')}:4:11 tools[0].kind: mcpServers.fs (mcp.json): '${key}' is not read in an mcpServers map, which gives only the server's connection; set approval_mode, tools or tool_name on the kind: mcp entry that names it (mcp tool)`,
+      ]);
+    }
+  });
+
   it('a malformed mcp.json is an error naming the file, line and server', async () => {
     await writeFile(join(dir, 'mcp.json'), '{\n  "mcpServers": {\n    "fs": { "args": ["x"] }\n  }\n}\n');
     await writeFile(join(dir, 'agent.yaml'), `name: a\n${model}\n`);

@@ -11,12 +11,20 @@ const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)\r?\n?/;
 
 export const hashOf = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
 
+/** Hears why a file's YAML read as empty: its line (in the YAML text) and the parser's message. */
+export type YamlProblemSink = (line: number, message: string) => void;
+
 /** A YAML mapping, or {} for anything else (a broken file reads as empty, never as an exception). */
-export async function yamlObject(text: string): Promise<Record<string, unknown>> {
+export async function yamlObject(
+  text: string,
+  onProblem?: YamlProblemSink,
+): Promise<Record<string, unknown>> {
   // Loaded when a wiki is first read, not when the package is imported. The shared YAML limits
   // (alias count, size) hold: a vault is text from outside.
   const { parseYamlLimited } = await import('@raf/framework');
-  const { value } = parseYamlLimited(text);
+  const { value, problems } = parseYamlLimited(text);
+  const first = problems[0];
+  if (first && onProblem) onProblem(first.line, first.message);
   return value && typeof value === 'object' && !Array.isArray(value)
     ? (value as Record<string, unknown>)
     : {};
@@ -34,10 +42,13 @@ const tagsOf = (value: unknown) =>
 /** Splits YAML frontmatter off a markdown page. */
 export async function splitFrontmatter(
   text: string,
+  onProblem?: YamlProblemSink,
 ): Promise<{ data: Record<string, unknown>; body: string }> {
   const match = FRONTMATTER.exec(text);
+  // The frontmatter starts on the file's second line (after `---`).
+  const shifted = onProblem && ((line: number, message: string) => onProblem(line + 1, message));
   return match
-    ? { data: await yamlObject(match[1] as string), body: text.slice(match[0].length) }
+    ? { data: await yamlObject(match[1] as string, shifted), body: text.slice(match[0].length) }
     : { data: {}, body: text };
 }
 
@@ -55,6 +66,10 @@ async function readText(
   return folder.readOptional(rel, { maxBytes: MAX_PAGE_BYTES, signal });
 }
 
+/** Records a file whose YAML read as empty, with its line, among the wiki's problems. */
+const brokenYaml = (rel: string, problems: string[] | undefined): YamlProblemSink | undefined =>
+  problems && ((line, message) => problems.push(`${rel}:${line}: invalid YAML (${message}); read as empty`));
+
 const parentOf = (rel: string) => {
   const at = rel.lastIndexOf('/');
   return at < 0 ? '' : rel.slice(0, at);
@@ -67,10 +82,12 @@ export async function loadUpstreamPage(
   folder: ConfinedFolder,
   pageDir: string,
   signal: AbortSignal,
+  problems?: string[],
 ): Promise<WikiPage | undefined> {
   // A `_page.yaml` that is a link (or a FIFO) is refused: it never sets a title from outside.
-  const metaBytes = await readText(folder, join2(pageDir, '_page.yaml'), signal);
-  const meta = await yamlObject(metaBytes?.toString('utf8') ?? '');
+  const metaRel = join2(pageDir, '_page.yaml');
+  const metaBytes = await readText(folder, metaRel, signal);
+  const meta = await yamlObject(metaBytes?.toString('utf8') ?? '', brokenYaml(metaRel, problems));
   for (const name of CONTENT_FILES) {
     const rel = join2(pageDir, name);
     const bytes = await readText(folder, rel, signal);
@@ -103,10 +120,11 @@ export async function loadMarkdownPage(
   folder: ConfinedFolder,
   rel: string,
   signal: AbortSignal,
+  problems?: string[],
 ): Promise<WikiPage> {
   const bytes = await readText(folder, rel, signal);
   if (!bytes) throw Object.assign(new Error(`${rel} does not exist`), { code: 'ENOENT' });
-  const { data, body } = await splitFrontmatter(bytes.toString('utf8'));
+  const { data, body } = await splitFrontmatter(bytes.toString('utf8'), brokenYaml(rel, problems));
   const id = rel.replace(/\.md$/i, '');
   const heading = /^ {0,3}#[ \t]+(.+?)[ \t#]*$/m.exec(body)?.[1];
   const type = str(data.type) ?? str(data.page_type);
@@ -132,9 +150,11 @@ export async function loadSpace(
   folder: ConfinedFolder,
   dir: string,
   signal: AbortSignal,
+  problems?: string[],
 ): Promise<WikiSpace> {
-  const bytes = await readText(folder, join2(dir, '_space.yaml'), signal).catch(() => undefined);
-  const meta = await yamlObject(bytes?.toString('utf8') ?? '');
+  const rel = join2(dir, '_space.yaml');
+  const bytes = await readText(folder, rel, signal).catch(() => undefined);
+  const meta = await yamlObject(bytes?.toString('utf8') ?? '', brokenYaml(rel, problems));
   const description = str(meta.description);
   const fallback = nameOf(dir) || basename(folder.root);
   return {
@@ -179,10 +199,10 @@ export async function loadWiki(
     const name = nameOf(path);
     const dir = parentOf(path);
     if (name === '_space.yaml') {
-      if (outerFree(dir)) spaces.push(await loadSpace(folder, dir, signal));
+      if (outerFree(dir)) spaces.push(await loadSpace(folder, dir, signal, problems));
     } else if (name === '_page.yaml') {
       if (!outerFree(dir)) continue;
-      const page = await loadUpstreamPage(folder, dir, signal).catch((error: unknown) => {
+      const page = await loadUpstreamPage(folder, dir, signal, problems).catch((error: unknown) => {
         if (signal.aborted) throw error;
         problems.push(`${dir}: ${(error as Error).message}`);
         return null;
@@ -191,7 +211,7 @@ export async function loadWiki(
       else if (page === undefined) problems.push(`${dir}: _page.yaml without a content file`);
     } else if (/\.md$/i.test(name) && !underPage(dir)) {
       try {
-        pages.push(await loadMarkdownPage(folder, path, signal));
+        pages.push(await loadMarkdownPage(folder, path, signal, problems));
       } catch (error) {
         if (signal.aborted) throw error;
         problems.push(`${path}: ${(error as Error).message}`);

@@ -27,6 +27,7 @@ beforeAll(async () => {
   await writeFile(join(root, 'eng', 'bomb', '_page.yaml'), `name: bomb\ntitle: Boom\n${bomb()}`);
   await writeFile(join(root, 'eng', 'bomb', 'content.md'), 'The page body survives.\n');
   await writeFile(join(root, 'note.md'), `---\ntitle: Bomb note\n${bomb()}---\nA plain note.\n`);
+  await writeFile(join(root, 'broken.md'), '---\ntitle: [unclosed\n---\nThe body survives.\n');
 }, 60_000);
 afterAll(() => rm(root, { recursive: true, force: true }));
 
@@ -38,7 +39,16 @@ describe('wiki YAML (_space.yaml, _page.yaml, frontmatter) is parsed within the 
     const titles = wiki.pageList.map((page) => page.title).sort();
     expect(titles).not.toContain('Boom');
     expect(titles).not.toContain('Bomb note');
-    expect(wiki.pageList).toHaveLength(2);
+    // A malformed frontmatter reads as empty too: the page stays, with its body.
+    expect(wiki.page('broken')?.content).toBe('The body survives.\n');
+    expect(wiki.pageList).toHaveLength(3);
+    // Each file whose YAML read as empty is a problem naming its line (raf index shows them).
+    expect([...wiki.problems].sort()).toEqual([
+      'broken.md:2: invalid YAML (Flow sequence in block collection must be sufficiently indented and end with a ]); read as empty',
+      expect.stringMatching(/^eng\/_space\.yaml:\d+: invalid YAML \(too many alias expansions/),
+      expect.stringMatching(/^eng\/bomb\/_page\.yaml:\d+: invalid YAML \(too many alias expansions/),
+      expect.stringMatching(/^note\.md:\d+: invalid YAML \(too many alias expansions .*\); read as empty$/),
+    ]);
     await wiki.close();
   });
 });

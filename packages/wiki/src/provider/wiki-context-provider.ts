@@ -1,3 +1,4 @@
+import { resolve, sep } from 'node:path';
 import {
   type ChatMessage,
   type ContextResult,
@@ -7,6 +8,7 @@ import {
   type ITool,
   type JSONValue,
   messageText,
+  type ProtectedPath,
 } from '@raf/core';
 import {
   createWikiConceptsTool,
@@ -50,6 +52,8 @@ export class WikiContextProvider implements IContextProvider {
   readonly name: string;
   readonly tools: readonly ITool[];
   private opened: Promise<Wiki> | undefined;
+  /** What the agent's definition loads (`protect()`): `wiki_write` never writes there. */
+  private readonly loaded: ProtectedPath[] = [];
 
   constructor(private readonly options: WikiContextProviderOptions) {
     this.name = options.name ?? 'wiki';
@@ -58,8 +62,25 @@ export class WikiContextProvider implements IContextProvider {
       createWikiSearchTool(this.name, open),
       createWikiPageTool(this.name, open),
       createWikiConceptsTool(this.name, open),
-      ...(options.writable ? [createWikiWriteTool(this.name, open)] : []),
+      ...(options.writable
+        ? [createWikiWriteTool(this.name, open, (file) => this.protectedReason(file))]
+        : []),
     ];
+  }
+
+  /**
+   * Adds paths the agent's definition executes or loads (skills folders, the memory bundle, the
+   * instructions template, …), as `WorkspaceContextProvider.protect()` does: `@raf/decl` calls it
+   * on every provider that has it once the entries are built.
+   */
+  protect(paths: readonly ProtectedPath[]): this {
+    for (const entry of paths) this.loaded.push({ ...entry, path: resolve(entry.path) });
+    return this;
+  }
+
+  private protectedReason(file: string): string | undefined {
+    const target = resolve(file);
+    return this.loaded.find((p) => target === p.path || target.startsWith(`${p.path}${sep}`))?.reason;
   }
 
   /**

@@ -1,6 +1,7 @@
 import { createToolManifest, defineTool, type ITool, toolFailure, toolSuccess } from '@raf/core';
 import { z } from 'zod';
 import type { Wiki } from '../wiki/wiki.js';
+import type { ProtectedCheck } from '../wiki/wiki-writer.js';
 
 type Open = (signal: AbortSignal) => Promise<Wiki>;
 
@@ -65,7 +66,7 @@ export function createWikiConceptsTool(name: string, open: Open): ITool {
   });
 }
 
-export function createWikiWriteTool(name: string, open: Open): ITool {
+export function createWikiWriteTool(name: string, open: Open, protectedReason?: ProtectedCheck): ITool {
   return defineTool({
     name: 'wiki_write',
     description: `Create or replace a page of the wiki '${name}'. To change an existing page, read it with wiki_page first and pass its hash as expected_hash; if someone edited it since, the write is refused.`,
@@ -96,6 +97,7 @@ export function createWikiWriteTool(name: string, open: Open): ITool {
             ...(expected_hash !== undefined && { expectedHash: expected_hash }),
           },
           context.signal,
+          protectedReason,
         );
         if (!result.ok)
           return toolFailure(

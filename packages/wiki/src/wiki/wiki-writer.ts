@@ -15,6 +15,9 @@ export interface WikiWriteRequest {
   expectedHash?: string;
 }
 
+/** Why a file may not be written (a path the agent's definition loads), or undefined. */
+export type ProtectedCheck = (file: string) => string | undefined;
+
 export type WikiWriteResult =
   | { ok: true; id: string; file: string; hash: string; created: boolean }
   | { ok: false; file: string; error: string; currentHash?: string };
@@ -53,6 +56,7 @@ export async function writePage(
   wiki: WikiLike,
   request: WikiWriteRequest,
   signal: AbortSignal,
+  protectedReason: ProtectedCheck = () => undefined,
 ): Promise<WikiWriteResult> {
   const { stringify } = await import('yaml');
   const existing = wiki.page(request.page);
@@ -70,6 +74,15 @@ export async function writePage(
       ? `${id}/content.md`
       : `${id}.md`;
   const file = folder.pathOf(fileRel);
+  // A wiki folder may hold what the agent loads (a `source: .` vault holds the skills, the memory
+  // bundle, the instructions template): wiki_write never changes those, as the file tools do not.
+  const metaFile = upstream
+    ? folder.pathOf(`${fileRel.slice(0, fileRel.lastIndexOf('/'))}/_page.yaml`)
+    : undefined;
+  for (const target of metaFile ? [file, metaFile] : [file]) {
+    const reason = protectedReason(target);
+    if (reason) return { ok: false, file: '', error: `Protected path: '${fileRel}' (${reason})` };
+  }
   const read = (rel: string) => folder.readOptional(rel, { maxBytes: MAX_PAGE_BYTES, signal });
 
   return folder.withLock(

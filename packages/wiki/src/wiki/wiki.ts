@@ -6,7 +6,12 @@ import { loadMarkdownPage, loadSpace, loadUpstreamPage, loadWiki, pageLocation }
 import type { WikiPage, WikiSpace } from '../load/wiki-page.js';
 import { type WikiSearchHit, WikiSearchIndex } from './search-index.js';
 import { watchWiki } from './wiki-watcher.js';
-import { type WikiWriteRequest, type WikiWriteResult, writePage } from './wiki-writer.js';
+import {
+  type ProtectedCheck,
+  type WikiWriteRequest,
+  type WikiWriteResult,
+  writePage,
+} from './wiki-writer.js';
 
 /** Temporary files of interrupted writes older than this are removed when a wiki is opened. */
 const STALE_TEMP_MS = 60_000;
@@ -164,8 +169,12 @@ export class Wiki {
   }
 
   /** Creates or replaces a page, refusing when it changed on disk since `expectedHash` was read. */
-  async write(request: WikiWriteRequest, signal: AbortSignal): Promise<WikiWriteResult> {
-    const result = await writePage(this, request, signal);
+  async write(
+    request: WikiWriteRequest,
+    signal: AbortSignal,
+    protectedReason?: ProtectedCheck,
+  ): Promise<WikiWriteResult> {
+    const result = await writePage(this, request, signal, protectedReason);
     if (result.file) await this.reloadPath(result.file, signal);
     return result;
   }
