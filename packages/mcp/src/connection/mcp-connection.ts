@@ -25,6 +25,7 @@ import {
   errorCode,
   httpStatus,
   isMcpError,
+  malformedAnswer,
   permanent,
   REQUEST_TIMEOUT,
   sessionExpired,
@@ -491,7 +492,7 @@ export class McpConnection {
         ? 'the server exited during the handshake'
         : silent
           ? `the server did not answer the MCP handshake (initialize) within ${(this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS) / 1000} s`
-          : this.options.log.redact(getErrorMessage(last));
+          : this.options.log.redact(malformedAnswer(last) ?? getErrorMessage(last));
     throw new McpServerError(
       this.name,
       `cannot ${verb} MCP server '${this.name}' (${this.endpoint}) after ${tries} ${tries === 1 ? 'try' : 'tries'}: ${reason}${this.options.log.recentStderr()}`,
@@ -515,7 +516,7 @@ export class McpConnection {
         this.resourceChanges.set(uri, (this.resourceChanges.get(uri) ?? 0) + 1);
         this.options.log.event(`resource updated: ${uri}`);
       },
-      error: (error) => this.options.log.event(`transport: ${getErrorMessage(error)}`),
+      error: (error) => this.options.log.transportError(getErrorMessage(error)),
       closed: () => {
         if (!current()) return;
         this.client = undefined;

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { testBuilder } from '../test-support/agents.js';
+import { eventLog, readEvents, stdioTestServer } from '../test-support/servers.js';
+
+// A hostile server's tools/list that the SDK's schema refuses failed the build with the zod issues
+// as pretty-printed JSON (forty lines in the terminal), after three identical tries.
+describe('a server whose answer does not fit the MCP schema', { timeout: 60_000 }, () => {
+  it('fails the build once, with the issues on one line', async () => {
+    const events = eventLog();
+    const { builder, plugin } = testBuilder({
+      tools: [
+        {
+          kind: 'mcp',
+          name: 'srv',
+          config: stdioTestServer({ TEST_SERVER_BAD_TOOL_LIST: '1', TEST_SERVER_LOG: events }),
+        },
+      ],
+    });
+    try {
+      const error = await builder.build().then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      expect(error?.message).toMatch(
+        /cannot start MCP server 'srv' .* after 1 try: its answer does not fit the MCP schema: tools\[1\]\.inputSchema: /,
+      );
+      expect(error?.message).not.toContain('\n');
+      expect(readEvents(events).filter((e) => e.event === 'tools/list')).toHaveLength(1);
+    } finally {
+      await plugin.close();
+    }
+  });
+});
