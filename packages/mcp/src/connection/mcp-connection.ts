@@ -73,6 +73,8 @@ export interface McpCallOptions {
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 const LIST_TIMEOUT_MS = 30_000;
 const MAX_LISTED = 10_000;
+/** Pages of a list read at most: a server that answers empty pages with a cursor forever hung the build. */
+const MAX_PAGES = 1000;
 /** A tool's input schema is sent on every request: one larger than this is not offered. */
 const MAX_SCHEMA_BYTES = 64 * 1024;
 const STDIO_EXIT_GRACE_MS = 500;
@@ -723,13 +725,22 @@ export class McpConnection {
     page: (cursor: string | undefined) => Promise<{ items: T[]; next?: string | undefined }>,
   ): Promise<T[]> {
     const items: T[] = [];
+    const seen = new Set<string>();
     let cursor: string | undefined;
-    do {
+    for (let pages = 0; pages < MAX_PAGES && items.length < MAX_LISTED; pages++) {
       const result = await page(cursor);
       items.push(...result.items);
       cursor = result.next;
-    } while (cursor && items.length < MAX_LISTED);
-    return items;
+      if (!cursor) return items;
+      // A cursor given twice would page in a circle.
+      if (seen.has(cursor)) break;
+      seen.add(cursor);
+    }
+    if (cursor)
+      this.options.log.event(
+        `list cut at ${items.length} entries: the server kept paging (at most ${MAX_LISTED} entries, ${MAX_PAGES} pages)`,
+      );
+    return items.slice(0, MAX_LISTED);
   }
 
   private async refreshTools(client: SdkClient): Promise<void> {

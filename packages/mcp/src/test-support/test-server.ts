@@ -234,6 +234,15 @@ function buildServer(): McpServer {
       };
       return { tools: [{ name: 'echo', inputSchema: { type: 'object' as const } }, bad] };
     });
+  // TEST_SERVER_ENDLESS_PAGES: tools/list pages forever (`circle`: the same cursor; else a new one each time).
+  const endless = process.env.TEST_SERVER_ENDLESS_PAGES;
+  if (endless)
+    server.server.setRequestHandler(ListToolsRequestSchema, (request) => {
+      const page = Number(request.params?.cursor ?? 0);
+      log({ event: 'tools/list', page });
+      const tools = page === 0 ? [{ name: 'echo', inputSchema: { type: 'object' as const } }] : [];
+      return { tools, nextCursor: endless === 'circle' ? '1' : String(page + 1) };
+    });
   return server;
 }
 

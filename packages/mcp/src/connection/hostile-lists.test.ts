@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { testBuilder } from '../test-support/agents.js';
+import { buildTestAgent, testBuilder } from '../test-support/agents.js';
 import { eventLog, readEvents, stdioTestServer } from '../test-support/servers.js';
 
 // A hostile server's tools/list that the SDK's schema refuses failed the build with the zod issues
@@ -30,4 +30,29 @@ describe('a server whose answer does not fit the MCP schema', { timeout: 60_000 
       await plugin.close();
     }
   });
+});
+
+// A server that answered tools/list with empty pages and a next cursor, forever, hung the build.
+describe('a server that pages its tool list forever', { timeout: 60_000 }, () => {
+  for (const kind of ['circle', 'fresh']) {
+    it(`is read to a bound (${kind} cursors): the build ends with the tools it got`, async () => {
+      const events = eventLog();
+      const test = await buildTestAgent({
+        tools: [
+          {
+            kind: 'mcp',
+            name: 'srv',
+            config: stdioTestServer({ TEST_SERVER_ENDLESS_PAGES: kind, TEST_SERVER_LOG: events }),
+          },
+        ],
+      });
+      try {
+        expect(test.agent.tools.map((t) => t.name)).toEqual(['echo']);
+        const pages = readEvents(events).filter((e) => e.event === 'tools/list').length;
+        expect(pages).toBeLessThanOrEqual(kind === 'circle' ? 2 : 1000);
+      } finally {
+        await test.plugin.close();
+      }
+    });
+  }
 });
