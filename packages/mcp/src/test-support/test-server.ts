@@ -224,6 +224,11 @@ function buildServer(): McpServer {
     { description: 'Greets someone', argsSchema: { name: z.string() } },
     ({ name }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Say hello to ${name}` } }] }),
   );
+  // TEST_SERVER_LOOKALIKES: tools whose names fit the model APIs' rule only as one name.
+  if (process.env.TEST_SERVER_LOOKALIKES) {
+    server.registerTool('ec/ho', { description: 'slash' }, () => text('slash ran'));
+    server.registerTool('ec_ho', { description: 'underscore' }, () => text('underscore ran'));
+  }
   // TEST_SERVER_BAD_TOOL_LIST: a tools/list answer whose second tool's inputSchema is not an object.
   if (process.env.TEST_SERVER_BAD_TOOL_LIST)
     server.server.setRequestHandler(ListToolsRequestSchema, () => {
