@@ -41,6 +41,7 @@ import { dieWithParent } from './parent-death.js';
 import { RequestSignal } from './request-signal.js';
 import { ResourceListener } from './resource-listener.js';
 import {
+  cappedFetch,
   loadSdk,
   loadSseTransport,
   loadStdioTransport,
@@ -613,13 +614,21 @@ export class McpConnection {
       if (mode === 'sse') {
         const { SSEClientTransport } = await loadSseTransport();
         await client.connect(
-          new SSEClientTransport(url, { requestInit, ...(authProvider && { authProvider }) }),
+          new SSEClientTransport(url, {
+            requestInit,
+            fetch: cappedFetch(),
+            ...(authProvider && { authProvider }),
+          }),
           { timeout },
         );
       } else {
         const { StreamableHTTPClientTransport } = await loadStreamableHttpTransport();
         await client.connect(
-          new StreamableHTTPClientTransport(url, { requestInit, ...(authProvider && { authProvider }) }),
+          new StreamableHTTPClientTransport(url, {
+            requestInit,
+            fetch: cappedFetch(),
+            ...(authProvider && { authProvider }),
+          }),
           { timeout },
         );
       }
