@@ -56,3 +56,27 @@ describe('a server that pages its tool list forever', { timeout: 60_000 }, () =>
     });
   }
 });
+
+describe('a stdio server that writes one line over 10 MiB before its handshake', { timeout: 60_000 }, () => {
+  it('fails the build saying so, not that the server exited', async () => {
+    const { builder, plugin } = testBuilder({
+      tools: [
+        {
+          kind: 'mcp',
+          name: 'srv',
+          config: {
+            ...stdioTestServer({ TEST_SERVER_STDOUT_BYTES: String(11 * 1024 * 1024) }),
+            reconnect_attempts: 1,
+          },
+        },
+      ],
+    });
+    try {
+      await expect(builder.build()).rejects.toThrow(
+        /cannot start MCP server 'srv' .*: the server sent a message over 10 MiB during the handshake/,
+      );
+    } finally {
+      await plugin.close();
+    }
+  });
+});

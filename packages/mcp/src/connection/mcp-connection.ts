@@ -489,13 +489,16 @@ export class McpConnection {
     const exited =
       isMcpError(last) && errorCode(last) === CONNECTION_CLOSED && this.spec.transport === 'stdio';
     const silent = isMcpError(last) && errorCode(last) === REQUEST_TIMEOUT;
+    const over = this.options.log.oversizedMessage();
     const reason = status
       ? `HTTP ${status}`
-      : exited
-        ? 'the server exited during the handshake'
-        : silent
-          ? `the server did not answer the MCP handshake (initialize) within ${(this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS) / 1000} s`
-          : this.options.log.redact(malformedAnswer(last) ?? getErrorMessage(last));
+      : exited && over !== undefined
+        ? `the server sent a message over ${Math.round(over / 1024 / 1024)} MiB during the handshake, more than a stdio message may be`
+        : exited
+          ? 'the server exited during the handshake'
+          : silent
+            ? `the server did not answer the MCP handshake (initialize) within ${(this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS) / 1000} s`
+            : this.options.log.redact(malformedAnswer(last) ?? getErrorMessage(last));
     throw new McpServerError(
       this.name,
       `cannot ${verb} MCP server '${this.name}' (${this.endpoint}) after ${tries} ${tries === 1 ? 'try' : 'tries'}: ${reason}${this.options.log.recentStderr()}`,

@@ -328,6 +328,9 @@ if (process.env.TEST_SERVER_STUBBORN) {
 // Which process started it: a test counts the servers a build starts.
 log({ event: 'start', transport: transportKind, parent: process.ppid });
 if (transportKind === 'stdio') {
+  // TEST_SERVER_STDOUT_BYTES: this many bytes of no JSON on stdout, one line that never ends.
+  const junk = Number(process.env.TEST_SERVER_STDOUT_BYTES ?? 0);
+  if (junk > 0) process.stdout.write('x'.repeat(junk));
   process.stderr.write('test server on stdio\n');
   await buildServer().connect(new StdioServerTransport());
 } else {
