@@ -21,6 +21,7 @@ export interface ServerToolsOptions {
 }
 
 const TOOL_NAME = /[^A-Za-z0-9_-]/g;
+const FITTING = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * Local tool names, unique across the agent's MCP servers. A server's name is kept when it is
@@ -41,7 +42,11 @@ export class ToolNames {
     const earlier = mine?.get(remote);
     if (earlier !== undefined) return earlier;
     const fit = (name: string) => name.replace(TOOL_NAME, '_').slice(0, 64) || 'tool';
+    // Another of this server's tools may fit to the same name (`a/b` and `a_b`, two 64-character
+    // prefixes): one name for two tools let the model's call reach the wrong one.
+    const mineTaken = new Set(mine?.values());
     const free = (name: string) => {
+      if (mineTaken.has(name)) return false;
       const holder = this.owners.get(name);
       return holder === undefined || holder === owner;
     };
@@ -82,19 +87,23 @@ export class ServerTools {
     const { allow, rename, approvalMode, timeoutMs, maxResultBytes, maxDescriptionBytes, route } =
       this.options;
     const allowed = allow ? new Set(allow) : undefined;
-    this.built = this.connection.tools
-      .filter((remote) => !allowed || allowed.has(remote.name))
-      .map((remote) => {
-        const name = this.names.claim(this, this.server, remote.name, rename?.[remote.name] ?? remote.name);
-        return new McpTool(this.connection, remote, {
-          name,
-          gated: isGated(approvalMode, remote.name, name),
-          timeoutMs,
-          maxResultBytes: maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
-          maxDescriptionBytes: maxDescriptionBytes ?? DEFAULT_MAX_DESCRIPTION_BYTES,
-          ...(route && { route }),
-        });
+    const offered = this.connection.tools.filter((remote) => !allowed || allowed.has(remote.name));
+    const desired = (remote: { name: string }) => rename?.[remote.name] ?? remote.name;
+    // Names that fit as they are claim first: `ec_ho` keeps its name beside an `ec/ho`.
+    const fits = (remote: { name: string }) => FITTING.test(desired(remote));
+    for (const remote of [...offered.filter(fits), ...offered.filter((r) => !fits(r))])
+      this.names.claim(this, this.server, remote.name, desired(remote));
+    this.built = offered.map((remote) => {
+      const name = this.names.claim(this, this.server, remote.name, desired(remote));
+      return new McpTool(this.connection, remote, {
+        name,
+        gated: isGated(approvalMode, remote.name, name),
+        timeoutMs,
+        maxResultBytes: maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
+        maxDescriptionBytes: maxDescriptionBytes ?? DEFAULT_MAX_DESCRIPTION_BYTES,
+        ...(route && { route }),
       });
+    });
     this.builtVersion = this.connection.toolsVersion;
     return this.built;
   }

@@ -36,6 +36,28 @@ export function unreachable(error: unknown): boolean {
   );
 }
 
+/**
+ * A server's answer the SDK's schema refused (a zod error, whose message is the issues as
+ * pretty-printed JSON), as one line: `tools[2].inputSchema: expected object, received string`.
+ */
+export function malformedAnswer(error: unknown): string | undefined {
+  const issues = (error as { issues?: unknown } | undefined)?.issues;
+  if (!(error instanceof Error) || !Array.isArray(issues) || issues.length === 0) return undefined;
+  const where = (path: unknown) =>
+    Array.isArray(path)
+      ? path
+          .map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
+          .join('')
+      : '';
+  const shown = issues.slice(0, 3).map((issue: { path?: unknown; message?: unknown }) => {
+    const at = where(issue.path);
+    const message = String(issue.message ?? 'invalid').slice(0, 200);
+    return at ? `${at.slice(0, 200)}: ${message}` : message;
+  });
+  const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : '';
+  return `its answer does not fit the MCP schema: ${shown.join('; ')}${more}`;
+}
+
 /** A failed start that trying again will not fix. */
 export function permanent(error: unknown): boolean {
   const code = errorCode(error);
@@ -43,6 +65,8 @@ export function permanent(error: unknown): boolean {
   // A login the user must do (`McpLoginNeeded`), or one the SDK gave up on, is not retried.
   if ((error as { permanent?: unknown } | undefined)?.permanent === true) return true;
   if (error instanceof Error && error.name === 'UnauthorizedError') return true;
+  // The same server lists the same malformed tools again.
+  if (malformedAnswer(error) !== undefined) return true;
   return code === 'ENOENT' || code === 'EACCES' || status === 401 || status === 403;
 }
 
@@ -78,6 +102,13 @@ export function describeFailure(
       `${server} did not answer ${what} within ${timeoutMs / 1000} s (the call was cancelled)`,
       false,
     );
+  const over = log.oversizedMessage();
+  if (isMcpError(error) && code === CONNECTION_CLOSED && over !== undefined)
+    // Not a crash: the SDK refuses a stdio message over its limit and closes the connection.
+    return failed(
+      `${server} sent a message over ${Math.round(over / 1024 / 1024)} MiB during ${what}, more than a stdio message may be; the connection was closed, so whether the call took effect is unknown; the next call restarts it`,
+      true,
+    );
   if (isMcpError(error) && code === CONNECTION_CLOSED)
     return failed(
       `${server} closed the connection during ${what} (it exited or crashed); whether the call took effect is unknown; the next call restarts it${log.recentStderr()}`,
@@ -90,5 +121,6 @@ export function describeFailure(
       true,
     );
   }
-  return failed(`${server} failed during ${what}: ${log.redact(getErrorMessage(error))}`, false);
+  const reason = malformedAnswer(error) ?? getErrorMessage(error);
+  return failed(`${server} failed during ${what}: ${log.redact(reason)}`, false);
 }

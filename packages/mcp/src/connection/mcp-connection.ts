@@ -25,6 +25,7 @@ import {
   errorCode,
   httpStatus,
   isMcpError,
+  malformedAnswer,
   permanent,
   REQUEST_TIMEOUT,
   sessionExpired,
@@ -40,6 +41,7 @@ import { dieWithParent } from './parent-death.js';
 import { RequestSignal } from './request-signal.js';
 import { ResourceListener } from './resource-listener.js';
 import {
+  cappedFetch,
   loadSdk,
   loadSseTransport,
   loadStdioTransport,
@@ -72,6 +74,8 @@ export interface McpCallOptions {
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 const LIST_TIMEOUT_MS = 30_000;
 const MAX_LISTED = 10_000;
+/** Pages of a list read at most: a server that answers empty pages with a cursor forever hung the build. */
+const MAX_PAGES = 1000;
 /** A tool's input schema is sent on every request: one larger than this is not offered. */
 const MAX_SCHEMA_BYTES = 64 * 1024;
 const STDIO_EXIT_GRACE_MS = 500;
@@ -485,13 +489,16 @@ export class McpConnection {
     const exited =
       isMcpError(last) && errorCode(last) === CONNECTION_CLOSED && this.spec.transport === 'stdio';
     const silent = isMcpError(last) && errorCode(last) === REQUEST_TIMEOUT;
+    const over = this.options.log.oversizedMessage();
     const reason = status
       ? `HTTP ${status}`
-      : exited
-        ? 'the server exited during the handshake'
-        : silent
-          ? `the server did not answer the MCP handshake (initialize) within ${(this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS) / 1000} s`
-          : this.options.log.redact(getErrorMessage(last));
+      : exited && over !== undefined
+        ? `the server sent a message over ${Math.round(over / 1024 / 1024)} MiB during the handshake, more than a stdio message may be`
+        : exited
+          ? 'the server exited during the handshake'
+          : silent
+            ? `the server did not answer the MCP handshake (initialize) within ${(this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS) / 1000} s`
+            : this.options.log.redact(malformedAnswer(last) ?? getErrorMessage(last));
     throw new McpServerError(
       this.name,
       `cannot ${verb} MCP server '${this.name}' (${this.endpoint}) after ${tries} ${tries === 1 ? 'try' : 'tries'}: ${reason}${this.options.log.recentStderr()}`,
@@ -515,7 +522,7 @@ export class McpConnection {
         this.resourceChanges.set(uri, (this.resourceChanges.get(uri) ?? 0) + 1);
         this.options.log.event(`resource updated: ${uri}`);
       },
-      error: (error) => this.options.log.event(`transport: ${getErrorMessage(error)}`),
+      error: (error) => this.options.log.transportError(getErrorMessage(error)),
       closed: () => {
         if (!current()) return;
         this.client = undefined;
@@ -610,13 +617,21 @@ export class McpConnection {
       if (mode === 'sse') {
         const { SSEClientTransport } = await loadSseTransport();
         await client.connect(
-          new SSEClientTransport(url, { requestInit, ...(authProvider && { authProvider }) }),
+          new SSEClientTransport(url, {
+            requestInit,
+            fetch: cappedFetch(),
+            ...(authProvider && { authProvider }),
+          }),
           { timeout },
         );
       } else {
         const { StreamableHTTPClientTransport } = await loadStreamableHttpTransport();
         await client.connect(
-          new StreamableHTTPClientTransport(url, { requestInit, ...(authProvider && { authProvider }) }),
+          new StreamableHTTPClientTransport(url, {
+            requestInit,
+            fetch: cappedFetch(),
+            ...(authProvider && { authProvider }),
+          }),
           { timeout },
         );
       }
@@ -722,13 +737,22 @@ export class McpConnection {
     page: (cursor: string | undefined) => Promise<{ items: T[]; next?: string | undefined }>,
   ): Promise<T[]> {
     const items: T[] = [];
+    const seen = new Set<string>();
     let cursor: string | undefined;
-    do {
+    for (let pages = 0; pages < MAX_PAGES && items.length < MAX_LISTED; pages++) {
       const result = await page(cursor);
       items.push(...result.items);
       cursor = result.next;
-    } while (cursor && items.length < MAX_LISTED);
-    return items;
+      if (!cursor) return items;
+      // A cursor given twice would page in a circle.
+      if (seen.has(cursor)) break;
+      seen.add(cursor);
+    }
+    if (cursor)
+      this.options.log.event(
+        `list cut at ${items.length} entries: the server kept paging (at most ${MAX_LISTED} entries, ${MAX_PAGES} pages)`,
+      );
+    return items.slice(0, MAX_LISTED);
   }
 
   private async refreshTools(client: SdkClient): Promise<void> {

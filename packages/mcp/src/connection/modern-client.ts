@@ -1,7 +1,7 @@
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { getErrorMessage } from '@raf/core';
-import type { SdkClient } from './sdk.js';
+import { cappedFetch, type SdkClient } from './sdk.js';
 
 // The 2026-07-28 revision (stateless, `server/discover`, multi-round-trip requests,
 // `subscriptions/listen`) is spoken by the SDK v2 only. A server that refuses the 2025 handshake
@@ -85,6 +85,7 @@ export async function openModernClient(
   if (target.kind === 'http') {
     transport = new sdk.StreamableHTTPClientTransport(target.url, {
       requestInit: { headers: target.headers },
+      fetch: cappedFetch(),
       ...(target.authProvider && { authProvider: target.authProvider as never }),
     });
   } else {

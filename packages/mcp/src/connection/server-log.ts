@@ -21,6 +21,8 @@ export class ServerLog {
   private kept = 0;
   private attemptStart = 0;
   private partial = '';
+  /** The SDK's stdio limit (bytes) when this start's server sent a message over it, closing the connection. */
+  private oversized: number | undefined;
 
   constructor(
     private readonly server: string,
@@ -49,6 +51,18 @@ export class ServerLog {
     this.line(message, false);
   }
 
+  /** An error of the transport. The SDK closes a stdio connection whose message is over its limit. */
+  transportError(message: string): void {
+    const over = /ReadBuffer exceeded maximum size of (\d+) bytes/.exec(message);
+    if (over) this.oversized = Number(over[1]);
+    this.event(`transport: ${message}`);
+  }
+
+  /** The limit this start's server went over with one message (then that closed the connection). */
+  oversizedMessage(): number | undefined {
+    return this.oversized;
+  }
+
   private line(text: string, keep: boolean): void {
     const safe = this.redact(text.length > 2000 ? `${text.slice(0, 2000)}…` : text);
     if (keep) {
@@ -63,6 +77,7 @@ export class ServerLog {
   startAttempt(): void {
     this.attemptStart = this.kept;
     this.partial = '';
+    this.oversized = undefined;
   }
 
   /** `; its stderr ended with: …` for an error message (this start's lines, else the last ones), or nothing. */

@@ -119,4 +119,36 @@ describe('a server tool never takes a name the agent has', { timeout: 60_000 }, 
     );
     expect(readEvents(events).filter((e) => e.tool === 'read_file')).toEqual([]);
   });
+
+  it('two tools of one server whose names fit to one name get two names; each call reaches its own tool', async () => {
+    const test = await buildTestAgent(
+      { contexts: [{ kind: 'mcp', name: 'srv', config: stdioTestServer({ TEST_SERVER_LOOKALIKES: '1' }) }] },
+      [
+        {
+          toolCalls: [
+            { id: 'c1', name: 'ec_ho', arguments: {} },
+            { id: 'c2', name: 'srv__ec_ho', arguments: {} },
+          ],
+        },
+        { text: 'done' },
+      ],
+    );
+    agents.push(test);
+    const plan = await test.builder.explain();
+    const lookalikes = plan.tools.filter((t) => t.server === 'srv' && /ec_ho/.test(t.name));
+    expect(lookalikes.map((t) => [t.name, t.remoteName])).toEqual([
+      ['srv__ec_ho', 'ec/ho'],
+      ['ec_ho', undefined],
+    ]);
+    const updates = await collect(test.agent, 'go');
+    const results = updates
+      .filter((u) => u.type === 'tool-called')
+      .map((u) => [(u as { name: string }).name, (u as { result: unknown }).result]);
+    expect(results).toEqual(
+      expect.arrayContaining([
+        ['ec_ho', { ok: true, data: 'underscore ran' }],
+        ['srv__ec_ho', { ok: true, data: 'slash ran' }],
+      ]),
+    );
+  });
 });

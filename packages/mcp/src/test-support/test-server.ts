@@ -10,7 +10,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { SubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ListToolsRequestSchema, SubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 const transportKind = process.env.TEST_SERVER_TRANSPORT ?? 'stdio';
@@ -168,6 +168,15 @@ function buildServer(): McpServer {
     { description: 'Answers with this many bytes of text', inputSchema: { bytes: z.number() } },
     ({ bytes }) => text('x'.repeat(bytes)),
   );
+  server.registerTool(
+    'nested',
+    { description: 'Answers with structuredContent nested this deep', inputSchema: { depth: z.number() } },
+    ({ depth }) => {
+      // Built as JSON text: the server's own JSON.stringify would overflow on a deep value.
+      const value = `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+      return { content: [{ type: 'text', text: 'nested' }], structuredContent: JSON.parse(value) };
+    },
+  );
   const describeBytes = Number(process.env.TEST_SERVER_DESCRIPTION_BYTES ?? 0);
   if (describeBytes > 0)
     server.registerTool('verbose', { description: 'd'.repeat(describeBytes) }, () => text('verbose ran'));
@@ -215,6 +224,30 @@ function buildServer(): McpServer {
     { description: 'Greets someone', argsSchema: { name: z.string() } },
     ({ name }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Say hello to ${name}` } }] }),
   );
+  // TEST_SERVER_LOOKALIKES: tools whose names fit the model APIs' rule only as one name.
+  if (process.env.TEST_SERVER_LOOKALIKES) {
+    server.registerTool('ec/ho', { description: 'slash' }, () => text('slash ran'));
+    server.registerTool('ec_ho', { description: 'underscore' }, () => text('underscore ran'));
+  }
+  // TEST_SERVER_BAD_TOOL_LIST: a tools/list answer whose second tool's inputSchema is not an object.
+  if (process.env.TEST_SERVER_BAD_TOOL_LIST)
+    server.server.setRequestHandler(ListToolsRequestSchema, () => {
+      log({ event: 'tools/list' });
+      const bad = { name: 'bad', inputSchema: 'not a schema' } as unknown as {
+        name: string;
+        inputSchema: { type: 'object' };
+      };
+      return { tools: [{ name: 'echo', inputSchema: { type: 'object' as const } }, bad] };
+    });
+  // TEST_SERVER_ENDLESS_PAGES: tools/list pages forever (`circle`: the same cursor; else a new one each time).
+  const endless = process.env.TEST_SERVER_ENDLESS_PAGES;
+  if (endless)
+    server.server.setRequestHandler(ListToolsRequestSchema, (request) => {
+      const page = Number(request.params?.cursor ?? 0);
+      log({ event: 'tools/list', page });
+      const tools = page === 0 ? [{ name: 'echo', inputSchema: { type: 'object' as const } }] : [];
+      return { tools, nextCursor: endless === 'circle' ? '1' : String(page + 1) };
+    });
   return server;
 }
 
@@ -295,6 +328,9 @@ if (process.env.TEST_SERVER_STUBBORN) {
 // Which process started it: a test counts the servers a build starts.
 log({ event: 'start', transport: transportKind, parent: process.ppid });
 if (transportKind === 'stdio') {
+  // TEST_SERVER_STDOUT_BYTES: this many bytes of no JSON on stdout, one line that never ends.
+  const junk = Number(process.env.TEST_SERVER_STDOUT_BYTES ?? 0);
+  if (junk > 0) process.stdout.write('x'.repeat(junk));
   process.stderr.write('test server on stdio\n');
   await buildServer().connect(new StdioServerTransport());
 } else {

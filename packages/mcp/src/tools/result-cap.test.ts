@@ -89,6 +89,36 @@ describe('what of a server reaches the model is capped', { timeout: 60_000 }, ()
     });
   });
 
+  it('structuredContent nested 5,000 deep is left out with truncated, not a stack overflow; 10 deep stays', async () => {
+    // A server with a bigger stack can send what the agent's default stack cannot JSON.stringify.
+    const server = stdioTestServer();
+    const config = { ...server, args: ['--stack-size=7000', ...server.args], tools: ['nested'] };
+    const test = await buildTestAgent({ tools: [{ kind: 'mcp', name: 'srv', config }] });
+    agents.push(test);
+    const nested = toolNamed(test.agent.tools, 'nested');
+    const deep = await nested.execute({ depth: 5000 }, context());
+    expect(deep).toMatchObject({ ok: true, data: { truncated: true } });
+    expect(JSON.stringify(deep)).toContain('nested deeper than 64 levels');
+    expect(JSON.stringify(deep)).not.toContain('call stack');
+    const shallow = await nested.execute({ depth: 10 }, context());
+    expect(shallow).toMatchObject({ ok: true, data: { structuredContent: { a: { a: {} } } } });
+    expect(JSON.stringify(shallow)).not.toContain('truncated');
+  });
+
+  it('a stdio message over the SDK limit (10 MiB) fails the call saying so; the next call restarts the server', async () => {
+    const test = await buildTestAgent({
+      tools: [{ kind: 'mcp', name: 'srv', config: { ...stdioTestServer(), tools: ['big'] } }],
+    });
+    agents.push(test);
+    const big = toolNamed(test.agent.tools, 'big');
+    const over = await big.execute({ bytes: 12 * MB }, context());
+    expect(over).toMatchObject({ ok: false });
+    const error = (over as { error: string }).error;
+    expect(error).toMatch(/MCP server 'srv' sent a message over 10 MiB during big/);
+    expect(error).not.toMatch(/exited or crashed/);
+    expect(await big.execute({ bytes: 10 }, context())).toEqual({ ok: true, data: 'x'.repeat(10) });
+  });
+
   it('cuts UTF-8 on a character boundary', () => {
     expect(cutText('ééé', 5)).toBe('éé');
     expect(cutText('abc', 10)).toBe('abc');

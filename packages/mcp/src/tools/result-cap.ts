@@ -19,6 +19,25 @@ export interface Truncation {
 
 const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
 
+/**
+ * How deep a server's `structuredContent` may nest. JSON.stringify, the session's schema and the
+ * model clients all recurse: a 100,000-deep value (a few hundred KB) overflowed the stack and the
+ * call failed with "Maximum call stack size exceeded". Real results are a few levels deep.
+ */
+export const MAX_STRUCTURED_DEPTH = 64;
+
+/** Whether `value` nests deeper than `limit` (walked without recursion, so any depth is safe). */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /** The first `budget` bytes of `text` in UTF-8, never half a character. */
 export function cutText(text: string, budget: number): string {
   if (budget <= 0) return '';
@@ -62,6 +81,11 @@ export function capCallResult(
   max: number,
 ): { result: CallToolResult; truncation?: Truncation } {
   const blocks = (result.content ?? []) as ContentBlock[];
+  if (
+    result.structuredContent !== undefined &&
+    nestsDeeperThan(result.structuredContent, MAX_STRUCTURED_DEPTH)
+  )
+    return dropDeepStructured(result, blocks, max);
   const structuredBytes =
     result.structuredContent === undefined ? 0 : bytes(JSON.stringify(result.structuredContent));
   let total = structuredBytes;
@@ -90,6 +114,22 @@ export function capCallResult(
     return leftOut(what, size, max);
   });
   return { result: capped, truncation: { truncated: true, totalBytes: total, maxResultBytes: max } };
+}
+
+/** The result without its too deeply nested `structuredContent` (its size is not even measured). */
+function dropDeepStructured(
+  result: CallToolResult,
+  blocks: ContentBlock[],
+  max: number,
+): { result: CallToolResult; truncation: Truncation } {
+  const { structuredContent: _dropped, ...rest } = result;
+  const note: ContentBlock = {
+    type: 'text',
+    text: `[structured content left out: nested deeper than ${MAX_STRUCTURED_DEPTH} levels]`,
+  };
+  const capped = capCallResult({ ...rest, content: [...blocks, note] }, max);
+  const totalBytes = capped.truncation?.totalBytes ?? blocks.reduce((sum, b) => sum + blockBytes(b), 0);
+  return { result: capped.result, truncation: { truncated: true, totalBytes, maxResultBytes: max } };
 }
 
 /** A `resources/read` result within `max` bytes, and what was cut. */
