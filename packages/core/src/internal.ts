@@ -6,6 +6,7 @@
  */
 export { type AbortSubscriber, subscribeAbort, unsubscribeAbort } from './abort/abort-fanout.js';
 export { flattenBatches, singletonBatches, updateBatches } from './chat-client/update-batches.js';
+export { nestsDeeperThan } from './json/nests-deeper-than.js';
 export { onFirstUse } from './lazy/on-first-use.js';
 export { MAX_TIMER_MS, timerDelay } from './lazy/timer-delay.js';
 export {

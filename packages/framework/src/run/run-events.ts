@@ -9,7 +9,8 @@ import type {
   Usage,
 } from '@raf/core';
 import { addUsage } from '@raf/core';
-import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from '../tools/json-depth.js';
+import { nestsDeeperThan } from '@raf/core/internal';
+import { MAX_ARGUMENT_DEPTH } from '../tools/json-depth.js';
 
 /**
  * The stable, machine-readable updates of a run (SPEC §11.1): what `raf run --json` prints one a

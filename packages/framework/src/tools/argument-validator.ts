@@ -4,7 +4,8 @@ import { lazyRequire } from '../lazy-require.js';
 const jsonSchema = lazyRequire<typeof import('@cfworker/json-schema')>('@cfworker/json-schema');
 
 import type { ITool, JSONValue } from '@raf/core';
-import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from './json-depth.js';
+import { nestsDeeperThan } from '@raf/core/internal';
+import { MAX_ARGUMENT_DEPTH } from './json-depth.js';
 
 /** `validated`: what the tool's own `validateArguments` made of the arguments, for `execute`. */
 export type ArgumentCheck = { ok: true; args: JSONValue; validated?: unknown } | { ok: false; error: string };

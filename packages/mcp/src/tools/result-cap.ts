@@ -1,4 +1,5 @@
 import type { CallToolResult, ContentBlock, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { nestsDeeperThan } from '@raf/core/internal';
 
 /**
  * What of a server's answer may reach the model (issue 26: an 8 MB result went into the next
@@ -25,18 +26,6 @@ const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
  * call failed with "Maximum call stack size exceeded". Real results are a few levels deep.
  */
 export const MAX_STRUCTURED_DEPTH = 64;
-
-/** Whether `value` nests deeper than `limit` (walked without recursion, so any depth is safe). */
-export function nestsDeeperThan(value: unknown, limit: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length > 0) {
-    const [item, depth] = stack.pop()!;
-    if (item === null || typeof item !== 'object') continue;
-    if (depth > limit) return true;
-    for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push([child, depth + 1]);
-  }
-  return false;
-}
 
 /** The first `budget` bytes of `text` in UTF-8, never half a character. */
 export function cutText(text: string, budget: number): string {
