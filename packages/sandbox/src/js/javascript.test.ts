@@ -79,9 +79,24 @@ describe('JavaScript in QuickJS', () => {
     expect(deep.error).toMatch(
       /^stack_limit exceeded: recursion went deeper than the interpreter's 256k stack/,
     );
-    const nested = await js('let a = []; for (let i = 0; i < 100000; i++) a = [a]; JSON.stringify(a).length');
-    expect(nested.ok).toBe(false);
-    expect(nested.error).toMatch(/^(stack_limit|memory_limit) exceeded/);
+    // Its own time limit: building 100,000 nested arrays takes about a second here, several on a
+    // loaded machine, and the 2 s limit then ended it first (a timeout, not the stack limit).
+    const patient = await createCodeInterpreterTool({
+      languages: ['javascript'],
+      timeout_secs: 60,
+      memory_limit: '64m',
+      output_limit: '1m',
+    });
+    try {
+      const nested = await call(patient, {
+        language: 'javascript',
+        code: 'let a = []; for (let i = 0; i < 100000; i++) a = [a]; JSON.stringify(a).length',
+      });
+      expect(nested.ok).toBe(false);
+      expect(nested.error).toMatch(/^(stack_limit|memory_limit) exceeded/);
+    } finally {
+      await patient.dispose();
+    }
     expect((await js('1 + 1')).data.result).toBe(2); // a fresh instance took over
   });
 
