@@ -30,6 +30,7 @@ import {
   REQUEST_TIMEOUT,
   sessionExpired,
 } from './failures.js';
+import { callableTools, type ListPage, listAll } from './list-pages.js';
 import {
   CLIENT_CAPABILITIES,
   type ClientEvents,
@@ -73,11 +74,6 @@ export interface McpCallOptions {
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 const LIST_TIMEOUT_MS = 30_000;
-const MAX_LISTED = 10_000;
-/** Pages of a list read at most: a server that answers empty pages with a cursor forever hung the build. */
-const MAX_PAGES = 1000;
-/** A tool's input schema is sent on every request: one larger than this is not offered. */
-const MAX_SCHEMA_BYTES = 64 * 1024;
 const STDIO_EXIT_GRACE_MS = 500;
 
 // Not unref()'d: between tries nothing else may hold the event loop (the server exited), and an
@@ -733,26 +729,8 @@ export class McpConnection {
     return this.oauth;
   }
 
-  private async all<T>(
-    page: (cursor: string | undefined) => Promise<{ items: T[]; next?: string | undefined }>,
-  ): Promise<T[]> {
-    const items: T[] = [];
-    const seen = new Set<string>();
-    let cursor: string | undefined;
-    for (let pages = 0; pages < MAX_PAGES && items.length < MAX_LISTED; pages++) {
-      const result = await page(cursor);
-      items.push(...result.items);
-      cursor = result.next;
-      if (!cursor) return items;
-      // A cursor given twice would page in a circle.
-      if (seen.has(cursor)) break;
-      seen.add(cursor);
-    }
-    if (cursor)
-      this.options.log.event(
-        `list cut at ${items.length} entries: the server kept paging (at most ${MAX_LISTED} entries, ${MAX_PAGES} pages)`,
-      );
-    return items.slice(0, MAX_LISTED);
+  private all<T>(page: ListPage<T>): Promise<T[]> {
+    return listAll(page, this.options.log);
   }
 
   private async refreshTools(client: SdkClient): Promise<void> {
@@ -765,17 +743,7 @@ export class McpConnection {
             .then((r) => ({ items: r.tools, next: r.nextCursor })),
         )
       : [];
-    // Tools that only run as tasks need the SDK's experimental task API: not offered. Nor is a tool
-    // whose input schema would weigh on every request (a description can be cut; a schema cannot).
-    const callable = listed.filter((tool) => {
-      if (tool.execution?.taskSupport === 'required') return false;
-      const size = Buffer.byteLength(JSON.stringify(tool.inputSchema ?? {}), 'utf8');
-      if (size <= MAX_SCHEMA_BYTES) return true;
-      this.options.log.event(
-        `tool ${tool.name} left out: its input schema has ${size} bytes (at most ${MAX_SCHEMA_BYTES})`,
-      );
-      return false;
-    });
+    const callable = callableTools(listed, this.options.log);
     const changed = !this.listed || JSON.stringify(callable) !== JSON.stringify(this.toolList);
     this.toolList = callable;
     this.listed = true;
