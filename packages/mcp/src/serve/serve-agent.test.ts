@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -8,6 +9,8 @@ import { AgentBuilder } from '@raf/framework';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type HttpAgentServer, serveAgentOverHttp } from './serve-agent.js';
+
+const HAS_IPV6 = await ipv6Loopback();
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -221,4 +224,33 @@ describe('an agent served over MCP (streamable HTTP), driven by the SDK client',
     );
     expect(status).toBe(401);
   });
+
+  it('a wrong method on /mcp is 405 with the methods it takes', async () => {
+    const server = await serve(agentWith([]).agent);
+    const res = await fetch(server.url, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${server.token}` },
+      body: '{}',
+    });
+    expect([res.status, res.headers.get('allow')]).toEqual([405, 'GET, POST, DELETE']);
+  });
+
+  it.runIf(HAS_IPV6)(
+    'listens on a bracketed IPv6 loopback host ([::1]) and takes requests there',
+    async () => {
+      const server = await serve(agentWith([]).agent, { host: '[::1]', port: 0 });
+      expect(server.url).toMatch(/^http:\/\/\[::1\]:\d+\/mcp$/);
+      const res = await fetch(server.url, { method: 'POST' });
+      expect(res.status).toBe(401);
+    },
+  );
 });
+
+/** Whether this machine can listen on IPv6 loopback (some containers have no ::1). */
+function ipv6Loopback(): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createNetServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(0, '::1', () => probe.close(() => resolve(true)));
+  });
+}

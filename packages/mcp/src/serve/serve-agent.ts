@@ -140,7 +140,8 @@ export async function serveAgentOverHttp(
   agent: ServableAgent,
   options: HttpAgentServeOptions = {},
 ): Promise<HttpAgentServer> {
-  const host = options.host ?? '127.0.0.1';
+  // `[::1]` is how an IPv6 address is written in a URL; `listen` takes it bare (else ENOTFOUND).
+  const host = (options.host ?? '127.0.0.1').replace(/^\[(.*)\]$/, '$1');
   if (!isLoopbackHost(host) && !options.exposeToNetwork)
     throw new ConfigError(
       `serving the agent on ${host} lets other machines run it and its tools; say so with exposeToNetwork (raf mcp serve --expose-agent-to-network), or keep the host at 127.0.0.1`,
@@ -192,6 +193,10 @@ export async function serveAgentOverHttp(
       }
       if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/mcp')
         return reject(res, 404, 'not found: the MCP endpoint is /mcp');
+      if (req.method !== 'GET' && req.method !== 'POST' && req.method !== 'DELETE')
+        return reject(res, 405, `${req.method} /mcp is not allowed (GET, POST, DELETE)`, {
+          allow: 'GET, POST, DELETE',
+        });
       const body = await readBody(req);
       if (!body) return reject(res, 413, `the request body is over ${MAX_BODY_BYTES} bytes`);
       const abort = new AbortController();

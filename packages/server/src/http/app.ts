@@ -79,7 +79,8 @@ export class ServerApp {
   private address: AddressInfo | undefined;
 
   constructor(private readonly options: ServerAppOptions) {
-    this.host = options.host ?? '127.0.0.1';
+    // `[::1]` is how an IPv6 address is written in a URL; `listen` takes it bare (else ENOTFOUND).
+    this.host = (options.host ?? '127.0.0.1').replace(/^\[(.*)\]$/, '$1');
     if (!isLoopbackHost(this.host) && !options.allowNetwork)
       throw new ConfigError(
         `raf serve on ${this.host} would let other machines run the agents: give the tokens of each tenant with --tokens FILE, or keep the host at 127.0.0.1`,

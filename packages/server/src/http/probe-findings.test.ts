@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { connect } from 'node:net';
+import { connect, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +19,8 @@ import {
 // server), each fixed and kept fixed here.
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers read loosely in assertions
 type Loose = any;
+
+const HAS_IPV6 = await ipv6Loopback();
 
 let fixture: Fixture;
 let served: Served;
@@ -327,4 +329,36 @@ describe('sessions against an outside attacker', () => {
       await files.close();
     }
   });
+
+  it('a wrong method on /mcp is 405 with the methods it takes, not 400', async () => {
+    for (const method of ['PUT', 'PATCH']) {
+      const res = await call('/mcp', { method, body: '{}' });
+      expect({ method, status: res.status, allow: res.headers.get('allow') }).toEqual({
+        method,
+        status: 405,
+        allow: 'GET, POST, DELETE',
+      });
+      expect(((await res.json()) as Loose).error.code).toBe('method_not_allowed');
+    }
+  });
+
+  it.runIf(HAS_IPV6)('a bracketed IPv6 host ([::1]) listens, needs no tokens and shows its URL', async () => {
+    const v6 = await serve(fixture, 'memory:', { host: '[::1]' });
+    try {
+      expect(v6.url).toMatch(/^http:\/\/\[::1\]:\d+$/);
+      const res = await fetch(`${v6.url}/healthz`);
+      expect(res.status).toBe(200);
+    } finally {
+      await v6.close();
+    }
+  });
 });
+
+/** Whether this machine can listen on IPv6 loopback (some containers have no ::1). */
+function ipv6Loopback(): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createNetServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(0, '::1', () => probe.close(() => resolve(true)));
+  });
+}

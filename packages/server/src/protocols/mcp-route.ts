@@ -118,6 +118,11 @@ export function mcpRoute(registry: RunRegistry, options: McpRouteOptions = {}): 
     const { req, res } = context;
     const tenant = tenantOf(context);
     if (context.url.pathname !== '/mcp') throw notFound(context.url.pathname);
+    // The Streamable HTTP transport takes these three; any other method is the wrong one, not bad input.
+    if (req.method !== 'GET' && req.method !== 'POST' && req.method !== 'DELETE') {
+      res.setHeader('allow', 'GET, POST, DELETE');
+      throw new HttpError(405, 'method_not_allowed', `${req.method} /mcp is not allowed (GET, POST, DELETE)`);
+    }
     const body = req.method === 'POST' ? await readMcpBody(context) : undefined;
     if (body === PARSE_ERROR) return;
     const id = req.headers['mcp-session-id'];
