@@ -21,7 +21,7 @@ export type { SummarizeOptions } from './compression/summarize-strategy.js';
 export { SummarizeStrategy } from './compression/summarize-strategy.js';
 export { EstimateTokenCounter, ExactTokenCounter } from './compression/token-counters.js';
 export { PathChangedError, PathRejectedError, ToolFailure } from './errors/tool-errors.js';
-export { bearerToken, isLoopbackHost, newLocalToken, sameToken } from './io/local-credential.js';
+export { bareHost, bearerToken, isLoopbackHost, newLocalToken, sameToken } from './io/local-credential.js';
 export type { ParsedYaml, YamlLimitOptions, YamlProblem } from './io/parse-yaml.js';
 export { parseYaml, parseYamlLimited, YAML_LIMITS } from './io/parse-yaml.js';
 export { sweepTempFiles } from './io/temp-sweep.js';

@@ -27,9 +27,17 @@ export function bearerToken(authorization: string | undefined): string | undefin
   return match?.[1];
 }
 
+/**
+ * The host as `listen` and `isIP` take it: `[::1]` (how an IPv6 address is written in a URL and
+ * in `--host`) without its brackets; `listen('[::1]')` fails with ENOTFOUND.
+ */
+export function bareHost(host: string): string {
+  return host.replace(/^\[(.*)\]$/, '$1');
+}
+
 /** `127.0.0.1`, `::1`, `localhost`, any 127/8 address: only this machine can connect. */
 export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  const bare = bareHost(host).toLowerCase();
   if (bare === 'localhost') return true;
   if (isIP(bare) === 4) return bare.startsWith('127.');
   return bare === '::1' || bare === '::ffff:127.0.0.1';

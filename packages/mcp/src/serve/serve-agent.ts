@@ -5,7 +5,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ConfigError } from '@raf/core';
-import { bearerToken, isLoopbackHost, newLocalToken, sameToken } from '@raf/framework';
+import { bareHost, bearerToken, isLoopbackHost, newLocalToken, sameToken } from '@raf/framework';
 import {
   type AgentMcpServerOptions,
   AgentSessions,
@@ -140,8 +140,7 @@ export async function serveAgentOverHttp(
   agent: ServableAgent,
   options: HttpAgentServeOptions = {},
 ): Promise<HttpAgentServer> {
-  // `[::1]` is how an IPv6 address is written in a URL; `listen` takes it bare (else ENOTFOUND).
-  const host = (options.host ?? '127.0.0.1').replace(/^\[(.*)\]$/, '$1');
+  const host = bareHost(options.host ?? '127.0.0.1');
   if (!isLoopbackHost(host) && !options.exposeToNetwork)
     throw new ConfigError(
       `serving the agent on ${host} lets other machines run it and its tools; say so with exposeToNetwork (raf mcp serve --expose-agent-to-network), or keep the host at 127.0.0.1`,

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, getErrorMessage } from '@raf/core';
-import { bearerToken, isLoopbackHost } from '@raf/framework';
+import { bareHost, bearerToken, isLoopbackHost } from '@raf/framework';
 import type { TenantTokens } from '../auth/tenant-tokens.js';
 import type { RunRegistry } from '../runs/run-registry.js';
 import { DEFAULT_MAX_BODY_BYTES } from './body.js';
@@ -79,8 +79,7 @@ export class ServerApp {
   private address: AddressInfo | undefined;
 
   constructor(private readonly options: ServerAppOptions) {
-    // `[::1]` is how an IPv6 address is written in a URL; `listen` takes it bare (else ENOTFOUND).
-    this.host = (options.host ?? '127.0.0.1').replace(/^\[(.*)\]$/, '$1');
+    this.host = bareHost(options.host ?? '127.0.0.1');
     if (!isLoopbackHost(this.host) && !options.allowNetwork)
       throw new ConfigError(
         `raf serve on ${this.host} would let other machines run the agents: give the tokens of each tenant with --tokens FILE, or keep the host at 127.0.0.1`,

@@ -342,16 +342,19 @@ describe('sessions against an outside attacker', () => {
     }
   });
 
-  it.runIf(HAS_IPV6)('a bracketed IPv6 host ([::1]) listens, needs no tokens and shows its URL', async () => {
-    const v6 = await serve(fixture, 'memory:', { host: '[::1]' });
-    try {
-      expect(v6.url).toMatch(/^http:\/\/\[::1\]:\d+$/);
-      const res = await fetch(`${v6.url}/healthz`);
-      expect(res.status).toBe(200);
-    } finally {
-      await v6.close();
-    }
-  });
+  it.runIf(HAS_IPV6)(
+    'a bracketed IPv6 host ([::1]) listens, counts as loopback (no allowNetwork) and shows its URL',
+    async () => {
+      const v6 = await serve(fixture, 'memory:', { host: '[::1]' });
+      try {
+        expect(v6.url).toMatch(/^http:\/\/\[::1\]:\d+$/);
+        const res = await fetch(`${v6.url}/healthz`);
+        expect(res.status).toBe(200);
+      } finally {
+        await v6.close();
+      }
+    },
+  );
 });
 
 /** Whether this machine can listen on IPv6 loopback (some containers have no ::1). */
