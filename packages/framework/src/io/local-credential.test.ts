@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bareHost, isLoopbackHost } from './local-credential.js';
+import { bareHost, isLoopbackHost, newLocalToken } from './local-credential.js';
 
 describe('hosts as servers bind them', () => {
   it('bareHost drops the brackets of an IPv6 address written as in a URL, and nothing else', () => {
@@ -22,5 +22,14 @@ describe('hosts as servers bind them', () => {
       expect({ host, loopback: isLoopbackHost(host) }).toEqual({ host, loopback: true });
     for (const host of ['0.0.0.0', '::', '[::]', '10.0.0.1', 'example.com', '[::1', '::1]'])
       expect({ host, loopback: isLoopbackHost(host) }).toEqual({ host, loopback: false });
+  });
+});
+
+describe('newLocalToken', () => {
+  it('is 32 URL-safe characters and never begins with `-` (it is passed as `--token T` on command lines)', () => {
+    // One base64url token in 64 began with `-`; `raf studio --token -…` then read it as an option.
+    const tokens = Array.from({ length: 4000 }, newLocalToken);
+    for (const token of tokens) expect(token).toMatch(/^[\w][\w-]{31}$/);
+    expect(new Set(tokens).size).toBe(tokens.length);
   });
 });

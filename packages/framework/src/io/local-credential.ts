@@ -4,10 +4,14 @@ import { isIP } from 'node:net';
 /**
  * The credential of a local server (`raf studio`, `raf mcp serve --http`): any process of the
  * machine can reach 127.0.0.1, so every request must carry a secret that only the one who started
- * the server was shown. 24 random bytes, URL-safe.
+ * the server was shown. 24 random bytes, URL-safe. Never begins with `-`: the token is passed on
+ * command lines (`raf studio --token T`), where a leading `-` reads as an option.
  */
 export function newLocalToken(): string {
-  return randomBytes(24).toString('base64url');
+  for (;;) {
+    const token = randomBytes(24).toString('base64url');
+    if (!token.startsWith('-')) return token;
+  }
 }
 
 /** Compares in constant time (no timing oracle on the token's prefix). */
