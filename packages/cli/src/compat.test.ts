@@ -1,4 +1,4 @@
-import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type MockModelServer, startMockModelServer } from '@raf/client/testing';
@@ -63,6 +63,26 @@ describe('item 8: a missing skills folder', () => {
     const strict = memoryIO({ cwd: dir });
     expect(await main(['validate', 'skills.yaml', '--strict'], strict.io)).toBe(2);
     expect(strict.err()).toBe(`error: skills.yaml:4:5 contexts[0]: ${missing}\n`);
+  });
+});
+
+describe('a skill behind a symbolic link', () => {
+  it('is skipped with a warning naming the link in validate (exit 0), and fails validate --strict (exit 2)', async () => {
+    await mkdir(join(dir, 'skills', 'mine'), { recursive: true });
+    await mkdir(join(dir, 'elsewhere'));
+    await writeFile(join(dir, 'elsewhere', 'SKILL.md'), '---\nname: far\ndescription: Far away\n---\nGo.\n');
+    await symlink(join(dir, 'elsewhere'), join(dir, 'skills', 'mine', 'far'));
+    await writeFile(
+      join(dir, 'skills.yaml'),
+      'name: s\nmodel: { id: m, provider: custom, connection: { endpoint: "http://127.0.0.1:9/v1" } }\ncontexts:\n  - kind: skills\n    name: mine\n',
+    );
+    const warning = `${dir}/skills/mine/far: the skill folder is a symbolic link; links are not followed (a link could lead outside the skills folder), so the skill is skipped`;
+    const validate = memoryIO({ cwd: dir });
+    expect(await main(['validate', 'skills.yaml'], validate.io)).toBe(0);
+    expect(validate.err()).toBe(`warning: skills.yaml:4:5 contexts[0]: ${warning}\n`);
+    const strict = memoryIO({ cwd: dir });
+    expect(await main(['validate', 'skills.yaml', '--strict'], strict.io)).toBe(2);
+    expect(strict.err()).toBe(`error: skills.yaml:4:5 contexts[0]: ${warning}\n`);
   });
 });
 

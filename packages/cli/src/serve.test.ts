@@ -1,6 +1,10 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type MockModelServer, startMockModelServer } from '@raf/client/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from './main.js';
@@ -8,6 +12,25 @@ import { createMemoryIO } from './memory-io.js';
 
 let dir: string;
 let model: MockModelServer;
+
+const repo = fileURLToPath(new URL('../../../', import.meta.url));
+/** The built CLI when there is one, else the source through tsx: a user's `raf` process. */
+const built = join(repo, 'packages/cli/dist/bin.js');
+const RAF = existsSync(built)
+  ? [built]
+  : [
+      '--conditions=@raf/source',
+      '--import',
+      import.meta.resolve('tsx'),
+      join(repo, 'packages/cli/src/bin.ts'),
+    ];
+
+/** Whether this machine can listen on IPv6 loopback (some containers have no ::1). */
+const HAS_IPV6 = await new Promise<boolean>((resolve) => {
+  const probe = createNetServer();
+  probe.once('error', () => resolve(false));
+  probe.listen(0, '::1', () => probe.close(() => resolve(true)));
+});
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'raf-serve-cli-'));
@@ -133,4 +156,40 @@ describe('raf serve', () => {
     expect(await main(['serve', 'agents', '--public-url', 'agents.example.com'], bad.io)).toBe(2);
     expect(bad.err()).toMatch(/--public-url agents\.example\.com: expected an http\(s\) URL/);
   });
+
+  it.runIf(HAS_IPV6)(
+    'a real raf serve --host [::1] (or ::1) listens on IPv6 loopback without --tokens and shows http://[::1]:port',
+    async () => {
+      for (const host of ['[::1]', '::1']) {
+        const child = spawn(
+          process.execPath,
+          [...RAF, 'serve', 'agents', '--host', host, '--port', '0', '--store', 'memory:'],
+          { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
+        );
+        try {
+          let out = '';
+          let err = '';
+          child.stderr.on('data', (chunk) => (err += chunk));
+          const url = await new Promise<string>((resolve, reject) => {
+            child.stdout.on('data', (chunk) => {
+              out += chunk;
+              const found = out.match(/raf serve: (\S+)\n/);
+              if (found) resolve(found[1]!);
+            });
+            child.once('exit', (code) =>
+              reject(new Error(`raf serve --host ${host} exited ${code}: ${err}`)),
+            );
+          });
+          expect(url).toMatch(/^http:\/\/\[::1\]:\d+$/);
+          const health = await fetch(`${url}/healthz`);
+          expect([host, health.status]).toEqual([host, 200]);
+        } finally {
+          const exited = new Promise((resolve) => child.once('close', resolve));
+          child.kill('SIGINT');
+          await exited;
+        }
+      }
+    },
+    60_000,
+  );
 });

@@ -1,7 +1,10 @@
 import type { AgentCard } from '@a2a-js/sdk';
 import type { A2ARequestHandler, AgentExecutor, TaskStore, User } from '@a2a-js/sdk/server';
 
-/** What to answer an A2A JSON-RPC POST with: one JSON body, or an SSE stream. */
+/**
+ * What to answer an A2A JSON-RPC POST with: one JSON body, or an SSE stream. A notification (a
+ * request without `id`) is answered `204` with an empty body: JSON-RPC 2.0 sends it no response.
+ */
 export type A2AHttpReply =
   | { status: number; headers: Record<string, string>; body: string }
   | { status: number; headers: Record<string, string>; events: AsyncIterable<string> };
@@ -70,6 +73,11 @@ export async function answerA2AJsonRpc(
   });
   if (!body || typeof body !== 'object' || Array.isArray(body))
     return json(200, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } });
+  // JSON-RPC 2.0 §4.1: the server must not reply to a notification, not even with an error. The
+  // SDK (1.3) answers every request, its transport handler and its Express adapter alike, so the
+  // answer is taken here and dropped. Only a valid request is a notification: anything else
+  // (no `jsonrpc: "2.0"`, no method) still gets its Invalid Request error, with `id: null`.
+  const notification = isNotification(body);
   try {
     const context = server.defaultServerCallContextBuilder({
       extensions: Extensions.parseServiceParameter(
@@ -85,11 +93,15 @@ export async function answerA2AJsonRpc(
       ? (new compat.LegacyJsonRpcTransportHandler(handler) as unknown as RpcHandler)
       : (new server.JsonRpcTransportHandler(handler) as unknown as RpcHandler);
     const answer = await transport.handle(withParams(body as Record<string, unknown>, legacy), context);
-    if (answer && typeof (answer as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function') {
-      const stream = answer as AsyncIterable<unknown>;
+    if (notification) {
+      // Read a streamed answer to its end (the call runs as it would), then say nothing.
+      if (isAsyncIterable(answer)) for await (const _ of answer);
+      return NO_CONTENT;
+    }
+    if (isAsyncIterable(answer)) {
       const events = async function* () {
         try {
-          for await (const event of stream) yield formatSSEEvent(event);
+          for await (const event of answer) yield formatSSEEvent(event);
         } catch (error) {
           yield formatSSEErrorEvent({ jsonrpc: '2.0', id, error: mapError(error) });
         }
@@ -98,9 +110,31 @@ export async function answerA2AJsonRpc(
     }
     return json(200, answer);
   } catch (error) {
+    if (notification) return NO_CONTENT;
     const mapped = mapError(error);
     return json(mapped.code === -32603 ? 500 : 200, { jsonrpc: '2.0', id, error: mapped });
   }
+}
+
+const NO_CONTENT: A2AHttpReply = { status: 204, headers: {}, body: '' };
+
+/** A valid JSON-RPC 2.0 request without `id` (an `id` of `null` is a request, answered). */
+function isNotification(body: object): boolean {
+  const request = body as { jsonrpc?: unknown; method?: unknown };
+  return (
+    !Object.hasOwn(body, 'id') &&
+    request.jsonrpc === '2.0' &&
+    typeof request.method === 'string' &&
+    request.method !== ''
+  );
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function'
+  );
 }
 
 /** The methods the SDK's transport handlers (1.0, 0.3) answer (`@a2a-js/sdk` 1.3). */

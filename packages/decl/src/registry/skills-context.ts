@@ -20,5 +20,13 @@ export async function skills(decl: Declaration, context: PluginBuildContext) {
   // Its SKILL.md files become instructions and its resources tool results: the model must not
   // rewrite them through the file tools or a sandboxed command.
   context.protect?.([{ path, reason: 'skills folder', readable: true }]);
-  return AgentSkillsProvider.scan(path);
+  // A skill behind a link is skipped (links are not followed); the user is told, as for a
+  // missing folder: a warning, an error in strict mode.
+  return AgentSkillsProvider.scan(path, {
+    ...(context.signal ? { signal: context.signal } : {}),
+    onWarning: (message) => {
+      if (context.strict) throw new ConfigError(message);
+      context.warn(message);
+    },
+  });
 }

@@ -1,4 +1,4 @@
-import { readdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { ConfigError } from '@raf/core';
 import { onFirstUse } from '@raf/core/internal';
@@ -115,34 +115,57 @@ export async function loadSkillDirectory(directory: string): Promise<AgentSkill>
   return { metadata, instructions, directory: dir, resources: await listResources(folder) };
 }
 
+export interface ScanSkillsOptions {
+  signal?: AbortSignal;
+  /**
+   * Told of what is skipped and why (a skill folder or SKILL.md that is a symbolic link). Without
+   * it the skip is silent; throw from it to make the skip an error (strict mode).
+   */
+  onWarning?: (message: string) => void;
+}
+
+/** Why a link is skipped, said the same way wherever a skill is found behind one. */
+const LINK_REASON =
+  'links are not followed (a link could lead outside the skills folder), so the skill is skipped';
+
 /**
  * Loads `directory` as one skill when it holds SKILL.md, else every immediate subfolder that
- * holds one (a folder of skills). Two skills with one name are an error.
+ * holds one (a folder of skills). Two skills with one name are an error. Nothing below
+ * `directory` is reached through a link: a skill folder or SKILL.md that is one is skipped and
+ * reported to `onWarning` (the folder itself may be a link: the configuration names it).
  */
-export async function scanSkills(directory: string): Promise<AgentSkill[]> {
+export async function scanSkills(directory: string, options: ScanSkillsOptions = {}): Promise<AgentSkill[]> {
   const dir = resolve(directory);
   const info = await stat(dir).catch(() => undefined);
   if (!info?.isDirectory()) throw new ConfigError(`${dir}: the skills folder does not exist`);
-  if (
-    await stat(join(dir, 'SKILL.md')).then(
-      () => true,
-      () => false,
-    )
-  )
-    return [await loadSkillDirectory(dir)];
-  const entries = (await readdir(dir, { withFileTypes: true }))
-    .filter((e) => e.isDirectory())
-    .map((e) => e.name)
-    .sort();
+  const warn = options.onWarning ?? (() => {});
+  const folder = new ConfinedFolder(dir);
+  const own = await folder.entry('SKILL.md');
+  if (own?.kind === 'symlink') {
+    warn(`${join(dir, 'SKILL.md')}: SKILL.md is a symbolic link; ${LINK_REASON}`);
+    return [];
+  }
+  // A SKILL.md that is not a regular file (a FIFO, a folder) is loadSkillDirectory's located error.
+  if (own) return [await loadSkillDirectory(dir)];
+  const entries = (await folder.list('')).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const skills: AgentSkill[] = [];
-  for (const name of entries) {
-    if (
-      await stat(join(dir, name, 'SKILL.md')).then(
-        () => true,
-        () => false,
-      )
-    )
-      skills.push(await loadSkillDirectory(join(dir, name)));
+  for (const entry of entries) {
+    options.signal?.throwIfAborted();
+    const path = join(dir, entry.name);
+    if (entry.kind === 'symlink') {
+      // Only the link's kind is looked at (stat reads no file), to stay quiet about a link to a file.
+      if ((await stat(path).catch(() => undefined))?.isDirectory())
+        warn(`${path}: the skill folder is a symbolic link; ${LINK_REASON}`);
+      continue;
+    }
+    if (entry.kind !== 'dir') continue;
+    const skillFile = await folder.entry(`${entry.name}/SKILL.md`);
+    if (!skillFile) continue;
+    if (skillFile.kind === 'symlink') {
+      warn(`${join(path, 'SKILL.md')}: SKILL.md is a symbolic link; ${LINK_REASON}`);
+      continue;
+    }
+    skills.push(await loadSkillDirectory(path));
   }
   const seen = new Map<string, string>();
   for (const skill of skills) {

@@ -1,5 +1,5 @@
 import { ConfigError, type ContextResult, type IContextProvider, type ITool } from '@raf/core';
-import { type AgentSkill, scanSkills } from './agent-skill.js';
+import { type AgentSkill, type ScanSkillsOptions, scanSkills } from './agent-skill.js';
 import { createLoadSkillTool, createReadSkillResourceTool } from './skill-tools.js';
 
 export const SKILLS_PROVIDER_NAME = 'AgentSkillsProvider';
@@ -47,11 +47,17 @@ export class AgentSkillsProvider implements IContextProvider {
     this.text = skillsInstructions(this.skills, withResources);
   }
 
-  /** Loads one skill folder or a folder of skills (several folders are merged in order). */
-  static async scan(directories: string | readonly string[]): Promise<AgentSkillsProvider> {
+  /**
+   * Loads one skill folder or a folder of skills (several folders are merged in order). A skill
+   * behind a symbolic link is skipped and named to `options.onWarning`.
+   */
+  static async scan(
+    directories: string | readonly string[],
+    options: ScanSkillsOptions = {},
+  ): Promise<AgentSkillsProvider> {
     const list = typeof directories === 'string' ? [directories] : directories;
     const skills: AgentSkill[] = [];
-    for (const directory of list) skills.push(...(await scanSkills(directory)));
+    for (const directory of list) skills.push(...(await scanSkills(directory, options)));
     return new AgentSkillsProvider(skills);
   }
 

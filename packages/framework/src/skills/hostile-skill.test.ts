@@ -3,7 +3,8 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadSkillDirectory } from './agent-skill.js';
+import { loadSkillDirectory, scanSkills } from './agent-skill.js';
+import { AgentSkillsProvider } from './agent-skills-provider.js';
 import { createReadSkillResourceTool } from './skill-tools.js';
 
 let dir: string;
@@ -52,5 +53,51 @@ describe('a skill folder with planted links and FIFOs', () => {
     await rm(join(dir, 'skill', 'SKILL.md'));
     await symlink(join(dir, 'outside', 'secret.md'), join(dir, 'skill', 'SKILL.md'));
     await expect(loadSkillDirectory(join(dir, 'skill'))).rejects.toThrow(/symbolic link/);
+  });
+});
+
+describe('a folder of skills holding links', () => {
+  it('skips a skill folder and a SKILL.md that are links, naming each path and why; loads the rest', async () => {
+    const skills = join(dir, 'skills');
+    await mkdir(join(skills, 'real'), { recursive: true });
+    await writeFile(
+      join(skills, 'real', 'SKILL.md'),
+      '---\nname: real\ndescription: A real skill\n---\nGo.\n',
+    );
+    // A folder link (to a folder holding a skill) and a SKILL.md link (to a file outside).
+    await symlink(join(dir, 'skill'), join(skills, 'linked'));
+    await mkdir(join(skills, 'file-link'));
+    await symlink(join(dir, 'skill', 'SKILL.md'), join(skills, 'file-link', 'SKILL.md'));
+    // A link to a file is not a skill folder: nothing to say about it.
+    await symlink(join(dir, 'outside', 'secret.md'), join(skills, 'notes.md'));
+    const warnings: string[] = [];
+    const found = await scanSkills(skills, { onWarning: (m) => warnings.push(m) });
+    expect(found.map((s) => s.metadata.name)).toEqual(['real']);
+    const why =
+      'links are not followed (a link could lead outside the skills folder), so the skill is skipped';
+    expect(warnings).toEqual([
+      `${join(skills, 'file-link', 'SKILL.md')}: SKILL.md is a symbolic link; ${why}`,
+      `${join(skills, 'linked')}: the skill folder is a symbolic link; ${why}`,
+    ]);
+  });
+
+  it('a one-skill folder whose SKILL.md is a link is skipped with a warning, and a throwing onWarning makes it an error', async () => {
+    await rm(join(dir, 'skill', 'SKILL.md'));
+    await symlink(join(dir, 'outside', 'secret.md'), join(dir, 'skill', 'SKILL.md'));
+    const warnings: string[] = [];
+    const provider = await AgentSkillsProvider.scan(join(dir, 'skill'), {
+      onWarning: (m) => warnings.push(m),
+    });
+    expect(provider.skills).toEqual([]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/skill\/SKILL\.md: SKILL\.md is a symbolic link; links are not followed/),
+    ]);
+    await expect(
+      scanSkills(join(dir, 'skill'), {
+        onWarning: (m) => {
+          throw new Error(m);
+        },
+      }),
+    ).rejects.toThrow(/symbolic link/);
   });
 });

@@ -2,7 +2,7 @@ import { getErrorMessage, userMessage } from '@raf/core';
 import type { RequestContext, RouteHandler } from '../http/app.js';
 import { sendJson } from '../http/app.js';
 import { readBody } from '../http/body.js';
-import { HttpError, notFound } from '../http/http-error.js';
+import { HttpError, methodNotAllowed, notFound } from '../http/http-error.js';
 import { openSse } from '../http/sse.js';
 import type { ServedRun } from '../runs/served-run.js';
 import { openApiDocument } from './openapi.js';
@@ -64,12 +64,8 @@ function tenantOf(context: RequestContext): string {
   return context.tenant;
 }
 
-function methodNotAllowed(context: RequestContext): never {
-  throw new HttpError(
-    405,
-    'method_not_allowed',
-    `${context.req.method} ${context.url.pathname} is not allowed`,
-  );
+function wrongMethod(context: RequestContext, ...allow: string[]): never {
+  throw methodNotAllowed(context.res, context.req.method, context.url.pathname, allow);
 }
 
 /** The `/v1` API of SPEC §14.3. */
@@ -90,13 +86,13 @@ export function v1Routes(): RouteHandler {
     const [root, id, leaf, ...rest] = parts;
     if (rest.length > 0) throw notFound(context.url.pathname);
     if (root === 'openapi.json' && id === undefined) {
-      if (method !== 'GET') methodNotAllowed(context);
+      if (method !== 'GET') wrongMethod(context, 'GET');
       return sendJson(res, 200, openApiDocument());
     }
     const tenant = tenantOf(context);
     if (root === 'agents') {
       if (id === undefined) {
-        if (method !== 'GET') methodNotAllowed(context);
+        if (method !== 'GET') wrongMethod(context, 'GET');
         return sendJson(res, 200, {
           agents: registry.agents.list().map((a) => ({
             name: a.name,
@@ -107,7 +103,7 @@ export function v1Routes(): RouteHandler {
         });
       }
       if (leaf === 'runs') {
-        if (method !== 'POST') methodNotAllowed(context);
+        if (method !== 'POST') wrongMethod(context, 'POST');
         registry.agents.get(id);
         // This body may carry files (content parts): a larger limit than the API's other bodies.
         const limit = Math.max(context.maxBodyBytes, START_RUN_MAX_BODY_BYTES);
@@ -125,15 +121,15 @@ export function v1Routes(): RouteHandler {
     if (root === 'runs' && id !== undefined) {
       const run = await registry.require(id, tenant);
       if (leaf === undefined) {
-        if (method !== 'GET') methodNotAllowed(context);
+        if (method !== 'GET') wrongMethod(context, 'GET');
         return sendJson(res, 200, await runView(run));
       }
       if (leaf === 'events') {
-        if (method !== 'GET') methodNotAllowed(context);
+        if (method !== 'GET') wrongMethod(context, 'GET');
         return streamRunEvents(context, run);
       }
       if (leaf === 'approvals') {
-        if (method !== 'POST') methodNotAllowed(context);
+        if (method !== 'POST') wrongMethod(context, 'POST');
         const body = await readBody(req, approvalsBody, context.maxBodyBytes);
         const approvals = body.approvals.map((a) =>
           a.approved
@@ -144,13 +140,13 @@ export function v1Routes(): RouteHandler {
         return sendJson(res, 202, { runId: resumed.runId, sessionId: resumed.sessionId });
       }
       if (leaf === 'answers') {
-        if (method !== 'POST') methodNotAllowed(context);
+        if (method !== 'POST') wrongMethod(context, 'POST');
         const body = await readBody(req, answersBody, context.maxBodyBytes);
         await registry.answer(run.runId, tenant, body.answers);
         return sendJson(res, 202, { runId: run.runId, sessionId: run.sessionId });
       }
       if (leaf === 'cancel') {
-        if (method !== 'POST') methodNotAllowed(context);
+        if (method !== 'POST') wrongMethod(context, 'POST');
         await registry.cancel(run.runId, tenant);
         return sendJson(res, 200, await runView(run));
       }
@@ -174,7 +170,7 @@ export function v1Routes(): RouteHandler {
         res.writeHead(204).end();
         return;
       }
-      methodNotAllowed(context);
+      wrongMethod(context, 'GET', 'DELETE');
     }
     throw notFound(context.url.pathname);
   };
@@ -190,6 +186,8 @@ export function healthRoutes(
   log?: (line: string) => void,
 ): RouteHandler {
   return async (context) => {
+    // A probe reads; HEAD is GET without the body (Node leaves the body out).
+    if (context.req.method !== 'GET' && context.req.method !== 'HEAD') wrongMethod(context, 'GET', 'HEAD');
     if (context.url.pathname === '/healthz') return sendJson(context.res, 200, { ok: true });
     try {
       await ready(context.signal);

@@ -229,7 +229,8 @@ export class ServerApp {
       throw new HttpError(
         403,
         'wrong_host',
-        `this server answers on ${this.host}:${this.address?.port ?? ''} only`,
+        // `[::1]:port`, as the Host header spells it (`::1:port` reads as another address).
+        `this server answers on ${this.url().slice('http://'.length)} only`,
       );
   }
 

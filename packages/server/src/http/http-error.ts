@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { RafError } from '@raf/core';
 
 /**
@@ -18,6 +19,24 @@ export class HttpError extends RafError {
   static isHttpError(error: unknown): error is HttpError {
     return RafError.isInstance(error) && typeof (error as { status?: unknown }).status === 'number';
   }
+}
+
+/**
+ * A known path asked with a method it does not take: 405 with the `Allow` header (RFC 9110 §15.5.6
+ * requires it; the MCP Streamable HTTP transport names it), never 400 or 404.
+ */
+export function methodNotAllowed(
+  res: ServerResponse,
+  method: string | undefined,
+  path: string,
+  allow: readonly string[],
+): HttpError {
+  res.setHeader('allow', allow.join(', '));
+  return new HttpError(
+    405,
+    'method_not_allowed',
+    `${method ?? 'GET'} ${path} is not allowed (${allow.join(', ')})`,
+  );
 }
 
 /** The answer of every endpoint to something it cannot see: another tenant's run is not there. */

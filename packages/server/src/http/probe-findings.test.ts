@@ -342,6 +342,42 @@ describe('sessions against an outside attacker', () => {
     }
   });
 
+  it('a wrong method on every known path is 405 with the Allow header, not 400 or 404', async () => {
+    const { runId, sessionId } = await pausedRun('wrong-methods');
+    const probes: [string, string, string][] = [
+      ['POST', '/healthz', 'GET, HEAD'],
+      ['DELETE', '/readyz', 'GET, HEAD'],
+      ['POST', '/v1/openapi.json', 'GET'],
+      ['PUT', '/v1/agents', 'GET'],
+      ['GET', '/v1/agents/deployer/runs', 'POST'],
+      ['DELETE', `/v1/runs/${runId}`, 'GET'],
+      ['POST', `/v1/runs/${runId}/events`, 'GET'],
+      ['GET', `/v1/runs/${runId}/approvals`, 'POST'],
+      ['GET', `/v1/runs/${runId}/answers`, 'POST'],
+      ['GET', `/v1/runs/${runId}/cancel`, 'POST'],
+      ['PUT', `/v1/sessions/${sessionId}`, 'GET, DELETE'],
+      ['GET', '/v1/agents/deployer/chat', 'POST'],
+      ['PUT', '/v1/agents/deployer/ag-ui', 'POST'],
+      ['POST', '/v1/agents/deployer/chat/some-chat/stream', 'GET'],
+      ['GET', '/a2a/deployer', 'POST'],
+      ['POST', '/a2a/deployer/.well-known/agent-card.json', 'GET'],
+      ['PATCH', '/mcp', 'GET, POST, DELETE'],
+    ];
+    for (const [method, path, allow] of probes) {
+      const res = await call(path, { method, ...(method !== 'GET' && { body: '{}' }) });
+      expect({ method, path, status: res.status, allow: res.headers.get('allow') }).toEqual({
+        method,
+        path,
+        status: 405,
+        allow,
+      });
+      expect(((await res.json()) as Loose).error.code).toBe('method_not_allowed');
+    }
+    // A path that is not there stays 404 whatever the method.
+    expect((await call('/a2a/nobody', { method: 'GET' })).status).toBe(404);
+    expect((await call('/healthz', { method: 'HEAD' })).status).toBe(200);
+  });
+
   it.runIf(HAS_IPV6)(
     'a bracketed IPv6 host ([::1]) listens, counts as loopback (no allowNetwork) and shows its URL',
     async () => {

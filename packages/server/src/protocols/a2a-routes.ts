@@ -11,7 +11,7 @@ import {
 import type { RequestContext, RouteHandler } from '../http/app.js';
 import { sendJson } from '../http/app.js';
 import { readJsonBody } from '../http/body.js';
-import { HttpError, notFound } from '../http/http-error.js';
+import { HttpError, methodNotAllowed, notFound } from '../http/http-error.js';
 import type { RunRegistry } from '../runs/run-registry.js';
 import type { ServedAgent } from '../runs/served-agents.js';
 import type { ServedRun } from '../runs/served-run.js';
@@ -123,7 +123,8 @@ export function a2aRoutes(registry: RunRegistry, options: A2AOptions = {}) {
   const only = agents.size === 1 ? [...agents.values()][0] : undefined;
 
   const cards: RouteHandler = (context) => {
-    if (context.req.method !== 'GET') throw new HttpError(405, 'method_not_allowed', 'GET the card');
+    if (context.req.method !== 'GET')
+      throw methodNotAllowed(context.res, context.req.method, context.url.pathname, ['GET']);
     const path = context.url.pathname;
     const name = path === CARD_PATH ? undefined : decodeURIComponent(path.split('/')[2] ?? '');
     const agent = name === undefined ? only : agents.get(name);
@@ -137,11 +138,12 @@ export function a2aRoutes(registry: RunRegistry, options: A2AOptions = {}) {
   };
 
   const jsonRpc: RouteHandler = async (context) => {
-    onlyPost(context);
     const tenant = tenantOf(context);
     const name = decodeURIComponent(context.url.pathname.split('/')[2] ?? '');
     const agent = agents.get(name);
     if (!agent || context.url.pathname !== a2aPath(name)) throw notFound(context.url.pathname);
+    // After the path check: a 405 says the path exists (and takes POST).
+    onlyPost(context);
     let body: unknown;
     try {
       body = await readJsonBody(context.req, context.maxBodyBytes);

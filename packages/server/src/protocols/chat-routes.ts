@@ -2,7 +2,7 @@ import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import type { RunEvent } from '@raf/framework';
 import type { RequestContext } from '../http/app.js';
 import { readBody, readJsonBody } from '../http/body.js';
-import { HttpError, notFound } from '../http/http-error.js';
+import { HttpError, methodNotAllowed, notFound } from '../http/http-error.js';
 import { openSse } from '../http/sse.js';
 import type { ServedRun } from '../runs/served-run.js';
 import { CLIENT_SESSION_ID } from '../runs/tenant-sessions.js';
@@ -21,11 +21,7 @@ export function tenantOf(context: RequestContext): string {
 
 export function onlyPost(context: RequestContext): void {
   if (context.req.method !== 'POST')
-    throw new HttpError(
-      405,
-      'method_not_allowed',
-      `${context.req.method} ${context.url.pathname} is not allowed`,
-    );
+    throw methodNotAllowed(context.res, context.req.method, context.url.pathname, ['POST']);
 }
 
 /** The run's events after `after`, until it stops (or the client goes away). */
@@ -106,11 +102,7 @@ export async function chatRoute(context: RequestContext, agent: string): Promise
  */
 export async function chatResumeRoute(context: RequestContext, agent: string, chatId: string): Promise<void> {
   if (context.req.method !== 'GET')
-    throw new HttpError(
-      405,
-      'method_not_allowed',
-      `${context.req.method} ${context.url.pathname} is not allowed`,
-    );
+    throw methodNotAllowed(context.res, context.req.method, context.url.pathname, ['GET']);
   const tenant = tenantOf(context);
   context.registry.agents.get(agent);
   if (!CLIENT_SESSION_ID.test(chatId)) throw notFound(context.url.pathname);

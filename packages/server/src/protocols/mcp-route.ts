@@ -7,7 +7,7 @@ import { decideApprovals } from '@raf/mcp';
 import * as z from 'zod';
 import { type RequestContext, type RouteHandler, sendJson } from '../http/app.js';
 import { readJsonBody } from '../http/body.js';
-import { HttpError, notFound } from '../http/http-error.js';
+import { HttpError, methodNotAllowed, notFound } from '../http/http-error.js';
 import type { RunRegistry } from '../runs/run-registry.js';
 import type { ServedAgent } from '../runs/served-agents.js';
 import type { ServedRun } from '../runs/served-run.js';
@@ -119,10 +119,8 @@ export function mcpRoute(registry: RunRegistry, options: McpRouteOptions = {}): 
     const tenant = tenantOf(context);
     if (context.url.pathname !== '/mcp') throw notFound(context.url.pathname);
     // The Streamable HTTP transport takes these three; any other method is the wrong one, not bad input.
-    if (req.method !== 'GET' && req.method !== 'POST' && req.method !== 'DELETE') {
-      res.setHeader('allow', 'GET, POST, DELETE');
-      throw new HttpError(405, 'method_not_allowed', `${req.method} /mcp is not allowed (GET, POST, DELETE)`);
-    }
+    if (req.method !== 'GET' && req.method !== 'POST' && req.method !== 'DELETE')
+      throw methodNotAllowed(res, req.method, '/mcp', ['GET', 'POST', 'DELETE']);
     const body = req.method === 'POST' ? await readMcpBody(context) : undefined;
     if (body === PARSE_ERROR) return;
     const id = req.headers['mcp-session-id'];

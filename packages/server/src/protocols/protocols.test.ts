@@ -478,4 +478,36 @@ describe('A2A JSON-RPC without an SDK (what curl sends)', () => {
     expect(two.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
     expect(answer(two.result)).toBe('all done');
   }, 60_000);
+
+  it('sends no response to a notification (no id): 204 with an empty body; a request with id null is answered', async () => {
+    const message = { messageId: 'n1', role: 'ROLE_USER', parts: [{ text: 'note it' }] };
+    const legacyMessage = {
+      kind: 'message',
+      messageId: 'n2',
+      role: 'user',
+      parts: [{ kind: 'text', text: 'note it' }],
+    };
+    const notifications: [object, Record<string, string>][] = [
+      [{ jsonrpc: '2.0', method: 'SendMessage', params: { message } }, { 'A2A-Version': '1.0' }],
+      [{ jsonrpc: '2.0', method: 'message/stream', params: { message: legacyMessage } }, {}],
+      [{ jsonrpc: '2.0', method: 'tasks/get', params: { id: 'no-such-task' } }, {}],
+      [{ jsonrpc: '2.0', method: 'no/such/method' }, {}],
+    ];
+    for (const [body, headers] of notifications) {
+      const res = await rpc(body, headers);
+      expect({ body, status: res.status, text: await res.text() }).toEqual({ body, status: 204, text: '' });
+    }
+    // `id: null` is a request (answered), and what is not a valid request is answered too.
+    const nullId = (await (
+      await rpc({ jsonrpc: '2.0', id: null, method: 'tasks/get', params: { id: 'x' } })
+    ).json()) as {
+      id: unknown;
+      error?: { code: number };
+    };
+    expect(nullId).toMatchObject({ id: null, error: { code: expect.any(Number) } });
+    const invalid = await rpc({ method: 'tasks/get', params: { id: 'x' } });
+    expect([invalid.status, ((await invalid.json()) as { error?: { code: number } }).error?.code]).toEqual([
+      200, -32600,
+    ]);
+  }, 60_000);
 });
