@@ -2,8 +2,8 @@ import { getErrorMessage, userMessage } from '@raf/core';
 import type { RequestContext, RouteHandler } from '../http/app.js';
 import { sendJson } from '../http/app.js';
 import { readBody } from '../http/body.js';
-import { HttpError, methodNotAllowed, notFound } from '../http/http-error.js';
-import { openSse } from '../http/sse.js';
+import { HttpError, methodNotAllowed, notFound, readOnly } from '../http/http-error.js';
+import { openSse, sseHead } from '../http/sse.js';
 import type { ServedRun } from '../runs/served-run.js';
 import { openApiDocument } from './openapi.js';
 import { answersBody, approvalsBody, START_RUN_MAX_BODY_BYTES, startRunBody } from './schemas.js';
@@ -68,6 +68,10 @@ function wrongMethod(context: RequestContext, ...allow: string[]): never {
   throw methodNotAllowed(context.res, context.req.method, context.url.pathname, allow);
 }
 
+function reads(context: RequestContext): void {
+  readOnly(context.res, context.req.method, context.url.pathname);
+}
+
 /** The `/v1` API of SPEC §14.3. */
 export function v1Routes(): RouteHandler {
   return async (context) => {
@@ -86,13 +90,13 @@ export function v1Routes(): RouteHandler {
     const [root, id, leaf, ...rest] = parts;
     if (rest.length > 0) throw notFound(context.url.pathname);
     if (root === 'openapi.json' && id === undefined) {
-      if (method !== 'GET') wrongMethod(context, 'GET');
+      reads(context);
       return sendJson(res, 200, openApiDocument());
     }
     const tenant = tenantOf(context);
     if (root === 'agents') {
       if (id === undefined) {
-        if (method !== 'GET') wrongMethod(context, 'GET');
+        reads(context);
         return sendJson(res, 200, {
           agents: registry.agents.list().map((a) => ({
             name: a.name,
@@ -103,8 +107,9 @@ export function v1Routes(): RouteHandler {
         });
       }
       if (leaf === 'runs') {
-        if (method !== 'POST') wrongMethod(context, 'POST');
+        // An agent that is not there is 404 whatever the method.
         registry.agents.get(id);
+        if (method !== 'POST') wrongMethod(context, 'POST');
         // This body may carry files (content parts): a larger limit than the API's other bodies.
         const limit = Math.max(context.maxBodyBytes, START_RUN_MAX_BODY_BYTES);
         const body = await readBody(req, startRunBody, limit);
@@ -121,11 +126,12 @@ export function v1Routes(): RouteHandler {
     if (root === 'runs' && id !== undefined) {
       const run = await registry.require(id, tenant);
       if (leaf === undefined) {
-        if (method !== 'GET') wrongMethod(context, 'GET');
+        reads(context);
         return sendJson(res, 200, await runView(run));
       }
       if (leaf === 'events') {
-        if (method !== 'GET') wrongMethod(context, 'GET');
+        reads(context);
+        if (method === 'HEAD') return sseHead(res);
         return streamRunEvents(context, run);
       }
       if (leaf === 'approvals') {
@@ -153,7 +159,7 @@ export function v1Routes(): RouteHandler {
       throw notFound(context.url.pathname);
     }
     if (root === 'sessions' && id !== undefined && leaf === undefined) {
-      if (method === 'GET') {
+      if (method === 'GET' || method === 'HEAD') {
         const session = await registry.session(id, tenant);
         if (!session) throw notFound(`session ${id}`);
         return sendJson(res, 200, {
@@ -170,7 +176,7 @@ export function v1Routes(): RouteHandler {
         res.writeHead(204).end();
         return;
       }
-      wrongMethod(context, 'GET', 'DELETE');
+      wrongMethod(context, 'GET', 'HEAD', 'DELETE');
     }
     throw notFound(context.url.pathname);
   };
@@ -186,8 +192,7 @@ export function healthRoutes(
   log?: (line: string) => void,
 ): RouteHandler {
   return async (context) => {
-    // A probe reads; HEAD is GET without the body (Node leaves the body out).
-    if (context.req.method !== 'GET' && context.req.method !== 'HEAD') wrongMethod(context, 'GET', 'HEAD');
+    reads(context);
     if (context.url.pathname === '/healthz') return sendJson(context.res, 200, { ok: true });
     try {
       await ready(context.signal);

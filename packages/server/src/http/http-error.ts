@@ -39,6 +39,14 @@ export function methodNotAllowed(
   );
 }
 
+/**
+ * A path that is read (GET): HEAD is taken too, as RFC 9110 §9.3.2 asks (the same answer without
+ * its body; Node leaves the body out). Any other method is 405 naming both.
+ */
+export function readOnly(res: ServerResponse, method: string | undefined, path: string): void {
+  if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed(res, method, path, ['GET', 'HEAD']);
+}
+
 /** The answer of every endpoint to something it cannot see: another tenant's run is not there. */
 export function notFound(what: string): HttpError {
   return new HttpError(404, 'not_found', `${what} not found`);

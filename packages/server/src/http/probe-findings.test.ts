@@ -347,20 +347,20 @@ describe('sessions against an outside attacker', () => {
     const probes: [string, string, string][] = [
       ['POST', '/healthz', 'GET, HEAD'],
       ['DELETE', '/readyz', 'GET, HEAD'],
-      ['POST', '/v1/openapi.json', 'GET'],
-      ['PUT', '/v1/agents', 'GET'],
+      ['POST', '/v1/openapi.json', 'GET, HEAD'],
+      ['PUT', '/v1/agents', 'GET, HEAD'],
       ['GET', '/v1/agents/deployer/runs', 'POST'],
-      ['DELETE', `/v1/runs/${runId}`, 'GET'],
-      ['POST', `/v1/runs/${runId}/events`, 'GET'],
+      ['DELETE', `/v1/runs/${runId}`, 'GET, HEAD'],
+      ['POST', `/v1/runs/${runId}/events`, 'GET, HEAD'],
       ['GET', `/v1/runs/${runId}/approvals`, 'POST'],
       ['GET', `/v1/runs/${runId}/answers`, 'POST'],
       ['GET', `/v1/runs/${runId}/cancel`, 'POST'],
-      ['PUT', `/v1/sessions/${sessionId}`, 'GET, DELETE'],
+      ['PUT', `/v1/sessions/${sessionId}`, 'GET, HEAD, DELETE'],
       ['GET', '/v1/agents/deployer/chat', 'POST'],
       ['PUT', '/v1/agents/deployer/ag-ui', 'POST'],
-      ['POST', '/v1/agents/deployer/chat/some-chat/stream', 'GET'],
+      ['POST', '/v1/agents/deployer/chat/some-chat/stream', 'GET, HEAD'],
       ['GET', '/a2a/deployer', 'POST'],
-      ['POST', '/a2a/deployer/.well-known/agent-card.json', 'GET'],
+      ['POST', '/a2a/deployer/.well-known/agent-card.json', 'GET, HEAD'],
       ['PATCH', '/mcp', 'GET, POST, DELETE'],
     ];
     for (const [method, path, allow] of probes) {
@@ -373,9 +373,38 @@ describe('sessions against an outside attacker', () => {
       });
       expect(((await res.json()) as Loose).error.code).toBe('method_not_allowed');
     }
-    // A path that is not there stays 404 whatever the method.
+    // A path that is not there stays 404 whatever the method, an unknown agent's routes too.
     expect((await call('/a2a/nobody', { method: 'GET' })).status).toBe(404);
-    expect((await call('/healthz', { method: 'HEAD' })).status).toBe(200);
+    for (const leaf of ['runs', 'chat', 'ag-ui', 'chat/some-chat/stream'])
+      expect({
+        leaf,
+        status: (await call(`/v1/agents/nobody/${leaf}`, { method: 'PUT', body: '{}' })).status,
+      }).toEqual({ leaf, status: 404 });
+  });
+
+  it('HEAD is taken wherever GET is: the same status and headers, no body, a stream not waited for', async () => {
+    const { runId, sessionId } = await pausedRun('head-probes');
+    const paths = [
+      '/healthz',
+      '/readyz',
+      '/v1/openapi.json',
+      '/v1/agents',
+      `/v1/runs/${runId}`,
+      `/v1/runs/${runId}/events`,
+      `/v1/sessions/${sessionId}`,
+      '/a2a/deployer/.well-known/agent-card.json',
+    ];
+    for (const path of paths) {
+      const [get, head] = [await call(path, { method: 'GET' }), await call(path, { method: 'HEAD' })];
+      if (!path.endsWith('/events')) await get.text();
+      else await get.body?.cancel();
+      expect({ path, status: head.status, type: head.headers.get('content-type') }).toEqual({
+        path,
+        status: get.status,
+        type: get.headers.get('content-type'),
+      });
+      expect(await head.text()).toBe('');
+    }
   });
 
   it.runIf(HAS_IPV6)(

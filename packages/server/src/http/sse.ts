@@ -13,6 +13,16 @@ export interface SseStream {
 }
 
 /** Starts a `text/event-stream` answer on `res`. */
+/** A HEAD on a stream: its headers alone, at once (the stream itself would wait for the run). */
+export function sseHead(res: ServerResponse, headers: Record<string, string> = {}): void {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-store',
+    ...headers,
+  });
+  res.end();
+}
+
 export function openSse(res: ServerResponse, headers: Record<string, string> = {}): SseStream {
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',

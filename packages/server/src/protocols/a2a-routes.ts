@@ -11,7 +11,7 @@ import {
 import type { RequestContext, RouteHandler } from '../http/app.js';
 import { sendJson } from '../http/app.js';
 import { readJsonBody } from '../http/body.js';
-import { HttpError, methodNotAllowed, notFound } from '../http/http-error.js';
+import { HttpError, notFound, readOnly } from '../http/http-error.js';
 import type { RunRegistry } from '../runs/run-registry.js';
 import type { ServedAgent } from '../runs/served-agents.js';
 import type { ServedRun } from '../runs/served-run.js';
@@ -123,8 +123,7 @@ export function a2aRoutes(registry: RunRegistry, options: A2AOptions = {}) {
   const only = agents.size === 1 ? [...agents.values()][0] : undefined;
 
   const cards: RouteHandler = (context) => {
-    if (context.req.method !== 'GET')
-      throw methodNotAllowed(context.res, context.req.method, context.url.pathname, ['GET']);
+    readOnly(context.res, context.req.method, context.url.pathname);
     const path = context.url.pathname;
     const name = path === CARD_PATH ? undefined : decodeURIComponent(path.split('/')[2] ?? '');
     const agent = name === undefined ? only : agents.get(name);

@@ -2,8 +2,8 @@ import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import type { RunEvent } from '@raf/framework';
 import type { RequestContext } from '../http/app.js';
 import { readBody, readJsonBody } from '../http/body.js';
-import { HttpError, methodNotAllowed, notFound } from '../http/http-error.js';
-import { openSse } from '../http/sse.js';
+import { HttpError, methodNotAllowed, notFound, readOnly } from '../http/http-error.js';
+import { openSse, sseHead } from '../http/sse.js';
 import type { ServedRun } from '../runs/served-run.js';
 import { CLIENT_SESSION_ID } from '../runs/tenant-sessions.js';
 import { agUiIntent, toAgUiEvents } from './ag-ui.js';
@@ -54,9 +54,10 @@ async function resume(
  * `/v1` API sees it too, and it goes on if the page goes away.
  */
 export async function chatRoute(context: RequestContext, agent: string): Promise<void> {
-  onlyPost(context);
+  // The token first, then the agent (404 whatever the method), then the method.
   const tenant = tenantOf(context);
   context.registry.agents.get(agent);
+  onlyPost(context);
   const body = await readBody(context.req, chatRequestSchema, context.maxBodyBytes);
   const intent = chatIntent(body);
   if (!intent)
@@ -101,16 +102,16 @@ export async function chatRoute(context: RequestContext, agent: string): Promise
  * any replica (its events are in the store); none running is `204`, as the SDK expects.
  */
 export async function chatResumeRoute(context: RequestContext, agent: string, chatId: string): Promise<void> {
-  if (context.req.method !== 'GET')
-    throw methodNotAllowed(context.res, context.req.method, context.url.pathname, ['GET']);
   const tenant = tenantOf(context);
   context.registry.agents.get(agent);
+  readOnly(context.res, context.req.method, context.url.pathname);
   if (!CLIENT_SESSION_ID.test(chatId)) throw notFound(context.url.pathname);
   const run = await context.registry.latestRun(chatId, tenant);
   if (!run || run.agent !== agent || (await run.record(context.signal)).status !== 'running') {
     context.res.writeHead(204).end();
     return;
   }
+  if (context.req.method === 'HEAD') return sseHead(context.res, { ...UI_MESSAGE_STREAM_HEADERS });
   // Counted like `/v1/runs/{id}/events`: a reader of a run, not a run, so no run limit caps it.
   const release = context.registry.openStream(tenant);
   const stream = openSse(context.res, { ...UI_MESSAGE_STREAM_HEADERS });
@@ -138,9 +139,10 @@ export async function chatResumeRoute(context: RequestContext, agent: string, ch
  * interrupts of the run that paused.
  */
 export async function agUiRoute(context: RequestContext, agent: string): Promise<void> {
-  onlyPost(context);
+  // The token first, then the agent (404 whatever the method), then the method.
   const tenant = tenantOf(context);
   context.registry.agents.get(agent);
+  onlyPost(context);
   const parsed = RunAgentInputSchema.safeParse(await readJsonBody(context.req, context.maxBodyBytes));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -1,0 +1,13 @@
+import { loopOperation } from './agent-loop.js';
+import { startServerProcess } from './lib/server.js';
+const contender = process.argv[2] ?? 'raf';
+const server = await startServerProcess();
+const op = await loopOperation(server.baseURL, contender as never);
+for (let i = 0; i < 500; i++) await op();
+const t0 = process.cpuUsage();
+const n = Number(process.argv[3] ?? 3000);
+for (let i = 0; i < n; i++) await op();
+const u = process.cpuUsage(t0);
+console.log(contender, ((u.user + u.system) / 1000 / n / 4).toFixed(4), 'cpu ms/round');
+await server.stop();
+process.exit(0);
