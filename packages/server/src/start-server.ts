@@ -27,6 +27,8 @@ export interface CreateServerOptions extends Omit<ServerAppOptions, 'registry' |
  * returned app (`app.mount('/v1/agents', …)` is taken: mount under a longer prefix or elsewhere),
  * then `listen()`.
  */
+const READY_PROBE_ID = 'raf-readyz-probe';
+
 export function createServer(options: CreateServerOptions): ServerApp {
   const { agents, store, runs, tokens, limits, protocols, durable, ...rest } = options;
   const registry = new RunRegistry({
@@ -38,8 +40,10 @@ export function createServer(options: CreateServerOptions): ServerApp {
   });
   const app = new ServerApp({ ...rest, registry, tokens });
   app.mount('/v1', v1Routes());
+  // One lookup of an id no session has: the store answers (a query, a file read) in time that does
+  // not grow with the sessions it holds, as a probe asked every few seconds must.
   const health = healthRoutes(async (signal) => {
-    await store.sessions.list({ signal });
+    await store.sessions.load(READY_PROBE_ID, { signal });
   }, rest.log);
   app.mount('/healthz', health, { public: true });
   app.mount('/readyz', health, { public: true });

@@ -32,10 +32,10 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'raf-serve-probe-'));
   fixture = await startFixture({ rounds: 1 });
   served = await serve(fixture);
-  // A store whose listing fails with a message naming a file: what /readyz must not repeat.
+  // A store whose reads fail with a message naming a file: what /readyz must not repeat.
   failing = await serve(fixture, 'memory:', { log: (line) => logged.push(line) });
   const sessions = failing.store.sessions;
-  sessions.list = async () => {
+  sessions.load = async () => {
     throw new Error('SQLITE_IOERR: disk I/O error at /var/lib/raf/secret-state.db');
   };
 });
@@ -148,6 +148,22 @@ describe('raf serve against an outside attacker', () => {
     expect(text).not.toContain('/var/lib');
     expect(text).not.toContain('SQLITE');
     expect(logged.join('\n')).toContain('secret-state.db');
+  });
+
+  it('/readyz looks one id up and never lists the store (a probe must not grow with its sessions)', async () => {
+    const sessions = served.store.sessions;
+    const list = sessions.list;
+    let listed = 0;
+    sessions.list = async (...args) => {
+      listed++;
+      return list.apply(sessions, args);
+    };
+    try {
+      for (let i = 0; i < 3; i++) expect((await fetch(`${served.url}/readyz`)).status).toBe(200);
+      expect(listed).toBe(0);
+    } finally {
+      sessions.list = list;
+    }
   });
 
   it('a tokens file: a FIFO is refused at once, a token with a space or non-ASCII is refused, a BOM is read past', async () => {
