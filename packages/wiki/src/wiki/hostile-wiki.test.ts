@@ -2,6 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeUpstreamWiki } from '../test-support/make-wikis.js';
@@ -111,46 +112,61 @@ describe('a wiki folder with planted links and FIFOs', () => {
 
 const child = fileURLToPath(new URL('../test-support/write-page-process.ts', import.meta.url));
 
-/** Starts a writer process and resolves once it has the wiki open. */
-function writer(root: string, args: string[]) {
-  const proc = spawn(
-    process.execPath,
-    ['--conditions=@raf/source', '--import', 'tsx', child, root, ...args],
-    {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    },
-  );
-  let out = '';
+/** A writer process, kept for every trial: `trial` opens the wiki and waits for `go`. */
+function writer() {
+  const proc = spawn(process.execPath, ['--conditions=@raf/source', '--import', 'tsx', child], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let err = '';
   proc.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
-  const ready = new Promise<void>((resolve, reject) => {
-    proc.stdout.setEncoding('utf8').on('data', (c: string) => {
-      out += c;
-      if (out.includes('ready\n')) resolve();
-    });
-    proc.once('exit', (code) => reject(new Error(`writer exited ${code}: ${err}`)));
-  });
-  const done = new Promise<{ ok: boolean }>((resolve, reject) => {
-    proc.once('exit', (code) => {
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (code === 0 && line) resolve(JSON.parse(line) as { ok: boolean });
-      else reject(new Error(`writer exited ${code}: ${err}`));
-    });
-  });
-  return { ready, done, go: () => proc.stdin.end('go\n') };
+  const lines = createInterface({ input: proc.stdout })[Symbol.asyncIterator]();
+  const exited = new Promise<never>((_, reject) =>
+    proc.once('exit', (code) => reject(new Error(`writer exited ${code}: ${err}`))),
+  );
+  exited.catch(() => undefined);
+  const nextLine = async () => {
+    const line = await Promise.race([lines.next(), exited]);
+    if (line.done) throw new Error(`writer closed its output: ${err}`);
+    return line.value;
+  };
+  return {
+    /** Resolves once the wiki at `root` is open in the process. */
+    async trial(root: string, page: string, content: string, expectedHash?: string) {
+      proc.stdin.write(`${JSON.stringify({ root, page, content, expectedHash })}\n`);
+      expect(await nextLine()).toBe('ready');
+    },
+    /** Writes and resolves with whether the write succeeded. */
+    async go(): Promise<boolean> {
+      proc.stdin.write('go\n');
+      return (JSON.parse(await nextLine()) as { ok: boolean }).ok;
+    },
+    close: () => {
+      proc.stdin.end();
+      return new Promise<void>((resolve) =>
+        proc.exitCode === null ? proc.once('exit', () => resolve()) : resolve(),
+      );
+    },
+  };
 }
 
-async function race(root: string, a: string[], b: string[]): Promise<boolean[]> {
-  const first = writer(root, a);
-  const second = writer(root, b);
-  await Promise.all([first.ready, second.ready]);
-  first.go();
-  second.go();
-  return [(await first.done).ok, (await second.done).ok];
+type Writer = ReturnType<typeof writer>;
+
+/** One trial: both processes open the wiki, then both write at once. */
+async function race(writers: [Writer, Writer], root: string, a: string[], b: string[]): Promise<boolean[]> {
+  const [first, second] = writers;
+  await Promise.all([first.trial(root, a[0]!, a[1]!, a[2]), second.trial(root, b[0]!, b[1]!, b[2])]);
+  return Promise.all([first.go(), second.go()]);
 }
 
 describe('two processes writing one page (compare-and-swap under a lock)', () => {
   const TRIALS = 10;
+  let writers: [Writer, Writer];
+  beforeEach(() => {
+    writers = [writer(), writer()];
+  });
+  afterEach(async () => {
+    await Promise.all(writers.map((w) => w.close()));
+  });
 
   it(`replacing with the same expected_hash: one ok and one conflict, ${TRIALS} of ${TRIALS}`, async () => {
     for (let trial = 0; trial < TRIALS; trial++) {
@@ -158,7 +174,7 @@ describe('two processes writing one page (compare-and-swap under a lock)', () =>
       await mkdir(root);
       await writeFile(join(root, 'page.md'), 'first version\n');
       const hash = (await open(root)).page('page')?.hash as string;
-      const results = await race(root, ['page', 'from A\n', hash], ['page', 'from B\n', hash]);
+      const results = await race(writers, root, ['page', 'from A\n', hash], ['page', 'from B\n', hash]);
       expect(results.sort()).toEqual([false, true]);
       const text = await readFile(join(root, 'page.md'), 'utf8');
       expect(['from A\n', 'from B\n']).toContain(text);
@@ -169,7 +185,7 @@ describe('two processes writing one page (compare-and-swap under a lock)', () =>
     for (let trial = 0; trial < TRIALS; trial++) {
       const root = join(dir, `create-${trial}`);
       await mkdir(root);
-      const results = await race(root, ['notes/new', 'by A\n'], ['notes/new', 'by B\n']);
+      const results = await race(writers, root, ['notes/new', 'by A\n'], ['notes/new', 'by B\n']);
       expect(results.sort()).toEqual([false, true]);
     }
   }, 240_000);
