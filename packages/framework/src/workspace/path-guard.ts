@@ -78,6 +78,11 @@ async function realLocation(
       return { real: join(above.real, absolute.slice(parent.length)), exists: false };
     }
     if (code === 'ELOOP') throw new PathRejectedError(`symbolic link loop resolving '${absolute}'`);
+    // Named, and without echoing the path (twice, in Node's message): it may be kilobytes long.
+    if (code === 'ENAMETOOLONG')
+      throw new PathRejectedError(
+        'the path is too long (a name over 255 bytes or a whole path over 4096 bytes)',
+      );
     throw new PathRejectedError(`cannot resolve '${absolute}': ${(error as Error).message}`);
   }
   if (stat.kind === 'symlink') {
