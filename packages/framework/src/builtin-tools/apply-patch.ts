@@ -55,6 +55,32 @@ export function changesOf(text: string): FileChange[] {
   return changes;
 }
 
+/**
+ * The file's text, refused when it is not UTF-8: decoding would turn each stray byte into U+FFFD
+ * and writing the result back would change the file outside the patch's hunks (and an undo
+ * would restore the altered text, not the file).
+ */
+function utf8Text(bytes: Buffer, path: string): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw new ToolFailure(`'${path}' is not UTF-8 text; apply_patch cannot change it without corrupting it`);
+  }
+}
+
+/** Two sections for one file would each be applied to the original and the last would win. */
+function refuseRepeats(changes: FileChange[], paths: ResolvedPath[]): void {
+  const seen = new Set<string>();
+  for (const [i, change] of changes.entries()) {
+    const real = paths[i]?.real ?? change.path;
+    if (seen.has(real))
+      throw new ToolFailure(
+        `the patch changes '${change.path}' in more than one section; put all its hunks under one ---/+++ header`,
+      );
+    seen.add(real);
+  }
+}
+
 async function newContents(change: FileChange, file: ResolvedPath, ops: ToolOperations, signal: AbortSignal) {
   if (change.kind === 'create' && file.exists) throw new ToolFailure(`'${change.path}' already exists`);
   if (change.kind !== 'create' && file.kind !== 'file')
@@ -62,7 +88,7 @@ async function newContents(change: FileChange, file: ResolvedPath, ops: ToolOper
   const before =
     change.kind === 'create'
       ? undefined
-      : (await ops.fs.readFile(file.real, { maxBytes: PATCH_MAX_FILE_BYTES, signal })).toString('utf8');
+      : utf8Text(await ops.fs.readFile(file.real, { maxBytes: PATCH_MAX_FILE_BYTES, signal }), change.path);
   const after = diff().applyPatch(before ?? '', change.patch);
   if (after === false)
     throw new ToolFailure(
@@ -90,6 +116,7 @@ export function createApplyPatchTool() {
     },
     async run({ args, paths, ops, context }) {
       const changes = changesOf(args.patch);
+      refuseRepeats(changes, paths);
       const planned = await Promise.all(
         changes.map(async (change, i) => {
           const file = paths[i] as ResolvedPath;
