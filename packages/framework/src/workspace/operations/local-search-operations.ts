@@ -23,6 +23,13 @@ export class LocalSearchOperations implements SearchOperations {
   }
 
   async search(request: SearchRequest): Promise<SearchOutcome> {
+    // ripgrep takes them as arguments, which cannot hold a NUL: refused here, named, for both engines.
+    for (const [what, text] of [
+      ['pattern', request.pattern],
+      ['include', request.include],
+    ] as const)
+      if (text?.includes('\0'))
+        throw Object.assign(new Error(`the ${what} contains a NUL byte`), { code: 'EPATTERN' });
     // The JS dialect decides what a valid pattern is, whichever engine runs.
     compileSearchPattern(request.pattern, request.caseInsensitive);
     const outcome = await this.bounded(request.signal, (signal) => this.searchWith({ ...request, signal }));
