@@ -121,6 +121,34 @@ describe('failures name the problem', () => {
     });
   });
 
+  it('search_file and find_files name a pattern too long to hand to ripgrep or the glob matcher', async () => {
+    const long = 'x'.repeat(200_000);
+    expect(await call('search_file', { pattern: long, directory: '.' })).toEqual({
+      ok: false,
+      error: 'the pattern is 200000 characters long, over the 65536-character limit',
+    });
+    expect(await call('search_file', { pattern: 'a', directory: '.', include: long })).toEqual({
+      ok: false,
+      error: 'the include is 200000 characters long, over the 65536-character limit',
+    });
+    expect(await call('find_files', { pattern: long })).toEqual({
+      ok: false,
+      error: 'the pattern is 200000 characters long, over the 65536-character limit',
+    });
+  });
+
+  it('a write below a regular file says it is not a directory (not that a link appeared)', async () => {
+    expect(await call('write_file', { path: 'src/a.txt/x', content: 'x' })).toEqual({
+      ok: false,
+      error: "Not a directory: 'src/a.txt/x'",
+    });
+    expect(await call('make_directory', { path: 'src/a.txt/sub/deeper' })).toEqual({
+      ok: false,
+      error: "Not a directory: 'src/a.txt/sub/deeper'",
+    });
+    expect(await readFile(join(fx.root, 'src', 'a.txt'), 'utf8')).toBe('alpha\nneedle inside\n');
+  });
+
   it('search_file on a FIFO says it is not a folder or a regular file', async () => {
     expect(await call('search_file', { pattern: 'a', directory: 'pipe' })).toEqual({
       ok: false,
