@@ -86,7 +86,16 @@ async function realLocation(
     throw new PathRejectedError(`cannot resolve '${absolute}': ${(error as Error).message}`);
   }
   if (stat.kind === 'symlink') {
-    const target = await fs.readlink(absolute);
+    let target: string;
+    try {
+      target = await fs.readlink(absolute);
+    } catch (error) {
+      // The link was replaced (EINVAL: now a folder or file) or removed since lstat: look again,
+      // rather than hand the model Node's raw readlink error.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EINVAL' || code === 'ENOENT') return realLocation(fs, absolute, hops + 1);
+      throw new PathRejectedError(`cannot resolve '${absolute}': ${(error as Error).message}`);
+    }
     const parentReal = (await realLocation(fs, dirname(absolute), hops + 1)).real;
     return realLocation(fs, isAbsolute(target) ? target : resolve(parentReal, target), hops + 1);
   }
@@ -95,8 +104,10 @@ async function realLocation(
     const kind = stat.kind === 'directory' || stat.kind === 'file' ? stat.kind : 'other';
     return { real, exists: true, kind };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP')
-      throw new PathRejectedError(`symbolic link loop resolving '${absolute}'`);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw new PathRejectedError(`symbolic link loop resolving '${absolute}'`);
+    // Removed (or a folder on the way replaced) since lstat: look again, as for readlink.
+    if (code === 'ENOENT' || code === 'ENOTDIR') return realLocation(fs, absolute, hops + 1);
     throw new PathRejectedError(`cannot resolve '${absolute}': ${(error as Error).message}`);
   }
 }
