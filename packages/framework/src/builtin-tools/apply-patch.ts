@@ -6,6 +6,7 @@ import type { ToolOperations } from '../workspace/operations/tool-operations.js'
 import type { ResolvedPath } from '../workspace/path-guard.js';
 import { BuiltinTool } from './builtin-tool.js';
 import { ToolFailure } from './tool-failure.js';
+import { namesFolder } from './write-file.js';
 
 const diff = lazyRequire<typeof import('diff')>('diff');
 
@@ -83,6 +84,8 @@ function refuseRepeats(changes: FileChange[], paths: ResolvedPath[]): void {
 
 async function newContents(change: FileChange, file: ResolvedPath, ops: ToolOperations, signal: AbortSignal) {
   if (change.kind === 'create' && file.exists) throw new ToolFailure(`'${change.path}' already exists`);
+  if (change.kind === 'create' && namesFolder(change.path))
+    throw new ToolFailure(`'${change.path}' names a folder, not a file`);
   if (change.kind !== 'create' && file.kind !== 'file')
     throw new ToolFailure(`No such file: '${change.path}'`);
   const before =

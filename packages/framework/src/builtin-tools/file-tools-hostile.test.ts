@@ -149,6 +149,21 @@ describe('failures name the problem', () => {
     expect(await readFile(join(fx.root, 'src', 'a.txt'), 'utf8')).toBe('alpha\nneedle inside\n');
   });
 
+  it('write_file and apply_patch refuse a path spelt as a folder (`logs/`) instead of creating a file', async () => {
+    for (const path of ['logs/', 'logs/.', 'src/deep/..']) {
+      expect(await call('write_file', { path, content: 'x' })).toEqual({
+        ok: false,
+        error: `'${path}' names a folder, not a file; give the file's name`,
+      });
+    }
+    const patch = '--- /dev/null\n+++ b/logs/\n@@ -0,0 +1 @@\n+x\n';
+    expect(await call('apply_patch', { patch })).toEqual({
+      ok: false,
+      error: "'logs/' names a folder, not a file",
+    });
+    expect(existsSync(join(fx.root, 'logs'))).toBe(false);
+  });
+
   it('search_file on a FIFO says it is not a folder or a regular file', async () => {
     expect(await call('search_file', { pattern: 'a', directory: 'pipe' })).toEqual({
       ok: false,
