@@ -67,6 +67,11 @@ describe('path guard', () => {
     await expect(resolveInScope(scope, '/proc/self/root/etc/passwd')).rejects.toThrow(/kernel alias/);
     await expect(resolveInScope(scope, '/dev/fd/0')).rejects.toThrow(/kernel alias/);
     await expect(resolveInScope(scope, '/proc/1/cwd')).rejects.toThrow(/kernel alias/);
+    // The same views of each thread.
+    for (const view of ['root/etc/passwd', 'cwd', 'fd/0'])
+      await expect(resolveInScope(scope, `/proc/self/task/${process.pid}/${view}`)).rejects.toThrow(
+        /kernel alias/,
+      );
   });
 
   it('follows a final-component link and an intermediate directory link out of the root', async () => {

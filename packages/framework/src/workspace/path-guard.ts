@@ -36,9 +36,10 @@ export interface ResolveOptions {
 /** Input the guard refuses whatever the policy: the tool answers with this message. */
 export { PathRejectedError };
 
-// Kernel views that can name any file through a harmless-looking path.
+// Kernel views that can name any file through a harmless-looking path (each thread has the same
+// views under `task/<tid>/`).
 const ESCAPE_HATCHES = [
-  /^\/proc\/(self|thread-self|\d+)\/(root|cwd|fd|exe|map_files)(\/|$)/,
+  /^\/proc\/(self|thread-self|\d+)\/(task\/\d+\/)?(root|cwd|fd|exe|map_files)(\/|$)/,
   /^\/dev\/fd(\/|$)/,
   /^\/dev\/std(in|out|err)$/,
 ];
