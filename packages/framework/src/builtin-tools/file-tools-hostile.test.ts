@@ -189,3 +189,17 @@ describe('list_files on a huge folder', () => {
     expect(peak - before).toBeLessThan(60 * 1024 * 1024);
   });
 });
+
+describe('names that are not UTF-8', () => {
+  // Linux file systems take any bytes as a name (APFS and NTFS refuse these).
+  it.runIf(process.platform === 'linux')('remove_path deletes a folder holding them', async () => {
+    const folder = join(fx.root, 'archive');
+    const bytes = (...parts: (string | number[])[]) =>
+      Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))));
+    await mkdir(bytes(folder, '/', [0xc3]), { recursive: true });
+    await writeFile(bytes(folder, '/', [0xff, 0xfe], '.txt'), 'latin-1 name');
+    await writeFile(bytes(folder, '/', [0xc3], '/inner'), 'below a latin-1 folder');
+    expect(await call('remove_path', { path: 'archive' })).toMatchObject({ ok: true });
+    expect(existsSync(folder)).toBe(false);
+  });
+});
