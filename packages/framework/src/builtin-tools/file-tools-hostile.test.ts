@@ -1,5 +1,5 @@
 import { closeSync, existsSync, openSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ITool, ToolResult } from '@raf/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -98,6 +98,23 @@ describe('edits keep the bytes they do not replace', () => {
     const other = '--- a/./src/a.txt\n+++ b/./src/a.txt\n@@ -2 +2 @@\n-needle inside\n+other\n';
     expect((await call('apply_patch', { patch: section('one') + other })).ok).toBe(false);
     expect(await readFile(file, 'utf8')).toBe('alpha\nneedle inside\n');
+  });
+});
+
+describe('read-only files', () => {
+  it('write_file, edit_file and apply_patch refuse a read-only file (a rename would replace it)', async () => {
+    const file = join(fx.root, 'ro.txt');
+    await writeFile(file, 'keep\n');
+    await chmod(file, 0o444);
+    const patch = '--- a/ro.txt\n+++ b/ro.txt\n@@ -1 +1 @@\n-keep\n+lost\n';
+    for (const [name, args] of [
+      ['write_file', { path: 'ro.txt', content: 'lost' }],
+      ['edit_file', { path: 'ro.txt', old_str: 'keep', new_str: 'lost' }],
+      ['apply_patch', { patch }],
+    ] as const) {
+      expect(await call(name, args)).toEqual({ ok: false, error: "Permission denied: 'ro.txt'" });
+    }
+    expect(await readFile(file, 'utf8')).toBe('keep\n');
   });
 });
 

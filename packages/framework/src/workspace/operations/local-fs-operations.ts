@@ -134,6 +134,10 @@ export class LocalFsOperations implements FsOperations {
     return this.within(dirname(path), true, async (dir) => {
       const existing = await lstat(dir.at(name)).catch(() => undefined);
       if (existing?.isDirectory()) throw errorWithCode(`'${path}' is a directory`, 'EISDIR');
+      // A rename replaces a file whatever its own mode: a read-only file would be overwritten
+      // where writing it in place is refused. Refused like that write (also when running as root).
+      if (existing?.isFile() && (existing.mode & 0o222) === 0)
+        throw errorWithCode(`EACCES: permission denied, the file is read-only: '${path}'`, 'EACCES');
       const mode = existing?.isFile() ? existing.mode & 0o7777 : 0o666;
       const temporary = dir.at(`.${name}.${nodeCrypto().randomBytes(6).toString('hex')}.raf-tmp`);
       const handle = await open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
