@@ -1,3 +1,4 @@
+import { getErrorMessage } from '@raf/core';
 import { onFirstUse } from '@raf/core/internal';
 import type { StructuredPatch } from 'diff';
 import * as z from 'zod';
@@ -5,7 +6,7 @@ import { lazyRequire } from '../lazy-require.js';
 import type { ToolOperations } from '../workspace/operations/tool-operations.js';
 import type { ResolvedPath } from '../workspace/path-guard.js';
 import { BuiltinTool } from './builtin-tool.js';
-import { ToolFailure } from './tool-failure.js';
+import { describeFsError, ToolFailure } from './tool-failure.js';
 import { namesFolder } from './write-file.js';
 
 const diff = lazyRequire<typeof import('diff')>('diff');
@@ -82,6 +83,15 @@ function refuseRepeats(changes: FileChange[], paths: ResolvedPath[]): void {
   }
 }
 
+/**
+ * A file-system error worded for the file of the patch it happened on (the tool's generic
+ * wording would name the patch's first file, whichever failed).
+ */
+function naming(error: unknown, path: string): unknown {
+  const text = describeFsError(error, path);
+  return text === getErrorMessage(error) ? error : new ToolFailure(text);
+}
+
 async function newContents(change: FileChange, file: ResolvedPath, ops: ToolOperations, signal: AbortSignal) {
   if (change.kind === 'create' && file.exists) throw new ToolFailure(`'${change.path}' already exists`);
   if (change.kind === 'create' && namesFolder(change.path))
@@ -123,12 +133,17 @@ export function createApplyPatchTool() {
       const planned = await Promise.all(
         changes.map(async (change, i) => {
           const file = paths[i] as ResolvedPath;
-          return { change, file, ...(await newContents(change, file, ops, context.signal)) };
+          const contents = await newContents(change, file, ops, context.signal).catch((error: unknown) => {
+            throw naming(error, change.path);
+          });
+          return { change, file, ...contents };
         }),
       );
       const done: typeof planned = [];
+      let current: (typeof planned)[number] | undefined;
       try {
         for (const step of planned) {
+          current = step;
           if (step.change.kind === 'delete') await ops.fs.remove(step.file.real);
           else await ops.fs.writeFile(step.file.real, step.after, { signal: context.signal });
           done.push(step);
@@ -142,7 +157,7 @@ export function createApplyPatchTool() {
               .writeFile(step.file.real, step.before, { signal: new AbortController().signal })
               .catch(() => {});
         }
-        throw error;
+        throw current ? naming(error, current.change.path) : error;
       }
       return { files: planned.map((s) => ({ path: s.file.real, change: s.change.kind })), applied: true };
     },

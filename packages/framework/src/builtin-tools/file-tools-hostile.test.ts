@@ -86,6 +86,21 @@ describe('edits keep the bytes they do not replace', () => {
     expect(await readFile(file)).toEqual(NOT_UTF8);
   });
 
+  it('apply_patch names the file it failed on, and undoes the files before it', async () => {
+    const patch = [
+      '--- a/src/a.txt\n+++ b/src/a.txt\n@@ -1 +1 @@\n-alpha\n+beta\n',
+      '--- /dev/null\n+++ b/created.txt\n@@ -0,0 +1 @@\n+new\n',
+      // A folder below a regular file cannot be created: this section fails.
+      '--- /dev/null\n+++ b/src/a.txt/below.txt\n@@ -0,0 +1 @@\n+x\n',
+    ].join('');
+    expect(await call('apply_patch', { patch })).toEqual({
+      ok: false,
+      error: "Not a directory: 'src/a.txt/below.txt'",
+    });
+    expect(await readFile(join(fx.root, 'src', 'a.txt'), 'utf8')).toBe('alpha\nneedle inside\n');
+    expect(existsSync(join(fx.root, 'created.txt'))).toBe(false);
+  });
+
   it('apply_patch refuses a patch that changes one file in two sections', async () => {
     const file = join(fx.root, 'src', 'a.txt');
     const section = (to: string) => `--- a/src/a.txt\n+++ b/src/a.txt\n@@ -1 +1 @@\n-alpha\n+${to}\n`;
