@@ -14,10 +14,15 @@ const parameters = onFirstUse(() =>
   }),
 );
 
-function occurrences(text: string, needle: string): number[] {
-  const found: number[] = [];
-  for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) found.push(at);
-  return found;
+/** Byte offsets of `needle` in `bytes` (overlapping matches count): all of them, or the first few. */
+function occurrences(bytes: Buffer, needle: Buffer): { count: number; first: number[] } {
+  const first: number[] = [];
+  let count = 0;
+  for (let at = bytes.indexOf(needle); at >= 0; at = bytes.indexOf(needle, at + 1)) {
+    if (first.length < 3) first.push(at);
+    count += 1;
+  }
+  return { count, first };
 }
 
 /** `edit_file {path, old_str, new_str}`: replaces text that occurs exactly once. */
@@ -31,23 +36,28 @@ export function createEditFileTool() {
     async run({ args, paths, ops, context }) {
       const file = requireFile(paths[0], args.path);
       if (args.old_str === '') throw new ToolFailure('old_str must not be empty');
-      const text = (
-        await ops.fs.readFile(file.real, { maxBytes: EDIT_MAX_BYTES, signal: context.signal })
-      ).toString('utf8');
-      const found = occurrences(text, args.old_str);
-      if (found.length === 0) {
+      // The edit works on the bytes, not on decoded text: decoding a file with bytes that are
+      // not UTF-8 (Latin-1 text, a binary blob) and encoding it again would rewrite every such
+      // byte as U+FFFD, far from the replaced text.
+      const bytes = await ops.fs.readFile(file.real, { maxBytes: EDIT_MAX_BYTES, signal: context.signal });
+      const needle = Buffer.from(args.old_str, 'utf8');
+      const found = occurrences(bytes, needle);
+      if (found.count === 0) {
         throw new ToolFailure(
           'old_str not found in the file. Make sure you copied the exact text, including whitespace and indentation.',
         );
       }
-      if (found.length > 1) {
-        const offsets = found.slice(0, 3).map((at) => Buffer.byteLength(text.slice(0, at), 'utf8'));
+      if (found.count > 1) {
         throw new ToolFailure(
-          `old_str is not unique — found ${found.length} occurrences (e.g. at byte offset ${offsets.join(', ')}). Include more surrounding text.`,
+          `old_str is not unique — found ${found.count} occurrences (e.g. at byte offset ${found.first.join(', ')}). Include more surrounding text.`,
         );
       }
-      const at = found[0] as number;
-      const updated = text.slice(0, at) + args.new_str + text.slice(at + args.old_str.length);
+      const at = found.first[0] as number;
+      const updated = Buffer.concat([
+        bytes.subarray(0, at),
+        Buffer.from(args.new_str, 'utf8'),
+        bytes.subarray(at + needle.length),
+      ]);
       await ops.fs.writeFile(file.real, updated, { signal: context.signal });
       return { path: file.real, replaced: true };
     },

@@ -1,5 +1,6 @@
 import { onFirstUse } from '@raf/core/internal';
 import * as z from 'zod';
+import { isInside } from '../workspace/path-guard.js';
 import { BuiltinTool, isProtectedPath } from './builtin-tool.js';
 import { ToolFailure } from './tool-failure.js';
 
@@ -28,6 +29,9 @@ export function createMoveFileTool() {
       if (!to || to.exists) throw new ToolFailure('Destination already exists');
       if (await isProtectedPath(from.real, scope, ops.fs))
         throw new ToolFailure('Refusing to move critical path');
+      // rename(2) refuses this with a bare EINVAL naming internal descriptor paths: say why.
+      if (isInside(to.real, from.real))
+        throw new ToolFailure(`Cannot move '${args.from}' into itself ('${args.to}')`);
       await ops.fs.move(from.real, to.real);
       return { from: from.real, to: to.real, moved: true };
     },

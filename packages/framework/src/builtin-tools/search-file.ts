@@ -36,9 +36,9 @@ export function createSearchFileTool() {
     paths: (args) => [{ path: args.directory }],
     async run({ args, paths, ops, context, protection, scope }) {
       const [dir] = paths;
-      if (!dir?.exists || (dir.kind !== 'directory' && dir.kind !== 'file')) {
-        throw new ToolFailure(`No such folder or file: '${args.directory}'`);
-      }
+      if (!dir?.exists) throw new ToolFailure(`No such folder or file: '${args.directory}'`);
+      if (dir.kind !== 'directory' && dir.kind !== 'file')
+        throw new ToolFailure(`'${args.directory}' is not a folder or a regular file`);
       const outcome = await ops.search
         .search({
           pattern: args.pattern,

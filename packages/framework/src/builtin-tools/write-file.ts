@@ -5,6 +5,14 @@ import { ToolFailure } from './tool-failure.js';
 
 export const WRITE_FILE_MAX_BYTES = 1_000_000;
 
+/**
+ * Whether a path names a folder by its spelling (`logs/`, `logs/.`, `..`): resolving it drops the
+ * slash or dot, so writing it would create a file where a folder was meant.
+ */
+export function namesFolder(path: string): boolean {
+  return /(^|\/)\.{0,2}$/.test(path);
+}
+
 // Built on first use (a call to check): importing the framework builds no schema.
 const parameters = onFirstUse(() =>
   z.object({
@@ -23,6 +31,8 @@ export function createWriteFileTool() {
     async run({ args, paths, ops, context }) {
       const [file] = paths;
       if (!file) throw new ToolFailure('no path');
+      if (namesFolder(args.path))
+        throw new ToolFailure(`'${args.path}' names a folder, not a file; give the file's name`);
       const bytes = Buffer.byteLength(args.content, 'utf8');
       if (bytes > WRITE_FILE_MAX_BYTES) {
         throw new ToolFailure(`content is ${bytes} bytes, over the ${WRITE_FILE_MAX_BYTES}-byte limit`);

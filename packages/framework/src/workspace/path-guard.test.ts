@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WorkspaceScope } from '@raf/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PathRejectedError, resolveInScope } from './path-guard.js';
+import { LocalFsOperations } from './operations/local-fs-operations.js';
+import { type GuardFs, PathRejectedError, resolveInScope } from './path-guard.js';
 
 let base: string;
 let root: string;
@@ -66,6 +67,11 @@ describe('path guard', () => {
     await expect(resolveInScope(scope, '/proc/self/root/etc/passwd')).rejects.toThrow(/kernel alias/);
     await expect(resolveInScope(scope, '/dev/fd/0')).rejects.toThrow(/kernel alias/);
     await expect(resolveInScope(scope, '/proc/1/cwd')).rejects.toThrow(/kernel alias/);
+    // The same views of each thread.
+    for (const view of ['root/etc/passwd', 'cwd', 'fd/0'])
+      await expect(resolveInScope(scope, `/proc/self/task/${process.pid}/${view}`)).rejects.toThrow(
+        /kernel alias/,
+      );
   });
 
   it('follows a final-component link and an intermediate directory link out of the root', async () => {
@@ -120,5 +126,52 @@ describe('path guard', () => {
     const multi: WorkspaceScope = { ...scope, roots: [join(base, 'root2')] };
     expect(await where(join(base, 'root2', 'secret.txt'), multi)).toBe('workspace');
     expect(await where(join(base, 'root_backup', 'secret.txt'), multi)).toBe('outside_workspace');
+  });
+});
+
+describe('path guard races', () => {
+  it('a link replaced by a folder between lstat and readlink is looked at again', async () => {
+    const swapped = join(root, 'swapped');
+    await symlink(join(base, 'outside'), swapped);
+    const local = new LocalFsOperations();
+    let raced = false;
+    // The real disk, with the swap done at the worst moment: right after lstat saw the link.
+    const fs: GuardFs = {
+      realpath: (path) => local.realpath(path),
+      readlink: (path) => local.readlink(path),
+      lstat: async (path) => {
+        const info = await local.lstat(path);
+        if (path === swapped && !raced) {
+          raced = true;
+          await rm(swapped);
+          await mkdir(swapped);
+        }
+        return info;
+      },
+    };
+    const resolved = await resolveInScope(scope, 'swapped', fs);
+    expect(raced).toBe(true);
+    expect(resolved).toMatchObject({ real: swapped, scope: 'workspace', exists: true, kind: 'directory' });
+  });
+
+  it('an entry removed between lstat and realpath is missing, not an error', async () => {
+    const vanishing = join(root, 'vanishing');
+    await mkdir(vanishing);
+    const local = new LocalFsOperations();
+    let raced = false;
+    const fs: GuardFs = {
+      readlink: (path) => local.readlink(path),
+      lstat: (path) => local.lstat(path),
+      realpath: async (path) => {
+        if (path === vanishing && !raced) {
+          raced = true;
+          await rm(vanishing, { recursive: true });
+        }
+        return local.realpath(path);
+      },
+    };
+    const resolved = await resolveInScope(scope, 'vanishing', fs);
+    expect(raced).toBe(true);
+    expect(resolved).toMatchObject({ real: vanishing, scope: 'workspace', exists: false });
   });
 });

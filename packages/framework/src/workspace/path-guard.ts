@@ -36,9 +36,10 @@ export interface ResolveOptions {
 /** Input the guard refuses whatever the policy: the tool answers with this message. */
 export { PathRejectedError };
 
-// Kernel views that can name any file through a harmless-looking path.
+// Kernel views that can name any file through a harmless-looking path (each thread has the same
+// views under `task/<tid>/`).
 const ESCAPE_HATCHES = [
-  /^\/proc\/(self|thread-self|\d+)\/(root|cwd|fd|exe|map_files)(\/|$)/,
+  /^\/proc\/(self|thread-self|\d+)\/(task\/\d+\/)?(root|cwd|fd|exe|map_files)(\/|$)/,
   /^\/dev\/fd(\/|$)/,
   /^\/dev\/std(in|out|err)$/,
 ];
@@ -78,10 +79,24 @@ async function realLocation(
       return { real: join(above.real, absolute.slice(parent.length)), exists: false };
     }
     if (code === 'ELOOP') throw new PathRejectedError(`symbolic link loop resolving '${absolute}'`);
+    // Named, and without echoing the path (twice, in Node's message): it may be kilobytes long.
+    if (code === 'ENAMETOOLONG')
+      throw new PathRejectedError(
+        'the path is too long (a name over 255 bytes or a whole path over 4096 bytes)',
+      );
     throw new PathRejectedError(`cannot resolve '${absolute}': ${(error as Error).message}`);
   }
   if (stat.kind === 'symlink') {
-    const target = await fs.readlink(absolute);
+    let target: string;
+    try {
+      target = await fs.readlink(absolute);
+    } catch (error) {
+      // The link was replaced (EINVAL: now a folder or file) or removed since lstat: look again,
+      // rather than hand the model Node's raw readlink error.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EINVAL' || code === 'ENOENT') return realLocation(fs, absolute, hops + 1);
+      throw new PathRejectedError(`cannot resolve '${absolute}': ${(error as Error).message}`);
+    }
     const parentReal = (await realLocation(fs, dirname(absolute), hops + 1)).real;
     return realLocation(fs, isAbsolute(target) ? target : resolve(parentReal, target), hops + 1);
   }
@@ -90,8 +105,10 @@ async function realLocation(
     const kind = stat.kind === 'directory' || stat.kind === 'file' ? stat.kind : 'other';
     return { real, exists: true, kind };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP')
-      throw new PathRejectedError(`symbolic link loop resolving '${absolute}'`);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw new PathRejectedError(`symbolic link loop resolving '${absolute}'`);
+    // Removed (or a folder on the way replaced) since lstat: look again, as for readlink.
+    if (code === 'ENOENT' || code === 'ENOTDIR') return realLocation(fs, absolute, hops + 1);
     throw new PathRejectedError(`cannot resolve '${absolute}': ${(error as Error).message}`);
   }
 }

@@ -18,6 +18,10 @@ import { removeTree } from './safe-remove.js';
 import type { DirectoryEntry, EntryInfo, FsOperations } from './tool-operations.js';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = constants;
+/** The first buffer of a read whose size fstat reports as smaller (0 for procfs files). */
+const FIRST_READ_BYTES = 64 * 1024;
+/** How many entries `list` inspects at once. */
+const LIST_BATCH = 256;
 
 function toInfo(stats: Stats): EntryInfo {
   return {
@@ -55,10 +59,18 @@ async function readRegularFile(path: string, maxBytes: number): Promise<Buffer> 
       throw errorWithCode('not a regular file (FIFOs, devices and sockets are refused)', 'ENOTREG');
     if (info.size > maxBytes)
       throw errorWithCode(`file is ${info.size} bytes, over the ${maxBytes}-byte limit`, 'EFBIG');
-    // The file may grow after fstat: read at most one byte past the limit to notice.
-    const buffer = Buffer.allocUnsafe(Math.min(info.size, maxBytes) + 1);
+    // Read to the end, at most one byte past the limit (the file may grow after fstat). The size
+    // is only a first guess: procfs and sysfs files report 0 and still hold text, so the buffer
+    // grows until the end of the file or the limit, whichever comes first.
+    let buffer = Buffer.allocUnsafe(Math.min(Math.max(info.size, FIRST_READ_BYTES), maxBytes) + 1);
     let filled = 0;
-    while (filled < buffer.length) {
+    for (;;) {
+      if (filled === buffer.length) {
+        if (filled > maxBytes) break;
+        const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
+        buffer.copy(grown, 0, 0, filled);
+        buffer = grown;
+      }
       const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
       if (bytesRead === 0) break;
       filled += bytesRead;
@@ -122,6 +134,10 @@ export class LocalFsOperations implements FsOperations {
     return this.within(dirname(path), true, async (dir) => {
       const existing = await lstat(dir.at(name)).catch(() => undefined);
       if (existing?.isDirectory()) throw errorWithCode(`'${path}' is a directory`, 'EISDIR');
+      // A rename replaces a file whatever its own mode: a read-only file would be overwritten
+      // where writing it in place is refused. Refused like that write (also when running as root).
+      if (existing?.isFile() && (existing.mode & 0o222) === 0)
+        throw errorWithCode(`EACCES: permission denied, the file is read-only: '${path}'`, 'EACCES');
       const mode = existing?.isFile() ? existing.mode & 0o7777 : 0o666;
       const temporary = dir.at(`.${name}.${nodeCrypto().randomBytes(6).toString('hex')}.raf-tmp`);
       const handle = await open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
@@ -189,20 +205,24 @@ export class LocalFsOperations implements FsOperations {
   list(path: string): Promise<DirectoryEntry[]> {
     return this.within(path, false, async (dir) => {
       const names = await readdir(dir.at(''));
-      return Promise.all(
-        names.map(async (name): Promise<DirectoryEntry> => {
-          const info = await lstat(dir.at(name)).catch(() => undefined);
-          if (!info) return { name, kind: 'unknown', size: 0 };
-          const kind = info.isSymbolicLink()
-            ? 'symlink'
-            : info.isDirectory()
-              ? 'dir'
-              : info.isFile()
-                ? 'file'
-                : 'unknown';
-          return { name, kind, size: info.size };
-        }),
-      );
+      const entryOf = async (name: string): Promise<DirectoryEntry> => {
+        const info = await lstat(dir.at(name)).catch(() => undefined);
+        if (!info) return { name, kind: 'unknown', size: 0 };
+        const kind = info.isSymbolicLink()
+          ? 'symlink'
+          : info.isDirectory()
+            ? 'dir'
+            : info.isFile()
+              ? 'file'
+              : 'unknown';
+        return { name, kind, size: info.size };
+      };
+      // In batches: one pending lstat per entry at once costs some kilobytes each, gigabytes for
+      // a folder of a million entries (the process would run out of memory).
+      const entries: DirectoryEntry[] = [];
+      for (let at = 0; at < names.length; at += LIST_BATCH)
+        entries.push(...(await Promise.all(names.slice(at, at + LIST_BATCH).map(entryOf))));
+      return entries;
     });
   }
 }

@@ -4,6 +4,23 @@ import { formatSize, SEARCH_LIMITS, SearchTimeoutError } from './search-limits.j
 import type { FindRequest, SearchOperations, SearchOutcome, SearchRequest } from './tool-operations.js';
 import { checkFindPattern, compileSearchPattern, walkerFind, walkerSearch } from './walker-search.js';
 
+/** The longest search pattern or include glob (the find glob matcher's own limit too). */
+const MAX_ARGUMENT_CHARS = 65_536;
+
+/**
+ * ripgrep takes the pattern and glob as arguments, which cannot hold a NUL nor exceed the kernel's
+ * 128 KiB per argument (`spawn E2BIG`); the glob matcher stops at 64 Ki characters. Refused here,
+ * named, whichever engine would run.
+ */
+function checkArgument(what: string, text: string): void {
+  const problem = text.includes('\0')
+    ? `the ${what} contains a NUL byte`
+    : text.length > MAX_ARGUMENT_CHARS
+      ? `the ${what} is ${text.length} characters long, over the ${MAX_ARGUMENT_CHARS}-character limit`
+      : undefined;
+  if (problem) throw Object.assign(new Error(problem), { code: 'EPATTERN' });
+}
+
 export interface LocalSearchOptions {
   /** `auto` (default): ripgrep when installed, else the JS walker (also when `ripgrep` is missing). */
   engine?: 'auto' | 'ripgrep' | 'walker';
@@ -23,6 +40,8 @@ export class LocalSearchOperations implements SearchOperations {
   }
 
   async search(request: SearchRequest): Promise<SearchOutcome> {
+    checkArgument('pattern', request.pattern);
+    if (request.include !== undefined) checkArgument('include', request.include);
     // The JS dialect decides what a valid pattern is, whichever engine runs.
     compileSearchPattern(request.pattern, request.caseInsensitive);
     const outcome = await this.bounded(request.signal, (signal) => this.searchWith({ ...request, signal }));
@@ -52,6 +71,7 @@ export class LocalSearchOperations implements SearchOperations {
   }
 
   async find(request: FindRequest): Promise<{ results: string[]; truncated: boolean }> {
+    checkArgument('pattern', request.pattern);
     checkFindPattern(request.pattern);
     return this.bounded(request.signal, (signal) =>
       walkerFind({ ...request, signal }, { maxFileBytes: this.maxFileBytes }),

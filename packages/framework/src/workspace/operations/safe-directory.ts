@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { constants, type FileHandle, mkdir, open } from 'node:fs/promises';
+import { constants, type FileHandle, lstat, mkdir, open } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { PathChangedError } from '../../errors/tool-errors.js';
 
@@ -52,7 +52,16 @@ export async function openDirectory(path: string, create: boolean, trusted?: str
       try {
         next = await open(child, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
       } catch (error) {
-        if (code(error) === 'ELOOP' || code(error) === 'ENOTDIR') throw new PathChangedError(path);
+        if (code(error) === 'ELOOP') throw new PathChangedError(path);
+        // ENOTDIR is a link that appeared (changed) or a plain file on the way (`a.txt/x`): the
+        // latter keeps its own error, which the tools word as "Not a directory".
+        if (code(error) === 'ENOTDIR') {
+          const link = await lstat(child).then(
+            (info) => info.isSymbolicLink(),
+            () => true,
+          );
+          if (link) throw new PathChangedError(path);
+        }
         throw error;
       }
       await handle.close();

@@ -14,8 +14,10 @@ function code(error: unknown): string | undefined {
  * is being removed is unlinked as a link, never followed (`rm -r` by path would delete what the
  * link points to).
  */
-async function removeEntry(parent: string, name: string): Promise<void> {
-  const path = join(parent, name);
+async function removeEntry(parent: string, name: string | Buffer): Promise<void> {
+  // Names are bytes: a name that is not UTF-8 (`\xff.txt`) read as a string becomes U+FFFD and
+  // names nothing, and its folder could never be emptied.
+  const path = Buffer.concat([Buffer.from(`${parent}/`), Buffer.from(name)]);
   let handle: Awaited<ReturnType<typeof open>>;
   try {
     handle = await open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
@@ -26,7 +28,7 @@ async function removeEntry(parent: string, name: string): Promise<void> {
   }
   try {
     const held = `/proc/self/fd/${handle.fd}`;
-    for (const child of await readdir(held)) await removeEntry(held, child);
+    for (const child of await readdir(held, { encoding: 'buffer' })) await removeEntry(held, child);
   } finally {
     await handle.close();
   }
