@@ -1,9 +1,10 @@
 import { closeSync, existsSync, openSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ITool, ToolResult } from '@raf/core';
+import type { ITool } from '@raf/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  executeTool,
   makeWorkspaceFixture,
   type WorkspaceFixture,
   workspaceTools,
@@ -21,11 +22,7 @@ beforeEach(async () => {
 });
 afterEach(() => fx.cleanup());
 
-async function call(name: string, args: Record<string, unknown>): Promise<ToolResult> {
-  const tool = tools.get(name);
-  if (!tool) throw new Error(name);
-  return tool.execute(args, { signal: new AbortController().signal, callId: 'c' });
-}
+const call = (name: string, args: Record<string, unknown>) => executeTool(tools, name, args);
 
 // Bytes that are not UTF-8 (Latin-1 `é`, a lone continuation byte, a truncated sequence).
 const NOT_UTF8 = Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a, 0x80, 0x0a, 0x6f, 0x6c, 0x64, 0x0a, 0xc3]);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { ITool, ToolResult } from '@raf/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  executeTool,
   makeWorkspaceFixture,
   type WorkspaceFixture,
   workspaceTools,
@@ -16,11 +17,7 @@ beforeEach(async () => {
 });
 afterEach(() => fx.cleanup());
 
-async function call(name: string, args: Record<string, unknown>): Promise<ToolResult> {
-  const tool = tools.get(name);
-  if (!tool) throw new Error(name);
-  return tool.execute(args, { signal: new AbortController().signal, callId: 'c' });
-}
+const call = (name: string, args: Record<string, unknown>) => executeTool(tools, name, args);
 const data = (r: ToolResult) => r.data as Record<string, unknown>;
 
 describe('read_file', () => {

@@ -62,6 +62,17 @@ export function exists(path: string): boolean {
   return existsSync(path);
 }
 
+/** Executes the tool of `tools` named `name` at once (no gate: the AllowAll tests). */
+export function executeTool(
+  tools: Map<string, ITool>,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<ToolResult> {
+  const tool = tools.get(name);
+  if (!tool) throw new Error(`no tool ${name} in the workspace`);
+  return tool.execute(args, { signal: new AbortController().signal, callId: 'c' });
+}
+
 /** Runs one call the way the tool loop would: ask the gate, then execute. */
 export async function callTool(
   tool: ITool,

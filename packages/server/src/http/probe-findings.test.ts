@@ -409,6 +409,8 @@ describe('sessions against an outside attacker', () => {
       `/v1/runs/${runId}/events`,
       `/v1/sessions/${sessionId}`,
       '/a2a/deployer/.well-known/agent-card.json',
+      // No run of that chat is running: 204 to both.
+      '/v1/agents/deployer/chat/some-chat/stream',
     ];
     for (const path of paths) {
       const [get, head] = [await call(path, { method: 'GET' }), await call(path, { method: 'HEAD' })];

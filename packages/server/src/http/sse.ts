@@ -12,26 +12,23 @@ export interface SseStream {
   readonly closed: boolean;
 }
 
-/** Starts a `text/event-stream` answer on `res`. */
+/** The headers of every stream; a HEAD is answered with the same ones. */
+const SSE_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-store',
+  connection: 'keep-alive',
+  // Proxies (nginx) buffer responses by default; a stream must pass through as written.
+  'x-accel-buffering': 'no',
+};
+
 /** A HEAD on a stream: its headers alone, at once (the stream itself would wait for the run). */
 export function sseHead(res: ServerResponse, headers: Record<string, string> = {}): void {
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-store',
-    ...headers,
-  });
-  res.end();
+  res.writeHead(200, { ...SSE_HEADERS, ...headers }).end();
 }
 
+/** Starts a `text/event-stream` answer on `res`. */
 export function openSse(res: ServerResponse, headers: Record<string, string> = {}): SseStream {
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-store',
-    connection: 'keep-alive',
-    // Proxies (nginx) buffer responses by default; a stream must pass through as written.
-    'x-accel-buffering': 'no',
-    ...headers,
-  });
+  res.writeHead(200, { ...SSE_HEADERS, ...headers });
   // A browser's EventSource reconnects after a second (its default is 3 s) with Last-Event-ID.
   res.write('retry: 1000\n\n');
   const heartbeat = setInterval(() => {

@@ -18,8 +18,11 @@ import { removeTree } from './safe-remove.js';
 import type { DirectoryEntry, EntryInfo, FsOperations } from './tool-operations.js';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = constants;
-/** The first buffer of a read whose size fstat reports as smaller (0 for procfs files). */
-const FIRST_READ_BYTES = 64 * 1024;
+/**
+ * The smallest first buffer of a read: procfs files report size 0 and hold a few KiB; a larger
+ * file starts at its own size (one read), so a small file costs no large buffer.
+ */
+const FIRST_READ_BYTES = 4096;
 /** How many entries `list` inspects at once. */
 const LIST_BATCH = 256;
 
