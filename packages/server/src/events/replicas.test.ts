@@ -217,5 +217,47 @@ for (const backend of BACKENDS) {
       expect(other.result).toBeUndefined();
       expect(other.error).toMatchObject({ code: -32001 });
     });
+
+    it('an A2A tasks/cancel through one replica stops the task the other is running', async () => {
+      const rpc = async (url: string, id: number, method: string, params: unknown) =>
+        (await (
+          await fetch(`${url}/a2a/noter`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${TOKEN_A}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+          })
+        ).json()) as Loose;
+      const started = await rpc(one.url, 1, 'message/send', {
+        message: {
+          kind: 'message',
+          messageId: `long-${backend.name}`,
+          role: 'user',
+          parts: [{ kind: 'text', text: 'long' }],
+        },
+        configuration: { blocking: false },
+      });
+      expect(started.error).toBeUndefined();
+      const { id: taskId, contextId } = started.result;
+      // The run is under way on replica one before replica two is asked.
+      await until(async () => (await one.runs.latestRun('a', contextId))?.status === 'running', 'the run');
+      const cancelled = await rpc(two.url, 2, 'tasks/cancel', { id: taskId });
+      expect(cancelled.error).toBeUndefined();
+      expect(cancelled.result.status.state).toBe('canceled');
+      await until(
+        async () => (await two.runs.latestRun('a', contextId))?.status === 'cancelled',
+        'the run to stop',
+      );
+      const run = (await one.runs.latestRun('a', contextId))!;
+      const events = await readEvents(`${two.url}/v1/runs/${run.runId}/events`, TOKEN_A);
+      expect(events.at(-1)?.data).toMatchObject({ type: 'finish', reason: 'cancelled' });
+      // Fewer than the 4 rounds ran, and the task stays cancelled on both replicas.
+      expect(events.filter((e) => e.data.type === 'tool-result').length).toBeLessThan(4);
+      for (const url of [one.url, two.url]) {
+        await until(
+          async () => (await rpc(url, 3, 'tasks/get', { id: taskId })).result?.status.state === 'canceled',
+          'the task state',
+        );
+      }
+    });
   });
 }

@@ -15,7 +15,7 @@ import { HttpError, notFound, readOnly } from '../http/http-error.js';
 import type { RunRegistry } from '../runs/run-registry.js';
 import type { ServedAgent } from '../runs/served-agents.js';
 import type { ServedRun } from '../runs/served-run.js';
-import { storedTaskStore } from './a2a-task-store.js';
+import { storedTaskStore, taskRunKey } from './a2a-task-store.js';
 import { onlyPost, tenantOf } from './chat-routes.js';
 
 /** Where an agent's A2A endpoint is: `POST /a2a/{name}` (JSON-RPC), its card below it. */
@@ -67,7 +67,27 @@ class A2AAgent {
       url: `http://127.0.0.1${a2aPath(agent.name)}`,
       legacyCompat: true,
     });
-    this.handler = createA2ARequestHandler(card, executor, storedTaskStore(registry.runStore, agent.name));
+    this.handler = createA2ARequestHandler(
+      card,
+      executor,
+      storedTaskStore(registry.runStore, agent.name, (taskId, tenant) => this.cancelRun(taskId, tenant)),
+    );
+  }
+
+  /**
+   * A task saved as cancelled: its run is cancelled wherever it runs (another replica stops it
+   * when it sees the request). Its own replica cancelled it already; a stopped run is left as
+   * it is, so this is then a read.
+   */
+  private async cancelRun(taskId: string, tenant: string): Promise<void> {
+    const runId = await this.registry.runStore.loadTask(tenant, taskRunKey(this.agent.name, taskId));
+    if (runId === undefined) return;
+    try {
+      await this.registry.cancel(runId, tenant);
+    } catch (error) {
+      // The run is gone (its records pruned): nothing is left to stop.
+      if (!(HttpError.isHttpError(error) && error.status === 404)) throw error;
+    }
   }
 
   card(base: string) {
@@ -100,6 +120,8 @@ class A2AAgent {
       });
     }
     this.runs.set(turn.taskId, { runId: run.runId, tenant });
+    // Any replica that is asked to cancel the task finds its run here.
+    await this.registry.runStore.saveTask(tenant, taskRunKey(this.agent.name, turn.taskId), run.runId);
     let paused = false;
     try {
       // Not bound to the turn's signal: a cancelled run still ends with its `finish`.

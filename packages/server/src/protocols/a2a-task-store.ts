@@ -12,19 +12,40 @@ const storedTask = z.looseObject({
 
 type Task = Parameters<TaskStore['save']>[0];
 
+/** `TASK_STATE_CANCELED` of the SDK's task states. */
+const CANCELED = 5;
+
+/**
+ * The store key of the run a task's latest turn started. A task's own key always holds a `/`
+ * (agent, then task id); this one never does (both parts URI-encoded), so no task id, however
+ * chosen, can name it.
+ */
+export function taskRunKey(agent: string, taskId: string): string {
+  return `run:${encodeURIComponent(agent)}:${encodeURIComponent(taskId)}`;
+}
+
 /**
  * The A2A tasks of one served agent, in this replica's memory and in the run store: `tasks/get`
  * answers on any replica (a task another replica saved is read from the store). Listing stays
  * per replica. A task belongs to the tenant whose token made it (another tenant's: not found).
+ * `canceled` is told each task saved as cancelled: a `tasks/cancel` that reaches a replica other
+ * than the one running the task is answered by the SDK alone (it only saves the new state), so
+ * the run behind the task is cancelled from here.
  */
-export function storedTaskStore(runs: RunStore, agent: string): (memory: TaskStore) => TaskStore {
+export function storedTaskStore(
+  runs: RunStore,
+  agent: string,
+  canceled?: (taskId: string, tenant: string) => Promise<void>,
+): (memory: TaskStore) => TaskStore {
   const key = (taskId: string) => `${agent}/${taskId}`;
   const tenantOf = (context: Parameters<TaskStore['load']>[1]) => context.user?.userName ?? '';
   return (memory) => ({
     async save(task, context) {
       await memory.save(task, context);
       const tenant = tenantOf(context);
-      if (tenant) await runs.saveTask(tenant, key(task.id), JSON.stringify(task));
+      if (!tenant) return;
+      await runs.saveTask(tenant, key(task.id), JSON.stringify(task));
+      if (canceled && task.status?.state === CANCELED) await canceled(task.id, tenant);
     },
     async load(taskId, context) {
       const here = await memory.load(taskId, context);
