@@ -134,9 +134,23 @@ export function combineSkillTools(earlier: ITool, later: ITool): ITool | undefin
   const first = skillListsOf.get(earlier);
   const second = skillListsOf.get(later);
   if (!first || !second || earlier.name !== later.name) return undefined;
+  // The same two tools give the same joined one: a run does not rebuild it (nor do the rounds of
+  // a run whose provider tools are read again, which then see the tools unchanged).
+  let joined = combined.get(earlier);
+  const known = joined?.get(later);
+  if (known) return known;
   const lists = [...first, ...second];
-  return earlier.name === 'load_skill' ? loadSkillTool(lists) : readSkillResourceTool(lists);
+  const tool = earlier.name === 'load_skill' ? loadSkillTool(lists) : readSkillResourceTool(lists);
+  if (!joined) {
+    joined = new WeakMap();
+    combined.set(earlier, joined);
+  }
+  joined.set(later, tool);
+  return tool;
 }
+
+/** Joined skill tools, by the two they join (tools live as long as their agent). */
+const combined = new WeakMap<ITool, WeakMap<ITool, ITool>>();
 
 /** Whether a tool is a `load_skill` / `read_skill_resource` that `combineSkillTools` can join. */
 export function isSkillTool(tool: ITool): boolean {

@@ -153,3 +153,26 @@ describe('rule 2: skills inject tools', () => {
     ).toMatchObject({ ok: true, data: { content: 'A' } });
   });
 });
+
+describe('combineSkillTools', () => {
+  it('joins the same two tools into the same tool every run, and names a new pair anew', async () => {
+    const { createLoadSkillTool, combineSkillTools } = await import('./skill-tools.js');
+    const [pdf, notes] = [
+      defineSkill({ name: 'pdf', description: 'PDFs' }, 'Use care.'),
+      defineSkill({ name: 'notes', description: 'Notes' }, 'Be brief.'),
+    ];
+    const [a, b, c] = [
+      createLoadSkillTool([pdf]),
+      createLoadSkillTool([notes]),
+      createLoadSkillTool([notes]),
+    ];
+    const joined = combineSkillTools(a, b);
+    expect(joined).toBeDefined();
+    expect(combineSkillTools(a, b)).toBe(joined);
+    expect(combineSkillTools(a, c)).not.toBe(joined);
+    expect(combineSkillTools(b, a)).not.toBe(joined);
+    const signal = new AbortController().signal;
+    const loaded = await joined!.execute({ skill_name: 'notes' }, { signal } as never);
+    expect(loaded).toMatchObject({ ok: true, data: { skill_name: 'notes' } });
+  });
+});
