@@ -48,11 +48,11 @@ export function storedTaskStore(
       if (canceled && task.status?.state === CANCELED) await canceled(task.id, tenant);
     },
     async load(taskId, context) {
-      const here = await memory.load(taskId, context);
-      if (here) return here;
+      // The store first: another replica may have saved a newer state (a task paused here and
+      // cancelled there); this replica's memory holds only what it saved itself.
       const tenant = tenantOf(context);
       const text = tenant ? await runs.loadTask(tenant, key(taskId)) : undefined;
-      if (text === undefined) return undefined;
+      if (text === undefined) return memory.load(taskId, context);
       const parsed = storedTask.safeParse(JSON.parse(text));
       return parsed.success && parsed.data.id === taskId ? (parsed.data as unknown as Task) : undefined;
     },

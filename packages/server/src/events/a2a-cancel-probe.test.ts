@@ -1,0 +1,194 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type Fixture,
+  type Served,
+  serve,
+  startFixture,
+  TOKEN_A,
+  TOKEN_B,
+} from '../test-support/served-fixture.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers read loosely in assertions
+type Loose = any;
+
+async function until(check: () => Promise<boolean>, what: string, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const rpc = async (url: string, method: string, params: unknown, token = TOKEN_A) =>
+  (await (
+    await fetch(`${url}/a2a/noter`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    })
+  ).json()) as Loose;
+
+const send = (url: string, messageId: string) =>
+  rpc(url, 'message/send', {
+    message: { kind: 'message', messageId, role: 'user', parts: [{ kind: 'text', text: 'long' }] },
+    configuration: { blocking: false },
+  });
+
+describe('A2A tasks/cancel across two replicas on one SQLite file', () => {
+  let dir: string;
+  let fixture: Fixture;
+  let one: Served;
+  let two: Served;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'raf-a2a-probe-'));
+    fixture = await startFixture({ rounds: 6, chunkDelayMs: 20 });
+    const url = `sqlite:${join(dir, 'state.db')}`;
+    one = await serve(fixture, url);
+    two = await serve(fixture, url);
+  });
+  afterAll(async () => {
+    await one?.close();
+    await two?.close();
+    await fixture?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('another tenant cannot cancel or read the task, and its run goes on', async () => {
+    const started = await send(one.url, 'probe-tenant');
+    const { id: taskId, contextId } = started.result;
+    await until(async () => (await one.runs.latestRun('a', contextId))?.status === 'running', 'the run');
+    const other = await rpc(two.url, 'tasks/cancel', { id: taskId }, TOKEN_B);
+    expect(other.result).toBeUndefined();
+    expect(other.error).toMatchObject({ code: -32001 });
+    const got = await rpc(two.url, 'tasks/get', { id: taskId }, TOKEN_B);
+    expect(got.error).toMatchObject({ code: -32001 });
+    await until(
+      async () => (await one.runs.latestRun('a', contextId))?.status === 'finished',
+      'the run',
+      20_000,
+    );
+  });
+
+  it('a cancel right after a non-blocking message/send, through the other replica, stops the run', async () => {
+    const started = await send(one.url, 'probe-early');
+    const { id: taskId, contextId } = started.result;
+    const cancelled = await rpc(two.url, 'tasks/cancel', { id: taskId });
+    expect(cancelled.error).toBeUndefined();
+    expect(cancelled.result.status.state).toBe('canceled');
+    await until(
+      async () => {
+        const run = await one.runs.latestRun('a', contextId);
+        return run !== undefined && run.status !== 'running';
+      },
+      'the run to end',
+      20_000,
+    );
+    expect((await one.runs.latestRun('a', contextId))?.status).toBe('cancelled');
+    for (const url of [one.url, two.url])
+      expect((await rpc(url, 'tasks/get', { id: taskId })).result?.status.state).toBe('canceled');
+  });
+
+  it('two cancels at once, through both replicas, both answer and the run stops', async () => {
+    const started = await send(one.url, 'probe-both');
+    const { id: taskId, contextId } = started.result;
+    await until(async () => (await one.runs.latestRun('a', contextId))?.status === 'running', 'the run');
+    const answers = await Promise.all([
+      rpc(one.url, 'tasks/cancel', { id: taskId }),
+      rpc(two.url, 'tasks/cancel', { id: taskId }),
+      rpc(two.url, 'tasks/cancel', { id: taskId }),
+    ]);
+    for (const a of answers)
+      expect(a.error?.code === -32002 || a.result?.status.state === 'canceled').toBe(true);
+    await until(async () => (await one.runs.latestRun('a', contextId))?.status === 'cancelled', 'the cancel');
+    for (const url of [one.url, two.url])
+      expect((await rpc(url, 'tasks/get', { id: taskId })).result?.status.state).toBe('canceled');
+  });
+
+  it('a task paused for approval, cancelled through the other replica, frees its session', async () => {
+    const call = (url: string, method: string, params: unknown) =>
+      fetch(`${url}/a2a/deployer`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN_A}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      }).then((r) => r.json() as Promise<Loose>);
+    const started = await call(one.url, 'message/send', {
+      message: {
+        kind: 'message',
+        messageId: 'probe-paused',
+        role: 'user',
+        parts: [{ kind: 'text', text: 'ship' }],
+      },
+    });
+    expect(started.result?.status.state).toBe('input-required');
+    const { id: taskId, contextId } = started.result;
+    const cancelled = await call(two.url, 'tasks/cancel', { id: taskId });
+    expect(cancelled.error).toBeUndefined();
+    expect(cancelled.result.status.state).toBe('canceled');
+    await until(async () => (await one.runs.latestRun('a', contextId))?.status === 'cancelled', 'the cancel');
+    expect(fixture.calls.filter((c) => c.startsWith('deploy'))).toEqual([]);
+    const again = await call(two.url, 'message/send', {
+      message: {
+        kind: 'message',
+        messageId: 'probe-paused-2',
+        role: 'user',
+        contextId,
+        parts: [{ kind: 'text', text: 'ship' }],
+      },
+    });
+    expect(again.error).toBeUndefined();
+    expect(again.result?.status.state).toBe('input-required');
+    for (const url of [one.url, two.url])
+      expect([
+        url === one.url ? 'one' : 'two',
+        (await call(url, 'tasks/get', { id: taskId })).result?.status.state,
+      ]).toEqual([url === one.url ? 'one' : 'two', 'canceled']);
+  });
+
+  it('message/stream on one replica, tasks/cancel on the other: the stream ends canceled', async () => {
+    const res = await fetch(`${one.url}/a2a/noter`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${TOKEN_A}`,
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'message/stream',
+        params: {
+          message: {
+            kind: 'message',
+            messageId: 'probe-stream',
+            role: 'user',
+            parts: [{ kind: 'text', text: 'long' }],
+          },
+        },
+      }),
+    });
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    let taskId: string | undefined;
+    const done = (async () => {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        text += value;
+        taskId ??= /"taskId":"([^"]+)"/.exec(text)?.[1] ?? /"kind":"task","id":"([^"]+)"/.exec(text)?.[1];
+      }
+    })();
+    await until(async () => taskId !== undefined && text.includes('working'), 'the task');
+    const cancelled = await rpc(two.url, 'tasks/cancel', { id: taskId });
+    expect(cancelled.error).toBeUndefined();
+    await Promise.race([
+      done,
+      new Promise((_, reject) => setTimeout(() => reject(new Error('stream hangs')), 15_000)),
+    ]);
+    const states = [...text.matchAll(/"state":"([a-z-]+)"/g)].map((m) => m[1]);
+    expect(states.at(-1)).toBe('canceled');
+    expect(states).not.toContain('completed');
+  });
+});
