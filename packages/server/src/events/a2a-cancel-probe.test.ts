@@ -1,26 +1,16 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Fixture,
+  type Replicas,
   type Served,
-  serve,
-  startFixture,
+  sqliteReplicas,
   TOKEN_A,
   TOKEN_B,
+  until,
 } from '../test-support/served-fixture.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers read loosely in assertions
 type Loose = any;
-
-async function until(check: () => Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 const rpc = async (url: string, method: string, params: unknown, token = TOKEN_A) =>
   (await (
@@ -38,23 +28,15 @@ const send = (url: string, messageId: string) =>
   });
 
 describe('A2A tasks/cancel across two replicas on one SQLite file', () => {
-  let dir: string;
+  let replicas: Replicas;
   let fixture: Fixture;
   let one: Served;
   let two: Served;
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'raf-a2a-probe-'));
-    fixture = await startFixture({ rounds: 6, chunkDelayMs: 20 });
-    const url = `sqlite:${join(dir, 'state.db')}`;
-    one = await serve(fixture, url);
-    two = await serve(fixture, url);
+    replicas = await sqliteReplicas({ rounds: 6, chunkDelayMs: 20 }, 'raf-a2a-probe-');
+    ({ fixture, one, two } = replicas);
   });
-  afterAll(async () => {
-    await one?.close();
-    await two?.close();
-    await fixture?.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => replicas?.close());
 
   it('another tenant cannot cancel or read the task, and its run goes on', async () => {
     const started = await send(one.url, 'probe-tenant');

@@ -12,6 +12,7 @@ import {
   startFixture,
   TOKEN_A,
   TOKEN_B,
+  until,
 } from '../test-support/served-fixture.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers read loosely in assertions
@@ -25,14 +26,6 @@ const post = (url: string, body: unknown) =>
   });
 const get = async (url: string) =>
   (await fetch(url, { headers: { authorization: `Bearer ${TOKEN_A}` } })).json() as Loose;
-
-async function until(check: () => Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 interface Backend {
   name: string;

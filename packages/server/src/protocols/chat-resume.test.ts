@@ -1,37 +1,25 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { AbstractChat, type ChatState, type ChatStatus, DefaultChatTransport, type UIMessage } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  type Fixture,
+  type Replicas,
   type Served,
-  serve,
-  startFixture,
+  sqliteReplicas,
   TOKEN_A,
   TOKEN_B,
+  until,
 } from '../test-support/served-fixture.js';
 
 // The AI SDK's resumable streams (`resumeStream()`: GET {api}/{chatId}/stream) against another
 // replica: a page reloaded mid-run reads the running turn again, from its start, to the end.
-let dir: string;
-let fixture: Fixture;
+let replicas: Replicas;
 let one: Served;
 let two: Served;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'raf-chat-resume-'));
-  fixture = await startFixture({ rounds: 4, chunkDelayMs: 40 });
-  const store = `sqlite:${join(dir, 'state.db')}`;
-  one = await serve(fixture, store);
-  two = await serve(fixture, store);
+  replicas = await sqliteReplicas({ rounds: 4, chunkDelayMs: 40 }, 'raf-chat-resume-');
+  ({ one, two } = replicas);
 });
-afterAll(async () => {
-  await one?.close();
-  await two?.close();
-  await fixture?.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => replicas?.close());
 
 class MemoryState implements ChatState<UIMessage> {
   status: ChatStatus = 'ready';
@@ -57,14 +45,6 @@ const chatOn = (served: Served, id: string, token = TOKEN_A) =>
       headers: { authorization: `Bearer ${token}` },
     }),
   });
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('useChat resume (GET /v1/agents/{name}/chat/{id}/stream)', () => {
   it('a chat resumed on another replica mid-run gets the running turn to its end; none running: nothing', async () => {

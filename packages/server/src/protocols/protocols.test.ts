@@ -17,6 +17,7 @@ import {
   startFixture,
   TOKEN_A,
   TOKEN_B,
+  until,
 } from '../test-support/served-fixture.js';
 
 // Real clients against a real server on 127.0.0.1, each running the gated `deployer` (one tool
@@ -56,14 +57,6 @@ class Chat extends AbstractChat<UIMessage> {
       transport: new DefaultChatTransport({ api, headers: { authorization: `Bearer ${token}` } }),
       sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
     });
-  }
-}
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
   }
 }
 

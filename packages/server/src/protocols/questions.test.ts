@@ -6,7 +6,7 @@ import { AgentBuilder } from '@raf/framework';
 import { AbstractChat, type ChatState, type ChatStatus, DefaultChatTransport, type UIMessage } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type Served, serve, TOKEN_A, TOKEN_B } from '../test-support/served-fixture.js';
+import { type Served, serve, TOKEN_A, TOKEN_B, until } from '../test-support/served-fixture.js';
 
 // A call's question (what an MCP elicitation becomes: `ctx.requestInput`) through real clients:
 // the AI SDK's chat sees a `data-input-request` part, @ag-ui/client a CUSTOM event; the answer
@@ -76,14 +76,6 @@ class MemoryState implements ChatState<UIMessage> {
     this.messages = this.messages.map((m, i) => (i === index ? message : m));
   };
   snapshot = <T>(thing: T): T => structuredClone(thing);
-}
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe('questions of a running call through the protocols', () => {

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 // A served agent on the mock model server (real HTTP on 127.0.0.1): `rounds` tool rounds of the
 // gated `deploy` (when `gated`) or the plain `note`, then an answer. The model decides from the
 // history it is sent, so any number of runs share one mock server in any order.
@@ -165,4 +168,47 @@ export async function readEvents(
     if (!controller.signal.aborted) throw error;
   }
   return events;
+}
+
+/** Polls `check` every 20 ms until it holds; fails naming `what` after `ms`. */
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  ms = 20_000,
+): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export interface Replicas {
+  fixture: Fixture;
+  one: Served;
+  two: Served;
+  close(): Promise<void>;
+}
+
+/** Two servers of one fixture's agents on one SQLite file in a new temporary folder: two replicas. */
+export async function sqliteReplicas(
+  options: Parameters<typeof startFixture>[0],
+  prefix: string,
+): Promise<Replicas> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  const fixture = await startFixture(options);
+  const store = `sqlite:${join(dir, 'state.db')}`;
+  const one = await serve(fixture, store);
+  const two = await serve(fixture, store);
+  return {
+    fixture,
+    one,
+    two,
+    async close() {
+      await one.close();
+      await two.close();
+      await fixture.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }
