@@ -22,13 +22,14 @@ export interface CreateServerOptions extends Omit<ServerAppOptions, 'registry' |
   durable?: DurableRunHost;
 }
 
+/** The session id `/readyz` looks up (none has it: the lookup only proves the store answers). */
+const READY_PROBE_ID = 'raf-readyz-probe';
+
 /**
  * The server with the `/v1` API, `/healthz` and `/readyz` mounted; mount protocol handlers on the
  * returned app (`app.mount('/v1/agents', …)` is taken: mount under a longer prefix or elsewhere),
  * then `listen()`.
  */
-const READY_PROBE_ID = 'raf-readyz-probe';
-
 export function createServer(options: CreateServerOptions): ServerApp {
   const { agents, store, runs, tokens, limits, protocols, durable, ...rest } = options;
   const registry = new RunRegistry({

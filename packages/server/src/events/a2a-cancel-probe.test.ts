@@ -54,6 +54,15 @@ describe('A2A tasks/cancel across two replicas on one SQLite file', () => {
     );
   });
 
+  it('a damaged stored task reads as no task on either replica (not an internal error)', async () => {
+    await one.runs.saveTask('a', 'noter/damaged-task', '{"id": "damaged-task", ');
+    for (const url of [one.url, two.url]) {
+      const got = await rpc(url, 'tasks/get', { id: 'damaged-task' });
+      expect(got.result).toBeUndefined();
+      expect(got.error).toMatchObject({ code: -32001 });
+    }
+  });
+
   it('a cancel right after a non-blocking message/send, through the other replica, stops the run', async () => {
     const started = await send(one.url, 'probe-early');
     const { id: taskId, contextId } = started.result;

@@ -12,6 +12,15 @@ const storedTask = z.looseObject({
 
 type Task = Parameters<TaskStore['save']>[0];
 
+/** A stored task's text as JSON; text that is not (a damaged row) reads as no task, not a 500. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** `TASK_STATE_CANCELED` of the SDK's task states. */
 const CANCELED = 5;
 
@@ -53,7 +62,7 @@ export function storedTaskStore(
       const tenant = tenantOf(context);
       const text = tenant ? await runs.loadTask(tenant, key(taskId)) : undefined;
       if (text === undefined) return memory.load(taskId, context);
-      const parsed = storedTask.safeParse(JSON.parse(text));
+      const parsed = storedTask.safeParse(parseJson(text));
       return parsed.success && parsed.data.id === taskId ? (parsed.data as unknown as Task) : undefined;
     },
     list: (params, context) => memory.list(params, context),
