@@ -121,7 +121,15 @@ class A2AAgent {
     }
     this.runs.set(turn.taskId, { runId: run.runId, tenant });
     // Any replica that is asked to cancel the task finds its run here.
-    await this.registry.runStore.saveTask(tenant, taskRunKey(this.agent.name, turn.taskId), run.runId);
+    try {
+      await this.registry.runStore.saveTask(tenant, taskRunKey(this.agent.name, turn.taskId), run.runId);
+    } catch (error) {
+      // Unsaved, the run could not be cancelled through another replica: it is stopped here, and
+      // the task fails with the store's error, rather than a run going on behind a failed task.
+      this.runs.delete(turn.taskId);
+      await this.registry.cancel(run.runId, tenant).catch(() => undefined);
+      throw error;
+    }
     let paused = false;
     try {
       // Not bound to the turn's signal: a cancelled run still ends with its `finish`.
