@@ -9,6 +9,7 @@ import type {
   ToolResult,
 } from '@raf/core';
 import { getErrorMessage } from '@raf/core';
+import { sessionSchemaParts } from '@raf/core/internal';
 import { z } from 'zod';
 import { textOfParts } from '../client/a2a-events.js';
 
@@ -52,6 +53,22 @@ const approvalsPart = z.object({
     z.object({ callId: z.string().min(1), approved: z.boolean(), reason: z.string().optional() }),
   ),
 });
+
+/**
+ * The requests a stored `input-required` task waits on, from its status message's data part (as
+ * `execute` wrote it): a task paused by another replica, or by this process before a restart.
+ * Parsed: the task comes back from the store.
+ */
+function storedRequests(task: RequestContext['task']): ToolApprovalRequestUpdate[] {
+  if (task?.status?.state !== STATE.inputRequired) return [];
+  const request = sessionSchemaParts().approvalRequest;
+  for (const part of task.status.message?.parts ?? []) {
+    if (part.content?.$case !== 'data') continue;
+    const parsed = z.object({ approvalRequests: z.array(request) }).safeParse(part.content.value);
+    if (parsed.success) return parsed.data.approvalRequests;
+  }
+  return [];
+}
 
 /** Ended tasks remembered for answers that race their end (see `execute`). */
 const MAX_SETTLED = 1000;
@@ -118,6 +135,8 @@ export function approvalsOf(
  */
 export class RafAgentExecutor implements AgentExecutor {
   private readonly running = new Map<string, AbortController>();
+  /** Resolves when the task's running turn has ended (see the second answer in `execute`). */
+  private readonly turnEnded = new Map<string, Promise<void>>();
   /** The requests each paused task waits on. */
   private readonly pending = new Map<string, ToolApprovalRequestUpdate[]>();
 
@@ -141,6 +160,15 @@ export class RafAgentExecutor implements AgentExecutor {
   execute = async (context: RequestContext, bus: ExecutionEventBus): Promise<void> => {
     const { taskId, contextId } = context;
     const message = context.userMessage;
+    // A second answer sent at once as the one that resumed the task: the SDK gives both the
+    // same event bus, so this one publishes nothing and returns only once the first turn has
+    // ended (the SDK closes the bus when an execute returns in a working state): both requests
+    // then answer with the task's end.
+    const ending = this.turnEnded.get(taskId);
+    if (context.task && ending) {
+      await ending;
+      return;
+    }
     const status = (state: TaskState, parts?: Part[]) =>
       bus.publish({
         kind: 'statusUpdate',
@@ -167,7 +195,7 @@ export class RafAgentExecutor implements AgentExecutor {
         metadata: undefined,
       },
     });
-    const waiting = this.pending.get(taskId) ?? [];
+    const waiting = this.pending.get(taskId) ?? storedRequests(context.task);
     const approvals = waiting.length > 0 ? approvalsOf(message, waiting) : undefined;
     if (waiting.length > 0 && !approvals) {
       status(STATE.inputRequired, [
@@ -192,6 +220,8 @@ export class RafAgentExecutor implements AgentExecutor {
     this.pending.delete(taskId);
     const controller = new AbortController();
     this.running.set(taskId, controller);
+    let endTurn!: () => void;
+    this.turnEnded.set(taskId, new Promise<void>((resolve) => (endTurn = resolve)));
     const artifactId = `${taskId}-answer`;
     let chunks = 0;
     const requests: ToolApprovalRequestUpdate[] = [];
@@ -266,6 +296,8 @@ export class RafAgentExecutor implements AgentExecutor {
     if (ended.state !== STATE.inputRequired) this.settle(taskId, ended);
     status(ended.state, ended.parts);
     bus.finished();
+    this.turnEnded.delete(taskId);
+    endTurn();
   };
 
   cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {

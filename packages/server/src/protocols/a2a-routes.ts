@@ -106,7 +106,10 @@ class A2AAgent {
     let run: ServedRun;
     let after = 0;
     if (turn.approvals) {
-      const runId = this.runs.get(turn.taskId)?.runId;
+      // Paused here, or by another replica (or this one before a restart): the run id is stored.
+      const runId =
+        this.runs.get(turn.taskId)?.runId ??
+        (await this.registry.runStore.loadTask(tenant, taskRunKey(this.agent.name, turn.taskId)));
       if (!runId) throw notFound(`task ${turn.taskId}`);
       const paused = await this.registry.require(runId, tenant);
       after = (await paused.record()).lastSeq;
