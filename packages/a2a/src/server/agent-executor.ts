@@ -169,6 +169,20 @@ export class RafAgentExecutor implements AgentExecutor {
       await ending;
       return;
     }
+    if (context.task?.status?.state === STATE.working && !this.ended.has(taskId)) {
+      // Its turn runs on another replica (this one runs none): no second turn, and nothing saved
+      // over that replica's states; the answer is a message, which the SDK does not store.
+      bus.publish({
+        kind: 'message',
+        data: agentMessage(
+          [textPart('This task is running (on another replica); read its end with tasks/get.')],
+          taskId,
+          contextId,
+        ),
+      });
+      bus.finished();
+      return;
+    }
     const status = (state: TaskState, parts?: Part[]) =>
       bus.publish({
         kind: 'statusUpdate',

@@ -89,4 +89,22 @@ describe('A2A approvals across two replicas on one SQLite file', () => {
       'completed',
     );
   });
+
+  it('two answers at once through both replicas: the call runs once and the task ends completed', async () => {
+    const before = fixture.calls.length;
+    const task = await paused(one, 'approve-both');
+    const answers = await Promise.all([
+      deployer(one.url, 'message/send', message('approve-both-a', approve(task.callId), task)),
+      deployer(two.url, 'message/send', message('approve-both-b', approve(task.callId), task)),
+    ]);
+    // One runs the call; the other, on the replica that does not run it, says the task runs (a
+    // message) or, when it read the task still paused, that its call was answered already.
+    const states = answers.map((a) => a.result?.status?.state ?? a.result?.kind ?? a.error?.code);
+    expect(states).toContain('completed');
+    expect(states).not.toContain('failed');
+    expect(fixture.calls.slice(before).filter((c) => c.startsWith('deploy'))).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 300));
+    for (const url of [one.url, two.url])
+      expect((await deployer(url, 'tasks/get', { id: task.taskId })).result?.status.state).toBe('completed');
+  });
 });
