@@ -34,6 +34,9 @@ export async function openCliStore(args: CliArgs, io: CliIO): Promise<RafStore> 
   });
 }
 
+/** Session metadata: the last approval batch a `raf run` claimed (`approvalBatchKey`). */
+const RESUMED_APPROVAL = 'raf.resumedApproval';
+
 /**
  * A session a command works on: with `lease`, the turn holds the session's lease (a second turn
  * waits `--wait` seconds, then starts from this one's result), journals its steps, and saves
@@ -119,17 +122,32 @@ export class OpenedSession {
 
   /**
    * Claims the paused batch before its approved calls run: a second resumer (or one after a crash
-   * of the first) is told it was already resumed.
+   * of the first) is told it was already resumed. The claim is marked in the session's metadata
+   * (saved with the turn), so a resumer that comes after the save, when no batch is paused any
+   * more, can tell "resumed already" from "never paused".
    */
   async claimPending(): Promise<void> {
     const batch = this.session.pendingApproval;
     if (!batch) return;
-    if (!(await this.store.sessions.claimApproval(this.session.id, approvalBatchKey(batch))))
+    const key = approvalBatchKey(batch);
+    if (!(await this.store.sessions.claimApproval(this.session.id, key)))
       throw new SessionConflictError(
         this.session.id,
         'claimed',
         `session ${this.session.id}: the paused approval was already resumed by another process`,
       );
+    this.session.metadata[RESUMED_APPROVAL] = key;
+  }
+
+  /** The key of the session's last claimed batch, while no new turn started since. */
+  get resumedApproval(): string | undefined {
+    const key = this.session.metadata[RESUMED_APPROVAL];
+    return typeof key === 'string' ? key : undefined;
+  }
+
+  /** A new turn starts: no batch of it was claimed. */
+  forgetResumedApproval(): void {
+    delete this.session.metadata[RESUMED_APPROVAL];
   }
 
   async close(): Promise<void> {

@@ -99,8 +99,10 @@ async function runAgent(file: string, args: CliArgs, io: CliIO): Promise<number>
 }
 
 /**
- * `--approve all|none` on a session that has no paused batch and no new input: another process
- * resumed it first (exit 5), rather than a turn with no input.
+ * `--approve all|none` on a session that has no paused batch and no new input. When its last
+ * paused batch was claimed (`OpenedSession.claimPending` marks it), another process resumed it
+ * first: exit 5. Otherwise nothing waits for an answer, and saying "another process" would be
+ * false: a usage error (exit 2) that says so.
  */
 export async function refuseResumedTwice(
   opened: OpenedSession,
@@ -110,17 +112,26 @@ export async function refuseResumedTwice(
   if (args.approve === 'ask' || !opened.resumed || io.stdin.isTTY) return undefined;
   const text = (await readAll(io.stdin)).trim();
   if (text) return text;
-  throw new SessionConflictError(
-    opened.session.id,
-    'claimed',
-    `session ${opened.session.id} has no paused approval to resume: another process resumed it already`,
+  const id = opened.session.id;
+  if (opened.resumedApproval !== undefined)
+    throw new SessionConflictError(
+      id,
+      'claimed',
+      `session ${id} has no paused approval to resume: another process resumed it already`,
+    );
+  throw new CliError(
+    `session ${id} has no paused approval to resume: --approve ${args.approve} answers a turn paused for approval; give new input with -i "…" or on stdin`,
   );
 }
 
-/** The history ends in calls some of which have no result (and no batch is paused): a crash. */
+/**
+ * The turn was killed before it ended (and no batch is paused): the history ends in the user's
+ * message (the model had not answered yet) or in calls some of which have no result.
+ */
 function interrupted(session: OpenedSession['session']): boolean {
   if (session.pendingApproval) return false;
   const messages = session.messages;
+  if (messages.at(-1)?.role === 'user') return true;
   let at = messages.length - 1;
   while (at >= 0 && messages[at]?.role === 'tool') at--;
   const calls = messages[at]?.role === 'assistant' ? (messages[at]?.toolCalls ?? []) : [];
@@ -155,7 +166,8 @@ async function runChatAgent(
     await opened.claimPending();
     input = undefined;
   } else if (input === undefined && interrupted(session)) {
-    // A turn killed between a call and its result: continue it (journaled results are not run again).
+    // A turn killed before the model answered (it is asked again) or between a call and its
+    // result: continue it (journaled results are not run again).
     io.stderr.write(`resuming the interrupted turn of session ${session.id}\n`);
   } else if (input === undefined) {
     if (io.stdin.isTTY) throw new CliError('raf run needs input: -i "…" or text on stdin');
@@ -166,6 +178,8 @@ async function runChatAgent(
     throw new CliError(
       `session ${session.id} resumes an interrupted turn; --attach goes with the next input`,
     );
+  // A new turn: the last claimed batch is history now (`refuseResumedTwice` reads the mark).
+  if (input !== undefined) opened.forgetResumedApproval();
   // Read before the turn starts: a missing or unreadable attachment is a usage error, exit 2.
   let message = args.attach && input !== undefined ? await attachedInput(input, args.attach, io.cwd) : input;
 

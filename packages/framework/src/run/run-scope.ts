@@ -97,6 +97,19 @@ export class RunScope implements RunJournal {
     this.session.pendingApproval = batch;
   }
 
+  /** The steps so far are written to the journal (nothing to wait for without one). */
+  flush(): Promise<void> | void {
+    return this.recorder.flush();
+  }
+
+  /**
+   * The new input goes to the journal ahead of the first model call (SPEC §14.1): a crash while
+   * the model answers keeps the user's message, and the resume asks the model again.
+   */
+  keepInput(): void {
+    if (this.pendingInput.length > 0) this.recorder.input(this.pendingInput);
+  }
+
   /** The prompt the run started from: what providers are told after the run. */
   started(state: RunState): void {
     this.requestMessages = state.messages.slice();

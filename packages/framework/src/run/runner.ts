@@ -82,6 +82,7 @@ export async function* runAgent(
       if (paused) resumeBatch(state, paused, options);
       else if (interrupted && run.input.length === 0) resumeTurn(state, interrupted);
       deps = await stepDeps(agent, run, options, context.tools);
+      run.keepInput();
       for (let first = true; ; first = false) {
         // A provider's tools that changed since the last round (an MCP server's list_changed).
         if (!first && context.currentTools) refreshTools(agent, deps, await context.currentTools(), options);

@@ -53,6 +53,12 @@ export interface RunJournal {
   messages(messages: ChatMessage[]): void;
   /** The batch the run paused on (`undefined`: the paused batch was taken up and runs now). */
   pending(batch: PendingApprovalBatch | undefined): void;
+  /**
+   * The changes so far are durable once this settles (the turn journal; nothing to wait for
+   * without one). A paused batch is written before its requests are shown: a crash while a human
+   * decides resumes as a paused approval, not as a turn without its model answer.
+   */
+  flush(): Promise<void> | void;
 }
 
 /** What a step works with besides the state. */
@@ -122,7 +128,7 @@ async function* resumeStep(
     prepared = prepareInterruptedCalls(turn, deps.tools.byName);
     const gated = anyGated(prepared) ? await planApprovals(prepared, deps.calls) : [];
     if (gated.length > 0) {
-      yield pause(state, deps, pausedForApproval(turn.calls, gated, state.round, prepared), gated);
+      yield await pause(state, deps, pausedForApproval(turn.calls, gated, state.round, prepared), gated);
       return { state, next: PAUSED };
     }
   } else return { state, next: AGAIN };
@@ -134,7 +140,7 @@ async function* resumeStep(
   if (ran.updates.length > 0) yield ran.updates;
   if (deps.calls.signal.aborted) return { state, next: CANCELLED };
   if (ran.suspended) {
-    yield suspendedRequests(ran.suspended);
+    yield await keptRequests(deps, suspendedRequests(ran.suspended));
     return { state, next: PAUSED };
   }
   return { state, next: AGAIN };
@@ -194,7 +200,7 @@ async function* modelStep(
       const warning = await stepFinished(hooks, steps, state.round, turn, [], 'toolCalls', started);
       if (warning) yield warning;
     }
-    yield pause(state, deps, pausedForApproval(turn.calls, gated, state.round), gated);
+    yield await pause(state, deps, pausedForApproval(turn.calls, gated, state.round), gated);
     return { state, next: PAUSED };
   }
   // The calls run; their progress lines pass on as they come, then their results.
@@ -210,7 +216,7 @@ async function* modelStep(
     if (warning) yield warning;
   }
   if (ran.suspended) {
-    yield suspendedRequests(ran.suspended);
+    yield await keptRequests(deps, suspendedRequests(ran.suspended));
     return { state, next: PAUSED };
   }
   if (guarded) {
@@ -220,14 +226,27 @@ async function* modelStep(
   return { state, next: AGAIN };
 }
 
-/** Keeps the paused batch (state and session) and returns the approval requests to show. */
+/** Keeps the paused batch (state, session, journal) and returns the approval requests to show. */
 function pause(
   state: RunState,
   deps: StepDeps,
   batch: PendingApprovalBatch,
   gated: readonly PlannedApproval[],
-): AgentResponseUpdate[] {
+): Promise<AgentResponseUpdate[]> {
   state.pending = batch;
   deps.journal.pending(batch);
-  return gated.map((a) => a.update);
+  return keptRequests(
+    deps,
+    gated.map((a) => a.update),
+  );
+}
+
+/**
+ * The requests of a paused batch, once the batch (and the assistant message before it) is in the
+ * journal: a reader that acts on a request (`raf run --approve all`, a human) finds it durable.
+ */
+async function keptRequests(deps: StepDeps, requests: AgentResponseUpdate[]): Promise<AgentResponseUpdate[]> {
+  const flushed = deps.journal.flush();
+  if (flushed) await flushed;
+  return requests;
 }

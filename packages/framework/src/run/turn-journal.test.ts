@@ -63,8 +63,10 @@ describe('the turn journal (SPEC §14.1)', () => {
     const updates = await drain(agent.run('count', { session, journal }));
     expect(updates.at(-1)).toMatchObject({ type: 'finish', reason: 'stop' });
 
-    const [first, second] = journal.entries;
-    expect(first).toMatchObject({ type: 'messages', messages: [{ role: 'user' }, { role: 'assistant' }] });
+    const [input, first, second] = journal.entries;
+    // The input before the first model call, then the model's answer with its calls.
+    expect(input).toMatchObject({ type: 'messages', messages: [{ role: 'user', content: 'count' }] });
+    expect(first).toMatchObject({ type: 'messages', messages: [{ role: 'assistant' }] });
     expect(second).toEqual({ type: 'calls-started', callIds: ['b0', 'l0'] });
     // Model call n saw every result of the rounds before it in the journal.
     expect(seenBeforeModel.map((ids) => ids.length)).toEqual([0, 2, 4, 6, 8]);
@@ -131,7 +133,7 @@ describe('the turn journal (SPEC §14.1)', () => {
     const full = new MemoryJournal();
     await drain(agentWith(client, []).run('count', { session: new AgentSession('s'), journal: full }));
     // Crash right after the first calls started.
-    const session = AgentSession.fromJSON(folded('s', full.entries.slice(0, 2)));
+    const session = AgentSession.fromJSON(folded('s', full.entries.slice(0, 3)));
     expect(session.inFlight).toEqual(['b0', 'l0']);
     const log: string[] = [];
     const before = server.requests.length;

@@ -38,6 +38,9 @@ export class InFlightRecorder implements CallRecorder {
     if (inFlight?.includes(call.id)) this.target.inFlight = inFlight.filter((id) => id !== call.id);
   }
 
+  /** The turn's new input: without a journal, it joins the session with the first step (`RunScope`). */
+  input(_messages: readonly ChatMessage[]): void {}
+
   /** Nothing is buffered without a journal. */
   flush(): Promise<void> | void {}
 }
@@ -45,8 +48,12 @@ export class InFlightRecorder implements CallRecorder {
 /**
  * The session a journaled run writes through (SPEC §14.1): every change (messages, provider state,
  * the paused batch) goes to the session and is queued as a `JournalEntry`; the queue is appended
- * before each model call, before calls start (with `calls-started`) and at the end of the turn, and
- * each tool result is appended as it completes. A crash loses at most the step in flight.
+ * before each model call, before calls start (with `calls-started`), before a paused batch's
+ * requests are shown and at the end of the turn, and each tool result is appended as it completes.
+ * The turn's input is queued before the first model call (`input`), although the session takes it
+ * only with the first step: a crash while the model answers keeps the user's message, a turn that
+ * fails keeps it out of the session (its save compacts the journal). A crash loses at most the
+ * step in flight.
  *
  * Appends run one after another (a chain), never concurrently, so the journal keeps their order.
  * They take no signal: a step that already happened is written even when the run is cancelled.
@@ -55,6 +62,8 @@ export class JournaledSession extends InFlightRecorder implements ISession {
   private queue: JournalEntry[] = [];
   // Results appended as they completed; the loop's later `addMessages` of them is not journaled twice.
   private readonly appended = new Set<string>();
+  // The input journaled ahead of the session (`input`): the first `addMessages` carrying it skips it.
+  private early: ChatMessage[] = [];
   private tail: Promise<void> = Promise.resolve();
   private broken: unknown;
 
@@ -96,10 +105,33 @@ export class JournaledSession extends InFlightRecorder implements ISession {
 
   addMessages(messages: readonly ChatMessage[]): void {
     this.inner.addMessages(messages);
-    const fresh = messages.filter(
+    const fresh = this.skipEarly(messages).filter(
       (m) => !(m.role === 'tool' && m.toolCallId !== undefined && this.appended.has(m.toolCallId)),
     );
     if (fresh.length > 0) this.queue.push({ type: 'messages', messages: [...fresh] });
+  }
+
+  /**
+   * Journals the turn's input now (appended with the next flush, before the model is called); the
+   * session gets it with the first step, as without a journal, and it is not journaled twice.
+   */
+  override input(messages: readonly ChatMessage[]): void {
+    if (messages.length === 0) return;
+    this.early = [...messages];
+    this.queue.push({ type: 'messages', messages: [...messages] });
+  }
+
+  /**
+   * `messages` without the leading input journaled already. Compared by value: a history provider
+   * may store copies of what it was given.
+   */
+  private skipEarly(messages: readonly ChatMessage[]): readonly ChatMessage[] {
+    const early = this.early;
+    let n = 0;
+    while (n < early.length && n < messages.length && sameMessage(early[n]!, messages[n]!)) n++;
+    if (n === 0) return messages;
+    this.early = [];
+    return messages.slice(n);
   }
 
   getProviderState<T extends JSONValue = JSONValue>(providerName: string): T | undefined {
@@ -143,4 +175,8 @@ export class JournaledSession extends InFlightRecorder implements ISession {
     });
     return write;
   }
+}
+
+function sameMessage(a: ChatMessage, b: ChatMessage): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
 }
