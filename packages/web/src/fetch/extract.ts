@@ -169,7 +169,11 @@ function collapse(html: string): string {
   return html.replace(/\s{2,}/g, (space) => (space.includes('\n') ? '\n' : ' ')).trim();
 }
 
-/** Turns fetched text into what the mode asks for; non-HTML text is returned as it is. */
+/**
+ * Turns fetched text into what the mode asks for; non-HTML text is returned as it is. In this
+ * thread and unbounded (a hostile page can take minutes or overflow the stack): pages from
+ * outside go through `convertContent`, which measures them first and runs this in a worker.
+ */
 export async function extractContent(
   text: string,
   options: { mode: FetchMode; html: boolean; url: string },
