@@ -9,7 +9,7 @@ import { htmlLibraries } from './html-libraries.js';
 const port = isMainThread ? null : parentPort;
 if (port) {
   port.on('message', (job: ConvertJob) => {
-    extractContent(job.text, { mode: job.mode, html: true, url: job.url }).then(
+    extractContent(job.text, { mode: job.mode, html: true, url: job.url, noiseStripped: true }).then(
       (extracted) => port.postMessage({ ok: true, extracted } satisfies ConvertReply),
       (error: unknown) =>
         port.postMessage({

@@ -28,6 +28,7 @@ export interface ConvertOptions {
 
 /** What the converter worker is sent and answers (`convert-worker.ts`). */
 export interface ConvertJob {
+  /** The page without scripts, styles and comments (`stripNoise`). */
   text: string;
   mode: FetchMode;
   url: string;
