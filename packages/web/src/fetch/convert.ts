@@ -145,6 +145,9 @@ function inWorker(job: ConvertJob, signal: AbortSignal, timeoutMs: number) {
   return runJob(worker, job, signal, timeoutMs);
 }
 
+/** A page that makes the DOM outgrow this ends its worker (and is read as text), not the agent. */
+const resourceLimits = { maxOldGenerationSizeMb: 1024 };
+
 /**
  * Starts `convert-worker`: the built `.js` beside this module (the package's `dist`), or the
  * `.ts` source under tests, loaded through tsx (Node 20 cannot load TypeScript, and loader hooks
@@ -153,11 +156,13 @@ function inWorker(job: ConvertJob, signal: AbortSignal, timeoutMs: number) {
 function startWorker(): Worker {
   const { Worker: WorkerThread } = workerThreads();
   const here = import.meta.url;
-  if (!here.endsWith('.ts')) return new WorkerThread(new URL('./convert-worker.js', here));
+  if (!here.endsWith('.ts'))
+    return new WorkerThread(new URL('./convert-worker.js', here), { resourceLimits });
   const tsx = createRequire(here).resolve('tsx/cjs/api');
   // Only ever read from source, so not spelled as a literal a bundle would carry as an import.
   const entry = fileURLToPath(new URL(`./convert-worker${here.slice(-3)}`, here));
   return new WorkerThread(`require(${JSON.stringify(tsx)}).register(); require(${JSON.stringify(entry)});`, {
     eval: true,
+    resourceLimits,
   });
 }
