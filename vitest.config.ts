@@ -49,6 +49,7 @@ const ONE_AT_A_TIME = [
   'packages/mcp/src/connection/server-everything.test.ts',
   'packages/sandbox/src/js/javascript.test.ts',
   'packages/sandbox/src/process/hostile-code.test.ts',
+  'packages/web/src/fetch/convert.test.ts',
 ];
 
 class LongFirst extends BaseSequencer {

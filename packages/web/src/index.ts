@@ -1,5 +1,7 @@
 export type { SearchBackendName, WebConfig } from './config/web-config.js';
 export { parseWebConfig, SEARCH_BACKENDS, safeParseWebConfig, webConfigSchema } from './config/web-config.js';
+export type { Converted, ConvertOptions } from './fetch/convert.js';
+export { CONVERT_LIMITS, convertContent } from './fetch/convert.js';
 export type { Extracted, FetchMode } from './fetch/extract.js';
 export { extractContent, FETCH_MODES } from './fetch/extract.js';
 export type { WebFetchOptions } from './fetch/web-fetch-tool.js';

@@ -54,9 +54,9 @@ const REMOVED =
   'script,style,noscript,template,iframe,object,embed,svg,canvas,link,meta,form,button,input,select,textarea,[hidden],[aria-hidden="true"],[role="dialog"],[role="alertdialog"]';
 const KEPT_ATTRIBUTES = new Set(['href', 'src', 'alt', 'title', 'colspan', 'rowspan', 'lang']);
 
-async function parsePage(html: string, url: string): Promise<DomDocument> {
+async function parsePage(html: string, url: string, stripped: boolean): Promise<DomDocument> {
   const { parseHTML } = await htmlLibraries();
-  const { document } = parseHTML(stripNoise(html));
+  const { document } = parseHTML(stripped ? html : stripNoise(html));
   // Readability resolves links against the document's base: give it the page's URL.
   if (!document.querySelector('base[href]') && document.head) {
     const base = document.createElement('base');
@@ -169,14 +169,20 @@ function collapse(html: string): string {
   return html.replace(/\s{2,}/g, (space) => (space.includes('\n') ? '\n' : ' ')).trim();
 }
 
-/** Turns fetched text into what the mode asks for; non-HTML text is returned as it is. */
+/**
+ * Turns fetched text into what the mode asks for; non-HTML text is returned as it is. In this
+ * thread and unbounded (a hostile page can take minutes or overflow the stack): pages from
+ * outside go through `convertContent`, which measures them first and runs this in a worker.
+ */
 export async function extractContent(
   text: string,
-  options: { mode: FetchMode; html: boolean; url: string },
+  /** `noiseStripped`: `text` has already been through `stripNoise` (`convertContent` did it). */
+  options: { mode: FetchMode; html: boolean; url: string; noiseStripped?: boolean },
 ): Promise<Extracted> {
   const { mode, html, url } = options;
+  const stripped = options.noiseStripped === true;
   if (mode === 'raw' || !html) return { content: text };
-  const document = await parsePage(text, url);
+  const document = await parsePage(text, url, stripped);
   const title = document.title?.trim() || undefined;
   if (mode === 'cleaned')
     return { content: collapse(cleanBody(document, url).innerHTML), ...(title && { title }) };
@@ -209,7 +215,7 @@ export async function extractContent(
     }
   } else {
     // Readability changed the document while it looked: start again from the source.
-    root = cleanBody(await parsePage(text, url), url);
+    root = cleanBody(await parsePage(text, url, stripped), url);
     found = { content: '', source: 'page', ...(title && { title }) };
   }
   // Readability makes its wrappers with createElement('DIV'); linkedom keeps that spelling.

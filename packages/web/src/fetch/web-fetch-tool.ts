@@ -2,14 +2,20 @@ import { defineTool, getErrorMessage, type ITool, type JSONValue, toolFailure, t
 import { z } from 'zod';
 import type { GuardedHttpClient } from '../http/guarded-http.js';
 import { WEB_TOOL_MANIFESTS } from '../web-manifests.js';
+import { CONVERT_LIMITS, convertContent } from './convert.js';
 import { decodeText, isHtml, isTextual, looksBinary } from './decode.js';
-import { extractContent, FETCH_MODES, type FetchMode } from './extract.js';
+import { FETCH_MODES, type FetchMode } from './extract.js';
 
 export interface WebFetchOptions {
   /** Mode when the model does not name one (default `markdown`). */
   defaultMode?: FetchMode;
   /** Longest content handed to the model, in characters (default 40,000); the rest is cut. */
   maxChars?: number;
+  /**
+   * Longest a page's conversion (every mode but `raw`) may run, in its worker thread, before the
+   * page's plain text is returned instead, with a `warning` (default 10,000 ms).
+   */
+  convertTimeoutMs?: number;
 }
 
 function refuseBinary(mediaType: string | undefined, url: string): string | undefined {
@@ -21,6 +27,7 @@ function refuseBinary(mediaType: string | undefined, url: string): string | unde
 export function createWebFetchTool(http: GuardedHttpClient, options: WebFetchOptions = {}): ITool {
   const defaultMode = options.defaultMode ?? 'markdown';
   const maxChars = options.maxChars ?? 40_000;
+  const convertTimeoutMs = options.convertTimeoutMs ?? CONVERT_LIMITS.timeoutMs;
   return defineTool({
     manifest: WEB_TOOL_MANIFESTS.web_fetch,
     name: 'web_fetch',
@@ -57,8 +64,10 @@ export function createWebFetchTool(http: GuardedHttpClient, options: WebFetchOpt
             },
           );
         }
-        const extracted = await extractContent(text, {
+        const extracted = await convertContent(text, {
           mode,
+          signal: context.signal,
+          timeoutMs: convertTimeoutMs,
           html: isHtml(response.mediaType) || (response.mediaType === undefined && /^\s*</.test(text)),
           url: response.url,
         });
