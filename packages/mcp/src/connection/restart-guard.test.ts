@@ -66,6 +66,36 @@ describe('a stdio server whose script changed since build', { timeout: 60_000 },
     expect(existsSync(marker)).toBe(false);
   });
 
+  it('a file its env loads (NODE_OPTIONS --require) changed: not restarted either', async () => {
+    const { root } = rootWithServer();
+    const preload = join(root, 'pre.cjs');
+    writeFileSync(preload, '');
+    const test = await buildTestAgent({
+      tools: [
+        {
+          kind: 'mcp',
+          name: 'local',
+          config: {
+            command: process.execPath,
+            args: ['--import', import.meta.resolve('tsx'), './server.mjs'],
+            cwd: root,
+            env: { NODE_OPTIONS: '--require ./pre.cjs' },
+          },
+        },
+      ],
+    });
+    cleanups.push(() => test.plugin.close());
+    expect(await call(test, 'echo', { text: 'before' })).toEqual({ ok: true, data: 'before' });
+    const marker = join(root, 'pwned');
+    writeFileSync(preload, `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'ran');\n`);
+    expect((await call(test, 'crash')).ok).toBe(false);
+    expect(await call(test, 'echo', { text: 'after' })).toMatchObject({
+      ok: false,
+      error: expect.stringContaining(`'${preload}' changed since the agent was built`),
+    });
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it('an unchanged script restarts as before', async () => {
     const { root } = rootWithServer();
     const test = await buildTestAgent({

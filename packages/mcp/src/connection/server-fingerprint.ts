@@ -1,7 +1,8 @@
 import { lstat, stat } from 'node:fs/promises';
-import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
+import { startPaths } from '../config/executed-files.js';
 
-/** What a stdio server's start runs: the command's file and every argument that names a file. */
+/** What a stdio server's start runs: the command's file and every argument or `env` value that names a file. */
 export interface StartSpec {
   command: string;
   args: readonly string[];
@@ -39,19 +40,15 @@ export async function commandFile(spec: StartSpec): Promise<string | undefined> 
 
 /**
  * The files a stdio server's start executes or loads, each with its identity (device, inode, size,
- * times, mode): the command (looked up on PATH when bare) and the arguments that name a regular
- * file (relative to `cwd`; `--opt=./file` too). Folders and names that are not files are left
+ * times, mode): the command (looked up on PATH when bare) and the arguments and `env` values that
+ * name a regular file (relative to `cwd`; `--opt=./file`, `NODE_OPTIONS="--require ./x.cjs"` too). Folders and names that are not files are left
  * out: a server's data folder changes as it works.
  */
 export async function fingerprintOf(spec: StartSpec): Promise<Map<string, string>> {
   const paths = new Set<string>();
   const command = await commandFile(spec);
   if (command) paths.add(command);
-  for (const arg of spec.args) {
-    const value = !arg.startsWith('-') ? arg : arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : '';
-    if (!value) continue;
-    paths.add(isAbsolute(value) ? value : resolve(spec.cwd, value));
-  }
+  for (const path of startPaths(spec)) paths.add(path);
   const out = new Map<string, string>();
   await Promise.all(
     [...paths].map(async (path) => {

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,11 +51,14 @@ function builder(client: ScriptedChatClient): DeclAgentBuilder {
     .withEnvironment({ PATH: process.env.PATH ?? '' });
 }
 
-async function agentFile(policy: string): Promise<void> {
+async function agentFile(
+  policy: string,
+  server = 'config: { command: node, args: [./server.mjs] }',
+): Promise<void> {
   await writeFile(join(dir, 'server.mjs'), SERVER);
   await writeFile(
     join(dir, 'agent.yaml'),
-    `name: a\nmodel: { id: scripted, provider: scripted }\ncontexts:\n  - kind: workspace\n    name: project\n    config: { root: ., policy: ${policy} }\n  - kind: mcp\n    name: notes\n    config: { command: node, args: [./server.mjs] }\ntools:\n  - kind: file\n  - kind: file\n    name: apply_patch\n`,
+    `name: a\nmodel: { id: scripted, provider: scripted }\ncontexts:\n  - kind: workspace\n    name: project\n    config: { root: ., policy: ${policy} }\n  - kind: mcp\n    name: notes\n    ${server}\ntools:\n  - kind: file\n  - kind: file\n    name: apply_patch\n`,
   );
 }
 
@@ -110,5 +113,54 @@ describe('a stdio server script inside the root is a protected path', { timeout:
       reads: 'allowed',
       writes: 'refused',
     });
+  });
+});
+
+// Issue 26 (attack-ext, mcp-env): `--require=./pre.cjs` in `args` was protected, the same file
+// named in the server's `env` was not: with `NODE_OPTIONS: "--require ./pre2.cjs"` and `deny`,
+// `write_file pre2.cjs` succeeded and the next start of the server ran the planted code.
+describe('files a stdio server loads through its env are protected paths', { timeout: 60_000 }, () => {
+  // Node reads double quotes in NODE_OPTIONS (a path with a space); the shell splitting does too.
+  const ENV_SERVER = `config: { command: node, args: [./server.mjs], cwd: srv, env: { NODE_OPTIONS: '--require ./pre.cjs --import="./hooks dir/hook.mjs"', STARTUP: ./startup.py, PLAIN: not-a-file } }`;
+  async function envAgent(policy: string): Promise<void> {
+    await agentFile(policy, ENV_SERVER);
+    await mkdir(join(dir, 'srv', 'hooks dir'), { recursive: true });
+    await writeFile(join(dir, 'srv', 'pre.cjs'), '');
+    await writeFile(join(dir, 'srv', 'hooks dir', 'hook.mjs'), '');
+    await writeFile(join(dir, 'srv', 'startup.py'), '');
+    await writeFile(join(dir, 'srv', 'server.mjs'), SERVER);
+  }
+  const targets = ['srv/pre.cjs', 'srv/hooks dir/hook.mjs', 'srv/startup.py'];
+
+  for (const policy of ['deny', 'approve']) {
+    it(`under ${policy}, the model cannot rewrite a NODE_OPTIONS --require / --import file or a file an env value names`, async () => {
+      await envAgent(policy);
+      const calls = targets.map((path, i) => ({
+        id: `w${i}`,
+        name: 'write_file',
+        arguments: { path, content: EVIL },
+      }));
+      const client = new ScriptedChatClient([{ toolCalls: calls }, { text: 'done' }]);
+      const agent = await builder(client).build();
+      const updates = await collect(agent, 'go');
+      const results = updates
+        .filter((u) => u.type === 'tool-called')
+        .map((u) => (u as { result: { ok: boolean; error?: string } }).result);
+      expect(results).toHaveLength(targets.length);
+      for (const [i, result] of results.entries()) {
+        expect(result, targets[i]).toMatchObject({ ok: false });
+        expect(result.error, targets[i]).toMatch(/Protected path: .*\(MCP server 'notes'\)/);
+      }
+      for (const path of targets) expect(await readFile(join(dir, path), 'utf8')).toBe('');
+      expect(updates.some((u) => u.type === 'tool-approval-request')).toBe(false);
+    });
+  }
+
+  it('inspect lists them; a value that names no file (and the folder) is not listed', async () => {
+    await envAgent('deny');
+    const plan = await builder(new ScriptedChatClient([])).explain();
+    const rules = plan.contexts.find((c) => c.kind === 'workspace')?.protectedPaths ?? [];
+    const paths = rules.filter((r) => r.reason === "MCP server 'notes'").map((r) => r.path);
+    expect(paths.sort()).toEqual([...targets, 'srv/server.mjs'].map((p) => join(dir, p)).sort());
   });
 });

@@ -177,6 +177,34 @@ function buildServer(): McpServer {
       return { content: [{ type: 'text', text: 'nested' }], structuredContent: JSON.parse(value) };
     },
   );
+  // Many blocks, each empty or nearly: their JSON is what floods the model, not their text.
+  server.registerTool(
+    'blocks',
+    {
+      description: 'Answers with this many blocks of this type, each holding `fill`',
+      inputSchema: { count: z.number(), type: z.enum(['text', 'image']), fill: z.string().optional() },
+    },
+    ({ count, type, fill = '' }) => ({
+      content: Array.from({ length: count }, () =>
+        type === 'text'
+          ? { type: 'text' as const, text: fill }
+          : { type: 'image' as const, mimeType: 'image/png', data: fill },
+      ),
+    }),
+  );
+  // TEST_SERVER_MANY_ENTRIES: a resource with that many empty entries, a prompt with that many messages.
+  const manyEntries = Number(process.env.TEST_SERVER_MANY_ENTRIES ?? 0);
+  if (manyEntries > 0) {
+    server.registerResource('many', 'test://many', { mimeType: 'text/plain' }, (uri) => ({
+      contents: Array.from({ length: manyEntries }, () => ({ uri: uri.href, text: '' })),
+    }));
+    server.registerPrompt('many', { description: 'Many empty messages' }, () => ({
+      messages: Array.from({ length: manyEntries }, () => ({
+        role: 'user' as const,
+        content: { type: 'text' as const, text: '' },
+      })),
+    }));
+  }
   const describeBytes = Number(process.env.TEST_SERVER_DESCRIPTION_BYTES ?? 0);
   if (describeBytes > 0)
     server.registerTool('verbose', { description: 'd'.repeat(describeBytes) }, () => text('verbose ran'));

@@ -10,7 +10,7 @@ import {
 import type { McpConnection } from '../connection/mcp-connection.js';
 import { McpServerError } from '../errors.js';
 import { MCP_TOOL_MANIFEST } from './mcp-tool.js';
-import { capCallResult, capDescription, DEFAULT_MAX_DESCRIPTION_BYTES } from './result-cap.js';
+import { capDescription, capPromptMessages, DEFAULT_MAX_DESCRIPTION_BYTES } from './result-cap.js';
 import { resourceContents, toToolResult } from './tool-result.js';
 
 export const READ_MCP_RESOURCE = 'read_mcp_resource';
@@ -108,14 +108,14 @@ function getPromptTool(
           signal: context.signal,
           timeoutMs: source.timeoutMs(server),
         });
-        // The messages' contents share one budget, as one tool result's blocks do.
-        const { result: capped, truncation } = capCallResult(
-          { content: result.messages.map((message) => message.content) },
-          source.maxResultBytes(server),
-        );
-        const messages = result.messages.map((message, i): JSONValue => {
-          const content = capped.content[i] ?? message.content;
-          const { data } = toToolResult({ content: [content] }, GET_MCP_PROMPT);
+        // The messages' contents share one budget and the block limit, as one tool result's blocks do.
+        const {
+          messages: kept,
+          truncation,
+          note,
+        } = capPromptMessages(result.messages, source.maxResultBytes(server));
+        const messages = kept.map((message): JSONValue => {
+          const { data } = toToolResult({ content: [message.content] }, GET_MCP_PROMPT);
           return { role: message.role, content: data ?? '' };
         });
         return toolSuccess({
@@ -124,6 +124,7 @@ function getPromptTool(
           }),
           messages,
           ...(truncation && (truncation as unknown as Record<string, JSONValue>)),
+          ...(note && { note }),
         });
       }),
   };

@@ -1,43 +1,7 @@
 import type { CallToolResult, ContentBlock, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { type JSONValue, type ToolResult, toolFailure, toolSuccess } from '@raf/core';
+import { part, resourcePart } from './content-part.js';
 import { capCallResult, capResourceResult, type Truncation } from './result-cap.js';
-
-/** One content block as the model reads it (`{ type: 'image', mimeType, data }`, …). */
-function part(block: ContentBlock): JSONValue {
-  switch (block.type) {
-    case 'text':
-      return { type: 'text', text: block.text };
-    case 'image':
-    case 'audio':
-      return { type: block.type, mimeType: block.mimeType, data: block.data };
-    case 'resource': {
-      const { resource } = block;
-      return 'text' in resource
-        ? {
-            type: 'resource',
-            uri: resource.uri,
-            ...(resource.mimeType && { mimeType: resource.mimeType }),
-            text: resource.text,
-          }
-        : {
-            type: 'resource',
-            uri: resource.uri,
-            ...(resource.mimeType && { mimeType: resource.mimeType }),
-            blob: resource.blob,
-          };
-    }
-    case 'resource_link':
-      return {
-        type: 'resource_link',
-        uri: block.uri,
-        name: block.name,
-        ...(block.mimeType && { mimeType: block.mimeType }),
-        ...(block.description && { description: block.description }),
-      };
-    default:
-      return JSON.parse(JSON.stringify(block)) as JSONValue;
-  }
-}
 
 /** Servers repeat `structuredContent` as a JSON text block for old clients: sent once is enough. */
 function repeatsStructured(text: string, structured: unknown): boolean {
@@ -112,7 +76,8 @@ function convert(result: CallToolResult, toolName: string): ToolResult {
         ? { structuredContent: structured }
         : onlyText
           ? undefined
-          : { content: parts };
+          : // The text is the error already: once is enough (and within the cap).
+            { content: parts.filter((p) => (p as { type?: unknown }).type !== 'text') };
     return toolFailure(text || `${toolName} reported an error`, extra);
   }
   if (structured !== undefined) {
@@ -136,15 +101,7 @@ export function resourceContents(read: ReadResourceResult, maxResultBytes?: numb
 }
 
 function contentsOf(result: ReadResourceResult): JSONValue {
-  const parts = result.contents.map((content): JSONValue => {
-    const mimeType = content.mimeType ? { mimeType: content.mimeType } : {};
-    if ('text' in content && typeof content.text === 'string')
-      return { uri: content.uri, ...mimeType, text: content.text };
-    const blob = (content as { blob: string }).blob;
-    if (content.mimeType?.startsWith('image/'))
-      return { type: 'image', uri: content.uri, mimeType: content.mimeType, data: blob };
-    return { type: 'resource', uri: content.uri, ...mimeType, blob };
-  });
+  const parts = result.contents.map(resourcePart);
   const only = parts.length === 1 ? (parts[0] as Record<string, JSONValue>) : undefined;
   return only && typeof only.text === 'string' && !('type' in only) ? only.text : { contents: parts };
 }
