@@ -353,12 +353,6 @@ export class RunRegistry {
     return record && record.tenant === tenant ? this.orphans.settle(record, settleNow) : undefined;
   }
 
-  /** Ends the run if its owner is gone (a stream of it calls this while it waits). */
-  private async settle(runId: string): Promise<void> {
-    const record = await this.runs.get(runId);
-    if (record) await this.orphans.settle(record);
-  }
-
   private view(record: RunRecord): ServedRun {
     const storeId = storeSessionId(record.tenant, record.sessionId);
     return new ServedRun(
@@ -374,7 +368,7 @@ export class RunRegistry {
         return batch ? pendingApprovalRequests(batch) : [];
       },
       // A stream that waits on a running run: its replica may die meanwhile.
-      () => this.settle(record.runId),
+      (current) => this.orphans.settle(current),
     );
   }
 

@@ -29,7 +29,7 @@ export class ServedRun {
      * Asked while a stream waits on the running run: ends it if its replica is gone (the
      * registry's `OrphanRuns`, which spaces its checks out), so no stream waits for ever.
      */
-    private readonly settle: () => Promise<void> = async () => undefined,
+    private readonly settle: (record: RunRecord) => Promise<unknown> = async () => undefined,
   ) {}
 
   /** The record now (from the store). */
@@ -103,7 +103,7 @@ export class ServedRun {
           if (record.lastSeq > cursor) continue;
           if (record.status !== 'running') return;
           // A failure of the check is no failure of the stream: it looks again later.
-          await this.settle().catch(() => undefined);
+          await this.settle(record).catch(() => undefined);
         }
         if (woken) continue;
         await new Promise<void>((resolve) => {
