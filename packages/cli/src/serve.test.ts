@@ -103,6 +103,19 @@ describe('raf serve', () => {
     expect(await main(['serve', 'agents', '--tokens', 'short.json'], short.io)).toBe(2);
     expect(short.err()).toMatch(/token number 1 is shorter than 16 characters/);
     expect(short.err()).not.toContain('"short"');
+    // A token listed twice (two tenants) or a "__proto__" entry: refused, not served as the last one.
+    await writeFile(
+      join(dir, 'dup.json'),
+      '{"tenantAAAAAAAAAAAAAAAA1": "alice",\n "tenantAAAAAAAAAAAAAAAA1": "bob"}',
+    );
+    const dup = createMemoryIO({ cwd: dir });
+    expect(await main(['serve', 'agents', '--tokens', 'dup.json'], dup.io)).toBe(2);
+    expect(dup.err()).toContain(`dup.json:2: token number 2 repeats an earlier token`);
+    expect(dup.err()).not.toContain('tenantAAAA');
+    await writeFile(join(dir, 'proto.json'), '{"tenantAAAAAAAAAAAAAAAA1": "alice", "__proto__": {}}');
+    const proto = createMemoryIO({ cwd: dir });
+    expect(await main(['serve', 'agents', '--tokens', 'proto.json'], proto.io)).toBe(2);
+    expect(proto.err()).toContain('proto.json:1: a "__proto__" key is not a token');
     const none = createMemoryIO({ cwd: dir });
     expect(await main(['serve'], none.io)).toBe(2);
   });

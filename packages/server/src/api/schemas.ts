@@ -7,7 +7,8 @@ import {
 } from '@raf/core';
 import { z } from 'zod';
 import { RUN_STATUSES } from '../events/run-store.js';
-import { CLIENT_SESSION_ID } from '../runs/tenant-sessions.js';
+import { APPROVAL_REASON_MESSAGE, MAX_APPROVAL_REASON } from '../runs/approval-reason.js';
+import { CLIENT_SESSION_ID, CLIENT_SESSION_ID_MESSAGE } from '../runs/tenant-sessions.js';
 
 // The request bodies the API validates with, and the answers it gives: `/v1/openapi.json` is
 // generated from these same schemas, so the document cannot drift from what is checked.
@@ -61,10 +62,7 @@ export const startRunBody = z
         .min(1, 'expected the parts of the message')
         .max(MAX_INPUT_PARTS, `at most ${MAX_INPUT_PARTS} parts a message`),
     ]),
-    sessionId: z
-      .string()
-      .regex(CLIENT_SESSION_ID, 'expected 1–128 letters, digits, ".", "_" or "-"')
-      .optional(),
+    sessionId: z.string().regex(CLIENT_SESSION_ID, CLIENT_SESSION_ID_MESSAGE).optional(),
   })
   .register(apiSchemas, { id: 'StartRun' });
 
@@ -75,7 +73,7 @@ export const approvalsBody = z
         z.strictObject({
           callId: z.string().min(1),
           approved: z.boolean(),
-          reason: z.string().max(2000).optional(),
+          reason: z.string().max(MAX_APPROVAL_REASON, APPROVAL_REASON_MESSAGE).optional(),
         }),
       )
       .min(1, 'expected a list of { callId, approved, reason? }')

@@ -3,6 +3,7 @@ import { open } from 'node:fs/promises';
 import { ConfigError, getErrorMessage } from '@raf/core';
 import { newLocalToken, sameToken } from '@raf/framework';
 import { z } from 'zod';
+import { firstJsonKeyProblem } from './json-keys.js';
 
 /** Shorter tokens could be guessed. */
 const MIN_TOKEN_LENGTH = 16;
@@ -70,12 +71,22 @@ export class TenantTokens {
       throw new ConfigError(`--tokens ${path}: cannot read it: ${getErrorMessage(error)}`, { cause: error });
     }
     let value: unknown;
+    // A byte-order mark (an editor's) is no JSON, but no mistake either.
+    const json = text.replace(/^\uFEFF/, '');
     try {
-      // A byte-order mark (an editor's) is no JSON, but no mistake either.
-      value = JSON.parse(text.replace(/^\uFEFF/, ''));
+      value = JSON.parse(json);
     } catch (error) {
       throw new ConfigError(`--tokens ${path}: not valid JSON: ${getErrorMessage(error)}`, { cause: error });
     }
+    // `JSON.parse` keeps the last of a repeated token (its tenant silently replaced) and the
+    // schema drops `__proto__`: both refused, by line (never the token itself, which may be logged).
+    const problem = firstJsonKeyProblem(json, 1);
+    if (problem)
+      throw new ConfigError(
+        problem.kind === 'proto'
+          ? `--tokens ${path}:${problem.line}: a "__proto__" key is not a token (expected a JSON object {"<token>": "<tenant>"})`
+          : `--tokens ${path}:${problem.line}: token number ${problem.index} repeats an earlier token (each token names one tenant)`,
+      );
     return TenantTokens.fromObject(value, `--tokens ${path}`);
   }
 

@@ -5,7 +5,7 @@ import { bareHost, bearerToken, isLoopbackHost } from '@raf/framework';
 import type { TenantTokens } from '../auth/tenant-tokens.js';
 import type { RunRegistry } from '../runs/run-registry.js';
 import { DEFAULT_MAX_BODY_BYTES } from './body.js';
-import { HttpError, notFound } from './http-error.js';
+import { ClientGoneError, HttpError, isClientAbort, notFound } from './http-error.js';
 
 /** What a mounted handler gets for one request. */
 export interface RequestContext {
@@ -183,7 +183,7 @@ export class ServerApp {
         serverUrl: this.url(),
       });
     } catch (error) {
-      this.fail(res, error);
+      this.fail(res, error, controller.signal.aborted);
     }
   }
 
@@ -252,7 +252,14 @@ export class ServerApp {
     return true;
   }
 
-  private fail(res: ServerResponse, error: unknown): void {
+  private fail(res: ServerResponse, error: unknown, closed = false): void {
+    // The client went away (mid-body, or a reset): not an internal error, and no answer to
+    // write on a closed socket. Dropped without a log line. A reset error while the client is
+    // still there is another connection's (a database's): logged as internal like any other.
+    if (error instanceof ClientGoneError || (closed && isClientAbort(error))) {
+      res.destroy();
+      return;
+    }
     if (res.headersSent) {
       res.end();
       return;

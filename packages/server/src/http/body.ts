@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { z } from 'zod';
-import { HttpError } from './http-error.js';
+import { ClientGoneError, HttpError, isClientAbort } from './http-error.js';
 
 /** The most a request body may hold by default (the API takes small JSON objects). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -41,11 +41,17 @@ export async function readJsonBody(
     throw new HttpError(413, 'body_too_large', `the body is larger than ${maxBytes} bytes`);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes)
-      throw new HttpError(413, 'body_too_large', `the body is larger than ${maxBytes} bytes`);
-    chunks.push(chunk as Buffer);
+  try {
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > maxBytes)
+        throw new HttpError(413, 'body_too_large', `the body is larger than ${maxBytes} bytes`);
+      chunks.push(chunk as Buffer);
+    }
+  } catch (error) {
+    // A client that closed mid-body is no failure of the server (and there is no one to answer).
+    if (!HttpError.isHttpError(error) && isClientAbort(error)) throw new ClientGoneError({ cause: error });
+    throw error;
   }
   const text = Buffer.concat(chunks).toString('utf8');
   checkJsonDepth(text);

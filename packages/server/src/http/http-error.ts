@@ -22,6 +22,31 @@ export class HttpError extends RafError {
 }
 
 /**
+ * The client went away while its request was read (it closed the connection mid-body): nothing
+ * is wrong with the server, and nobody is left to answer. Not an `HttpError`, so a route that
+ * turns a bad body into a protocol error (A2A, MCP) lets it through to the app, which drops it.
+ */
+export class ClientGoneError extends Error {
+  constructor(options: { cause?: unknown } = {}) {
+    super('the client closed the connection before its request was read', options);
+    this.name = 'ClientGoneError';
+  }
+}
+
+/** Node's errors of a request stream whose client went away (`aborted`, a reset, a premature close). */
+export function isClientAbort(error: unknown): boolean {
+  if (error instanceof ClientGoneError) return true;
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return (
+    code === 'ECONNRESET' ||
+    code === 'ERR_STREAM_PREMATURE_CLOSE' ||
+    code === 'ECONNABORTED' ||
+    code === 'EPIPE' ||
+    (error instanceof Error && error.message === 'aborted')
+  );
+}
+
+/**
  * A known path asked with a method it does not take: 405 with the `Allow` header (RFC 9110 §15.5.6
  * requires it; the MCP Streamable HTTP transport names it), never 400 or 404.
  */

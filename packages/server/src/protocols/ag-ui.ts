@@ -1,6 +1,7 @@
 import type { BaseEvent, Interrupt, RunAgentInput } from '@ag-ui/core';
 import type { ApprovalResponse } from '@raf/core';
 import type { RunEvent } from '@raf/framework';
+import { APPROVAL_REASON_MESSAGE, MAX_APPROVAL_REASON } from '../runs/approval-reason.js';
 import { questionData } from './ui-message-stream.js';
 
 /** The ids an AG-UI stream is about: the client's thread and run, and the served run behind them. */
@@ -162,7 +163,7 @@ export function agUiIntent(input: RunAgentInput): AgUiIntent {
   if (resume.length > 0) {
     const approvals: ApprovalResponse[] = [];
     let runId: string | undefined;
-    for (const entry of resume) {
+    for (const [i, entry] of resume.entries()) {
       const parsed = parseInterruptId(entry.interruptId);
       if (!parsed)
         return {
@@ -173,6 +174,9 @@ export function agUiIntent(input: RunAgentInput): AgUiIntent {
         return { kind: 'invalid', message: 'resume: the entries answer interrupts of different runs' };
       runId = parsed.runId;
       const payload = (entry.payload ?? {}) as { approved?: unknown; reason?: unknown };
+      // The same limit as `/v1`'s approvals: the reason reaches the model and the session.
+      if (typeof payload.reason === 'string' && payload.reason.length > MAX_APPROVAL_REASON)
+        return { kind: 'invalid', message: `resume.${i}.payload.reason: ${APPROVAL_REASON_MESSAGE}` };
       const approved = entry.status === 'resolved' && payload.approved === true;
       approvals.push({
         callId: parsed.callId,

@@ -1,6 +1,7 @@
 import type { ApprovalResponse, FinishReason, JSONValue } from '@raf/core';
 import type { RunEvent } from '@raf/framework';
 import { z } from 'zod';
+import { APPROVAL_REASON_MESSAGE, MAX_APPROVAL_REASON } from '../runs/approval-reason.js';
 
 /**
  * One chunk of the AI SDK's UI message stream protocol (`ai` 5/6: what `useChat` reads), as sent
@@ -174,7 +175,12 @@ const uiPartSchema = z.looseObject({
   toolCallId: z.string().optional(),
   state: z.string().optional(),
   approval: z
-    .looseObject({ id: z.string(), approved: z.boolean().optional(), reason: z.string().optional() })
+    .looseObject({
+      id: z.string(),
+      approved: z.boolean().optional(),
+      // The same limit as `/v1`'s approvals: the reason reaches the model and the session.
+      reason: z.string().max(MAX_APPROVAL_REASON, APPROVAL_REASON_MESSAGE).optional(),
+    })
     .optional(),
 });
 

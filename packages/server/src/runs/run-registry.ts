@@ -10,8 +10,10 @@ import {
 import { AgentSession, pendingApprovalRequests, type RafStore } from '@raf/framework';
 import type { RunRecord, RunStore } from '../events/run-store.js';
 import { HttpError, notFound } from '../http/http-error.js';
+import { checkApprovalReasons } from './approval-reason.js';
 import { checkAnswers } from './check-answers.js';
 import { cancelDurable, type DurableRunHost, resumeDurable } from './durable-runs.js';
+import { OrphanRuns } from './orphan-runs.js';
 import { executeRun } from './run-executor.js';
 import { type AnswerInput, answerQuestions } from './run-questions.js';
 import { endOrphanedRun, newRunRecord } from './run-records.js';
@@ -63,6 +65,8 @@ export class RunRegistry {
   /** Runs executing in this replica, by run id. */
   private readonly live = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private closed = false;
+  /** Ends runs a dead replica left `running` when they are looked at (`OrphanRuns`). */
+  private readonly orphans: OrphanRuns;
 
   constructor(options: RunRegistryOptions) {
     this.agents = options.agents;
@@ -70,6 +74,12 @@ export class RunRegistry {
     this.runs = options.runs;
     this.durable = options.durable;
     this.quotas = new TenantQuotas(options.limits);
+    // A durable run's owner is DBOS's to judge (another replica takes it over).
+    this.orphans = new OrphanRuns(
+      this.store,
+      this.runs,
+      (record) => this.live.has(record.runId) || this.durable?.handles(record.agent) === true,
+    );
   }
 
   /** Counts an open event stream of the tenant (429 past its limit); call the returned function when it ends. */
@@ -154,7 +164,7 @@ export class RunRegistry {
   /** The tenant's newest run on its session `sessionId`, if any. */
   async latestRun(sessionId: string, tenant: string): Promise<ServedRun | undefined> {
     const record = await this.runs.latestRun(tenant, sessionId);
-    return record && this.view(record);
+    return record && this.view(await this.orphans.settle(record));
   }
 
   /** Like `get`, but a 404 `HttpError` when the tenant cannot see the run. */
@@ -169,6 +179,7 @@ export class RunRegistry {
    * session is in the store). Exactly one answer resumes a batch; a second is 409.
    */
   async approve(runId: string, tenant: string, approvals: ApprovalResponse[]): Promise<ServedRun> {
+    checkApprovalReasons(approvals);
     return this.resume(runId, tenant, () => approvals);
   }
 
@@ -249,7 +260,8 @@ export class RunRegistry {
     // batch or holds the session): the run is running then, so the cancel is tried again as
     // for a running run, never refused and never reported as done while the run goes on.
     for (let attempt = 0; ; attempt++) {
-      const record = await this.record(runId, tenant);
+      // Settled now: a run whose replica died is ended, and the cancel says how it ended.
+      const record = await this.record(runId, tenant, true);
       if (!record) throw notFound(`run ${runId}`);
       if (this.durable?.handles(record.agent)) return cancelDurable(this.durable, this.runs, record);
       const here = this.live.get(runId);
@@ -331,20 +343,33 @@ export class RunRegistry {
     await Promise.all([...this.live.values()].map((run) => run.done));
   }
 
-  private async record(runId: string, tenant: string): Promise<RunRecord | undefined> {
+  /**
+   * The tenant's run record; one a dead replica left `running` is ended first (`OrphanRuns`), so
+   * a read, its events, a cancel see the truth. `settleNow`: checked whatever the last check.
+   */
+  private async record(runId: string, tenant: string, settleNow = false): Promise<RunRecord | undefined> {
     if (!/^[A-Za-z0-9-]{1,64}$/.test(runId)) return undefined;
     const record = await this.runs.get(runId);
-    return record && record.tenant === tenant ? record : undefined;
+    return record && record.tenant === tenant ? this.orphans.settle(record, settleNow) : undefined;
   }
 
   private view(record: RunRecord): ServedRun {
     const storeId = storeSessionId(record.tenant, record.sessionId);
-    return new ServedRun(this.runs, record.runId, record.agent, record.sessionId, record.tenant, async () => {
-      const current = await this.runs.get(record.runId);
-      if (current?.status !== 'paused') return [];
-      const batch = (await this.store.sessions.load(storeId))?.pendingApproval;
-      return batch ? pendingApprovalRequests(batch) : [];
-    });
+    return new ServedRun(
+      this.runs,
+      record.runId,
+      record.agent,
+      record.sessionId,
+      record.tenant,
+      async () => {
+        const current = await this.runs.get(record.runId);
+        if (current?.status !== 'paused') return [];
+        const batch = (await this.store.sessions.load(storeId))?.pendingApproval;
+        return batch ? pendingApprovalRequests(batch) : [];
+      },
+      // A stream that waits on a running run: its replica may die meanwhile.
+      (current) => this.orphans.settle(current),
+    );
   }
 
   /** The session's lease, now or never: a second run on a busy session is a 409, not a wait. */
@@ -352,6 +377,17 @@ export class RunRegistry {
     try {
       return await this.store.sessions.acquireLease(storeId, { waitMs: 0 });
     } catch (error) {
+      // A locked SQLite file is reported as a conflict by the store, but the store is busy,
+      // not the session (a brand-new session id has no run to be busy with): a 503 to retry.
+      if (storeLocked(error))
+        throw new HttpError(
+          503,
+          'store_busy',
+          'the state store is busy (locked by another writer): try again',
+          {
+            cause: error,
+          },
+        );
       if (SessionConflictError.isInstance(error))
         throw new HttpError(409, 'session_busy', `session ${sessionId} has a run in progress`, {
           cause: error,
@@ -394,4 +430,13 @@ export class RunRegistry {
       });
     this.live.set(record.runId, { controller, done });
   }
+}
+
+/** SQLite's "database is locked" (`SQLITE_BUSY`/`SQLITE_LOCKED`), however the store wrapped it. */
+function storeLocked(error: unknown): boolean {
+  for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return true;
+  }
+  return false;
 }

@@ -25,6 +25,11 @@ export class ServedRun {
     readonly sessionId: string,
     readonly tenant: string,
     private readonly pending: () => Promise<ToolApprovalRequestUpdate[]>,
+    /**
+     * Asked while a stream waits on the running run: ends it if its replica is gone (the
+     * registry's `OrphanRuns`, which spaces its checks out), so no stream waits for ever.
+     */
+    private readonly settle: (record: RunRecord) => Promise<unknown> = async () => undefined,
   ) {}
 
   /** The record now (from the store). */
@@ -97,6 +102,8 @@ export class ServedRun {
           if (!record) return;
           if (record.lastSeq > cursor) continue;
           if (record.status !== 'running') return;
+          // A failure of the check is no failure of the stream: it looks again later.
+          await this.settle(record).catch(() => undefined);
         }
         if (woken) continue;
         await new Promise<void>((resolve) => {
