@@ -105,7 +105,8 @@ function looserSettings(child: WorkspaceScope, parent: WorkspaceScope): { field:
 /**
  * A child's workspace never reaches past its parent's roots, and is never looser (SPEC §7.1):
  * compared with every parent workspace one of its roots lies in, each field reported once, at
- * its place in the file.
+ * its place in the file. `parentless: 'allowed'` (a graph orchestration, whose root delegates
+ * nothing): a parent without any workspace bounds nothing; a delegating coordinator's must have one.
  */
 export function checkWorkspaces(
   plan: AgentPlan,
@@ -113,10 +114,12 @@ export function checkWorkspaces(
   contexts: readonly { inherited: boolean; decl: ContextDecl }[],
   pathOf: (path: (string | number)[]) => (string | number)[],
   at: (path: (string | number)[], message: string) => void,
+  parentless: 'error' | 'allowed' = 'error',
 ): void {
   const parents = parentPlan.providers
     .map((p) => p.provider)
     .filter((p): p is WorkspaceContextProvider => p instanceof WorkspaceContextProvider);
+  if (parents.length === 0 && parentless === 'allowed') return;
   for (const { provider, index } of plan.providers) {
     if (!(provider instanceof WorkspaceContextProvider) || index === undefined) continue;
     const context = contexts[index];

@@ -179,6 +179,43 @@ subAgents:
     ]);
   });
 
+  it('holds the sub-agents of a graph orchestration (sequential) to the same workspace rules', async () => {
+    const yaml = `name: c
+model: ${model('c')}
+metadata: { orchestration: { mode: sequential } }
+contexts:
+  - kind: workspace
+    name: project
+    config: { root: ./project, policy: approve, allowCommands: [ls] }
+  - { kind: compression, name: sliding_window }
+subAgents:
+  - name: inherits
+    model: ${model('i')}
+  - name: everywhere
+    model: ${model('e')}
+    contexts:
+      - kind: workspace
+        name: project
+        config: { root: /, policy: allow }
+  - name: loose
+    model: ${model('l')}
+    contexts:
+      - { kind: compression, name: sliding_window }
+      - kind: workspace
+        name: project
+        config: { root: ./project/docs, policy: allow, allowCommands: [touch] }
+`;
+    await writeFile(join(dir, 'agent.yaml'), yaml);
+    const report = await new DeclAgentBuilder().fromFile(join(dir, 'agent.yaml')).validate();
+    expect(report.errors.map(formatDiagnostic).map((m) => m.replace(`${dir}/`, ''))).toEqual([
+      expect.stringMatching(
+        /^agent\.yaml:17:25 subAgents\[1\]\.contexts\[0\]\.config\.root: \/ is outside the parent's workspace roots/,
+      ),
+      "agent.yaml:24:49 subAgents[2].contexts[1].config.policy: policy allow is looser than the parent workspace 'project' (approve); a sub-agent's policy must be at least as strict (allow < approve < deny)",
+      "agent.yaml:24:71 subAgents[2].contexts[1].config.allowCommands: allowCommands 'touch' is not covered by the allowCommands of the parent workspace 'project' (ls); a sub-agent never runs unasked a command its parent would ask for",
+    ]);
+  });
+
   it('inspect: the runtime diagnostic of each sub-agent, and every tool route taken from it', async () => {
     await writeFile(
       join(dir, 'agent.yaml'),
