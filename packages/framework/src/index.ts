@@ -6,6 +6,8 @@ export { DEFAULT_DENIAL_REASON } from './approval/approval-batch.js';
 export type { ApprovalRequiredToolOptions } from './approval/approval-required-tool.js';
 export { ApprovalRequiredTool } from './approval/approval-required-tool.js';
 export { createApplyPatchTool } from './builtin-tools/apply-patch.js';
+// For checks that compare two workspaces' allowlists (a sub-agent's is never wider, SPEC §7.1).
+export { allowedCommandsOf, isCommandAllowed } from './builtin-tools/command-allowlist.js';
 export type { FileToolName } from './builtin-tools/index.js';
 export { createFileTool, createFileTools, FILE_TOOL_NAMES } from './builtin-tools/index.js';
 export type { CompressionProviderOptions } from './compression/compression-provider.js';
@@ -169,6 +171,8 @@ export type {
   ConfinedWalkOptions,
 } from './workspace/confined-folder.js';
 export { ConfinedFolder } from './workspace/confined-folder.js';
+export { symbolicLinkOnTheWay } from './workspace/link-on-the-way.js';
+export { workspaceEnvOf } from './workspace/operations/command-environment.js';
 export type { LocalSearchOptions } from './workspace/operations/local-search-operations.js';
 export type { LocalToolOperationsOptions } from './workspace/operations/local-tool-operations.js';
 export { createLocalToolOperations } from './workspace/operations/local-tool-operations.js';

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type MockModelServer, startMockModelServer } from '@raf/client/testing';
@@ -40,6 +40,31 @@ describe('kind: wiki from YAML', () => {
     expect(report.ok).toBe(true);
     expect(report.warnings.map((w) => w.message)).toEqual([
       expect.stringMatching(/^wiki 'handbook': the folder .*nowhere does not exist; it is skipped$/),
+    ]);
+  });
+
+  it('a vault folder that is a link, or lies below one, is refused: a warning and no wiki, an error with --strict', async () => {
+    await mkdir(join(dir, 'docs'));
+    await symlink(join(dir, 'wiki'), join(dir, 'docs', 'handbook'));
+    const link = join(dir, 'docs', 'handbook');
+    for (const source of ['./docs/handbook', 'docs/handbook/']) {
+      const file = await agentFile(`    config: { source: "${source}", watch: false }\n`);
+      const report = await builder(file).validate();
+      expect(report.warnings.map((w) => w.message)).toEqual([
+        `wiki 'handbook': ${link} is a symbolic link (not followed); the wiki is not loaded; it is skipped`,
+      ]);
+      const explained = await builder(file).explain();
+      expect(explained.tools.map((t) => t.name)).not.toContain('wiki_search');
+      const strict = await builder(file).strictMode().validate();
+      expect(strict.errors.map((e) => e.message)).toEqual([
+        expect.stringContaining(`${link} is a symbolic link (not followed)`),
+      ]);
+    }
+    await mkdir(join(dir, 'real'));
+    await symlink(join(dir, 'wiki', 'handbook'), join(dir, 'real', 'linked')).catch(() => undefined);
+    const below = await agentFile('    config: { source: real/linked/deeper, watch: false }\n');
+    expect((await builder(below).validate()).warnings.map((w) => w.message)).toEqual([
+      `wiki 'handbook': ${join(dir, 'real', 'linked')} is a symbolic link (not followed); the wiki is not loaded; it is skipped`,
     ]);
   });
 

@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ConfigError, type Declaration, type PluginBuildContext, type RafPlugin } from '@raf/core';
+import { symbolicLinkOnTheWay } from '@raf/framework';
 import { type WikiConfig, wikiConfigSchema } from './config/wiki-config.js';
 import { WikiContextProvider } from './provider/wiki-context-provider.js';
 
@@ -18,6 +19,11 @@ async function wiki(
   };
   if (config.source === undefined) return skip(`wiki '${name}' has no config.source`);
   const root = resolve(context.baseDir, config.source);
+  // The vault is opened through links (only what is below it is read link by link): a folder
+  // replaced by a link to a private one would be served, so it is refused as a linked page is.
+  const link = await symbolicLinkOnTheWay(context.baseDir, config.source);
+  if (link !== undefined)
+    return skip(`wiki '${name}': ${link} is a symbolic link (not followed); the wiki is not loaded`);
   const info = await stat(root).catch(() => undefined);
   if (!info?.isDirectory()) return skip(`wiki '${name}': the folder ${root} does not exist`);
   return new WikiContextProvider({

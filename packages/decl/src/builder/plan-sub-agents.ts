@@ -1,12 +1,6 @@
-import { realpathSync } from 'node:fs';
-import { dirname, relative, resolve, sep } from 'node:path';
-import { type RafPlugin, scopeRoots } from '@raf/core';
-import {
-  type AgentToolPolicy,
-  inheritToolPolicy,
-  WorkspaceContextProvider,
-  workerModuleFolder,
-} from '@raf/framework';
+import { dirname } from 'node:path';
+import type { RafPlugin } from '@raf/core';
+import { type AgentToolPolicy, inheritToolPolicy, workerModuleFolder } from '@raf/framework';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { diagnosticAt } from '../load/source-document.js';
 import {
@@ -20,6 +14,7 @@ import { writtenPath } from '../schema/normalize.js';
 import { type AgentPlan, type PlanInputs, planAgent } from './agent-plan.js';
 import { type Orchestration, orchestrationOf } from './orchestration.js';
 import type { SubAgentPlanSettings } from './sub-agent-data.js';
+import { checkWorkspaces } from './sub-agent-workspaces.js';
 import { workerFactoryModule } from './worker-factory-ref.js';
 
 /** A sub-agent as planned: its own plan (with the contexts it inherits) and where it runs. */
@@ -44,27 +39,6 @@ export interface PlanWithSubAgents {
 }
 
 const identity = (decl: ContextDecl) => `${decl.kind}\u0000${decl.name ?? ''}`;
-
-/** allow < approve < deny: a child's policy may be as strict as its parent's or stricter. */
-const STRICTNESS: Readonly<Record<string, number>> = { AllowAll: 0, ApproveOutside: 1, DenyOutside: 2 };
-const POLICY_WORD: Readonly<Record<string, string>> = {
-  AllowAll: 'allow',
-  ApproveOutside: 'approve',
-  DenyOutside: 'deny',
-};
-
-function real(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return resolve(path);
-  }
-}
-
-function inside(path: string, root: string): boolean {
-  const rel = relative(real(root), real(path));
-  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !rel.startsWith(sep));
-}
 
 /**
  * Plans the agent and, when it has `subAgents`, each of them (SPEC §7.1): a full `kind: prompt`
@@ -266,42 +240,4 @@ function pluginsUsed(definition: AgentDefinition, registry: PlanInputs['registry
     ),
   ];
   return [...new Set(used)].filter((p): p is RafPlugin => p !== undefined && p.packageName !== '@raf/decl');
-}
-
-/** A child's workspace never reaches past its parent's roots, and is never looser. */
-function checkWorkspaces(
-  plan: AgentPlan,
-  parentPlan: AgentPlan,
-  contexts: readonly { inherited: boolean }[],
-  pathOf: (path: (string | number)[]) => (string | number)[],
-  at: (path: (string | number)[], message: string) => void,
-): void {
-  const parents = parentPlan.providers
-    .map((p) => p.provider)
-    .filter((p): p is WorkspaceContextProvider => p instanceof WorkspaceContextProvider);
-  for (const { provider, index } of plan.providers) {
-    if (!(provider instanceof WorkspaceContextProvider) || index === undefined) continue;
-    if (contexts[index]?.inherited) continue;
-    const where = (field: string) => pathOf(['contexts', index, 'config', field]);
-    const roots = scopeRoots(provider.scope);
-    const outside = roots.find((r) => !parents.some((p) => scopeRoots(p.scope).some((pr) => inside(r, pr))));
-    if (outside !== undefined) {
-      at(
-        where('root'),
-        parents.length === 0
-          ? `workspace '${provider.scope.name}' of a sub-agent needs a parent workspace to lie in; the parent has none`
-          : `${outside} is outside the parent's workspace roots (${parents.flatMap((p) => scopeRoots(p.scope)).join(', ')}); a sub-agent never gets wider roots than its parent`,
-      );
-      continue;
-    }
-    const container = parents.find((p) => scopeRoots(p.scope).some((pr) => inside(provider.scope.root, pr)));
-    const mine = STRICTNESS[provider.scope.policy] ?? 2;
-    const theirs = STRICTNESS[container?.scope.policy ?? 'DenyOutside'] ?? 2;
-    if (container && mine < theirs) {
-      at(
-        where('policy'),
-        `policy ${POLICY_WORD[provider.scope.policy]} is looser than the parent workspace '${container.scope.name}' (${POLICY_WORD[container.scope.policy]}); a sub-agent's policy must be at least as strict (allow < approve < deny)`,
-      );
-    }
-  }
 }

@@ -10,6 +10,7 @@ import { installCommand, isMissingPackage } from '../registry/install-hint.js';
 import type { ContextDecl } from '../schema/agent-schema.js';
 import { writtenPath } from '../schema/normalize.js';
 import { type AgentPlan, type PlanInputs, planAgent } from './agent-plan.js';
+import { checkWorkspaces } from './sub-agent-workspaces.js';
 
 /** A file that builds more than one agent: a `kind: workflow` file or a prompt agent with `subAgents`. */
 export interface CompositePlan {
@@ -300,6 +301,7 @@ export async function planOrchestration(
       if (names.includes(own.name)) at(['subAgents', i, 'name'], `two sub-agents are named "${own.name}"`);
       names.push(own.name);
     }
+    const ownContexts = child.definition?.contexts ?? [];
     if (child.definition && definition)
       child.definition = {
         ...child.definition,
@@ -311,6 +313,26 @@ export async function planOrchestration(
     diagnostics.push(
       ...planned.diagnostics.map((d) => ({ ...d, path: d.path ? `${prefix}.${d.path}` : prefix })),
     );
+    // As a delegated sub-agent's (SPEC §7.1): its own workspaces never wider or looser than the
+    // parent's workspaces, each problem at its line; its inherited entries are the parent's own.
+    // A root without a workspace (it delegates nothing here: the graph runs each agent) bounds none.
+    if (planned.plan && root.plan && child.definition) {
+      const merged = child.definition.contexts;
+      const inherited = merged.length - ownContexts.length;
+      const contexts = merged.map((decl, k) => ({ decl, inherited: k < inherited }));
+      const pathOf = (path: (string | number)[]) =>
+        path[0] === 'contexts' && typeof path[1] === 'number'
+          ? ['subAgents', i, 'contexts', path[1] - inherited, ...path.slice(2)]
+          : ['subAgents', i, ...path];
+      checkWorkspaces(
+        planned.plan,
+        root.plan,
+        contexts,
+        pathOf,
+        (path, message) => at(path, message),
+        'allowed',
+      );
+    }
     subPlans.push(planned.plan);
   }
   if (!parsed.success) return { diagnostics };

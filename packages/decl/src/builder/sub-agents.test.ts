@@ -138,6 +138,84 @@ subAgents:
     ]);
   });
 
+  it("reports a child workspace whose allowlist, network, readable paths or env are wider than its parent's", async () => {
+    await mkdir(join(dir, 'shared'), { recursive: true });
+    const yaml = `name: c
+model: ${model('c')}
+contexts:
+  - kind: workspace
+    name: project
+    config: { root: ./project, policy: approve, allowCommands: [ls, git status], env: { LANG: C } }
+  - kind: workspace
+    name: jail
+    config: { root: ./shared, policy: deny, readableOutside: [/usr/share] }
+subAgents:
+  - name: narrower
+    model: ${model('n')}
+    contexts:
+      - kind: workspace
+        name: project
+        config: { root: ./project/docs, policy: approve, allowCommands: [ls -l, git status -s], env: { LANG: C } }
+      - kind: workspace
+        name: jail
+        config: { root: ./shared, policy: deny, readableOutside: [/usr/share/doc] }
+  - name: wider
+    model: ${model('w')}
+    contexts:
+      - kind: workspace
+        name: project
+        config: { root: ./project, policy: approve, allowed_commands: [ls, touch, git], env: { PATH: ./bin } }
+      - kind: workspace
+        name: jail
+        config: { root: ./shared, policy: deny, network: true, readable_outside: [/etc, /usr/share/doc] }
+`;
+    await writeFile(join(dir, 'agent.yaml'), yaml);
+    const report = await new DeclAgentBuilder().fromFile(join(dir, 'agent.yaml')).validate();
+    expect(report.errors.map(formatDiagnostic).map((m) => m.replace(`${dir}/`, ''))).toEqual([
+      "agent.yaml:25:71 subAgents[1].contexts[0].config.allowed_commands: allowCommands 'touch', 'git' are not covered by the allowCommands of the parent workspace 'project' (ls, git status); a sub-agent never runs unasked a command its parent would ask for",
+      "agent.yaml:25:94 subAgents[1].contexts[0].config.env: env sets PATH, which the parent workspace 'project' does not set to the same value; a sub-agent's commands get no environment its parent's would not (a PATH of its own makes an allowed command run other code)",
+      "agent.yaml:28:58 subAgents[1].contexts[1].config.network: network: true, but the parent workspace 'jail' has no network; a sub-agent's commands never reach further than its parent's",
+      `agent.yaml:28:82 subAgents[1].contexts[1].config.readable_outside: readableOutside /etc is not readable by the parent workspace 'jail' (its roots and readableOutside: /usr/share, ${dir}/shared); a sub-agent never reads further than its parent`,
+    ]);
+  });
+
+  it('holds the sub-agents of a graph orchestration (sequential) to the same workspace rules', async () => {
+    const yaml = `name: c
+model: ${model('c')}
+metadata: { orchestration: { mode: sequential } }
+contexts:
+  - kind: workspace
+    name: project
+    config: { root: ./project, policy: approve, allowCommands: [ls] }
+  - { kind: compression, name: sliding_window }
+subAgents:
+  - name: inherits
+    model: ${model('i')}
+  - name: everywhere
+    model: ${model('e')}
+    contexts:
+      - kind: workspace
+        name: project
+        config: { root: /, policy: allow }
+  - name: loose
+    model: ${model('l')}
+    contexts:
+      - { kind: compression, name: sliding_window }
+      - kind: workspace
+        name: project
+        config: { root: ./project/docs, policy: allow, allowCommands: [touch] }
+`;
+    await writeFile(join(dir, 'agent.yaml'), yaml);
+    const report = await new DeclAgentBuilder().fromFile(join(dir, 'agent.yaml')).validate();
+    expect(report.errors.map(formatDiagnostic).map((m) => m.replace(`${dir}/`, ''))).toEqual([
+      expect.stringMatching(
+        /^agent\.yaml:17:25 subAgents\[1\]\.contexts\[0\]\.config\.root: \/ is outside the parent's workspace roots/,
+      ),
+      "agent.yaml:24:49 subAgents[2].contexts[1].config.policy: policy allow is looser than the parent workspace 'project' (approve); a sub-agent's policy must be at least as strict (allow < approve < deny)",
+      "agent.yaml:24:71 subAgents[2].contexts[1].config.allowCommands: allowCommands 'touch' is not covered by the allowCommands of the parent workspace 'project' (ls); a sub-agent never runs unasked a command its parent would ask for",
+    ]);
+  });
+
   it('inspect: the runtime diagnostic of each sub-agent, and every tool route taken from it', async () => {
     await writeFile(
       join(dir, 'agent.yaml'),

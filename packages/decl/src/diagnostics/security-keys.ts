@@ -10,6 +10,7 @@ import { suggest } from './diagnostic.js';
 const SECURITY_KEYS = [
   'policy',
   'approvalMode',
+  'toolPolicy',
   'allowCommands',
   'allowedCommands',
   'network',
@@ -27,4 +28,20 @@ export function securityKeyOf(key: string): string | undefined {
   const canonical = camel(key);
   const exact = SECURITY_KEYS.find((k) => k.toLowerCase() === canonical.toLowerCase());
   return exact ?? suggest(canonical, SECURITY_KEYS);
+}
+
+/**
+ * The security-relevant setting a key sits inside, when its path (in canonical names, as zod
+ * reports it) passes through one: an unknown key in `approval_mode: { alwayss: [...] }` or
+ * `toolPolicy: { disable: [...] }` is dropped like any other, and the tools it meant to gate run
+ * unasked or stay enabled; so it is an error in every mode, `--lenient` too (SPEC §9).
+ */
+export function securitySettingAround(path: readonly PropertyKey[]): string | undefined {
+  for (const segment of path) {
+    if (typeof segment !== 'string') continue;
+    const canonical = camel(segment);
+    const key = SECURITY_KEYS.find((k) => k.toLowerCase() === canonical.toLowerCase());
+    if (key) return key;
+  }
+  return undefined;
 }

@@ -57,6 +57,32 @@ describe('loading agent files', () => {
     expect(strict.diagnostics[0]?.severity).toBe('error');
   });
 
+  it('fails on an unknown key inside approval_mode or toolPolicy even when not strict', async () => {
+    const yaml = [
+      'name: a',
+      'model: { id: m }',
+      'toolPolicy: { disable: [run_command] }',
+      'tools:',
+      '  - kind: mcp',
+      '    server: s',
+      '    approval_mode: { alwayss: [hang] }',
+      'subAgents:',
+      '  - name: c',
+      '    model: { id: m }',
+      '    tool_policy: { enabled: [x], disabeld: [y] }',
+      'toolPolcy: { disabled: [z] }',
+      '',
+    ].join('\n');
+    const loose = await loadDefinitionFromText(yaml, { file: 'a.yaml' });
+    expect(loose.diagnostics.map(formatDiagnostic)).toEqual([
+      "a.yaml:7:22 tools[0].approval_mode.alwayss: unknown field 'alwayss': an unknown key inside approvalMode would be dropped, leaving the setting looser than written",
+      "a.yaml:3:15 toolPolicy.disable: unknown field 'disable' (did you mean 'disabled'?): an unknown key inside toolPolicy would be dropped, leaving the setting looser than written",
+      "a.yaml:11:34 subAgents[0].tool_policy.disabeld: unknown field 'disabeld' (did you mean 'disabled'?): an unknown key inside toolPolicy would be dropped, leaving the setting looser than written",
+      "a.yaml:12:1 toolPolcy: unknown field 'toolPolcy' (did you mean 'toolPolicy'?): a misspelt or misplaced toolPolicy would leave the default in force",
+    ]);
+    expect(loose.diagnostics.map((d) => d.severity)).toEqual(['error', 'error', 'error', 'error']);
+  });
+
   it('names the field of a duplicate key and the line of its first copy', async () => {
     const { diagnostics } = await loadDefinitionFromText(
       'name: a\nmodel:\n  id: m\n  id: n\ntools:\n  - kind: file\n    name: read_file\n    name: x\n',

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { describeIssue, suggest } from '../diagnostics/diagnostic.js';
-import { securityKeyOf } from '../diagnostics/security-keys.js';
+import { securityKeyOf, securitySettingAround } from '../diagnostics/security-keys.js';
 import { type Environment, resolveEnvironment } from '../env/resolve-env.js';
 import {
   type AgentDefinition,
@@ -114,9 +114,14 @@ function checkSchema(
       for (const key of (issue as { keys: string[] }).keys) {
         const written = writtenPath(normalized, origins, [...(issue.path as (string | number)[]), key]);
         const name = String(written.at(-1));
-        const security = securityKeyOf(name);
+        const around = securitySettingAround(issue.path);
+        const security = around ?? securityKeyOf(name);
         const message = `${unknownFieldMessage(name, issue.path as (string | number)[])}${
-          security ? `: a misspelt or misplaced ${security} would leave the default in force` : ''
+          around
+            ? `: an unknown key inside ${around} would be dropped, leaving the setting looser than written`
+            : security
+              ? `: a misspelt or misplaced ${security} would leave the default in force`
+              : ''
         }`;
         diagnostics.push(
           diagnosticAt(document, written, message, strict || security ? 'error' : 'warning', { key: true }),

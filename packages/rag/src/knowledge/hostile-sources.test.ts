@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expandSources } from '../source/expand-sources.js';
 import { paragraphsHtml, pdfBomb } from '../test-support/hostile-documents.js';
 import { makePdf } from '../test-support/make-pdf.js';
 import { KnowledgeBase } from './knowledge-base.js';
@@ -45,6 +46,35 @@ describe('knowledge sources with planted links and FIFOs', () => {
     expect(report.failed.map((f) => f.source)).not.toContain('docs/linked/secret.md');
     expect(await kb.search('launch code zebra')).toEqual([]);
     kb.close();
+  });
+
+  it('a source folder that is itself a link, or lies below one, is refused: named, globbed or as a file', async () => {
+    await mkdir(join(dir, 'docs', 'sub'));
+    await symlink(join(dir, 'outside'), join(dir, 'docs', 'handbook'));
+    await symlink(join(dir, 'outside'), join(dir, 'docs', 'sub', 'deeper'));
+    const sources = ['docs/handbook', './docs/handbook/', 'docs/handbook/*.md', 'docs/handbook/secret.md'];
+    const kb = await open([...sources, 'docs/sub/deeper/**/*.md', 'docs/real.md']);
+    const report = await kb.refresh();
+    expect(report.documents).toBe(1);
+    expect(report.problems).toEqual([
+      ...sources.map(
+        (s) =>
+          `source '${s}': ${join(dir, 'docs', 'handbook')} is a symbolic link (not followed); not indexed`,
+      ),
+      `source 'docs/sub/deeper/**/*.md': ${join(dir, 'docs', 'sub', 'deeper')} is a symbolic link (not followed); not indexed`,
+    ]);
+    expect(await kb.search('launch code zebra')).toEqual([]);
+    expect((await kb.search('oolong'))[0]?.source).toBe('docs/real.md');
+    kb.close();
+    // A folder outside the agent's folder may be reached through links above it, not be one.
+    await symlink(join(dir, 'outside'), join(dir, 'elsewhere'));
+    const { problems } = await expandSources([join(dir, 'elsewhere')], join(dir, 'docs'));
+    expect(problems).toEqual([
+      `source '${join(dir, 'elsewhere')}': ${join(dir, 'elsewhere')} is a symbolic link (not followed); not indexed`,
+    ]);
+    const fine = await expandSources([join(dir, 'outside')], join(dir, 'docs'));
+    expect(fine.problems).toEqual([]);
+    expect(fine.refs.map((r) => r.id)).toEqual([join(dir, 'outside', 'secret.md')]);
   });
 
   it('a FIFO among the sources hangs nothing', async () => {

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { ConfinedFolder } from '@raf/framework';
+import { ConfinedFolder, symbolicLinkOnTheWay } from '@raf/framework';
 import type { GlobOptions } from 'tinyglobby';
 import { formatOf } from '../load/document.js';
 
@@ -61,6 +61,14 @@ export async function expandSources(
       continue;
     }
     const path = resolve(baseDir, source);
+    // A folder named here is opened through links (only what is below it is walked link by link):
+    // a `docs/handbook` replaced by a link to a private folder would be indexed, so a link on the
+    // way to what the source names is refused like a linked file below it.
+    const link = await symbolicLinkOnTheWay(baseDir, GLOB.test(source) ? globBase(source) : source);
+    if (link !== undefined) {
+      problems.push(`source '${source}': ${link} is a symbolic link (not followed); not indexed`);
+      continue;
+    }
     if (GLOB.test(source)) {
       // Linked folders are not descended into; a linked file that matches is refused when read.
       const found = await glob(source, {
