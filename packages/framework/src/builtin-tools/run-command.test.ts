@@ -163,6 +163,13 @@ describe('the command environment, under every policy (issue 10 item 4)', () => 
     },
   );
 
+  // Every command's git refuses a bare repository it finds by itself (see command-git.test.ts).
+  const GIT = {
+    GIT_CONFIG_COUNT: '1',
+    GIT_CONFIG_KEY_0: 'safe.bareRepository',
+    GIT_CONFIG_VALUE_0: 'explicit',
+  };
+
   it('drops secret-looking names in any case, even from the allowlist', () => {
     expect(
       commandEnvironment({
@@ -173,10 +180,11 @@ describe('the command environment, under every policy (issue 10 item 4)', () => 
         TERM: 'xterm',
         TZ: 'UTC',
       }),
-    ).toEqual({ PATH: '/bin', TERM: 'xterm', TZ: 'UTC' });
+    ).toEqual({ PATH: '/bin', TERM: 'xterm', TZ: 'UTC', ...GIT });
     expect(commandEnvironment({ HOME: '/h' }, { home: '/w', explicit: { A_SECRET: 's' } })).toEqual({
       HOME: '/w',
       A_SECRET: 's',
+      ...GIT,
     });
   });
 });

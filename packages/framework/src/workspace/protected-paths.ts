@@ -8,7 +8,7 @@ import { type GuardFs, isInside, realPathOf } from './path-guard.js';
  * `.env*`) are neither read nor written by the file tools; `loaded` paths (what the definition
  * executes or loads: a stdio MCP server's script, a spec file, skills, the memory bundle, worker
  * modules) are read freely but written only with approval under `allow` and never under
- * `approve` or `deny`, like the agent file; `git` paths (`.git` itself, its hooks and config) are
+ * `approve` or `deny`, like the agent file; `git` paths (every `.git` folder or file at any depth and everything in it) are
  * read freely but written only with approval (`approve`) or never (`deny`).
  */
 export interface Protection {
@@ -31,13 +31,10 @@ export function protectionByName(real: string): Protection | undefined {
     const part = (parts[i] as string).toLowerCase();
     if (part === SECRET_DIR) return { reason: '.raf', kind: 'secret' };
     if (ENV_FILE.test(part)) return { reason: '.env', kind: 'secret' };
-    if (part === '.git') {
-      const rest = parts.slice(i + 1).map((p) => p.toLowerCase());
-      const last = rest.at(-1);
-      // A hook or a config (`core.fsmonitor`, `core.hooksPath`) runs code at the user's next `git status`.
-      if (rest.length === 0 || rest.includes('hooks') || last === 'config' || last === 'config.worktree')
-        return { reason: '.git', kind: 'git' };
-    }
+    // Anything in a `.git` folder, or a `.git` file, at any depth: not only hooks and config run
+    // code at the user's next `git status`; `commondir`, `gitdir`, `worktrees/*`, `modules/*`
+    // or a `sub/.git` file can each point git at a planted config (`core.fsmonitor`).
+    if (part === '.git') return { reason: '.git', kind: 'git' };
   }
   return undefined;
 }
@@ -151,7 +148,7 @@ export function protectedPathRules(scope: WorkspaceScope): ProtectedPathRule[] {
     rule('**/.raf/', secret('.raf')),
     rule('**/.env', secret('.env')),
     rule('**/.env.*', secret('.env')),
-    rule('**/.git/hooks/', git),
-    rule('**/.git/config', git),
+    rule('**/.git', git),
+    rule('**/.git/**', git),
   ];
 }
