@@ -257,8 +257,12 @@ describe('allowCommands under approve', () => {
     await writeFile(join(fx.root, '.env'), 'K=v\n');
     expect(await asks('cat .env')).toBe(true);
     expect(await asks('cat .git/config')).toBe(true);
-    // Allowed and inside: it runs without asking.
-    expect((await exec(cat, { command: 'cat inside.txt' })).data).toMatchObject({ stdout: 'in\n' });
+    // The root now holds `.env`: any command run in it asks (run-command-protected.test.ts).
+    expect(await asks('cat inside.txt')).toBe(true);
+    // Allowed and inside a folder without secrets: it runs without asking.
+    expect((await exec(cat, { command: 'cat a.txt', working_dir: 'src' })).data).toMatchObject({
+      stdout: 'alpha\nneedle inside\n',
+    });
   });
 
   it('asks for commands the list does not cover and binds the approval to folder and command', async () => {

@@ -128,6 +128,8 @@ describe('protected paths × policy (real temporary directories)', () => {
       expect(protectionByName(`/a/.git/${path}`), path).toEqual({ reason: '.git', kind: 'git' });
     expect(protectionByName('/a/sub/deep/.GIT')).toEqual({ reason: '.git', kind: 'git' });
     expect(protectionByName('/a/.gitignore')).toBeUndefined();
+    expect(protectionByName('/a/.git/.env')).toEqual({ reason: '.env', kind: 'secret' });
+    expect(protectionByName('/a/.git/x/.raf/y')).toEqual({ reason: '.raf', kind: 'secret' });
     expect(protectionByName('/a/.github/workflows/ci.yml')).toBeUndefined();
     expect(protectionByName('/a/config')).toBeUndefined();
   });

@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, realpath } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { type ProtectedPath, type ScopePolicy, scopeRoots, type WorkspaceScope } from '@raf/core';
 import { type GuardFs, isInside, realPathOf } from './path-guard.js';
@@ -27,16 +27,18 @@ export const PROTECTED_SCAN_LIMIT = 50_000;
 /** The built-in rules, by the names on a real (symlink-free) path. */
 export function protectionByName(real: string): Protection | undefined {
   const parts = real.split(sep).filter((p) => p !== '');
-  for (let i = 0; i < parts.length; i++) {
-    const part = (parts[i] as string).toLowerCase();
+  let git = false;
+  for (const name of parts) {
+    const part = name.toLowerCase();
+    // A secret wins over `.git`: `.git/.env` stays unreadable.
     if (part === SECRET_DIR) return { reason: '.raf', kind: 'secret' };
     if (ENV_FILE.test(part)) return { reason: '.env', kind: 'secret' };
     // Anything in a `.git` folder, or a `.git` file, at any depth: not only hooks and config run
     // code at the user's next `git status`; `commondir`, `gitdir`, `worktrees/*`, `modules/*`
     // or a `sub/.git` file can each point git at a planted config (`core.fsmonitor`).
-    if (part === '.git') return { reason: '.git', kind: 'git' };
+    if (part === '.git') git = true;
   }
-  return undefined;
+  return git ? { reason: '.git', kind: 'git' } : undefined;
 }
 
 /** What a check needs, gathered once per call: the real roots and explicit protected paths. */
@@ -97,6 +99,56 @@ export async function protectionInside(directory: string): Promise<Protection | 
       const found = protectionByName(join(folder.slice(directory.length), entry.name));
       if (found) return found;
       if (entry.isDirectory()) pending.push(join(folder, entry.name));
+    }
+  }
+  return undefined;
+}
+
+/** Folders a command's folder is not searched in (as the sandbox: too large, not where secrets are kept). */
+const UNSEARCHED = new Set(['node_modules']);
+
+/** A path the file tools refuse to read, found in a folder a command is given. */
+export interface UnreadableEntry {
+  path: string;
+  reason: string;
+}
+
+/**
+ * The first path in a folder (a real path) that the file tools refuse to read: an explicit
+ * secret entry below it (the agent file, the sessions), a `.raf` or `.env*` (links not followed
+ * into folders; a link to such a path counts), or, past `PROTECTED_SCAN_LIMIT` entries, the
+ * folder itself. A command given the folder (`grep -r`, `tar`, `find`) may read all of it.
+ */
+export async function unreadableInside(
+  directory: string,
+  index: ProtectionIndex,
+): Promise<UnreadableEntry | undefined> {
+  for (const entry of index.explicit) {
+    // Listed whether it exists yet or not: the sessions folder appears during the run.
+    if (!entry.readable && isInside(entry.real, directory)) return { path: entry.real, reason: entry.reason };
+  }
+  const secret = (path: string) => {
+    const found = protectionOf(path, 'read', index);
+    return found?.kind === 'secret' ? found : undefined;
+  };
+  let budget = PROTECTED_SCAN_LIMIT;
+  const pending = [directory];
+  while (pending.length > 0) {
+    const folder = pending.shift() as string;
+    const entries = await readdir(folder, { withFileTypes: true }).catch(() => []);
+    budget -= entries.length;
+    if (budget < 0) return { path: directory, reason: `over ${PROTECTED_SCAN_LIMIT} entries to check` };
+    for (const entry of entries) {
+      const path = join(folder, entry.name);
+      const named = protectionByName(entry.name);
+      if (named?.kind === 'secret') return { path, reason: named.reason };
+      if (entry.isSymbolicLink()) {
+        const target = await realpath(path).catch(() => undefined);
+        const found = target ? secret(target) : undefined;
+        if (target && found) return { path, reason: found.reason };
+        const held = target && index.explicit.find((e) => !e.readable && isInside(e.real, target));
+        if (held) return { path: held.real, reason: held.reason };
+      } else if (entry.isDirectory() && !UNSEARCHED.has(entry.name)) pending.push(path);
     }
   }
   return undefined;
