@@ -121,14 +121,14 @@ describe('raf validate, inspect, schema', () => {
       { path: '**/.raf/', reason: '.raf', reads: 'refused', writes: 'refused' },
       { path: '**/.env', reason: '.env', reads: 'refused', writes: 'refused' },
       { path: '**/.env.*', reason: '.env', reads: 'refused', writes: 'refused' },
-      { path: '**/.git/hooks/', reason: '.git', reads: 'allowed', writes: 'ask' },
-      { path: '**/.git/config', reason: '.git', reads: 'allowed', writes: 'ask' },
+      { path: '**/.git', reason: '.git', reads: 'allowed', writes: 'ask' },
+      { path: '**/.git/**', reason: '.git', reads: 'allowed', writes: 'ask' },
     ]);
     const human = memoryIO({ cwd: dir });
     expect(await main(['inspect', file], human.io)).toBe(0);
     expect(human.out()).toContain(
       `     protected (not readable or writable by the file tools): ${join(dir, 'agent.yaml')} (agent definition), ${join(dir, '.raf', 'sessions')} (sessions), ${join(dir, '.raf', 'mcp-auth')} (MCP OAuth tokens), **/.raf/ (.raf), **/.env (.env), **/.env.* (.env)\n` +
-        '     writes ask: **/.git/hooks/ (.git), **/.git/config (.git)\n',
+        '     writes ask: **/.git (.git), **/.git/** (.git)\n',
     );
   });
 

@@ -27,7 +27,7 @@ export interface WorkspaceScope {
   name: string;
   policy: ScopePolicy;
   /**
-   * Paths protected besides the built-in ones (`.raf/`, `.env*`, `.git/hooks`, `.git/config`):
+   * Paths protected besides the built-in ones (`.raf/`, `.env*`, everything in `.git`):
    * typically the agent definition file and the sessions folder.
    */
   protectedPaths?: readonly ProtectedPath[];

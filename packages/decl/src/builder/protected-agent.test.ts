@@ -71,7 +71,7 @@ describe('the agent definition file is protected (the default root is its folder
       expect.arrayContaining([
         { path: file, reason: 'agent definition', reads: 'refused', writes: 'refused' },
         { path: '**/.env', reason: '.env', reads: 'refused', writes: 'refused' },
-        { path: '**/.git/config', reason: '.git', reads: 'allowed', writes: 'ask' },
+        { path: '**/.git/**', reason: '.git', reads: 'allowed', writes: 'ask' },
       ]),
     );
   });

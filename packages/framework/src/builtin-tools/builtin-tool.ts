@@ -80,8 +80,16 @@ export interface BuiltinToolSpec<Schema extends z.ZodType> {
   parameters: () => Schema;
   /** The path arguments of a call (guarded before `run`). */
   paths(args: z.output<Schema>): PathArgument[];
-  /** More reasons to ask under `ApproveOutside` than a path outside (run_command's commands). */
-  asksFor?(args: z.output<Schema>, context: AskContext): boolean | Promise<boolean>;
+  /**
+   * More reasons to ask under `ApproveOutside` than a path outside (run_command's commands); a
+   * string is the reason shown.
+   */
+  asksFor?(args: z.output<Schema>, context: AskContext): boolean | string | Promise<boolean | string>;
+  /** A reason to refuse under `DenyOutside` besides a path outside (the message), or undefined. */
+  refusesFor?(
+    args: z.output<Schema>,
+    context: AskContext & { ops: ToolOperations },
+  ): Promise<string | undefined>;
   /** What an approval prompt shows and binds to; defaults to the resolved paths. */
   target?(args: z.output<Schema>, paths: ResolvedPath[]): string;
   run(call: BuiltinCall<z.output<Schema>>): Promise<JSONObject>;
@@ -196,9 +204,24 @@ export class BuiltinTool<Schema extends z.ZodType> implements IScopeTool<z.outpu
         why = `'${shown(i)}' is a protected path (${protection.reason})`;
       }
     }
+    if (this.scope?.policy === 'DenyOutside' && this.spec.refusesFor) {
+      const context = { scope: this.scope, paths, fs: this.ops.fs, protection: index, ops: this.ops };
+      const refusal = await this.spec.refusesFor(args, context);
+      if (refusal !== undefined) return judged({ refusal });
+    }
     if (!asks && this.scope?.policy === 'ApproveOutside' && this.spec.asksFor) {
-      asks = await this.spec.asksFor(args, { scope: this.scope, paths, fs: this.ops.fs, protection: index });
-      if (asks) why = 'not covered by allowCommands, or an argument reaches outside the workspace';
+      const answer = await this.spec.asksFor(args, {
+        scope: this.scope,
+        paths,
+        fs: this.ops.fs,
+        protection: index,
+      });
+      asks = answer !== false;
+      if (asks)
+        why =
+          typeof answer === 'string'
+            ? answer
+            : 'not covered by allowCommands, or an argument reaches outside the workspace';
     }
     return judged({ asks, why });
   }

@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { scopeRoots } from '@raf/core';
 import { resolveInScope } from '../workspace/path-guard.js';
-import { protectionOf } from '../workspace/protected-paths.js';
+import { protectionOf, unreadableInside } from '../workspace/protected-paths.js';
 import type { AskContext } from './builtin-tool.js';
 import type { ShellWord } from './shell-words.js';
 
@@ -59,4 +59,39 @@ export async function argumentsReachOutside(
     }
   }
   return false;
+}
+
+/**
+ * Why a command may read what the file tools refuse to: its working folder or a folder an
+ * argument names holds the agent file, the sessions, a `.raf` or an `.env*` (`grep -r sk- .`,
+ * `tar cf - .`, `find`), or an argument names such a path itself. Names the protected path;
+ * undefined when none. The merely read-only paths (`.git`, what the definition loads) do not
+ * count: the file tools read them too.
+ */
+export async function unreadableReach(
+  commands: readonly (readonly ShellWord[])[],
+  workingDir: string,
+  context: AskContext,
+): Promise<string | undefined> {
+  const scope = { ...context.scope, root: workingDir, roots: scopeRoots(context.scope) };
+  const folders = new Map<string, string>([[workingDir, "the command's folder"]]);
+  const named = (real: string) => {
+    const found = protectionOf(real, 'read', context.protection);
+    return found?.kind === 'secret' ? found : undefined;
+  };
+  for (const word of commands.flat()) {
+    for (const candidate of pathCandidates(word) ?? []) {
+      const resolved = await resolveInScope(scope, candidate, context.fs).catch(() => undefined);
+      if (!resolved?.exists) continue;
+      const found = named(resolved.real);
+      if (found) return `'${candidate}' is a protected path (${found.reason})`;
+      if (resolved.kind === 'directory' && !folders.has(resolved.real))
+        folders.set(resolved.real, `'${candidate}'`);
+    }
+  }
+  for (const [real, shown] of folders) {
+    const found = await unreadableInside(real, context.protection);
+    if (found) return `${shown} holds the protected path '${found.path}' (${found.reason})`;
+  }
+  return undefined;
 }

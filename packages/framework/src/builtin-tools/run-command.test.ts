@@ -163,6 +163,13 @@ describe('the command environment, under every policy (issue 10 item 4)', () => 
     },
   );
 
+  // Every command's git refuses a bare repository it finds by itself (see command-git.test.ts).
+  const GIT = {
+    GIT_CONFIG_COUNT: '1',
+    GIT_CONFIG_KEY_0: 'safe.bareRepository',
+    GIT_CONFIG_VALUE_0: 'explicit',
+  };
+
   it('drops secret-looking names in any case, even from the allowlist', () => {
     expect(
       commandEnvironment({
@@ -173,10 +180,11 @@ describe('the command environment, under every policy (issue 10 item 4)', () => 
         TERM: 'xterm',
         TZ: 'UTC',
       }),
-    ).toEqual({ PATH: '/bin', TERM: 'xterm', TZ: 'UTC' });
+    ).toEqual({ PATH: '/bin', TERM: 'xterm', TZ: 'UTC', ...GIT });
     expect(commandEnvironment({ HOME: '/h' }, { home: '/w', explicit: { A_SECRET: 's' } })).toEqual({
       HOME: '/w',
       A_SECRET: 's',
+      ...GIT,
     });
   });
 });
@@ -249,8 +257,12 @@ describe('allowCommands under approve', () => {
     await writeFile(join(fx.root, '.env'), 'K=v\n');
     expect(await asks('cat .env')).toBe(true);
     expect(await asks('cat .git/config')).toBe(true);
-    // Allowed and inside: it runs without asking.
-    expect((await exec(cat, { command: 'cat inside.txt' })).data).toMatchObject({ stdout: 'in\n' });
+    // The root now holds `.env`: any command run in it asks (run-command-protected.test.ts).
+    expect(await asks('cat inside.txt')).toBe(true);
+    // Allowed and inside a folder without secrets: it runs without asking.
+    expect((await exec(cat, { command: 'cat a.txt', working_dir: 'src' })).data).toMatchObject({
+      stdout: 'alpha\nneedle inside\n',
+    });
   });
 
   it('asks for commands the list does not cover and binds the approval to folder and command', async () => {

@@ -9,7 +9,8 @@ import { sandboxProtection } from '../workspace/sandbox-protection.js';
 import { BuiltinTool } from './builtin-tool.js';
 import { allowedArguments, allowedCommandsOf } from './command-allowlist.js';
 import { formatCommandOutput } from './command-output.js';
-import { argumentsReachOutside } from './command-paths.js';
+import { argumentsReachOutside, unreadableReach } from './command-paths.js';
+import { parseShellCommand } from './shell-words.js';
 import { ToolFailure } from './tool-failure.js';
 
 export const DEFAULT_TIMEOUT_SECS = 30;
@@ -98,7 +99,20 @@ export function createRunCommandTool(options: RunCommandOptions = {}) {
       const rest = allowedArguments(args.command, allowedCommandsOf(context.scope.properties));
       const cwd = context.paths[0];
       if (!rest || !cwd) return true;
-      return argumentsReachOutside(rest, cwd.real, context);
+      if (await argumentsReachOutside(rest, cwd.real, context)) return true;
+      // Finding 5: `grep -r sk- .` read `.env` and the agent file, which `read_file` refuses.
+      const reach = await unreadableReach(rest, cwd.real, context);
+      return reach ? `${reach}: an allowed command still asks` : false;
+    },
+    // Without bubblewrap a `deny` command runs unconfined: it must not be given a folder holding
+    // what the file tools refuse to read. Confined, the sandbox hides those paths instead.
+    async refusesFor(args, context) {
+      const cwd = context.paths[0];
+      if (!cwd?.exists || (await context.ops.process.canConfine())) return undefined;
+      const parsed = parseShellCommand(args.command);
+      const words = parsed.ok ? parsed.commands : [];
+      const reach = await unreadableReach(words, cwd.real, context);
+      return reach && `Refused: ${reach}, and without bubblewrap the command would run unconfined`;
     },
     target: (args, paths) => `${paths[0]?.real ?? '.'}$ ${args.command}`,
     async run({ args, paths, ops, scope, context, protection }) {

@@ -105,7 +105,50 @@ export const PROTECTED_CASES: ProtectedCase[] = [
     name: 'write `.git/info/exclude`',
     tool: 'write_file',
     args: { path: '.git/info/exclude', content: 'x' },
-    expect: FREE,
+    expect: GIT_WRITE,
+  },
+  // Each points git at another folder's config (`core.fsmonitor` there runs at the next `git status`).
+  {
+    name: 'write `.git/commondir`',
+    tool: 'write_file',
+    args: { path: '.git/commondir', content: '../plain\n' },
+    expect: GIT_WRITE,
+  },
+  {
+    name: 'create `.git/worktrees/w`',
+    tool: 'make_directory',
+    args: { path: '.git/worktrees/w' },
+    expect: GIT_WRITE,
+  },
+  {
+    name: 'edit `.git/config`',
+    tool: 'edit_file',
+    args: { path: '.git/config', old_str: '[core]', new_str: '[core]\n\tfsmonitor = evil' },
+    expect: GIT_WRITE,
+  },
+  {
+    name: 'patch `.git/HEAD`',
+    tool: 'apply_patch',
+    args: { patch: '--- /dev/null\n+++ b/.git/HEAD\n@@ -0,0 +1 @@\n+ref: refs/heads/evil\n' },
+    expect: GIT_WRITE,
+  },
+  {
+    name: 'write a `.git` file in a subfolder',
+    tool: 'write_file',
+    args: { path: 'plain/.git', content: 'gitdir: ../srv\n' },
+    expect: GIT_WRITE,
+  },
+  {
+    name: 'write `plain/.git/config`',
+    tool: 'write_file',
+    args: { path: 'plain/.git/config', content: '[core]\n\tfsmonitor = evil\n' },
+    expect: GIT_WRITE,
+  },
+  {
+    name: 'move a file into `.git/`',
+    tool: 'move_file',
+    args: { from: 'plain/notes.md', to: '.git/commondir' },
+    expect: GIT_WRITE,
   },
   // What the definition executes or loads (`readable: true`): `srv/server.mjs`, a stdio server's script.
   { name: 'read the server script', tool: 'read_file', args: { path: 'srv/server.mjs' }, expect: FREE },

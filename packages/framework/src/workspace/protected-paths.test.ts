@@ -33,6 +33,7 @@ beforeEach(async () => {
   await mkdir(join(fx.root, '.git', 'info'));
   await writeFile(join(fx.root, '.git', 'config'), '[core]\n');
   await mkdir(join(fx.root, 'plain'));
+  await writeFile(join(fx.root, 'plain', 'notes.md'), 'notes\n');
   await mkdir(join(fx.root, 'srv'));
   await writeFile(join(fx.root, 'srv', 'server.mjs'), 'serve()\n');
 });
@@ -114,7 +115,22 @@ describe('protected paths × policy (real temporary directories)', () => {
       kind: 'git',
     });
     expect(protectionByName('/a/.git/modules/m/config')).toEqual({ reason: '.git', kind: 'git' });
-    expect(protectionByName('/a/.git/objects/ab/cdef')).toBeUndefined();
+    // Everything below `.git`, and a `.git` file anywhere (finding 1: `commondir` pointed git at
+    // a planted folder whose config ran `core.fsmonitor`).
+    for (const path of [
+      'objects/ab/cdef',
+      'commondir',
+      'gitdir',
+      'info/exclude',
+      'worktrees/w/gitdir',
+      'HEAD',
+    ])
+      expect(protectionByName(`/a/.git/${path}`), path).toEqual({ reason: '.git', kind: 'git' });
+    expect(protectionByName('/a/sub/deep/.GIT')).toEqual({ reason: '.git', kind: 'git' });
+    expect(protectionByName('/a/.gitignore')).toBeUndefined();
+    expect(protectionByName('/a/.git/.env')).toEqual({ reason: '.env', kind: 'secret' });
+    expect(protectionByName('/a/.git/x/.raf/y')).toEqual({ reason: '.raf', kind: 'secret' });
+    expect(protectionByName('/a/.github/workflows/ci.yml')).toBeUndefined();
     expect(protectionByName('/a/config')).toBeUndefined();
   });
 
@@ -147,8 +163,8 @@ describe('protected paths × policy (real temporary directories)', () => {
       { path: '**/.raf/', reason: '.raf', reads: 'refused', writes: 'refused' },
       { path: '**/.env', reason: '.env', reads: 'refused', writes: 'refused' },
       { path: '**/.env.*', reason: '.env', reads: 'refused', writes: 'refused' },
-      { path: '**/.git/hooks/', reason: '.git', reads: 'allowed', writes: 'refused' },
-      { path: '**/.git/config', reason: '.git', reads: 'allowed', writes: 'refused' },
+      { path: '**/.git', reason: '.git', reads: 'allowed', writes: 'refused' },
+      { path: '**/.git/**', reason: '.git', reads: 'allowed', writes: 'refused' },
     ]);
   });
 });

@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, realpath } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { type ProtectedPath, type ScopePolicy, scopeRoots, type WorkspaceScope } from '@raf/core';
 import { type GuardFs, isInside, realPathOf } from './path-guard.js';
@@ -8,7 +8,7 @@ import { type GuardFs, isInside, realPathOf } from './path-guard.js';
  * `.env*`) are neither read nor written by the file tools; `loaded` paths (what the definition
  * executes or loads: a stdio MCP server's script, a spec file, skills, the memory bundle, worker
  * modules) are read freely but written only with approval under `allow` and never under
- * `approve` or `deny`, like the agent file; `git` paths (`.git` itself, its hooks and config) are
+ * `approve` or `deny`, like the agent file; `git` paths (every `.git` folder or file at any depth and everything in it) are
  * read freely but written only with approval (`approve`) or never (`deny`).
  */
 export interface Protection {
@@ -27,19 +27,18 @@ export const PROTECTED_SCAN_LIMIT = 50_000;
 /** The built-in rules, by the names on a real (symlink-free) path. */
 export function protectionByName(real: string): Protection | undefined {
   const parts = real.split(sep).filter((p) => p !== '');
-  for (let i = 0; i < parts.length; i++) {
-    const part = (parts[i] as string).toLowerCase();
+  let git = false;
+  for (const name of parts) {
+    const part = name.toLowerCase();
+    // A secret wins over `.git`: `.git/.env` stays unreadable.
     if (part === SECRET_DIR) return { reason: '.raf', kind: 'secret' };
     if (ENV_FILE.test(part)) return { reason: '.env', kind: 'secret' };
-    if (part === '.git') {
-      const rest = parts.slice(i + 1).map((p) => p.toLowerCase());
-      const last = rest.at(-1);
-      // A hook or a config (`core.fsmonitor`, `core.hooksPath`) runs code at the user's next `git status`.
-      if (rest.length === 0 || rest.includes('hooks') || last === 'config' || last === 'config.worktree')
-        return { reason: '.git', kind: 'git' };
-    }
+    // Anything in a `.git` folder, or a `.git` file, at any depth: not only hooks and config run
+    // code at the user's next `git status`; `commondir`, `gitdir`, `worktrees/*`, `modules/*`
+    // or a `sub/.git` file can each point git at a planted config (`core.fsmonitor`).
+    if (part === '.git') git = true;
   }
-  return undefined;
+  return git ? { reason: '.git', kind: 'git' } : undefined;
 }
 
 /** What a check needs, gathered once per call: the real roots and explicit protected paths. */
@@ -105,6 +104,56 @@ export async function protectionInside(directory: string): Promise<Protection | 
   return undefined;
 }
 
+/** Folders a command's folder is not searched in (as the sandbox: too large, not where secrets are kept). */
+const UNSEARCHED = new Set(['node_modules']);
+
+/** A path the file tools refuse to read, found in a folder a command is given. */
+export interface UnreadableEntry {
+  path: string;
+  reason: string;
+}
+
+/**
+ * The first path in a folder (a real path) that the file tools refuse to read: an explicit
+ * secret entry below it (the agent file, the sessions), a `.raf` or `.env*` (links not followed
+ * into folders; a link to such a path counts), or, past `PROTECTED_SCAN_LIMIT` entries, the
+ * folder itself. A command given the folder (`grep -r`, `tar`, `find`) may read all of it.
+ */
+export async function unreadableInside(
+  directory: string,
+  index: ProtectionIndex,
+): Promise<UnreadableEntry | undefined> {
+  for (const entry of index.explicit) {
+    // Listed whether it exists yet or not: the sessions folder appears during the run.
+    if (!entry.readable && isInside(entry.real, directory)) return { path: entry.real, reason: entry.reason };
+  }
+  const secret = (path: string) => {
+    const found = protectionOf(path, 'read', index);
+    return found?.kind === 'secret' ? found : undefined;
+  };
+  let budget = PROTECTED_SCAN_LIMIT;
+  const pending = [directory];
+  while (pending.length > 0) {
+    const folder = pending.shift() as string;
+    const entries = await readdir(folder, { withFileTypes: true }).catch(() => []);
+    budget -= entries.length;
+    if (budget < 0) return { path: directory, reason: `over ${PROTECTED_SCAN_LIMIT} entries to check` };
+    for (const entry of entries) {
+      const path = join(folder, entry.name);
+      const named = protectionByName(entry.name);
+      if (named?.kind === 'secret') return { path, reason: named.reason };
+      if (entry.isSymbolicLink()) {
+        const target = await realpath(path).catch(() => undefined);
+        const found = target ? secret(target) : undefined;
+        if (target && found) return { path, reason: found.reason };
+        const held = target && index.explicit.find((e) => !e.readable && isInside(e.real, target));
+        if (held) return { path: held.real, reason: held.reason };
+      } else if (entry.isDirectory() && !UNSEARCHED.has(entry.name)) pending.push(path);
+    }
+  }
+  return undefined;
+}
+
 /** What a policy does with a call that reads or writes a protected path. */
 export function protectionDecision(
   protection: Protection,
@@ -151,7 +200,7 @@ export function protectedPathRules(scope: WorkspaceScope): ProtectedPathRule[] {
     rule('**/.raf/', secret('.raf')),
     rule('**/.env', secret('.env')),
     rule('**/.env.*', secret('.env')),
-    rule('**/.git/hooks/', git),
-    rule('**/.git/config', git),
+    rule('**/.git', git),
+    rule('**/.git/**', git),
   ];
 }

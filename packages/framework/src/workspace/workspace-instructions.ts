@@ -27,7 +27,7 @@ export function workspaceInstructions(
     '- Relative paths resolve inside the workspace root.',
     '- Absolute paths outside the workspace are labelled `outside_workspace`.',
     '- Every tool result carries `scope`: `workspace`, `outside_workspace` or `none`.',
-    `- Protected: the agent definition, the sessions folder, \`.raf/\` and \`.env*\` files are not readable or writable by the tools${scope.policy === 'AllowAll' ? ' (writing them asks)' : ''}; \`.git/hooks\` and \`.git/config\` ${scope.policy === 'DenyOutside' ? 'are read-only' : scope.policy === 'ApproveOutside' ? 'ask before a write' : 'are writable'}.`,
+    `- Protected: the agent definition, the sessions folder, \`.raf/\` and \`.env*\` files are not readable or writable by the tools${scope.policy === 'AllowAll' ? ' (writing them asks)' : ''}; everything in a \`.git\` folder (or a \`.git\` file) ${scope.policy === 'DenyOutside' ? 'is read-only' : scope.policy === 'ApproveOutside' ? 'asks before a write' : 'is writable'}.`,
   ];
   if (options.hasCommands) {
     if (scope.policy === 'ApproveOutside') {
