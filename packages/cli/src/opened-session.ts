@@ -117,6 +117,8 @@ export class OpenedSession {
   async save(): Promise<void> {
     this.revision = await this.store.sessions.save(this.session.toJSON(), {
       expectedRevision: this.revision,
+      // A turn whose lease was lost (stalled past its expiry, taken by another turn) saves nothing.
+      ...(this.lease && { lease: this.lease }),
     });
   }
 

@@ -34,10 +34,28 @@ export async function inTransaction<T>(pool: Pool, body: (client: PoolClient) =>
  * lease rows taken over when their holder is gone, claims as a primary key.
  */
 export class PostgresSessionStore implements ISessionStore {
+  /** The lease duration of each lease this instance handed out (a fenced append renews it). */
+  private readonly ttls = new WeakMap<SessionLease, number>();
+
   constructor(
     private readonly pool: Pool,
     private readonly wakeups: LeaseWakeups,
   ) {}
+
+  /**
+   * Whether `lease` still holds its session (its token in the lease row), renewing it. The UPDATE
+   * locks the row until the caller's transaction commits, so a takeover (an UPDATE of the same row)
+   * waits for that write or, having committed first, makes this match nothing: a turn whose lease
+   * expired and was taken never writes after the taker.
+   */
+  private async holds(client: PoolClient, lease: SessionLease): Promise<boolean> {
+    const ttl = this.ttls.get(lease) ?? kit.leaseTtl({});
+    const held = await client.query(
+      'UPDATE raf_session_leases SET expires_at = $3 WHERE session_id = $1 AND token = $2',
+      [lease.sessionId, lease.token, Date.now() + ttl],
+    );
+    return held.rowCount === 1;
+  }
 
   async load(id: string): Promise<SessionSnapshot | undefined> {
     const { row, journal } = await inTransaction(this.pool, async (client) => {
@@ -71,7 +89,9 @@ export class PostgresSessionStore implements ISessionStore {
     const { revision: _r, ...rest } = snapshot;
     const data = JSON.stringify(rest);
     const expected = options.expectedRevision;
+    const { lease } = options;
     return inTransaction(this.pool, async (client) => {
+      if (lease && !(await this.holds(client, lease))) throw kit.leaseLost(snapshot.id);
       const result =
         expected === undefined
           ? await client.query<{ revision: number }>(
@@ -119,7 +139,8 @@ export class PostgresSessionStore implements ISessionStore {
   }
 
   async acquireLease(id: string, options: AcquireLeaseOptions = {}): Promise<SessionLease> {
-    const holder = kit.newHolder();
+    const ttl = kit.leaseTtl(options);
+    const holder = kit.newHolder(Date.now(), ttl);
     const values = [id, holder.token, holder.pid, holder.host, holder.expiresAt];
     await kit.waitForLease(
       id,
@@ -152,11 +173,11 @@ export class PostgresSessionStore implements ISessionStore {
     const stopRenewing = kit.renewEvery(async () => {
       await this.pool.query(
         'UPDATE raf_session_leases SET expires_at = $3 WHERE session_id = $1 AND token = $2',
-        [id, holder.token, Date.now() + kit.LEASE_TTL_MS],
+        [id, holder.token, Date.now() + ttl],
       );
-    });
+    }, ttl);
     let released = false;
-    return {
+    const lease: SessionLease = {
       sessionId: id,
       token: holder.token,
       release: async () => {
@@ -170,6 +191,8 @@ export class PostgresSessionStore implements ISessionStore {
         );
       },
     };
+    this.ttls.set(lease, ttl);
+    return lease;
   }
 
   async openJournal(lease: SessionLease): Promise<SessionJournal> {
@@ -177,12 +200,16 @@ export class PostgresSessionStore implements ISessionStore {
     return {
       append: async (entries, options = {}) => {
         options.signal?.throwIfAborted();
-        if (entries.length === 0) return;
-        // One statement (its own transaction): the entries land together or not at all, in order.
-        await this.pool.query(
-          'INSERT INTO raf_session_journal (session_id, entry) SELECT $1, e FROM unnest($2::text[]) WITH ORDINALITY AS t(e, n) ORDER BY n',
-          [id, entries.map((e) => JSON.stringify(e))],
-        );
+        await inTransaction(this.pool, async (client) => {
+          // The fence, in the append's transaction (see `holds`).
+          if (!(await this.holds(client, lease))) throw kit.leaseLost(id);
+          if (entries.length === 0) return;
+          // One statement: the entries land together or not at all, in order.
+          await client.query(
+            'INSERT INTO raf_session_journal (session_id, entry) SELECT $1, e FROM unnest($2::text[]) WITH ORDINALITY AS t(e, n) ORDER BY n',
+            [id, entries.map((e) => JSON.stringify(e))],
+          );
+        });
       },
     };
   }

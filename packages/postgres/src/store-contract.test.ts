@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -44,6 +44,11 @@ interface Backend {
   url(): string;
   /** Makes a dead process (on this host) the holder of session `id`'s lease. */
   plantDeadHolder?(id: string, pid: number): Promise<void>;
+  /**
+   * Moves the expiry of session `id`'s lease into the past, its holder unchanged: what a holder
+   * frozen past its TTL (SIGSTOP, a VM pause) looks like to the other processes.
+   */
+  expireHolder?(id: string): Promise<void>;
 }
 
 let root: string;
@@ -75,6 +80,11 @@ const backends: Backend[] = [
         JSON.stringify({ token: 'dead', pid, host: hostname(), expiresAt: Date.now() + 60_000 }),
       );
     },
+    expireHolder: async (id) => {
+      const path = join(root, 'file', 'sessions', `${id}.lock`);
+      const holder = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
+      await writeFile(path, JSON.stringify({ ...holder, expiresAt: Date.now() - 1 }));
+    },
   },
   {
     name: 'sqlite',
@@ -86,6 +96,13 @@ const backends: Backend[] = [
       store.database
         .prepare('INSERT OR REPLACE INTO raf_session_leases VALUES (?, ?, ?, ?, ?)')
         .run(id, 'dead', pid, hostname(), Date.now() + 60_000);
+      store.close();
+    },
+    expireHolder: async (id) => {
+      const store = await SqliteSessionStore.open(join(root, 'state.db'));
+      store.database
+        .prepare('UPDATE raf_session_leases SET expires_at = ? WHERE session_id = ?')
+        .run(Date.now() - 1, id);
       store.close();
     },
   },
@@ -106,6 +123,15 @@ const backends: Backend[] = [
         pid,
         hostname(),
         Date.now() + 60_000,
+      ]);
+      await client.end();
+    },
+    expireHolder: async (id) => {
+      const client = new pg.Client({ connectionString: cluster?.url });
+      await client.connect();
+      await client.query('UPDATE raf_session_leases SET expires_at = $2 WHERE session_id = $1', [
+        id,
+        Date.now() - 1,
       ]);
       await client.end();
     },
@@ -292,6 +318,88 @@ describe.each(backends)('$name store', (backend) => {
         await lease.release();
       },
     );
+
+    const lostLease = (id: string) => (e: unknown) =>
+      SessionConflictError.isInstance(e) && e.kind === 'lease' && e.message.includes(id);
+    const texts = async (id: string) => (await b.sessions.load(id))?.messages.map((m) => m.content);
+
+    it('fences journal appends and saves by the lease: once released and taken by another turn, the old one writes nothing', async () => {
+      const id = uid('fence');
+      const first = await a.sessions.acquireLease(id);
+      const stale = await a.sessions.openJournal(first);
+      await stale.append([{ type: 'messages', messages: [userMessage('one')] }]);
+      await stale.append([]); // held: an empty append is the check, and passes
+      expect(await a.sessions.save(snapshotOf(id, ['one']), { expectedRevision: 0, lease: first })).toBe(1);
+      await first.release();
+      const second = await b.sessions.acquireLease(id, { waitMs: 0 });
+      const entry: JournalEntry = { type: 'messages', messages: [userMessage('stale')] };
+      await expect(stale.append([entry])).rejects.toSatisfy(lostLease(id));
+      await expect(stale.append([])).rejects.toSatisfy(lostLease(id));
+      await expect(
+        a.sessions.save(snapshotOf(id, ['one', 'stale']), { expectedRevision: 1, lease: first }),
+      ).rejects.toSatisfy(lostLease(id));
+      expect(await texts(id)).toEqual(['one']);
+      // The holder writes on.
+      await (await b.sessions.openJournal(second)).append([
+        { type: 'messages', messages: [userMessage('two')] },
+      ]);
+      expect(
+        await b.sessions.save(snapshotOf(id, ['one', 'two']), { expectedRevision: 1, lease: second }),
+      ).toBe(2);
+      await second.release();
+      await expect(stale.append([entry])).rejects.toSatisfy(lostLease(id));
+      expect(await texts(id)).toEqual(['one', 'two']);
+    });
+
+    it.runIf(backend.expireHolder !== undefined)(
+      'a holder frozen past its lease’s expiry, taken over by another turn, journals and saves nothing more when it wakes',
+      async () => {
+        const id = uid('frozen');
+        const frozen = await a.sessions.acquireLease(id);
+        const stale = await a.sessions.openJournal(frozen);
+        await stale.append([
+          { type: 'messages', messages: [userMessage('go')] },
+          { type: 'calls-started', callIds: ['call_0_0'] },
+        ]);
+        await backend.expireHolder?.(id);
+        const taker = await b.sessions.acquireLease(id, { waitMs: 5_000 });
+        expect(taker.token).not.toBe(frozen.token);
+        const mine = await b.sessions.openJournal(taker);
+        await mine.append([
+          { type: 'messages', messages: [{ role: 'tool', content: 'interrupted', toolCallId: 'call_0_0' }] },
+        ]);
+        // The frozen turn wakes: its tool result, its check before the next model call, its save.
+        await expect(
+          stale.append([
+            { type: 'messages', messages: [{ role: 'tool', content: 'late', toolCallId: 'call_0_0' }] },
+          ]),
+        ).rejects.toSatisfy(lostLease(id));
+        await expect(stale.append([])).rejects.toSatisfy(lostLease(id));
+        await expect(
+          a.sessions.save(snapshotOf(id, ['late']), { expectedRevision: 0, lease: frozen }),
+        ).rejects.toSatisfy(lostLease(id));
+        const loaded = await b.sessions.load(id);
+        expect(loaded?.messages.map((m) => m.content)).toEqual(['go', 'interrupted']);
+        expect(loaded?.revision).toBe(0);
+        // Its release does not free the taker's lease.
+        await frozen.release();
+        await expect(a.sessions.acquireLease(id, { waitMs: 0 })).rejects.toSatisfy(lostLease(id));
+        await taker.release();
+      },
+    );
+
+    it('takes the lease duration from ttlMs: renewed while held, refused when not a positive number', async () => {
+      const id = uid('ttl');
+      const held = await a.sessions.acquireLease(id, { ttlMs: 300 });
+      // Three TTLs later it is still held: the holder renewed it.
+      await new Promise((resolve) => setTimeout(resolve, 900));
+      await expect(b.sessions.acquireLease(id, { waitMs: 0 })).rejects.toSatisfy(
+        SessionConflictError.isInstance,
+      );
+      await (await a.sessions.openJournal(held)).append([]);
+      await held.release();
+      await expect(a.sessions.acquireLease(id, { ttlMs: 0 })).rejects.toThrow(/ttlMs/);
+    });
 
     it('claims an approval batch for exactly one of two concurrent resumers', async () => {
       const id = uid('claim');

@@ -26,6 +26,11 @@ export interface JournalAppendOptions {
 
 /** Where a running turn writes its steps; a store hands one out per session (under its lease). */
 export interface SessionJournal {
+  /**
+   * Appends `entries` in order, atomically with a check that the journal's lease is still held
+   * (SPEC §14.1): a turn whose lease was lost writes nothing more and gets a `SessionConflictError`
+   * (`kind: 'lease'`). An append of no entries only checks (and renews) the lease.
+   */
   append(entries: readonly JournalEntry[], options?: JournalAppendOptions): Promise<void>;
 }
 

@@ -81,6 +81,12 @@ export interface SessionSaveOptions extends SessionStoreOptions {
    * Absent: the save is unconditional (last writer wins).
    */
   expectedRevision?: number;
+  /**
+   * Fences the save by the turn's lease, as every journal append is: a turn whose lease was lost
+   * (expired and taken by another turn, or released) saves nothing and gets a
+   * `SessionConflictError` (`kind: 'lease'`), even when no other save came first.
+   */
+  lease?: SessionLease;
 }
 
 /** How long a second turn waits for the session by default (SPEC §14.1). */
@@ -89,6 +95,11 @@ export const DEFAULT_LEASE_WAIT_MS = 30_000;
 export interface AcquireLeaseOptions extends SessionStoreOptions {
   /** How long to wait while another live holder has the session (default 30 s; 0: not at all). */
   waitMs?: number;
+  /**
+   * How long the lease lasts without renewal (default 60 s; the holder renews it every third of
+   * that while it runs). Short in tests that simulate a frozen holder.
+   */
+  ttlMs?: number;
 }
 
 /**
@@ -119,7 +130,12 @@ export interface ISessionStore {
    * holder after the wait: `SessionConflictError` (`kind: 'lease'`).
    */
   acquireLease(id: string, options?: AcquireLeaseOptions): Promise<SessionLease>;
-  /** The append-only journal of the leased session; entries survive a `kill -9` once appended. */
+  /**
+   * The append-only journal of the leased session; entries survive a `kill -9` once appended.
+   * Every append is fenced by the lease: once it is no longer held by `lease` (released, or expired
+   * and taken by another turn) an append writes nothing and fails with `SessionConflictError`
+   * (`kind: 'lease'`).
+   */
   openJournal(lease: SessionLease, options?: SessionStoreOptions): Promise<SessionJournal>;
   /**
    * Claims a paused approval batch (`approvalBatchKey`) for resuming: `true` for exactly one

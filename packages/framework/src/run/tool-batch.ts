@@ -3,6 +3,7 @@ import {
   type ChatMessage,
   getErrorMessage,
   type PendingApprovalBatch,
+  RafError,
   type ToolCall,
   type ToolResult,
   toolResultMessage,
@@ -30,7 +31,9 @@ export interface RunningBatch {
 export function startBatch(prepared: PreparedCall[], deps: Pick<StepDeps, 'calls'>): RunningBatch {
   const run = deps.calls;
   const execution = executeCalls(prepared, run).catch((error: unknown) => {
-    // executeCalls turns tool failures into results; reaching here is a bug worth surfacing.
+    // executeCalls turns tool failures into results: what reaches here is the journal refusing a
+    // step (a lost lease: `SessionConflictError`, CLI exit 5), kept as it is, or a bug worth surfacing.
+    if (RafError.isInstance(error)) throw error;
     throw new Error(`tool execution failed: ${getErrorMessage(error)}`, { cause: error });
   });
   return { prepared, execution, channel: run.sink as ProgressChannel };

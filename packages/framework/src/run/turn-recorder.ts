@@ -56,6 +56,8 @@ export class InFlightRecorder implements CallRecorder {
  * step in flight.
  *
  * Appends run one after another (a chain), never concurrently, so the journal keeps their order.
+ * Each is fenced by the session's lease in the store: once the lease is lost, nothing more is
+ * written and the turn fails with the store's `SessionConflictError`.
  * They take no signal: a step that already happened is written even when the run is cancelled.
  */
 export class JournaledSession extends InFlightRecorder implements ISession {
@@ -160,8 +162,14 @@ export class JournaledSession extends InFlightRecorder implements ISession {
     return this.flush();
   }
 
+  /**
+   * Appends what is queued. Called before every model call and before calls start, so it appends
+   * even when nothing is queued: the store's append is fenced by the lease (SPEC §14.1), and an
+   * empty one is the check (and renewal) that this turn still holds the session. A turn whose
+   * lease was lost gets a `SessionConflictError` here and asks the model nothing more, runs no
+   * further tool.
+   */
   override flush(): Promise<void> {
-    if (this.queue.length === 0) return this.tail;
     const entries = this.queue;
     this.queue = [];
     // After a failed append nothing more is written: a journal with a hole would fold into a

@@ -16,8 +16,8 @@ import {
 import { writeFileAtomic } from '../io/atomic-write.js';
 import { sweepTempFiles } from '../io/temp-sweep.js';
 import { nodeCrypto } from '../lazy-builtins.js';
-import { LEASE_TTL_MS, newHolder, renewEvery, waitForLease } from '../store/lease-holder.js';
-import { renewLockFile, tryLockFile, unlockFile } from '../store/lock-file.js';
+import { leaseLost, leaseTtl, newHolder, renewEvery, waitForLease } from '../store/lease-holder.js';
+import { renewLockFile, tryLockFile, unlockFile, whileHolding } from '../store/lock-file.js';
 import { checkRevision, emptySnapshot } from '../store/store-common.js';
 import { parseJournalEntry, safeParseSessionSnapshot } from './session-snapshot-schema.js';
 
@@ -144,8 +144,20 @@ export class FileSessionStore implements ISessionStore {
       return revision;
     };
     try {
-      // Check and write under a short lock of their own, so two compare-and-set saves never both pass.
-      return await this.underLock(snapshot.id, '.save-lock', write, options.signal);
+      // Check and write under a short lock of their own, so two compare-and-set saves never both
+      // pass; with a lease, also while no takeover can happen and only if the lease still holds.
+      const { lease } = options;
+      const fenced = !lease
+        ? write
+        : async () => {
+            let revision = 0;
+            const held = await whileHolding(this.path(snapshot.id, '.lock'), lease.token, async () => {
+              revision = await write();
+            });
+            if (!held) throw leaseLost(snapshot.id);
+            return revision;
+          };
+      return await this.underLock(snapshot.id, '.save-lock', fenced, options.signal);
     } catch (error) {
       if (SessionError.isInstance(error) || SessionConflictError.isInstance(error)) throw error;
       throw new SessionError(`cannot save session ${snapshot.id} to ${file}: ${(error as Error).message}`, {
@@ -217,7 +229,8 @@ export class FileSessionStore implements ISessionStore {
         },
       );
     }
-    const holder = newHolder();
+    const ttl = leaseTtl(options);
+    const holder = newHolder(Date.now(), ttl);
     await waitForLease(id, options, async () => {
       try {
         return (await tryLockFile(path, holder)) ? true : undefined;
@@ -231,7 +244,10 @@ export class FileSessionStore implements ISessionStore {
         );
       }
     });
-    const stopRenewing = renewEvery(() => renewLockFile(path, holder, LEASE_TTL_MS));
+    // Under the takeover guard: a renewal never rewrites the lock file of a turn that took it over.
+    const stopRenewing = renewEvery(async () => {
+      await whileHolding(path, holder.token, () => renewLockFile(path, holder, ttl));
+    }, ttl);
     let released = false;
     return {
       sessionId: id,
@@ -257,11 +273,16 @@ export class FileSessionStore implements ISessionStore {
     open.add(state);
     return {
       append: async (entries, options = {}) => {
-        if (entries.length === 0) return;
         options.signal?.throwIfAborted();
         const text = entries.map((e) => `${JSON.stringify(e)}\n`).join('');
-        // One write, no fsync: what reached the page cache survives a kill -9 of this process.
-        await appendFile(this.path(id, `.journal-${state.revision}.jsonl`), text, { mode: 0o600 });
+        const file = this.path(id, `.journal-${state.revision}.jsonl`);
+        // Fenced: written only while the lock file still names this turn's lease, with takeovers
+        // held off meanwhile (an expired lease taken by another turn writes nothing more).
+        const held = await whileHolding(this.path(id, '.lock'), lease.token, async () => {
+          // One write, no fsync: what reached the page cache survives a kill -9 of this process.
+          if (text !== '') await appendFile(file, text, { mode: 0o600 });
+        });
+        if (!held) throw leaseLost(id);
       },
     };
   }

@@ -33,7 +33,13 @@ export class ScopedSessionStore implements ISessionStore {
   }
 
   save(snapshot: SessionSnapshot, options?: SessionSaveOptions): Promise<number> {
-    return this.inner.save({ ...snapshot, id: this.prefix + snapshot.id }, options);
+    let inner = options;
+    if (options?.lease) {
+      const lease = this.leases.get(options.lease);
+      if (!lease) throw new TypeError('ScopedSessionStore.save: the lease is not one of this store');
+      inner = { ...options, lease };
+    }
+    return this.inner.save({ ...snapshot, id: this.prefix + snapshot.id }, inner);
   }
 
   async acquireLease(id: string, options?: AcquireLeaseOptions): Promise<SessionLease> {

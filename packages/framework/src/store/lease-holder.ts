@@ -15,13 +15,33 @@ export interface LeaseHolder {
 /** How long a lease lasts without renewal; the holder renews it every third of that. */
 export const LEASE_TTL_MS = 60_000;
 
-export function newHolder(now = Date.now()): LeaseHolder {
+export function newHolder(now = Date.now(), ttlMs = LEASE_TTL_MS): LeaseHolder {
   return {
     token: nodeCrypto().randomUUID(),
     pid: process.pid,
     host: hostname(),
-    expiresAt: now + LEASE_TTL_MS,
+    expiresAt: now + ttlMs,
   };
+}
+
+/** The lease duration asked for (`AcquireLeaseOptions.ttlMs`), checked: a bad one fails, never an endless lease. */
+export function leaseTtl(options: AcquireLeaseOptions): number {
+  const ttl = options.ttlMs ?? LEASE_TTL_MS;
+  if (!Number.isFinite(ttl) || ttl <= 0)
+    throw new TypeError(`acquireLease: ttlMs must be a positive number of milliseconds (got ${ttl})`);
+  return ttl;
+}
+
+/**
+ * What a fenced journal append throws once the turn's lease is gone (released, or expired and taken
+ * by another turn): the turn stops, nothing more of it is written (CLI exit 5).
+ */
+export function leaseLost(id: string): SessionConflictError {
+  return new SessionConflictError(
+    id,
+    'lease',
+    `session ${id}: this turn no longer holds the session's lease (it expired and another turn took the session, or it was released): nothing more of this turn is written`,
+  );
 }
 
 /**
@@ -38,8 +58,8 @@ export function holderAlive(
 }
 
 /** Renews a held lease every third of its TTL without keeping the process alive. */
-export function renewEvery(renew: () => Promise<void>): () => void {
-  const timer = setInterval(() => void renew().catch(() => undefined), LEASE_TTL_MS / 3);
+export function renewEvery(renew: () => Promise<void>, ttlMs = LEASE_TTL_MS): () => void {
+  const timer = setInterval(() => void renew().catch(() => undefined), ttlMs / 3);
   timer.unref();
   return () => clearInterval(timer);
 }

@@ -97,6 +97,35 @@ export async function tryLockFile(path: string, holder: LeaseHolder): Promise<bo
   return false; // the caller's next attempt creates it (or loses to a faster one)
 }
 
+/**
+ * Runs `body` while no takeover of the lock file `path` can happen (under the takeover guard
+ * `tryLockFile` takes before it removes a dead holder's file), if `token` still holds it; returns
+ * false, without running `body`, when it does not. This is the fence of a journal append: a holder
+ * whose lease expired and was taken over never writes after the taker. Waits for a guard held by a
+ * taker (removing one left by a killed taker, as `tryLockFile` does).
+ */
+export async function whileHolding(path: string, token: string, body: () => Promise<void>): Promise<boolean> {
+  const guard = `${path}.takeover`;
+  for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
+    try {
+      await (await open(guard, 'wx', 0o600)).close();
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (await olderThan(guard, UNREADABLE_STALE_MS)) await rm(guard, { force: true });
+      else await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
+  try {
+    const seen = await readLockHolder(path);
+    if (typeof seen !== 'object' || seen.token !== token) return false;
+    await body();
+    return true;
+  } finally {
+    await rm(guard, { force: true });
+  }
+}
+
 /** Removes the lock file if `token` still holds it. */
 export async function unlockFile(path: string, token: string): Promise<void> {
   const seen = await readLockHolder(path).catch(() => 'missing' as const);

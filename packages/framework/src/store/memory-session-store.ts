@@ -9,7 +9,7 @@ import {
   type SessionSnapshot,
 } from '@raf/core';
 import { nodeCrypto } from '../lazy-builtins.js';
-import { waitForLease } from './lease-holder.js';
+import { leaseLost, leaseTtl, waitForLease } from './lease-holder.js';
 import { checkRevision, emptySnapshot } from './store-common.js';
 
 interface Entry {
@@ -42,6 +42,7 @@ export class InMemorySessionStore implements ISessionStore {
   }
 
   async save(snapshot: SessionSnapshot, options: SessionSaveOptions = {}): Promise<number> {
+    if (options.lease && this.leases.get(snapshot.id) !== options.lease.token) throw leaseLost(snapshot.id);
     const entry = this.entry(snapshot.id);
     checkRevision(snapshot.id, entry.revision, options.expectedRevision);
     const { revision: _r, ...rest } = structuredClone(snapshot);
@@ -59,7 +60,9 @@ export class InMemorySessionStore implements ISessionStore {
     return [...this.sessions].filter(([, e]) => e.snapshot || e.journal.length > 0).map(([id]) => id);
   }
 
-  acquireLease(id: string, options: AcquireLeaseOptions = {}): Promise<SessionLease> {
+  async acquireLease(id: string, options: AcquireLeaseOptions = {}): Promise<SessionLease> {
+    // In-process leases end only by release (this process is the only holder); `ttlMs` is checked alike.
+    leaseTtl(options);
     return waitForLease(
       id,
       options,
@@ -89,6 +92,8 @@ export class InMemorySessionStore implements ISessionStore {
   async openJournal(lease: SessionLease): Promise<SessionJournal> {
     return {
       append: async (entries) => {
+        // Fenced: a turn whose lease was released (and maybe taken by another) writes nothing more.
+        if (this.leases.get(lease.sessionId) !== lease.token) throw leaseLost(lease.sessionId);
         this.entry(lease.sessionId).journal.push(...structuredClone(entries));
       },
     };

@@ -12,7 +12,7 @@ import {
 } from '@raf/core';
 import type BetterSqlite3 from 'better-sqlite3';
 import { parseJournalEntry, safeParseSessionSnapshot } from '../sessions/session-snapshot-schema.js';
-import { holderAlive, LEASE_TTL_MS, newHolder, renewEvery, waitForLease } from './lease-holder.js';
+import { holderAlive, leaseLost, leaseTtl, newHolder, renewEvery, waitForLease } from './lease-holder.js';
 import { checkRevision, emptySnapshot } from './store-common.js';
 
 /** How long a writer waits for SQLite's write lock before it says what is locked. */
@@ -70,6 +70,9 @@ CREATE TABLE IF NOT EXISTS raf_session_claims (session_id TEXT NOT NULL, key TEX
  * the journal in the same transaction. Needs the optional peer `better-sqlite3`.
  */
 export class SqliteSessionStore implements ISessionStore {
+  /** The lease duration of each lease this instance handed out (a fenced append renews it). */
+  private readonly ttls = new WeakMap<SessionLease, number>();
+
   private constructor(
     private readonly db: BetterSqlite3.Database,
     readonly path: string,
@@ -94,6 +97,16 @@ export class SqliteSessionStore implements ISessionStore {
       if (SessionConflictError.isInstance(error) || SessionError.isInstance(error)) throw error;
       throw lockedOr(error, this.path, what, id);
     }
+  }
+
+  /** Whether `lease` still holds its session (its token in the lease row); renews it if so. Inside a write transaction. */
+  private holds(lease: SessionLease): boolean {
+    const ttl = this.ttls.get(lease) ?? leaseTtl({});
+    return (
+      this.db
+        .prepare('UPDATE raf_session_leases SET expires_at = ? WHERE session_id = ? AND token = ?')
+        .run(Date.now() + ttl, lease.sessionId, lease.token).changes === 1
+    );
   }
 
   async load(id: string): Promise<SessionSnapshot | undefined> {
@@ -123,7 +136,9 @@ export class SqliteSessionStore implements ISessionStore {
 
   async save(snapshot: SessionSnapshot, options: SessionSaveOptions = {}): Promise<number> {
     const { revision: _r, ...rest } = snapshot;
+    const { lease } = options;
     return this.write(snapshot.id, `cannot save session ${snapshot.id}`, () => {
+      if (lease && !this.holds(lease)) throw leaseLost(snapshot.id);
       const row = this.db.prepare('SELECT revision FROM raf_sessions WHERE id = ?').get(snapshot.id) as
         | { revision: number }
         | undefined;
@@ -157,7 +172,8 @@ export class SqliteSessionStore implements ISessionStore {
   }
 
   async acquireLease(id: string, options: AcquireLeaseOptions = {}): Promise<SessionLease> {
-    const holder = newHolder();
+    const ttl = leaseTtl(options);
+    const holder = newHolder(Date.now(), ttl);
     await waitForLease(id, options, async () =>
       this.write(id, `cannot take session ${id}`, () => {
         const row = this.db
@@ -176,11 +192,11 @@ export class SqliteSessionStore implements ISessionStore {
       this.write(id, `cannot renew the lease of session ${id}`, () =>
         this.db
           .prepare('UPDATE raf_session_leases SET expires_at = ? WHERE session_id = ? AND token = ?')
-          .run(Date.now() + LEASE_TTL_MS, id, holder.token),
+          .run(Date.now() + ttl, id, holder.token),
       );
-    });
+    }, ttl);
     let released = false;
-    return {
+    const lease: SessionLease = {
       sessionId: id,
       token: holder.token,
       release: async () => {
@@ -194,16 +210,21 @@ export class SqliteSessionStore implements ISessionStore {
         );
       },
     };
+    this.ttls.set(lease, ttl);
+    return lease;
   }
 
   async openJournal(lease: SessionLease): Promise<SessionJournal> {
     const id = lease.sessionId;
     const insert = this.db.prepare('INSERT INTO raf_session_journal (session_id, entry) VALUES (?, ?)');
+    // The fence: the lease row still carries this turn's token. Checked in the append's own
+    // IMMEDIATE transaction, so no takeover (also a write transaction) can come between the check
+    // and the rows; the row's expiry is pushed forward too (the holder is evidently running).
     return {
       append: async (entries, options = {}) => {
         options.signal?.throwIfAborted();
-        if (entries.length === 0) return;
         this.write(id, `cannot journal session ${id}`, () => {
+          if (!this.holds(lease)) throw leaseLost(id);
           for (const entry of entries) insert.run(id, JSON.stringify(entry));
         });
       },

@@ -1,5 +1,13 @@
 import { parseJournalEntry } from '../sessions/session-snapshot-schema.js';
-import { holderAlive, LEASE_TTL_MS, newHolder, renewEvery, waitForLease } from './lease-holder.js';
+import {
+  holderAlive,
+  LEASE_TTL_MS,
+  leaseLost,
+  leaseTtl,
+  newHolder,
+  renewEvery,
+  waitForLease,
+} from './lease-holder.js';
 import { processAlive, processStart } from './process-start.js';
 import { checkRevision, emptySnapshot } from './store-common.js';
 
@@ -19,6 +27,8 @@ export const sessionStoreKit = {
   emptySnapshot,
   parseJournalEntry,
   LEASE_TTL_MS,
+  leaseTtl,
+  leaseLost,
   processAlive,
   processStart,
 } as const;

@@ -88,7 +88,12 @@ export async function executeRun(options: ExecuteRunOptions): Promise<void> {
       });
     }
     try {
-      await options.store.sessions.save(session.toJSON(), { expectedRevision: options.revision });
+      // Fenced by the lease too: a run whose lease was lost (this replica stalled past its expiry
+      // and another took the session) leaves the session to the new holder.
+      await options.store.sessions.save(session.toJSON(), {
+        expectedRevision: options.revision,
+        lease: options.lease,
+      });
     } catch (error) {
       failed = true;
       writer.push({

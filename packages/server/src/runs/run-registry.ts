@@ -115,7 +115,10 @@ export class RunRegistry {
       if (this.durable?.handles(served.name)) {
         // The workflow loads the session itself (on whichever replica runs it): saved first,
         // with the agent's name, and the lease let go, for no replica holds a durable run's.
-        await this.store.sessions.save(session.toJSON(), { expectedRevision: snapshot?.revision ?? 0 });
+        await this.store.sessions.save(session.toJSON(), {
+          expectedRevision: snapshot?.revision ?? 0,
+          lease,
+        });
         await this.runs.create(record);
         await lease.release();
         lease = undefined;
