@@ -482,9 +482,11 @@ describe('as a real process', () => {
         { text: 'done' },
       ],
     });
-    const yaml = `name: b\nmodel: { id: m, provider: custom, connection: { endpoint: "${server.baseURL}" } }\ncontexts:\n  - kind: workspace\n    name: w\n    config: { root: ., policy: approve, allowCommands: [echo] }\ntools:\n  - kind: file\n`;
+    const yaml = `name: b\nmodel: { id: m, provider: custom, connection: { endpoint: "${server.baseURL}" } }\ncontexts:\n  - kind: workspace\n    name: w\n    config: { root: ./ws, policy: approve, allowCommands: [echo] }\ntools:\n  - kind: file\n`;
+    // The root in a folder of its own: a command run in a folder holding the agent file asks.
     await writeFile(join(dir, 'agent.yaml'), yaml);
-    await writeFile(join(dir, 'notes.txt'), 'hello\n');
+    await mkdir(join(dir, 'ws'), { recursive: true });
+    await writeFile(join(dir, 'ws', 'notes.txt'), 'hello\n');
     const { stdout } = await promisify(execFile)(
       process.execPath,
       [built, 'run', 'agent.yaml', '-i', 'x', '--json'],

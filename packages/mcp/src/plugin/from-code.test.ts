@@ -15,7 +15,7 @@ describe('MCP from code', { timeout: 60_000 }, () => {
     try {
       expect(tools.map((t) => t.name)).toEqual(['echo']);
       expect(warnings).toEqual([
-        "MCP server 'test' does not offer 'nope'; it offers: echo, record, slow, crash, fail, image, structured, whoami, add_tool, ask_name, open_link, big, nested, bump",
+        "MCP server 'test' does not offer 'nope'; it offers: echo, record, slow, crash, fail, image, structured, whoami, add_tool, ask_name, open_link, big, nested, blocks, bump",
       ]);
       expect(await tools[0]!.execute({ text: 'hi' }, context())).toEqual({ ok: true, data: 'hi' });
     } finally {
