@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { scopeRoots } from '@raf/core';
 import { resolveInScope } from '../workspace/path-guard.js';
 import { protectionOf, unreadableInside } from '../workspace/protected-paths.js';
@@ -91,7 +91,10 @@ export async function unreadableReach(
   }
   for (const [real, shown] of folders) {
     const found = await unreadableInside(real, context.protection);
-    if (found) return `${shown} holds the protected path '${found.path}' (${found.reason})`;
+    // Relative to the workspace root: the reason can reach the model (under `deny`, as the
+    // tool's error), and the absolute path would tell it where the user's files live.
+    if (found)
+      return `${shown} holds the protected path '${relative(context.scope.root, found.path)}' (${found.reason})`;
   }
   return undefined;
 }

@@ -76,6 +76,8 @@ describe('an allowed command given a folder holding unreadable protected paths (
     const reason = await whyAsked(runCommand('ApproveOutside'), { command, working_dir: dir });
     expect(reason).toMatch(/needs approval/);
     expect(reason).toMatch(why);
+    // The reason can reach the model: it names the path from the root, not where the files live.
+    expect(reason).not.toMatch(/holds the protected path '\//);
   });
 
   it('approve: a folder holding only read-only paths (`.git/config`) or nothing protected runs unasked', async () => {
